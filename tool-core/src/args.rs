@@ -1,0 +1,256 @@
+//! Turning a model's raw JSON arguments into a tool's arguments type, and, when that fails,
+//! explaining why in terms the model can act on.
+//!
+//! The happy path is one `serde_json::from_str` into the arguments struct: nothing else runs.
+//! Only when it fails does the diagnosis start: the text is parsed as JSON, checked against the
+//! input schema (every unknown and every missing field at the top level, with the closest
+//! allowed names), and deserialized again through `serde_path_to_error` to locate a deeper
+//! problem. Every error carries a JSON path and what was expected, described from the schema.
+//!
+//! Empty arguments and `null` mean "no arguments" (`{}`), since some providers send those for
+//! tools without parameters; `null` for an optional or defaulted field means it is absent.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{ArgumentError, ArgumentProblem};
+use crate::schema::{SchemaView, Step, render_path};
+use crate::suggest::closest;
+use crate::{Schema, ToolError};
+
+/// Parses a call's arguments into `T`, or explains every problem found.
+///
+/// # Errors
+/// [`ToolError::InvalidArguments`] naming the tool, each problem with its JSON path.
+pub fn parse_arguments<T: DeserializeOwned>(
+    tool: &str,
+    schema: &Schema,
+    arguments: &str,
+) -> Result<T, ToolError> {
+    match serde_json::from_str::<T>(arguments) {
+        Ok(args) => Ok(args),
+        Err(_) if empty_arguments(arguments) => {
+            serde_json::from_str::<T>("{}").map_err(|_| diagnose::<T>(tool, schema, "{}"))
+        }
+        Err(_) => Err(diagnose::<T>(tool, schema, arguments)),
+    }
+}
+
+fn empty_arguments(arguments: &str) -> bool {
+    let trimmed = arguments.trim();
+    trimmed.is_empty() || trimmed == "null"
+}
+
+fn diagnose<T: DeserializeOwned>(tool: &str, schema: &Schema, arguments: &str) -> ToolError {
+    let view = SchemaView::new(schema);
+    let errors = match serde_json::from_str::<Value>(arguments) {
+        Err(error) => vec![ArgumentError {
+            path: "$".into(),
+            problem: ArgumentProblem::Syntax {
+                message: error.to_string(),
+                example: view.example(),
+            },
+        }],
+        Ok(Value::Object(object)) => {
+            let mut errors = check_top_level(&view, &object);
+            if let Some(deep) = locate::<T>(&view, Value::Object(object))
+                && !errors.iter().any(|known| same_problem(known, &deep))
+            {
+                errors.push(deep);
+            }
+            errors
+        }
+        Ok(other) => vec![ArgumentError {
+            path: "$".into(),
+            problem: ArgumentProblem::NotAnObject {
+                found: json_kind(&other).into(),
+                example: view.example(),
+            },
+        }],
+    };
+    ToolError::InvalidArguments {
+        tool: tool.to_owned(),
+        errors,
+    }
+}
+
+/// Every unknown and every missing field at the top level, in one pass.
+fn check_top_level(view: &SchemaView<'_>, object: &serde_json::Map<String, Value>) -> Vec<ArgumentError> {
+    let Some(root) = view.at(&[]) else {
+        return Vec::new();
+    };
+    let (allowed, closed) = view.properties(root);
+    let missing: Vec<&str> = view
+        .required(root)
+        .into_iter()
+        .filter(|name| !object.contains_key(*name))
+        .collect();
+    let unknown: Vec<&str> = if closed {
+        object
+            .keys()
+            .map(String::as_str)
+            .filter(|key| !allowed.contains(key))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut errors = Vec::new();
+    for field in &unknown {
+        // One unknown and one missing field are, nearly always, the same argument misnamed.
+        let suggestion = match (unknown.len(), missing.as_slice()) {
+            (1, [only]) => Some((*only).to_owned()),
+            _ => closest(field, allowed.iter().copied(), 1)
+                .first()
+                .map(|name| (*name).to_owned()),
+        };
+        errors.push(ArgumentError {
+            path: "$".into(),
+            problem: ArgumentProblem::Unknown {
+                field: (*field).to_owned(),
+                suggestion,
+                allowed: allowed.iter().map(|name| (*name).to_owned()).collect(),
+            },
+        });
+    }
+    for field in missing {
+        let expected = view
+            .at(&[Step::Key(field.to_owned())])
+            .map_or_else(|| "a value".to_owned(), |schema| view.describe(schema));
+        errors.push(ArgumentError {
+            path: "$".into(),
+            problem: ArgumentProblem::Missing {
+                field: field.to_owned(),
+                expected,
+            },
+        });
+    }
+    errors
+}
+
+/// Deserializes again, tracking the path, to find the first problem serde reports.
+fn locate<T: DeserializeOwned>(view: &SchemaView<'_>, value: Value) -> Option<ArgumentError> {
+    let error = match serde_path_to_error::deserialize::<_, T>(value) {
+        Ok(_) => return None,
+        Err(error) => error,
+    };
+    let steps = steps_of(error.path());
+    let message = error.inner().to_string();
+    Some(interpret(view, steps, &message))
+}
+
+fn steps_of(path: &serde_path_to_error::Path) -> Vec<Step> {
+    use serde_path_to_error::Segment;
+    path.iter()
+        .filter_map(|segment| match segment {
+            Segment::Seq { index } => Some(Step::Index(*index)),
+            Segment::Map { key } => Some(Step::Key(key.clone())),
+            Segment::Enum { variant } => Some(Step::Key(variant.clone())),
+            Segment::Unknown => None,
+        })
+        .collect()
+}
+
+/// Turns one of serde's messages into a problem, describing expectations from the schema.
+fn interpret(view: &SchemaView<'_>, mut steps: Vec<Step>, message: &str) -> ArgumentError {
+    if let Some(field) = between(message, "missing field `", "`") {
+        let path = render_path(&steps);
+        steps.push(Step::Key(field.to_owned()));
+        let expected = view
+            .at(&steps)
+            .map_or_else(|| "a value".to_owned(), |schema| view.describe(schema));
+        return ArgumentError {
+            path,
+            problem: ArgumentProblem::Missing {
+                field: field.to_owned(),
+                expected,
+            },
+        };
+    }
+    if let Some(field) = between(message, "unknown field `", "`") {
+        // serde_path_to_error reports the unknown key itself as the last step.
+        if matches!(steps.last(), Some(Step::Key(key)) if key == field) {
+            steps.pop();
+        }
+        let allowed: Vec<String> = view
+            .at(&steps)
+            .map(|schema| view.properties(schema).0)
+            .unwrap_or_default()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let suggestion = closest(field, allowed.iter().map(String::as_str), 1)
+            .first()
+            .map(|name| (*name).to_owned());
+        return ArgumentError {
+            path: render_path(&steps),
+            problem: ArgumentProblem::Unknown {
+                field: field.to_owned(),
+                suggestion,
+                allowed,
+            },
+        };
+    }
+    let path = render_path(&steps);
+    let schema = view.at(&steps);
+    for prefix in ["invalid type: ", "invalid value: ", "invalid length "] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            let (found, serde_expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+            let expected = schema.map_or_else(
+                || serde_expected.to_owned(),
+                |schema| view.describe(schema),
+            );
+            return ArgumentError {
+                path,
+                problem: ArgumentProblem::Invalid {
+                    expected,
+                    found: found.to_owned(),
+                },
+            };
+        }
+    }
+    if let Some(variant) = between(message, "unknown variant `", "`") {
+        let expected = schema.map_or_else(
+            || message.to_owned(),
+            |schema| view.describe(schema),
+        );
+        return ArgumentError {
+            path,
+            problem: ArgumentProblem::Invalid {
+                expected,
+                found: format!("{variant:?}"),
+            },
+        };
+    }
+    ArgumentError {
+        path,
+        problem: ArgumentProblem::Other {
+            message: message.to_owned(),
+        },
+    }
+}
+
+fn between<'m>(message: &'m str, start: &str, end: &str) -> Option<&'m str> {
+    let rest = &message[message.find(start)? + start.len()..];
+    Some(&rest[..rest.find(end)?])
+}
+
+fn same_problem(a: &ArgumentError, b: &ArgumentError) -> bool {
+    match (&a.problem, &b.problem) {
+        (ArgumentProblem::Missing { field: x, .. }, ArgumentProblem::Missing { field: y, .. })
+        | (ArgumentProblem::Unknown { field: x, .. }, ArgumentProblem::Unknown { field: y, .. }) => {
+            a.path == b.path && x == y
+        }
+        _ => false,
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

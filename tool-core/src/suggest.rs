@@ -1,0 +1,85 @@
+//! "Did you mean …?": the closest names to a misspelled one, for unknown tools, unknown
+//! arguments and unknown selections.
+//!
+//! Names are compared case-insensitively with `_` and `-` ignored (so `ReadFile` finds
+//! `read_file`), by Jaro-Winkler similarity, and a name that contains the other as a whole
+//! `_`-separated part (`file_path` and `path`) counts as close.
+
+/// The candidates close to `target`, best first, at most `limit` of them.
+pub(crate) fn closest<'a>(
+    target: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    limit: usize,
+) -> Vec<&'a str> {
+    const THRESHOLD: f64 = 0.8;
+    let wanted = normalize(target);
+    let mut scored: Vec<(f64, &str)> = candidates
+        .into_iter()
+        .filter(|candidate| *candidate != target)
+        .map(|candidate| (similarity(target, &wanted, candidate), candidate))
+        .filter(|(score, _)| *score >= THRESHOLD)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(limit).map(|(_, name)| name).collect()
+}
+
+fn normalize(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+fn similarity(target: &str, normalized_target: &str, candidate: &str) -> f64 {
+    let normalized = normalize(candidate);
+    if normalized == normalized_target {
+        return 1.0;
+    }
+    let score = strsim::jaro_winkler(normalized_target, &normalized);
+    if shares_whole_part(target, candidate) {
+        score.max(0.85)
+    } else {
+        score
+    }
+}
+
+/// `true` when one name is a `_`/`-`-separated part of the other, such as `path` in
+/// `file_path`; parts shorter than three letters do not count.
+fn shares_whole_part(a: &str, b: &str) -> bool {
+    let parts = |name: &str| -> Vec<String> {
+        name.split(['_', '-'])
+            .filter(|part| part.len() >= 3)
+            .map(str::to_ascii_lowercase)
+            .collect()
+    };
+    let (a_parts, b_parts) = (parts(a), parts(b));
+    let whole = |name: &str| name.to_ascii_lowercase();
+    (a_parts.len() > 1 && a_parts.contains(&whole(b)))
+        || (b_parts.len() > 1 && b_parts.contains(&whole(a)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest;
+
+    #[test]
+    fn a_longer_name_containing_an_allowed_one_finds_it() {
+        assert_eq!(closest("file_path", ["path", "offset", "limit"], 3), ["path"]);
+    }
+
+    #[test]
+    fn case_and_separators_are_ignored() {
+        assert_eq!(closest("ReadFile", ["read_file", "write_file"], 3)[0], "read_file");
+    }
+
+    #[test]
+    fn a_typo_finds_the_name() {
+        assert_eq!(closest("raed_file", ["read_file", "list_dir"], 3), ["read_file"]);
+    }
+
+    #[test]
+    fn unrelated_names_are_not_suggested() {
+        assert!(closest("deploy", ["read_file", "list_dir"], 3).is_empty());
+    }
+}
