@@ -208,6 +208,7 @@ echo "  scratch: $SCRATCH   target dir: $TARGET_DIR"
 echo
 
 # ------------------------------------------------------------------ warm-up --
+SUSPECT=()
 for side in "${SIDES[@]}"; do
     printf 'warm-up (building dependencies): %s ... ' "$(label "$side")"
     start=${EPOCHREALTIME//[!0-9]/}
@@ -217,6 +218,14 @@ for side in "${SIDES[@]}"; do
     warnings=$(grep -c '^warning' "$LOGS/$side-warmup.log" || true)
     [[ $warnings -gt 0 ]] && note=" ($warnings warning(s): see $LOGS/$side-warmup.log)"
     echo "done in $(fmt_s $((end - start)))s$note"
+    # If the generated tool fns are reported as dead code, the #[tool] macro did
+    # not generate anything that uses them (a placeholder or broken macro): the
+    # timing would then measure plain functions only.
+    if grep -q 'function `tool_[0-9]*` is never used' "$LOGS/$side-warmup.log"; then
+        SUSPECT+=("$side")
+        echo "  WARNING: the tool functions of $(label "$side") are dead code: its #[tool] expands to"
+        echo "           nothing that uses them, so its figures are not meaningful"
+    fi
 done
 echo
 
@@ -281,6 +290,9 @@ if [[ ${#SIDES[@]} -eq 2 ]]; then
     ratio_cargo=$(awk -v o="${CMIN[ours]}" -v r="${CMIN[rmcp]}" 'BEGIN { printf "%.2f", o / r }')
     echo "ours/rmcp: ratio $ratio (target <= $TARGET_RATIO): $verdict"
     echo "  (min of the crates' own rustc times; median ratio $ratio_med; whole 'cargo build' wall-time ratio $ratio_cargo)"
+    if [[ ${#SUSPECT[@]} -gt 0 ]]; then
+        echo "  WARNING: not meaningful: the tool functions of '${SUSPECT[*]}' are dead code (see the warm-up notes above)"
+    fi
 else
     echo "only one side measured (--only $ONLY): no ratio"
 fi

@@ -6,15 +6,18 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use std::borrow::Cow;
+pub use std::sync::OnceLock;
+
 pub use crate::args::parse_arguments;
 pub use crate::registry::ToolRegistration;
 pub use crate::schema::input_schema_for as input_schema;
 pub use crate::spec::SpecParts;
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use schemars::{JsonSchema, Schema};
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::spec::ResourceKind;
@@ -113,6 +116,18 @@ pub fn push_resources<T: ResourceValue + ?Sized>(
         kind,
         value: text.into_owned(),
     }));
+}
+
+/// Deserializes an argument whose `null` means "use the default".
+///
+/// # Errors
+/// When the value is neither null nor a valid `T`.
+pub fn null_as_default<'de, D, T>(deserializer: D, default: fn() -> T) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_else(default))
 }
 
 /// Runs a `blocking` tool's body on Tokio's blocking pool.

@@ -75,7 +75,10 @@ fn diagnose<T: DeserializeOwned>(tool: &str, schema: &Schema, arguments: &str) -
 }
 
 /// Every unknown and every missing field at the top level, in one pass.
-fn check_top_level(view: &SchemaView<'_>, object: &serde_json::Map<String, Value>) -> Vec<ArgumentError> {
+fn check_top_level(
+    view: &SchemaView<'_>,
+    object: &serde_json::Map<String, Value>,
+) -> Vec<ArgumentError> {
     let Some(root) = view.at(&[]) else {
         return Vec::new();
     };
@@ -195,10 +198,8 @@ fn interpret(view: &SchemaView<'_>, mut steps: Vec<Step>, message: &str) -> Argu
     for prefix in ["invalid type: ", "invalid value: ", "invalid length "] {
         if let Some(rest) = message.strip_prefix(prefix) {
             let (found, serde_expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
-            let expected = schema.map_or_else(
-                || serde_expected.to_owned(),
-                |schema| view.describe(schema),
-            );
+            let expected =
+                schema.map_or_else(|| serde_expected.to_owned(), |schema| view.describe(schema));
             return ArgumentError {
                 path,
                 problem: ArgumentProblem::Invalid {
@@ -209,10 +210,7 @@ fn interpret(view: &SchemaView<'_>, mut steps: Vec<Step>, message: &str) -> Argu
         }
     }
     if let Some(variant) = between(message, "unknown variant `", "`") {
-        let expected = schema.map_or_else(
-            || message.to_owned(),
-            |schema| view.describe(schema),
-        );
+        let expected = schema.map_or_else(|| message.to_owned(), |schema| view.describe(schema));
         return ArgumentError {
             path,
             problem: ArgumentProblem::Invalid {

@@ -243,7 +243,11 @@ impl fmt::Display for ArgumentError {
                 "the arguments must be a JSON object, not {found}; send a JSON object like {example}"
             ),
             ArgumentProblem::Missing { field, expected } => {
-                write!(f, "{}: missing required argument `{field}` ({expected})", self.path)
+                write!(
+                    f,
+                    "{}: missing required argument `{field}` ({expected})",
+                    self.path
+                )
             }
             ArgumentProblem::Unknown {
                 field,

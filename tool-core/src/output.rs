@@ -200,7 +200,9 @@ display_output!(
 impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
         let value = serde_json::to_value(&self.0).map_err(|error| {
-            ToolError::failed(format!("the tool's output could not be serialized: {error}"))
+            ToolError::failed(format!(
+                "the tool's output could not be serialized: {error}"
+            ))
         })?;
         let text = value.to_string();
         Ok(ToolOutput {

@@ -279,7 +279,10 @@ fn describe_type(
         "null" => "null".to_owned(),
         "object" => "an object".to_owned(),
         "array" => match schema.get("items").filter(|items| items.is_object()) {
-            Some(items) => format!("an array of {}", plural(&view.describe_depth(items, depth + 1))),
+            Some(items) => format!(
+                "an array of {}",
+                plural(&view.describe_depth(items, depth + 1))
+            ),
             None => "an array".to_owned(),
         },
         other => format!("a value of type {other}"),

@@ -219,7 +219,10 @@ impl ToolSpec {
     /// A mutating, open-world tool with the given name and description. The name is checked when
     /// the tool is added to a [`Toolset`](crate::Toolset).
     #[must_use]
-    pub fn new(name: impl Into<Cow<'static, str>>, description: impl Into<Cow<'static, str>>) -> Self {
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
         ToolSpec {
             name: name.into(),
             title: None,
@@ -280,7 +283,11 @@ impl ToolSpec {
         I: IntoIterator<Item = S>,
         S: Into<Cow<'static, str>>,
     {
-        self.aliases = aliases.into_iter().map(Into::into).collect::<Vec<_>>().into();
+        self.aliases = aliases
+            .into_iter()
+            .map(Into::into)
+            .collect::<Vec<_>>()
+            .into();
         self
     }
 

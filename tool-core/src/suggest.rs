@@ -21,7 +21,11 @@ pub(crate) fn closest<'a>(
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(limit).map(|(_, name)| name).collect()
+    scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, name)| name)
+        .collect()
 }
 
 fn normalize(name: &str) -> String {
@@ -65,17 +69,26 @@ mod tests {
 
     #[test]
     fn a_longer_name_containing_an_allowed_one_finds_it() {
-        assert_eq!(closest("file_path", ["path", "offset", "limit"], 3), ["path"]);
+        assert_eq!(
+            closest("file_path", ["path", "offset", "limit"], 3),
+            ["path"]
+        );
     }
 
     #[test]
     fn case_and_separators_are_ignored() {
-        assert_eq!(closest("ReadFile", ["read_file", "write_file"], 3)[0], "read_file");
+        assert_eq!(
+            closest("ReadFile", ["read_file", "write_file"], 3)[0],
+            "read_file"
+        );
     }
 
     #[test]
     fn a_typo_finds_the_name() {
-        assert_eq!(closest("raed_file", ["read_file", "list_dir"], 3), ["read_file"]);
+        assert_eq!(
+            closest("raed_file", ["read_file", "list_dir"], 3),
+            ["read_file"]
+        );
     }
 
     #[test]

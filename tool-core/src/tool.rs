@@ -218,7 +218,9 @@ impl Deref for ToolHandle {
 
 impl fmt::Debug for ToolHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("ToolHandle").field(&self.spec().name).finish()
+        f.debug_tuple("ToolHandle")
+            .field(&self.spec().name)
+            .finish()
     }
 }
 

@@ -250,7 +250,9 @@ pub enum ToolsetError {
         suggestions: Vec<String>,
     },
     /// Two tools of the set claim a name.
-    #[error("the tool name `{name}` is taken: by the tool at {existing}, and again by the tool at {added}")]
+    #[error(
+        "the tool name `{name}` is taken: by the tool at {existing}, and again by the tool at {added}"
+    )]
     Duplicate {
         /// The contested name.
         name: String,

@@ -1,4 +1,44 @@
-//! placeholder
+//! The `#[tool]` attribute. Use it through `tool_core::tool`; the reference is in tool-core's
+//! documentation and the repository README.
+//!
+//! The crate is split by phase, like thiserror's: `attr` parses attributes into typed values
+//! with spans, `docs` reads doc comments, `ast` models the function, `valid` holds every rule,
+//! `expand` generates code, `fallback` emits errors without cascading, and `ctxt` collects the
+//! errors of an item so they are all reported together. This file only parses and dispatches.
+
+mod ast;
+mod attr;
+mod ctxt;
+mod docs;
+mod expand;
+mod fallback;
+mod valid;
+
 use proc_macro::TokenStream;
+
+/// Turns a function into a tool. See `tool_core::tool`.
 #[proc_macro_attribute]
-pub fn tool(_a: TokenStream, i: TokenStream) -> TokenStream { i }
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item = match syn::parse::<syn::ItemFn>(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let error = syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "#[tool] goes on a function: `#[tool] fn name(..) -> .. { .. }`",
+            )
+            .to_compile_error();
+            let mut output = TokenStream::from(error);
+            output.extend(input);
+            return output;
+        }
+    };
+    let cx = ctxt::Ctxt::new();
+    let attrs = attr::parse_tool_attrs(&cx, args.into());
+    let model = ast::ToolFn::from_item(&cx, &item);
+    valid::check(&cx, &attrs, &model);
+    let cleaned = fallback::clean(&item);
+    match cx.check() {
+        Ok(()) => expand::expand(&attrs, &model, &cleaned).into(),
+        Err(errors) => fallback::emit(&cleaned, &errors).into(),
+    }
+}

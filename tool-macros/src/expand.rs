@@ -1,0 +1,426 @@
+//! Code generation only: from a checked model, emit the user's function (cleaned of parameter
+//! attributes) and, inside `const _: () = { ... }`, the args struct, the `static` spec, the unit
+//! type implementing `Tool`, spanned type checks, and the `inventory` registration. Every path
+//! into the runtime is absolute, through `<crate>::__private`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ItemFn, LitStr, Path, Type};
+
+use crate::ast::{ParamKind, ToolFn};
+use crate::attr::ToolAttrs;
+
+pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ItemFn) -> TokenStream {
+    let krate: Path = attrs
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::tool_core));
+    let private = quote!(#krate::__private);
+    let args = ArgsCode::new(&krate, tool);
+    let spec = spec(&krate, attrs, tool);
+    let checks = checks(&private, tool);
+    let prepare = prepare(&krate, attrs, tool, &args.ty);
+    let invoke = invoke(&krate, attrs, tool, &args.ty);
+    let args_def = &args.definition;
+    let args_ty = &args.ty;
+    let output_ty = output_type(tool);
+    quote! {
+        #cleaned
+
+        #[doc(hidden)]
+        #[allow(
+            non_camel_case_types,
+            non_snake_case,
+            non_upper_case_globals,
+            unused_qualifications,
+            unused_variables,
+            clippy::all,
+            clippy::pedantic,
+            clippy::nursery
+        )]
+        const _: () = {
+            #args_def
+            #checks
+            #spec
+
+            struct __Tool;
+
+            impl #krate::Tool for __Tool {
+                fn spec(&self) -> &#krate::ToolSpec {
+                    &__SPEC
+                }
+
+                fn input_schema(&self) -> &#krate::Schema {
+                    static SCHEMA: #private::OnceLock<#krate::Schema> = #private::OnceLock::new();
+                    SCHEMA.get_or_init(#private::input_schema::<#args_ty>)
+                }
+
+                fn output_schema(&self) -> ::core::option::Option<&#krate::Schema> {
+                    static SCHEMA: #private::OnceLock<::core::option::Option<#krate::Schema>> =
+                        #private::OnceLock::new();
+                    SCHEMA.get_or_init(#private::output_schema::<#output_ty>).as_ref()
+                }
+
+                #prepare
+                #invoke
+            }
+
+            #private::inventory::submit! {
+                #private::ToolRegistration::new(&__Tool)
+            }
+        };
+    }
+}
+
+/// The type the arguments parse into: the generated struct, or `T` of `Args<T>`.
+struct ArgsCode {
+    ty: TokenStream,
+    definition: TokenStream,
+}
+
+impl ArgsCode {
+    fn new(krate: &Path, tool: &ToolFn<'_>) -> Self {
+        if let Some(param) = tool.args_param() {
+            let ParamKind::Args { inner: Some(inner) } = &param.kind else {
+                unreachable!("checked in valid.rs: `Args<T>` has one type");
+            };
+            return ArgsCode {
+                ty: inner.to_token_stream(),
+                definition: TokenStream::new(),
+            };
+        }
+        let private = quote!(#krate::__private);
+        let serde_path = LitStr::new(
+            &format!("{}::__private::serde", path_text(krate)),
+            Span::call_site(),
+        );
+        let schemars_path = LitStr::new(
+            &format!("{}::__private::schemars", path_text(krate)),
+            Span::call_site(),
+        );
+        let mut fields = Vec::new();
+        let mut helpers = Vec::new();
+        for (param, json) in tool.json_params() {
+            let ident = &param.ident;
+            let ty = param.ty;
+            let description = param.attrs.desc.as_ref().map(LitStr::value).or_else(|| {
+                tool.docs
+                    .arguments
+                    .iter()
+                    .find(|entry| param.ident == entry.name.as_str())
+                    .map(|entry| entry.text.clone())
+                    .filter(|text| !text.is_empty())
+            });
+            let description = description.map(|text| quote!(#[schemars(description = #text)]));
+            let rename = param
+                .attrs
+                .rename
+                .as_ref()
+                .map(|name| quote!(#[serde(rename = #name)]));
+            let passthrough = &param.attrs.passthrough;
+            let extra = if let Some(inner) = json.option_inner {
+                // Optional: absent or null is `None`; the schema shows the inner type, and
+                // `skip_serializing_if` keeps schemars from writing `"default": null`.
+                let inner_text = LitStr::new(&inner.to_token_stream().to_string(), inner.span());
+                quote! {
+                    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+                    #[schemars(with = #inner_text)]
+                }
+            } else if let Some(default) = &param.attrs.default {
+                let default_fn = format_ident!("__default_{}", ident_text(ident));
+                let deserialize_fn = format_ident!("__deserialize_{}", ident_text(ident));
+                let default_name = LitStr::new(&default_fn.to_string(), Span::call_site());
+                let deserialize_name = LitStr::new(&deserialize_fn.to_string(), Span::call_site());
+                helpers.push(quote_spanned! {default.span()=>
+                    fn #default_fn() -> #ty {
+                        #default
+                    }
+                    fn #deserialize_fn<'de, D: #private::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> ::core::result::Result<#ty, D::Error> {
+                        #private::null_as_default(deserializer, #default_fn)
+                    }
+                });
+                quote!(#[serde(default = #default_name, deserialize_with = #deserialize_name)])
+            } else {
+                TokenStream::new()
+            };
+            fields.push(quote! {
+                #description
+                #(#passthrough)*
+                #rename
+                #extra
+                #ident: #ty
+            });
+        }
+        let definition = quote! {
+            #(#helpers)*
+
+            #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
+            #[serde(crate = #serde_path, deny_unknown_fields)]
+            #[schemars(crate = #schemars_path)]
+            struct __ToolArgs {
+                #(#fields,)*
+            }
+        };
+        ArgsCode {
+            ty: quote!(__ToolArgs),
+            definition,
+        }
+    }
+}
+
+fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
+    let private = quote!(#krate::__private);
+    let fn_ident = &tool.item.sig.ident;
+    let name = attrs.name.as_ref().map_or_else(
+        || syn::ext::IdentExt::unraw(fn_ident).to_string(),
+        LitStr::value,
+    );
+    let title = option_str(attrs.title.as_ref().map(LitStr::value));
+    let description = attrs.description.as_ref().map_or_else(
+        || tool.docs.description.clone(),
+        |text| text.value().trim().to_owned(),
+    );
+    let effect = if attrs.read_only.is_some() {
+        quote!(ReadOnly)
+    } else if attrs.destructive.is_some() {
+        quote!(Destructive)
+    } else {
+        quote!(Mutating)
+    };
+    let idempotent = attrs.read_only.is_some() || attrs.idempotent.is_some();
+    let open_world = attrs.closed_world.is_none();
+    let aliases: Vec<_> = attrs
+        .aliases
+        .iter()
+        .map(|alias| quote!(#private::Cow::Borrowed(#alias)))
+        .collect();
+    let tags: Vec<_> = attrs
+        .tags
+        .iter()
+        .map(|tag| quote!(#private::Cow::Borrowed(#tag)))
+        .collect();
+    let resources: Vec<_> = tool
+        .json_params()
+        .filter_map(|(_, json)| {
+            let (kind, _) = json.resource?;
+            let wire = &json.wire_name;
+            let kind = Ident::new(kind.variant(), Span::call_site());
+            Some(quote!(#krate::ResourceArg::new(#wire, #krate::ResourceKind::#kind)))
+        })
+        .collect();
+    let (alias_count, tag_count, resource_count) = (aliases.len(), tags.len(), resources.len());
+    let approval = if attrs.self_approving.is_some() {
+        quote!(SelfApproving)
+    } else {
+        quote!(Policy)
+    };
+    let timeout = match &attrs.timeout_ms {
+        Some(ms) => quote!(::core::option::Option::Some(#ms)),
+        None => quote!(::core::option::Option::None),
+    };
+    let classified = attrs.read_only_if.is_some();
+    // Spanned at the function's name, so `line!()` is the function's line.
+    let location = quote_spanned! {fn_ident.span()=>
+        crate_name: match ::core::option_env!("CARGO_CRATE_NAME") {
+            ::core::option::Option::Some(name) => name,
+            ::core::option::Option::None => "",
+        },
+        module: ::core::module_path!(),
+        file: ::core::file!(),
+        line: ::core::line!(),
+    };
+    // Named statics: a `&[..]` of values with destructors is not promoted to `'static`.
+    quote! {
+        static __ALIASES: [#private::Cow<'static, ::core::primitive::str>; #alias_count] = [#(#aliases),*];
+        static __TAGS: [#private::Cow<'static, ::core::primitive::str>; #tag_count] = [#(#tags),*];
+        static __RESOURCES: [#krate::ResourceArg; #resource_count] = [#(#resources),*];
+        static __SPEC: #krate::ToolSpec = #krate::ToolSpec::from_parts(#private::SpecParts {
+            name: #name,
+            title: #title,
+            description: #description,
+            effect: #krate::Effect::#effect,
+            idempotent: #idempotent,
+            open_world: #open_world,
+            aliases: &__ALIASES,
+            tags: &__TAGS,
+            resources: &__RESOURCES,
+            approval: #krate::ApprovalKind::#approval,
+            timeout_ms: #timeout,
+            classified_per_call: #classified,
+            #location
+        });
+    }
+}
+
+/// Checks spanned at the user's types, so a type that cannot be an argument or an output is
+/// reported where it is written.
+fn checks(private: &TokenStream, tool: &ToolFn<'_>) -> TokenStream {
+    let mut checks = Vec::new();
+    for param in &tool.params {
+        let ty = match &param.kind {
+            ParamKind::Json(_) => param.ty,
+            ParamKind::Args { inner: Some(inner) } => inner,
+            _ => continue,
+        };
+        checks.push(quote_spanned! {ty.span()=>
+            const _: () = #private::assert_argument::<#ty>();
+        });
+    }
+    let output = output_type(tool);
+    checks.push(quote_spanned! {output.span()=>
+        const _: () = #private::assert_tool_return::<#output>();
+    });
+    quote!(#(#checks)*)
+}
+
+fn output_type(tool: &ToolFn<'_>) -> TokenStream {
+    tool.return_type()
+        .map_or_else(|| quote!(()), ToTokens::to_token_stream)
+}
+
+fn prepare(
+    krate: &Path,
+    attrs: &ToolAttrs,
+    tool: &ToolFn<'_>,
+    args_ty: &TokenStream,
+) -> TokenStream {
+    let private = quote!(#krate::__private);
+    let resources: Vec<TokenStream> = tool
+        .json_params()
+        .filter_map(|(param, json)| {
+            let (kind, span) = json.resource?;
+            let ident = &param.ident;
+            let wire = &json.wire_name;
+            let kind = Ident::new(kind.variant(), Span::call_site());
+            Some(quote_spanned! {span=>
+                #private::push_resources(&mut resources, #wire, #krate::ResourceKind::#kind, &args.#ident);
+            })
+        })
+        .collect();
+    let collect_resources = (!resources.is_empty()).then(|| {
+        quote! {
+            let resources = {
+                let mut resources = ::std::vec::Vec::new();
+                #(#resources)*
+                resources
+            };
+        }
+    });
+    let with_resources = collect_resources
+        .is_some()
+        .then(|| quote!(let prepared = prepared.with_resources(resources);));
+    let classify = attrs.read_only_if.as_ref().map(|classifier| {
+        let call = if tool.args_param().is_some() {
+            quote!(#classifier(&args))
+        } else {
+            let fields = tool.json_params().map(|(param, _)| &param.ident);
+            quote!(#classifier(#(&args.#fields),*))
+        };
+        quote!(let effect = if #call { #krate::Effect::ReadOnly } else { __SPEC.effect };)
+    });
+    let with_effect = classify
+        .is_some()
+        .then(|| quote!(let prepared = prepared.with_effect(effect);));
+    // Resources and the classification read the arguments before they move into `Prepared`.
+    quote! {
+        fn prepare(
+            &self,
+            arguments: &::core::primitive::str,
+        ) -> ::core::result::Result<#krate::Prepared, #krate::ToolError> {
+            let args: #args_ty =
+                #krate::parse_arguments(&__SPEC.name, #krate::Tool::input_schema(self), arguments)?;
+            #collect_resources
+            #classify
+            let prepared = #krate::Prepared::new(args);
+            #with_resources
+            #with_effect
+            ::core::result::Result::Ok(prepared)
+        }
+    }
+}
+
+fn invoke(
+    krate: &Path,
+    attrs: &ToolAttrs,
+    tool: &ToolFn<'_>,
+    args_ty: &TokenStream,
+) -> TokenStream {
+    let private = quote!(#krate::__private);
+    let fn_ident = &tool.item.sig.ident;
+    let mut extract = Vec::new();
+    let mut call_args = Vec::new();
+    for (index, param) in tool.params.iter().enumerate() {
+        match &param.kind {
+            ParamKind::Args { .. } => call_args.push(quote!(#krate::Args(args))),
+            ParamKind::Context => {
+                let ty: &Type = param.ty;
+                let binding = format_ident!("context_{}", index);
+                extract.push(quote_spanned! {ty.span()=>
+                    let #binding = <#ty as #krate::FromContext<'_>>::from_context(ctx)?;
+                });
+                call_args.push(quote!(#binding));
+            }
+            ParamKind::Json(_) => {
+                let ident = &param.ident;
+                call_args.push(quote!(args.#ident));
+            }
+        }
+    }
+    let asyncness = tool.item.sig.asyncness;
+    let awaited = asyncness.map(|_| quote!(.await));
+    let body = quote! {
+        #asyncness fn __invoke(
+            prepared: #krate::Prepared,
+            ctx: &#krate::ToolContext,
+        ) -> ::core::result::Result<#krate::ToolOutput, #krate::ToolError> {
+            let args: #args_ty = prepared.take()?;
+            #(#extract)*
+            #krate::IntoToolResult::into_tool_result(#fn_ident(#(#call_args),*)#awaited)
+        }
+    };
+    let run = if asyncness.is_some() {
+        quote!(#krate::ToolFuture::new(__invoke(prepared, ctx)))
+    } else if attrs.blocking.is_some() {
+        quote!(#krate::ToolFuture::new(#private::run_blocking(ctx, move |ctx| __invoke(prepared, ctx))))
+    } else {
+        quote!(#krate::ToolFuture::ready(__invoke(prepared, ctx)))
+    };
+    quote! {
+        fn invoke<'a>(
+            &'a self,
+            prepared: #krate::Prepared,
+            ctx: &'a #krate::ToolContext,
+        ) -> #krate::ToolFuture<'a> {
+            #body
+            #run
+        }
+    }
+}
+
+fn ident_text(ident: &Ident) -> String {
+    syn::ext::IdentExt::unraw(ident).to_string()
+}
+
+fn path_text(path: &Path) -> String {
+    let mut text = String::new();
+    if path.leading_colon.is_some() {
+        text.push_str("::");
+    }
+    let segments: Vec<String> = path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    text.push_str(&segments.join("::"));
+    text
+}
+
+fn option_str(value: Option<String>) -> TokenStream {
+    match value {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    }
+}
