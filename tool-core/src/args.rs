@@ -27,13 +27,17 @@ pub fn parse_arguments<T: DeserializeOwned>(
     schema: &Schema,
     arguments: &str,
 ) -> Result<T, ToolError> {
-    match serde_json::from_str::<T>(arguments) {
-        Ok(args) => Ok(args),
-        Err(_) if empty_arguments(arguments) => {
-            serde_json::from_str::<T>("{}").map_err(|_| diagnose::<T>(tool, schema, "{}"))
-        }
-        Err(_) => Err(diagnose::<T>(tool, schema, arguments)),
+    // serde would also build a struct from a JSON array of its fields in order; a tool's
+    // arguments are named, so only an object goes down the fast path.
+    if arguments.trim_start().starts_with('{')
+        && let Ok(args) = serde_json::from_str::<T>(arguments)
+    {
+        return Ok(args);
     }
+    if empty_arguments(arguments) {
+        return serde_json::from_str::<T>("{}").map_err(|_| diagnose::<T>(tool, schema, "{}"));
+    }
+    Err(diagnose::<T>(tool, schema, arguments))
 }
 
 fn empty_arguments(arguments: &str) -> bool {

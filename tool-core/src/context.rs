@@ -152,7 +152,15 @@ impl CallInfo {
 /// let result = coordinator.call_blocking(ToolCall::new("doc_state_visit", "{}"));
 /// assert_eq!(result.text(), "42");
 /// ```
-pub struct State<T: ?Sized>(pub Arc<T>);
+pub struct State<T: ?Sized>(Arc<T>);
+
+impl<T: ?Sized> State<T> {
+    /// The shared value, to keep beyond the call.
+    #[must_use]
+    pub fn into_arc(self) -> Arc<T> {
+        self.0
+    }
+}
 
 impl<T: ?Sized> Clone for State<T> {
     fn clone(&self) -> Self {

@@ -51,6 +51,16 @@ struct Inner {
     runtime: OnceLock<Result<Runtime, String>>,
 }
 
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The last clone may be dropped inside some other runtime, where a blocking shutdown
+        // would panic; calls in flight on our runtime have ended by now.
+        if let Some(Ok(runtime)) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
 /// Configures a [`Coordinator`].
 #[must_use = "a builder does nothing until `.build()`"]
 #[derive(Default)]

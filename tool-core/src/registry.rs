@@ -95,7 +95,16 @@ impl Registry {
         tools: impl IntoIterator<Item = &'static dyn Tool>,
     ) -> Result<Registry, RegistryError> {
         let mut tools: Vec<&'static dyn Tool> = tools.into_iter().collect();
-        tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
+        // inventory's order is unspecified: sort by name, and ties by place, so that the
+        // registry and its errors are the same on every run.
+        tools.sort_by(|a, b| {
+            let (a, b) = (a.spec(), b.spec());
+            (&a.name, &a.location.file, a.location.line).cmp(&(
+                &b.name,
+                &b.location.file,
+                b.location.line,
+            ))
+        });
         let mut index: HashMap<&'static str, usize> = HashMap::with_capacity(tools.len());
         let mut problems = Vec::new();
         for (position, tool) in tools.iter().enumerate() {

@@ -78,7 +78,7 @@ fn doc_lines(attrs: &[Attribute]) -> Vec<Line> {
         else {
             continue;
         };
-        for line in text.value().lines() {
+        for line in text.value().split('\n') {
             lines.push(Line {
                 text: line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned(),
                 span: attr.span(),

@@ -1,0 +1,232 @@
+//! Argument errors a model can act on: each names the JSON path and what was expected.
+
+use tool_core::{
+    ArgumentProblem, Coordinator, ToolCall, ToolError, ToolResult, Toolset, WorkspacePath, tool,
+};
+
+/// Read a file.
+///
+/// # Arguments
+/// * `path` - The file.
+/// * `offset` - First line.
+#[tool(read_only, name = "args_read")]
+fn read(path: WorkspacePath, offset: Option<u64>, #[arg(default = 50)] limit: u32) -> String {
+    format!("{}|{offset:?}|{limit}", path.as_path().display())
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Edit {
+    old: String,
+    new: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Mode {
+    Fast,
+    Careful,
+}
+
+/// Apply edits.
+#[tool(name = "args_edit")]
+fn edit(edits: Vec<Edit>, mode: Mode) -> String {
+    let _ = mode;
+    format!("{} edits", edits.len())
+}
+
+/// Take nothing.
+#[tool(read_only, name = "args_none")]
+fn none() -> &'static str {
+    "none"
+}
+
+fn call(name: &str, arguments: &str) -> ToolResult {
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["args_read", "args_edit", "args_none"]).unwrap())
+        .build();
+    coordinator.call_blocking(ToolCall::new(name, arguments))
+}
+
+fn problems(result: &ToolResult) -> Vec<(String, ArgumentProblem)> {
+    match result.error() {
+        Some(ToolError::InvalidArguments { errors, .. }) => errors
+            .iter()
+            .map(|e| (e.path.clone(), e.problem.clone()))
+            .collect(),
+        other => panic!("expected invalid arguments, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_field_names_it_and_its_type() {
+    let result = call("args_read", r#"{"offset": 3}"#);
+    assert_eq!(
+        problems(&result),
+        [(
+            "$".into(),
+            ArgumentProblem::Missing {
+                field: "path".into(),
+                expected: "a string".into()
+            }
+        )]
+    );
+    assert_eq!(
+        result.text(),
+        "invalid arguments for tool `args_read`: $: missing required argument `path` (a string)"
+    );
+}
+
+#[test]
+fn a_wrong_type_names_the_path_the_expectation_and_what_was_sent() {
+    let result = call("args_read", r#"{"path": "a.rs", "offset": "three"}"#);
+    assert_eq!(
+        problems(&result),
+        [(
+            "$.offset".into(),
+            ArgumentProblem::Invalid {
+                expected: "an integer of at least 0".into(),
+                found: "string \"three\"".into()
+            }
+        )]
+    );
+}
+
+#[test]
+fn an_unknown_field_suggests_the_closest_allowed_name() {
+    let result = call("args_read", r#"{"file_path": "a.rs"}"#);
+    assert!(
+        result.text().contains("unknown argument `file_path`; did you mean `path`? (allowed: `path`, `offset`, `limit`)"),
+        "{}",
+        result.text()
+    );
+}
+
+#[test]
+fn every_top_level_problem_is_reported_at_once() {
+    let result = call("args_edit", r#"{"edit": []}"#);
+    let found = problems(&result);
+    assert!(found.iter().any(|(_, p)| matches!(p, ArgumentProblem::Unknown { field, suggestion: Some(s), .. } if field == "edit" && s == "edits")));
+    assert!(
+        found
+            .iter()
+            .any(|(_, p)| matches!(p, ArgumentProblem::Missing { field, .. } if field == "edits"))
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(_, p)| matches!(p, ArgumentProblem::Missing { field, .. } if field == "mode"))
+    );
+}
+
+#[test]
+fn a_nested_error_carries_the_full_json_path() {
+    let result = call(
+        "args_edit",
+        r#"{"edits": [{"old": "a", "new": "b"}, {"old": "a", "neu": "b"}], "mode": "fast"}"#,
+    );
+    let found = problems(&result);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "$.edits[1]");
+    assert!(
+        matches!(&found[0].1, ArgumentProblem::Unknown { field, suggestion: Some(s), .. } if field == "neu" && s == "new"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_bad_enum_value_lists_the_allowed_values() {
+    let result = call("args_edit", r#"{"edits": [], "mode": "quick"}"#);
+    assert_eq!(
+        problems(&result),
+        [(
+            "$.mode".into(),
+            ArgumentProblem::Invalid {
+                expected: "one of \"fast\", \"careful\"".into(),
+                found: "\"quick\"".into()
+            }
+        )]
+    );
+}
+
+#[test]
+fn invalid_json_says_so_and_shows_a_valid_call() {
+    let result = call("args_read", r#"{"path": "a.rs""#);
+    match &problems(&result)[0].1 {
+        ArgumentProblem::Syntax { message, example } => {
+            assert!(message.contains("EOF while parsing"), "{message}");
+            assert_eq!(
+                example,
+                r#"{"path": <string>, "offset": <integer, optional>, "limit": <integer, optional>}"#
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn arguments_that_are_not_an_object_are_rejected() {
+    let result = call("args_read", r#"["a.rs"]"#);
+    assert!(
+        matches!(&problems(&result)[0].1, ArgumentProblem::NotAnObject { found, .. } if found == "an array")
+    );
+}
+
+#[test]
+fn null_for_an_optional_field_means_absent() {
+    assert_eq!(
+        call("args_read", r#"{"path": "a", "offset": null}"#).text(),
+        "a|None|50"
+    );
+}
+
+#[test]
+fn null_for_a_defaulted_field_means_the_default() {
+    assert_eq!(
+        call("args_read", r#"{"path": "a", "limit": null}"#).text(),
+        "a|None|50"
+    );
+    assert_eq!(
+        call("args_read", r#"{"path": "a", "limit": 7}"#).text(),
+        "a|None|7"
+    );
+}
+
+#[test]
+fn null_for_a_required_field_is_a_type_error() {
+    let result = call("args_read", r#"{"path": null}"#);
+    assert_eq!(
+        problems(&result),
+        [(
+            "$.path".into(),
+            ArgumentProblem::Invalid {
+                expected: "a string".into(),
+                found: "null".into()
+            }
+        )]
+    );
+}
+
+#[test]
+fn empty_or_null_arguments_mean_no_arguments() {
+    assert_eq!(call("args_none", "").text(), "none");
+    assert_eq!(call("args_none", "null").text(), "none");
+    assert_eq!(call("args_none", "  {} ").text(), "none");
+    assert!(
+        call("args_read", "")
+            .text()
+            .contains("missing required argument `path`")
+    );
+}
+
+#[test]
+fn a_tool_without_arguments_rejects_any() {
+    let result = call("args_none", r#"{"x": 1}"#);
+    assert!(
+        result
+            .text()
+            .contains("unknown argument `x` (this tool takes no arguments)"),
+        "{}",
+        result.text()
+    );
+}
