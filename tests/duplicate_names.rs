@@ -8,7 +8,7 @@ mod first {
 
     /// Deploy, the first.
     #[tool(name = "dup_deploy")]
-    fn deploy() {}
+    fn deploy() {} // first
 }
 
 mod second {
@@ -16,7 +16,7 @@ mod second {
 
     /// Deploy, the second.
     #[tool(name = "dup_deploy")]
-    fn deploy() {}
+    fn deploy() {} // second
 
     /// Release, whose alias collides.
     #[tool(name = "dup_release", aliases("dup_deploy"))]
@@ -33,8 +33,22 @@ fn a_duplicate_name_is_an_error_naming_both_locations() {
         .collect();
     assert_eq!(duplicates.len(), 2, "{error}");
     let message = error.to_string();
-    assert!(message.contains("tests/duplicate_names.rs:11"), "{message}");
-    assert!(message.contains("tests/duplicate_names.rs:19"), "{message}");
+    let line_of = |needle: &str| {
+        include_str!("duplicate_names.rs")
+            .lines()
+            .position(|line| line.contains(needle))
+            .unwrap()
+            + 1
+    };
+    for line in [
+        line_of("fn deploy() {} // first"),
+        line_of("fn deploy() {} // second"),
+    ] {
+        assert!(
+            message.contains(&format!("tests/duplicate_names.rs:{line}")),
+            "{message}"
+        );
+    }
     assert!(
         message.contains("as an alias of `dup_release`"),
         "{message}"

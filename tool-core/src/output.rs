@@ -193,8 +193,21 @@ macro_rules! display_output {
     )*};
 }
 
-display_output!(
-    bool, char, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64,
+display_output!(bool, char, f32, f64);
+
+macro_rules! integer_output {
+    ($($ty:ty),* $(,)?) => {$(
+        impl IntoToolOutput for $ty {
+            fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+                // itoa skips the formatting machinery: integers are the commonest small output.
+                Ok(ToolOutput::text(itoa::Buffer::new().format(self)))
+            }
+        }
+    )*};
+}
+
+integer_output!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
 );
 
 impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {

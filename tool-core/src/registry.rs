@@ -13,8 +13,9 @@
 //!
 //! `tests/cross_crate.rs` in this repository checks both halves of that statement.
 
-use std::collections::HashMap;
 use std::fmt;
+
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 use crate::spec::{SourceLocation, is_valid_tool_name};
@@ -53,7 +54,7 @@ inventory::collect!(ToolRegistration);
 /// ```
 pub struct Registry {
     tools: Vec<&'static dyn Tool>,
-    index: HashMap<&'static str, usize>,
+    index: FxHashMap<&'static str, usize>,
 }
 
 impl Registry {
@@ -76,15 +77,20 @@ impl Registry {
     /// When two tools share a name or alias, or a tool's name is invalid.
     pub fn try_global() -> Result<&'static Registry, &'static RegistryError> {
         static GLOBAL: OnceLock<Result<Registry, RegistryError>> = OnceLock::new();
-        GLOBAL
-            .get_or_init(|| {
-                Registry::from_tools(
-                    inventory::iter::<ToolRegistration>
-                        .into_iter()
-                        .map(|registration| registration.tool),
-                )
-            })
-            .as_ref()
+        GLOBAL.get_or_init(Registry::linked).as_ref()
+    }
+
+    /// A new registry of every linked tool: the work [`Registry::global`] does once. Each call
+    /// builds afresh; use `global` in programs.
+    ///
+    /// # Errors
+    /// When two tools share a name or alias, or a tool's name is invalid.
+    pub fn linked() -> Result<Registry, RegistryError> {
+        Registry::from_tools(
+            inventory::iter::<ToolRegistration>
+                .into_iter()
+                .map(|registration| registration.tool),
+        )
     }
 
     /// A registry of the given tools, checked like the global one. Useful in tests.
@@ -105,7 +111,8 @@ impl Registry {
                 b.location.line,
             ))
         });
-        let mut index: HashMap<&'static str, usize> = HashMap::with_capacity(tools.len());
+        let mut index: FxHashMap<&'static str, usize> =
+            FxHashMap::with_capacity_and_hasher(tools.len(), Default::default());
         let mut problems = Vec::new();
         for (position, tool) in tools.iter().enumerate() {
             let spec = tool.spec();

@@ -12,6 +12,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use schemars::Schema;
+use smallbox::space::S4;
+use smallbox::{SmallBox, smallbox};
 
 use crate::spec::{Effect, ResourceKind, ToolSpec};
 use crate::{ToolContext, ToolError, ToolOutput};
@@ -64,7 +66,9 @@ pub trait Tool: Send + Sync + 'static {
 /// A call's arguments after [`Tool::prepare`]: parsed, validated, classified, with the values of
 /// resource arguments extracted for the policy.
 pub struct Prepared {
-    args: Box<dyn Any + Send>,
+    // Arguments of up to four words stay inline: a call's arguments are usually a few
+    // integers and strings, and a heap allocation per call is a measurable share of dispatch.
+    args: SmallBox<dyn Any + Send, S4>,
     effect: Option<Effect>,
     resources: Vec<Resource>,
 }
@@ -73,7 +77,7 @@ impl Prepared {
     /// Prepared arguments of any type; the tool gets them back with [`Prepared::take`].
     pub fn new<T: Send + 'static>(args: T) -> Self {
         Prepared {
-            args: Box::new(args),
+            args: smallbox!(args),
             effect: None,
             resources: Vec::new(),
         }
@@ -117,12 +121,15 @@ impl Prepared {
     /// # Errors
     /// When they are not of type `T` — a bug in the tool, reported as a failure, never a panic.
     pub fn take<T: 'static>(self) -> Result<T, ToolError> {
-        self.args.downcast::<T>().map(|args| *args).map_err(|_| {
-            ToolError::failed(format!(
-                "internal error: prepared arguments are not a `{}`",
-                std::any::type_name::<T>()
-            ))
-        })
+        self.args
+            .downcast::<T>()
+            .map(SmallBox::into_inner)
+            .map_err(|_| {
+                ToolError::failed(format!(
+                    "internal error: prepared arguments are not a `{}`",
+                    std::any::type_name::<T>()
+                ))
+            })
     }
 }
 

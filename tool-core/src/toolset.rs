@@ -1,8 +1,9 @@
 //! [`Toolset`]: the tools one coordinator offers — a selection from the registry (all, by
 //! names, tags, crate, effect or a predicate) plus tools added at run time.
 
-use std::collections::HashMap;
 use std::fmt;
+
+use rustc_hash::FxHashMap;
 
 use crate::registry::Registry;
 use crate::spec::{Effect, SourceLocation, ToolSpec, is_valid_tool_name};
@@ -28,7 +29,8 @@ use crate::tool::ToolHandle;
 #[derive(Clone, Default)]
 pub struct Toolset {
     tools: Vec<ToolHandle>,
-    index: HashMap<String, usize>,
+    // Names are the tools' own, not attacker-chosen keys: a fast hash is safe here.
+    index: FxHashMap<String, usize>,
 }
 
 impl Toolset {
@@ -107,7 +109,7 @@ impl Toolset {
         // The registry already checked names and uniqueness, and is sorted.
         let mut set = Toolset {
             tools,
-            index: HashMap::new(),
+            index: FxHashMap::default(),
         };
         set.reindex();
         set
