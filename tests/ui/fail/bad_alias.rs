@@ -1,0 +1,9 @@
+use tool_core::tool;
+
+/// Read a file.
+#[tool(read_only, aliases("Read", "read.file"))]
+fn read_file(path: String) -> String {
+    path
+}
+
+fn main() {}

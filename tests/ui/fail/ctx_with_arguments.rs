@@ -1,0 +1,9 @@
+use tool_core::{tool, ToolContext};
+
+/// Show the call.
+#[tool(read_only)]
+fn show(#[ctx(required)] ctx: &ToolContext) -> String {
+    ctx.call().id.clone()
+}
+
+fn main() {}

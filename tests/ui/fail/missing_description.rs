@@ -1,0 +1,8 @@
+use tool_core::tool;
+
+#[tool(read_only)]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+fn main() {}

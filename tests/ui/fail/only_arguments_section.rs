@@ -1,0 +1,11 @@
+use tool_core::tool;
+
+/// # Arguments
+/// * `a` - The first addend.
+/// * `b` - The second addend.
+#[tool(read_only)]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tool_core::tool;
+
+/// Add two integers.
+#[tool(read_only)]
+fn add(#[arg(rename = "x")] #[arg(rename = "y")] a: i64, b: i64) -> i64 {
+    a + b
+}
+
+fn main() {}
