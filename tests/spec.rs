@@ -30,7 +30,7 @@ fn plan(plan: String) -> String {
     plan
 }
 
-fn is_read_only_command(command: &String, _timeout: &Option<u64>) -> bool {
+fn is_read_only_command(command: &str, _timeout: Option<&u64>) -> bool {
     command.starts_with("git status") || command.starts_with("ls")
 }
 

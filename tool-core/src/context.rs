@@ -74,7 +74,7 @@ impl ToolContext {
 
     /// The state value of type `T` given to the coordinator with `.state(..)`.
     #[must_use]
-    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&State<T>> {
         self.shared.state.get::<T>()
     }
 
@@ -182,20 +182,22 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
     }
 }
 
-/// State values by type.
-#[derive(Default, Clone)]
+/// State values by type, each kept as a `State<T>` so tools can borrow it.
+#[derive(Default)]
 pub(crate) struct StateMap {
-    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    values: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
 }
 
 impl StateMap {
     pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
-        self.values.insert(TypeId::of::<T>(), value);
+        self.values
+            .insert(TypeId::of::<T>(), Box::new(State(value)));
     }
 
-    fn get<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
-        let value = Arc::clone(self.values.get(&TypeId::of::<T>())?);
-        value.downcast::<T>().ok().map(State)
+    fn get<T: Send + Sync + 'static>(&self) -> Option<&State<T>> {
+        self.values
+            .get(&TypeId::of::<T>())?
+            .downcast_ref::<State<T>>()
     }
 }
 
@@ -257,7 +259,8 @@ impl fmt::Debug for Progress {
 ///
 /// The `#[tool]` macro calls this for every parameter marked `#[ctx]` and for the built-in
 /// context types (`ToolContext`, `Workspace`, `State`, `CancellationToken`, `Progress`,
-/// `CallInfo`, by value or by reference). Implement it for your own types to inject them:
+/// `CallInfo`, by value or by reference; `Progress` by value). Implement it for your own types
+/// to inject them:
 ///
 /// ```
 /// use tool_core::{FromContext, ToolContext, ToolError};
@@ -273,7 +276,7 @@ impl fmt::Debug for Progress {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the tool context",
     label = "not a context type",
-    note = "context parameters are `ToolContext`, `Workspace`, `State<T>`, `CancellationToken`, `Progress`, `CallInfo` (by value or by reference), or any type implementing `FromContext`"
+    note = "context parameters are `ToolContext`, `Workspace`, `State<T>`, `CancellationToken`, `CallInfo` (by value or by reference), `Progress` (by value), `Option<&Workspace>`, or any type implementing `FromContext`"
 )]
 pub trait FromContext<'a>: Sized {
     /// Extracts the value.
@@ -320,16 +323,24 @@ fn no_workspace() -> ToolError {
     )
 }
 
+impl<'a, T: Send + Sync + 'static> FromContext<'a> for &'a State<T> {
+    fn from_context(ctx: &'a ToolContext) -> Result<Self, ToolError> {
+        ctx.state::<T>().ok_or_else(no_state::<T>)
+    }
+}
+
 impl<T: Send + Sync + 'static> FromContext<'_> for State<T> {
     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        ctx.state::<T>().ok_or_else(|| {
-            ToolError::failed(format!(
-                "this tool needs `State<{name}>`, but the coordinator has no state of that type \
-                 (build it with `.state(value)` where value is a `{name}`)",
-                name = type_name::<T>()
-            ))
-        })
+        ctx.state::<T>().cloned().ok_or_else(no_state::<T>)
     }
+}
+
+fn no_state<T>() -> ToolError {
+    ToolError::failed(format!(
+        "this tool needs `State<{name}>`, but the coordinator has no state of that type \
+         (build it with `.state(value)` where value is a `{name}`)",
+        name = type_name::<T>()
+    ))
 }
 
 impl<'a> FromContext<'a> for &'a CancellationToken {

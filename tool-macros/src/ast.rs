@@ -218,7 +218,9 @@ pub(crate) fn last_segment_is(ty: &Type, name: &str) -> bool {
     }
 }
 
+/// A built-in context type, by value or reference, or an `Option` of one.
 fn is_context_type(ty: &Type) -> bool {
+    let ty = single_generic(strip_refs(ty), "Option").unwrap_or(ty);
     CONTEXT_TYPES.iter().any(|name| last_segment_is(ty, name))
 }
 

@@ -7,6 +7,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::{Attribute, Expr, LitInt, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
@@ -61,28 +62,28 @@ pub(crate) fn parse_tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
             return skip_value(&meta);
         }
         seen.push(key.clone());
-        match key.as_str() {
-            "name" => attrs.name = Some(string_value(&meta)?),
-            "title" => attrs.title = Some(string_value(&meta)?),
-            "description" => attrs.description = Some(string_value(&meta)?),
-            "read_only" => attrs.read_only = flag(cx, &meta)?,
-            "destructive" => attrs.destructive = flag(cx, &meta)?,
-            "idempotent" => attrs.idempotent = flag(cx, &meta)?,
-            "open_world" => attrs.open_world = flag(cx, &meta)?,
-            "closed_world" => attrs.closed_world = flag(cx, &meta)?,
-            "blocking" => attrs.blocking = flag(cx, &meta)?,
-            "self_approving" => attrs.self_approving = flag(cx, &meta)?,
-            "aliases" => attrs.aliases = string_list(&meta)?,
-            "tags" => attrs.tags = string_list(&meta)?,
-            "timeout_ms" => attrs.timeout_ms = Some(meta.value()?.parse()?),
-            "read_only_if" => attrs.read_only_if = Some(path_value(&meta)?),
-            "crate" => attrs.krate = Some(path_value(&meta)?),
+        let parsed = match key.as_str() {
+            "name" => string_value(&meta).map(|v| attrs.name = Some(v)),
+            "title" => string_value(&meta).map(|v| attrs.title = Some(v)),
+            "description" => string_value(&meta).map(|v| attrs.description = Some(v)),
+            "read_only" => flag(cx, &meta).map(|v| attrs.read_only = v),
+            "destructive" => flag(cx, &meta).map(|v| attrs.destructive = v),
+            "idempotent" => flag(cx, &meta).map(|v| attrs.idempotent = v),
+            "open_world" => flag(cx, &meta).map(|v| attrs.open_world = v),
+            "closed_world" => flag(cx, &meta).map(|v| attrs.closed_world = v),
+            "blocking" => flag(cx, &meta).map(|v| attrs.blocking = v),
+            "self_approving" => flag(cx, &meta).map(|v| attrs.self_approving = v),
+            "aliases" => string_list(&meta).map(|v| attrs.aliases = v),
+            "tags" => string_list(&meta).map(|v| attrs.tags = v),
+            "timeout_ms" => integer_value(&meta).map(|v| attrs.timeout_ms = Some(v)),
+            "read_only_if" => path_value(&meta).map(|v| attrs.read_only_if = Some(v)),
+            "crate" => path_value(&meta).map(|v| attrs.krate = Some(v)),
             _ => {
                 cx.error_spanned_by(&meta.path, unknown_key("#[tool]", &key, TOOL_KEYS));
                 return skip_value(&meta);
             }
-        }
-        Ok(())
+        };
+        recover(cx, &meta, parsed)
     });
     if let Err(error) = parser.parse2(args) {
         cx.syn_error(error);
@@ -131,19 +132,19 @@ pub(crate) fn parse_param_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ParamAttrs {
                     return skip_value(&meta);
                 }
                 seen.push(key.clone());
-                match key.as_str() {
-                    "default" => parsed.default = Some(meta.value()?.parse()?),
-                    "rename" => parsed.rename = Some(string_value(&meta)?),
-                    "desc" => parsed.desc = Some(string_value(&meta)?),
-                    "path" => parsed.path = flag(cx, &meta)?,
-                    "url" => parsed.url = flag(cx, &meta)?,
-                    "command" => parsed.command = flag(cx, &meta)?,
+                let result = match key.as_str() {
+                    "default" => default_value(&meta).map(|v| parsed.default = Some(v)),
+                    "rename" => string_value(&meta).map(|v| parsed.rename = Some(v)),
+                    "desc" => string_value(&meta).map(|v| parsed.desc = Some(v)),
+                    "path" => flag(cx, &meta).map(|v| parsed.path = v),
+                    "url" => flag(cx, &meta).map(|v| parsed.url = v),
+                    "command" => flag(cx, &meta).map(|v| parsed.command = v),
                     _ => {
                         cx.error_spanned_by(&meta.path, unknown_key("#[arg]", &key, ARG_KEYS));
                         return skip_value(&meta);
                     }
-                }
-                Ok(())
+                };
+                recover(cx, &meta, result)
             });
             if let Err(error) = result {
                 cx.syn_error(error);
@@ -162,6 +163,37 @@ pub(crate) fn is_param_attr(attr: &Attribute) -> bool {
     ["ctx", "arg", "serde", "schemars"]
         .iter()
         .any(|name| attr.path().is_ident(name))
+}
+
+/// Reports a bad value and skips to the next key, so the keys after it are still checked.
+fn recover(cx: &Ctxt, meta: &ParseNestedMeta<'_>, result: syn::Result<()>) -> syn::Result<()> {
+    if let Err(error) = result {
+        cx.syn_error(error);
+        while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+            meta.input.parse::<proc_macro2::TokenTree>()?;
+        }
+    }
+    Ok(())
+}
+
+/// `default = expr`, or `default` alone for `Default::default()` (as in serde).
+fn default_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Expr> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse()
+    } else {
+        Ok(syn::parse_quote_spanned!(meta.path.span()=> ::core::default::Default::default()))
+    }
+}
+
+fn integer_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitInt> {
+    let key = key_of(meta);
+    let value = meta.value()?;
+    value.parse::<LitInt>().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            format_args!("`{key}` takes a whole number of milliseconds: `{key} = 30000`"),
+        )
+    })
 }
 
 fn key_of(meta: &ParseNestedMeta<'_>) -> String {
@@ -248,11 +280,27 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
+/// Keys people write from other libraries, and what they mean here.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("description", "desc"),
+    ("doc", "desc"),
+    ("readonly", "read_only"),
+    ("alias", "aliases"),
+    ("tag", "tags"),
+    ("timeout", "timeout_ms"),
+];
+
 fn unknown_key(attribute: &str, key: &str, known: &[&str]) -> String {
-    let close = known
+    let synonym = SYNONYMS
         .iter()
-        .filter(|candidate| similar(key, candidate))
-        .min_by_key(|candidate| distance(key, candidate));
+        .find(|(other, ours)| *other == key && known.contains(ours))
+        .map(|(_, ours)| ours);
+    let close = synonym.or_else(|| {
+        known
+            .iter()
+            .filter(|candidate| similar(key, candidate))
+            .min_by_key(|candidate| distance(key, candidate))
+    });
     let list = known
         .iter()
         .map(|k| format!("`{k}`"))

@@ -40,8 +40,14 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ItemFn) -> 
             clippy::nursery
         )]
         const _: () = {
-            #args_def
+            // schemars' derive writes bare `Some`/`None`; keep them meaning the prelude's
+            // even where the user's module defines its own.
+            #[allow(unused_imports)]
+            use ::core::option::Option::{None, Some};
+
+            // The spanned checks come first, so their messages lead the error output.
             #checks
+            #args_def
             #spec
 
             struct __Tool;
@@ -108,7 +114,7 @@ impl ArgsCode {
                 tool.docs
                     .arguments
                     .iter()
-                    .find(|entry| param.ident == entry.name.as_str())
+                    .find(|entry| ident_text(&param.ident) == entry.name)
                     .map(|entry| entry.text.clone())
                     .filter(|text| !text.is_empty())
             });
@@ -288,56 +294,72 @@ fn prepare(
     args_ty: &TokenStream,
 ) -> TokenStream {
     let private = quote!(#krate::__private);
-    let resources: Vec<TokenStream> = tool
+    let (args, resources, effect, prepared, arguments) = (
+        local("args"),
+        local("resources"),
+        local("effect"),
+        local("prepared"),
+        local("arguments"),
+    );
+    let pushes: Vec<TokenStream> = tool
         .json_params()
         .filter_map(|(param, json)| {
-            let (kind, span) = json.resource?;
+            let (kind, _) = json.resource?;
             let ident = &param.ident;
             let wire = &json.wire_name;
             let kind = Ident::new(kind.variant(), Span::call_site());
-            Some(quote_spanned! {span=>
-                #private::push_resources(&mut resources, #wire, #krate::ResourceKind::#kind, &args.#ident);
-            })
+            // The function path is spanned at the type: a type that cannot be a resource is
+            // reported there.
+            let push = quote_spanned!(param.ty.span()=> #private::push_resources);
+            Some(quote!(#push(&mut #resources, #wire, #krate::ResourceKind::#kind, &#args.#ident);))
         })
         .collect();
-    let collect_resources = (!resources.is_empty()).then(|| {
+    let collect_resources = (!pushes.is_empty()).then(|| {
         quote! {
-            let resources = {
-                let mut resources = ::std::vec::Vec::new();
-                #(#resources)*
-                resources
+            let #resources = {
+                let mut #resources = ::std::vec::Vec::new();
+                #(#pushes)*
+                #resources
             };
         }
     });
     let with_resources = collect_resources
         .is_some()
-        .then(|| quote!(let prepared = prepared.with_resources(resources);));
+        .then(|| quote!(let #prepared = #prepared.with_resources(#resources);));
     let classify = attrs.read_only_if.as_ref().map(|classifier| {
         let call = if tool.args_param().is_some() {
-            quote!(#classifier(&args))
+            quote!(#classifier(&#args))
         } else {
-            let fields = tool.json_params().map(|(param, _)| &param.ident);
-            quote!(#classifier(#(&args.#fields),*))
+            // Each JSON argument by reference, `Option<&T>` for an optional one.
+            let fields = tool.json_params().map(|(param, json)| {
+                let ident = &param.ident;
+                if json.option_inner.is_some() {
+                    quote!(#args.#ident.as_ref())
+                } else {
+                    quote!(&#args.#ident)
+                }
+            });
+            quote!(#classifier(#(#fields),*))
         };
-        quote!(let effect = if #call { #krate::Effect::ReadOnly } else { __SPEC.effect };)
+        quote!(let #effect = if #call { #krate::Effect::ReadOnly } else { __SPEC.effect };)
     });
     let with_effect = classify
         .is_some()
-        .then(|| quote!(let prepared = prepared.with_effect(effect);));
+        .then(|| quote!(let #prepared = #prepared.with_effect(#effect);));
     // Resources and the classification read the arguments before they move into `Prepared`.
     quote! {
         fn prepare(
             &self,
-            arguments: &::core::primitive::str,
+            #arguments: &::core::primitive::str,
         ) -> ::core::result::Result<#krate::Prepared, #krate::ToolError> {
-            let args: #args_ty =
-                #krate::parse_arguments(&__SPEC.name, #krate::Tool::input_schema(self), arguments)?;
+            let #args: #args_ty =
+                #krate::parse_arguments(&__SPEC.name, #krate::Tool::input_schema(self), #arguments)?;
             #collect_resources
             #classify
-            let prepared = #krate::Prepared::new(args);
+            let #prepared = #krate::Prepared::new(#args);
             #with_resources
             #with_effect
-            ::core::result::Result::Ok(prepared)
+            ::core::result::Result::Ok(#prepared)
         }
     }
 }
@@ -350,22 +372,24 @@ fn invoke(
 ) -> TokenStream {
     let private = quote!(#krate::__private);
     let fn_ident = &tool.item.sig.ident;
+    let (args, ctx, prepared) = (local("args"), local("ctx"), local("prepared"));
     let mut extract = Vec::new();
     let mut call_args = Vec::new();
     for (index, param) in tool.params.iter().enumerate() {
         match &param.kind {
-            ParamKind::Args { .. } => call_args.push(quote!(#krate::Args(args))),
+            ParamKind::Args { .. } => call_args.push(quote!(#krate::Args(#args))),
             ParamKind::Context => {
                 let ty: &Type = param.ty;
-                let binding = format_ident!("context_{}", index);
-                extract.push(quote_spanned! {ty.span()=>
-                    let #binding = <#ty as #krate::FromContext<'_>>::from_context(ctx)?;
-                });
+                let binding = local(&format!("context_{index}"));
+                // Spanned at the type: a type that is no context is reported there.
+                let from_context =
+                    quote_spanned!(ty.span()=> <#ty as #krate::FromContext<'_>>::from_context);
+                extract.push(quote!(let #binding = #from_context(#ctx)?;));
                 call_args.push(quote!(#binding));
             }
             ParamKind::Json(_) => {
                 let ident = &param.ident;
-                call_args.push(quote!(args.#ident));
+                call_args.push(quote!(#args.#ident));
             }
         }
     }
@@ -373,31 +397,37 @@ fn invoke(
     let awaited = asyncness.map(|_| quote!(.await));
     let body = quote! {
         #asyncness fn __invoke(
-            prepared: #krate::Prepared,
-            ctx: &#krate::ToolContext,
+            #prepared: #krate::Prepared,
+            #ctx: &#krate::ToolContext,
         ) -> ::core::result::Result<#krate::ToolOutput, #krate::ToolError> {
-            let args: #args_ty = prepared.take()?;
+            let #args: #args_ty = #prepared.take()?;
             #(#extract)*
             #krate::IntoToolResult::into_tool_result(#fn_ident(#(#call_args),*)#awaited)
         }
     };
     let run = if asyncness.is_some() {
-        quote!(#krate::ToolFuture::new(__invoke(prepared, ctx)))
+        quote!(#krate::ToolFuture::new(__invoke(#prepared, #ctx)))
     } else if attrs.blocking.is_some() {
-        quote!(#krate::ToolFuture::new(#private::run_blocking(ctx, move |ctx| __invoke(prepared, ctx))))
+        quote!(#krate::ToolFuture::new(#private::run_blocking(#ctx, move |#ctx| __invoke(#prepared, #ctx))))
     } else {
-        quote!(#krate::ToolFuture::ready(__invoke(prepared, ctx)))
+        quote!(#krate::ToolFuture::ready(__invoke(#prepared, #ctx)))
     };
     quote! {
         fn invoke<'a>(
             &'a self,
-            prepared: #krate::Prepared,
-            ctx: &'a #krate::ToolContext,
+            #prepared: #krate::Prepared,
+            #ctx: &'a #krate::ToolContext,
         ) -> #krate::ToolFuture<'a> {
             #body
             #run
         }
     }
+}
+
+/// A local variable of generated code, hygienic: it neither hides nor is hidden by the user's
+/// names (a tool function may well be called `args` or `ctx`).
+fn local(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
 }
 
 fn ident_text(ident: &Ident) -> String {

@@ -23,9 +23,6 @@ fn check_signature(cx: &Ctxt, tool: &ToolFn<'_>) {
             "a tool cannot be generic: its schema must be known at compile time; use concrete types (and write one tool per type if needed)",
         );
     }
-    if let Some(token) = &sig.constness {
-        cx.error_spanned_by(token, "a tool cannot be a `const fn`");
-    }
     if let Some(token) = &sig.unsafety {
         cx.error_spanned_by(
             token,
@@ -181,7 +178,7 @@ fn check_params(cx: &Ctxt, tool: &ToolFn<'_>) {
                         param.ty,
                         "`impl Trait` cannot be a tool argument: the argument's schema must come from a concrete type",
                     );
-                } else if matches!(param.ty, Type::Reference(_)) {
+                } else if contains_reference(param.ty) {
                     cx.error_spanned_by(
                         param.ty,
                         format_args!(
@@ -204,9 +201,17 @@ fn check_params(cx: &Ctxt, tool: &ToolFn<'_>) {
                     }
                 }
                 if wire_names.contains(&json.wire_name.as_str()) {
+                    let how = if param.attrs.rename.is_some() {
+                        format!(" (`{}` is renamed to it)", param.ident)
+                    } else {
+                        String::new()
+                    };
                     cx.error_spanned_by(
                         &param.ident,
-                        format_args!("two arguments are named `{}`; rename one", json.wire_name),
+                        format_args!(
+                            "two arguments are named `{}`{how}; the model must be able to tell them apart, so rename one",
+                            json.wire_name
+                        ),
                     );
                 } else {
                     wire_names.push(&json.wire_name);
@@ -251,7 +256,7 @@ fn check_docs(cx: &Ctxt, attrs: &ToolAttrs, tool: &ToolFn<'_>) {
         let param = tool
             .params
             .iter()
-            .find(|param| param.ident == entry.name.as_str());
+            .find(|param| unraw(&param.ident) == entry.name);
         match param.map(|param| (&param.kind, param)) {
             _ if takes_args => cx.error_at(
                 entry.span,
@@ -273,7 +278,7 @@ fn check_docs(cx: &Ctxt, attrs: &ToolAttrs, tool: &ToolFn<'_>) {
                 ),
             ),
             _ => {
-                let names: Vec<String> = tool.json_params().map(|(p, _)| format!("`{}`", p.ident)).collect();
+                let names: Vec<String> = tool.json_params().map(|(p, _)| format!("`{}`", unraw(&p.ident))).collect();
                 let known = if names.is_empty() {
                     "this tool takes no JSON arguments".to_owned()
                 } else {
@@ -285,6 +290,37 @@ fn check_docs(cx: &Ctxt, attrs: &ToolAttrs, tool: &ToolFn<'_>) {
                 );
             }
         }
+    }
+}
+
+fn unraw(ident: &syn::Ident) -> String {
+    syn::ext::IdentExt::unraw(ident).to_string()
+}
+
+/// `true` if the type borrows anywhere (`&str`, `Option<&Path>`, `Vec<&[u8]>`).
+fn contains_reference(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(_) => true,
+        Type::Path(path) => path
+            .path
+            .segments
+            .iter()
+            .any(|segment| match &segment.arguments {
+                syn::PathArguments::AngleBracketed(arguments) => {
+                    arguments.args.iter().any(|argument| match argument {
+                        syn::GenericArgument::Type(inner) => contains_reference(inner),
+                        syn::GenericArgument::Lifetime(lifetime) => lifetime.ident != "static",
+                        _ => false,
+                    })
+                }
+                _ => false,
+            }),
+        Type::Paren(paren) => contains_reference(&paren.elem),
+        Type::Group(group) => contains_reference(&group.elem),
+        Type::Slice(slice) => contains_reference(&slice.elem),
+        Type::Array(array) => contains_reference(&array.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().any(contains_reference),
+        _ => false,
     }
 }
 

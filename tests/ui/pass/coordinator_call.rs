@@ -60,8 +60,9 @@ fn norm(Args(point): Args<Point>) -> Json<Norm> {
     })
 }
 
-/// The classifier receives every JSON argument by reference, in declaration order.
-fn is_status(command: &str, path: &Option<WorkspacePath>) -> bool {
+/// The classifier receives every JSON argument by reference, in declaration order (an optional
+/// one as `Option<&T>`).
+fn is_status(command: &str, path: Option<&WorkspacePath>) -> bool {
     command == "git status" && path.is_none()
 }
 

@@ -115,9 +115,9 @@ fn write_text(
     Ok(())
 }
 
-/// `true` for shell commands that change nothing.
-#[allow(clippy::ref_option)] // The classifier receives each argument by reference.
-fn is_harmless(command: &str, cwd: &Option<String>) -> bool {
+/// `true` for shell commands that change nothing. A classifier receives each argument by
+/// reference, and an optional one as `Option<&T>`.
+fn is_harmless(command: &str, cwd: Option<&String>) -> bool {
     cwd.is_none() && (command == "git status" || command.starts_with("ls"))
 }
 
