@@ -8,7 +8,6 @@
 set -euo pipefail
 
 TARGET_RATIO="0.80"
-RMCP_DESC='rmcp 3.9 #[tool] + #[tool_router]'
 
 usage() {
     cat <<EOF
@@ -20,19 +19,23 @@ all dependencies prebuilt, and prints the ratio of the two crates' own build
 times. Target: ours/rmcp <= ${TARGET_RATIO}.
 
 How it measures:
-  * Both crates are generated outside the repo, in a scratch directory, and
-    built into one shared target dir with the same profile.
+  * Both crates are generated (by benches/compile-time/gen.py) outside the
+    repo, in a scratch directory, and built into one shared target dir with
+    the same profile. 'ours' depends on <repo>/tool-core by path.
   * Warm-up: one 'cargo build' per crate (builds all dependencies).
-  * Each timed run: an untimed 'cargo build' (so a changed dependency, e.g. an
-    edited tool-core, is never rebuilt inside a timed run), then 'touch
-    src/lib.rs' and a timed 'cargo build' that recompiles only that crate.
-    Runs of the two crates are interleaved.
-  * Times reported: "rustc" = wall time of the crate's own rustc invocation
-    (recorded by a RUSTC_WRAPPER; this is the compared figure), and "cargo" =
-    wall time of the whole 'cargo build' command (includes cargo's overhead).
-  * CARGO_INCREMENTAL=0 for every build, so both sides are full, non-incremental
+  * Each timed run: an untimed 'cargo build' (so that a changed dependency,
+    e.g. an edited tool-core, is not rebuilt inside the timed build; if one is
+    anyway, the run is repeated), then 'touch src/lib.rs' and a timed
+    'cargo build' that recompiles only that crate. The two crates' runs are
+    interleaved.
+  * Measured per run: the wall time and the CPU time (user+sys) of the crate's
+    own rustc invocation (recorded by a RUSTC_WRAPPER), and the wall time of
+    the whole 'cargo build' (adds cargo's own overhead).
+  * CARGO_INCREMENTAL=0 for every build: both sides are full, non-incremental
     rebuilds of the crate.
-  * The ratio uses the minimum over the runs (the median is shown as well).
+  * The headline ratio is min(rustc wall time) ours / rmcp. The ratios of the
+    medians, of the CPU times and of the cargo wall times are shown as well;
+    the CPU-time ratio is the steadier one on a busy machine.
 
 Options:
   --runs N          timed runs per crate (default: 3)
@@ -40,16 +43,16 @@ Options:
   --release         use the release profile (default: dev)
   -j, --jobs N      cargo/rustc parallelism (default: cargo's default)
   --scratch DIR     scratch directory for the generated crates
-                    (default: \${TMPDIR:-/tmp}/toolkit-compile-time); reused
-                    across invocations so dependencies stay prebuilt
+                    (default: \${TMPDIR:-/tmp}/toolkit-compile-time); it is
+                    reused across invocations so dependencies stay prebuilt
   --target-dir DIR  shared cargo target dir (default: <scratch>/target)
-  --only SIDE       measure only one side: 'ours' or 'rmcp' (no ratio)
-  --clean           delete the scratch directory first (forces a cold warm-up)
+  --only SIDE       measure one side only: 'ours' or 'rmcp' (no ratio)
+  --clean           delete the generated crates and target dir first
   --generate-only   generate the two crates and exit
   -h, --help        show this help
 
 Exit status: 0 when the measurement completed (whether or not the target was
-met), non-zero on bad usage or when a build fails.
+met), 1 when a build fails, 2 on bad usage.
 EOF
 }
 
@@ -122,22 +125,17 @@ case "$SCRATCH/" in
     "$REPO/"*) die "the scratch directory must be outside the repo ($SCRATCH)" ;;
 esac
 if [[ $CLEAN == 1 ]]; then
-    # Only ever delete what this script created.
+    # Only ever delete what this script creates.
     rm -rf -- "$SCRATCH/ours" "$SCRATCH/theirs" "$SCRATCH/target" "$SCRATCH/logs" \
         "$SCRATCH/rustc-timer.sh" "$SCRATCH/rust-toolchain.toml"
 fi
-[[ -n $TARGET_DIR ]] || TARGET_DIR="$SCRATCH/target"
-mkdir -p -- "$TARGET_DIR"
-TARGET_DIR=$(cd -- "$TARGET_DIR" && pwd -P)
-LOGS="$SCRATCH/logs"
-mkdir -p -- "$LOGS"
 
 # ---------------------------------------------------------------- generate --
 python3 "$GEN" --out "$SCRATCH" --repo "$REPO" --tools "$TOOLS"
 # Build with the repo's pinned toolchain (rustup looks for this file in the
 # parent directories of the crates).
 if [[ -f $REPO/rust-toolchain.toml ]]; then
-    cmp -s "$REPO/rust-toolchain.toml" "$SCRATCH/rust-toolchain.toml" ||
+    cmp -s -- "$REPO/rust-toolchain.toml" "$SCRATCH/rust-toolchain.toml" ||
         cp -- "$REPO/rust-toolchain.toml" "$SCRATCH/rust-toolchain.toml"
 fi
 
@@ -148,24 +146,29 @@ if [[ $GENERATE_ONLY == 1 ]]; then
     exit 0
 fi
 
-# A rustc wrapper that records the wall time of the rustc invocation of the
-# crate named in $CT_TIME_CRATE (in microseconds, appended to $CT_TIME_LOG)
+[[ -n $TARGET_DIR ]] || TARGET_DIR="$SCRATCH/target"
+mkdir -p -- "$TARGET_DIR"
+TARGET_DIR=$(cd -- "$TARGET_DIR" && pwd -P)
+LOGS="$SCRATCH/logs"
+mkdir -p -- "$LOGS"
+
+# A rustc wrapper that records "<wall s> <user s> <sys s>" of the rustc
+# invocation of the crate named in $CT_TIME_CRATE (appended to $CT_TIME_LOG)
 # and passes every other invocation straight through.
 WRAPPER="$SCRATCH/rustc-timer.sh"
 cat >"$WRAPPER.tmp" <<'EOF'
 #!/usr/bin/env bash
-# Generated by benches/compile-time.sh.
+# Generated by benches/compile-time.sh: times one crate's rustc invocation.
 crate="" prev=""
 for arg in "$@"; do
     if [[ $prev == --crate-name ]]; then crate=$arg; break; fi
     prev=$arg
 done
 if [[ -n ${CT_TIME_CRATE:-} && $crate == "$CT_TIME_CRATE" ]]; then
-    start=${EPOCHREALTIME//[!0-9]/}
-    "$@" && rc=0 || rc=$?
-    end=${EPOCHREALTIME//[!0-9]/}
-    echo $((end - start)) >>"$CT_TIME_LOG"
-    exit "$rc"
+    TIMEFORMAT='%3R %3U %3S'
+    # `time` reports on the group's stderr (the log); rustc keeps the real one.
+    { time "$@" 2>&4 4>&-; } 4>&2 2>>"$CT_TIME_LOG"
+    exit
 fi
 exec "$@"
 EOF
@@ -177,7 +180,7 @@ export CARGO_INCREMENTAL=0
 export RUSTC_WRAPPER="$WRAPPER"
 unset RUSTC_WORKSPACE_WRAPPER CT_TIME_CRATE CT_TIME_LOG
 
-CARGO_ARGS=(build --quiet)
+CARGO_ARGS=(build)
 [[ $PROFILE == release ]] && CARGO_ARGS+=(--release)
 [[ -n $JOBS ]] && CARGO_ARGS+=(-j "$JOBS")
 
@@ -186,7 +189,7 @@ crate_name() { if [[ $1 == ours ]]; then echo ours; else echo theirs; fi; }
 label() { if [[ $1 == ours ]]; then echo "ours (tool-core #[tool])"; else echo "rmcp (#[tool]+#[tool_router])"; fi; }
 
 # run_cargo SIDE LOGFILE: cargo build in the side's crate; on failure show the
-# log and exit 1.
+# end of the log and exit 1.
 run_cargo() {
     local side=$1 log=$2
     if ! (cd -- "$(crate_dir "$side")" && cargo "${CARGO_ARGS[@]}") >"$log" 2>&1; then
@@ -198,7 +201,9 @@ run_cargo() {
     fi
 }
 
-fmt_s() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1e6 }'; }
+now_us() { echo "${EPOCHREALTIME//[!0-9]/}"; }
+# fmt2 X: a number with two decimals
+fmt2() { awk -v x="$1" 'BEGIN { printf "%.2f", x }'; }
 
 # ------------------------------------------------------------------ header --
 RUSTC_V=$(cd -- "$SCRATCH/theirs" && rustc --version 2>/dev/null || echo "rustc ?")
@@ -211,13 +216,13 @@ echo
 SUSPECT=()
 for side in "${SIDES[@]}"; do
     printf 'warm-up (building dependencies): %s ... ' "$(label "$side")"
-    start=${EPOCHREALTIME//[!0-9]/}
+    start=$(now_us)
     run_cargo "$side" "$LOGS/$side-warmup.log"
-    end=${EPOCHREALTIME//[!0-9]/}
+    end=$(now_us)
     note=""
-    warnings=$(grep -c '^warning' "$LOGS/$side-warmup.log" || true)
+    warnings=$(grep '^warning' "$LOGS/$side-warmup.log" | grep -cv 'generated [0-9]* warning' || true)
     [[ $warnings -gt 0 ]] && note=" ($warnings warning(s): see $LOGS/$side-warmup.log)"
-    echo "done in $(fmt_s $((end - start)))s$note"
+    echo "done in $(fmt2 "$(((end - start) / 1000))e-3")s$note"
     # If the generated tool fns are reported as dead code, the #[tool] macro did
     # not generate anything that uses them (a placeholder or broken macro): the
     # timing would then measure plain functions only.
@@ -230,66 +235,86 @@ done
 echo
 
 # ------------------------------------------------------------------- timing --
-declare -A RUSTC_US CARGO_US
-for side in "${SIDES[@]}"; do RUSTC_US[$side]="" CARGO_US[$side]=""; done
+declare -A WALL CPU CARGO
+for side in "${SIDES[@]}"; do WALL[$side]="" CPU[$side]="" CARGO[$side]=""; done
 
 for ((run = 1; run <= RUNS; run++)); do
     for side in "${SIDES[@]}"; do
         printf 'run %d/%d: %-30s ' "$run" "$RUNS" "$(label "$side")"
         dir=$(crate_dir "$side")
-        # Untimed: make sure every dependency is up to date.
-        run_cargo "$side" "$LOGS/$side-pre.log"
         tlog="$LOGS/$side-rustc-times.txt"
-        : >"$tlog"
-        touch -- "$dir/src/lib.rs"
-        start=${EPOCHREALTIME//[!0-9]/}
-        CT_TIME_CRATE=$(crate_name "$side") CT_TIME_LOG=$tlog run_cargo "$side" "$LOGS/$side-run$run.log"
-        end=${EPOCHREALTIME//[!0-9]/}
-        n=$(wc -l <"$tlog")
+        rlog="$LOGS/$side-run$run.log"
+        for attempt in 1 2 3; do
+            # Untimed: make sure every dependency is up to date.
+            run_cargo "$side" "$LOGS/$side-pre.log"
+            : >"$tlog"
+            touch -- "$dir/src/lib.rs"
+            start=$(now_us)
+            CT_TIME_CRATE=$(crate_name "$side") CT_TIME_LOG=$tlog run_cargo "$side" "$rlog"
+            end=$(now_us)
+            # A dependency edited between the untimed and the timed build (e.g.
+            # tool-core while it is being worked on) is rebuilt inside the timed
+            # build: repeat the run then. (The rustc figures are unaffected;
+            # the cargo wall time is.)
+            others=$(sed -n 's/^ *Compiling \([^ ]*\) .*/\1/p' "$rlog" | grep -vx "$(crate_name "$side")" || true)
+            [[ -z $others ]] && break
+            others=$(tr '\n' ' ' <<<"$others")
+            if [[ $attempt -lt 3 ]]; then
+                printf '(dependency rebuilt: %s; repeating) ' "${others% }"
+            else
+                printf '(dependency rebuilt: %s; in the cargo time) ' "${others% }"
+            fi
+        done
+        n=$(grep -c . "$tlog" || true)
         if [[ $n -ne 1 ]]; then
             echo >&2
-            echo "compile-time.sh: expected exactly one rustc invocation of $(crate_name "$side"), saw $n" >&2
+            echo "compile-time.sh: expected one timed rustc invocation of $(crate_name "$side"), saw $n (see $rlog, $tlog)" >&2
             exit 1
         fi
-        rustc_us=$(<"$tlog")
-        cargo_us=$((end - start))
-        RUSTC_US[$side]+="$rustc_us "
-        CARGO_US[$side]+="$cargo_us "
-        echo "rustc $(fmt_s "$rustc_us")s   cargo $(fmt_s "$cargo_us")s"
+        read -r wall user sys <"$tlog"
+        [[ $wall =~ ^[0-9]+[.,]?[0-9]*$ ]] || { echo "compile-time.sh: bad timing line in $tlog" >&2; exit 1; }
+        wall=${wall/,/.} user=${user/,/.} sys=${sys/,/.}
+        cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')
+        cargo_s=$(awk -v us=$((end - start)) 'BEGIN { printf "%.3f", us / 1e6 }')
+        WALL[$side]+="$wall " CPU[$side]+="$cpu " CARGO[$side]+="$cargo_s "
+        echo "rustc wall $(fmt2 "$wall")s  cpu $(fmt2 "$cpu")s   cargo $(fmt2 "$cargo_s")s"
     done
 done
 echo
 
 # ------------------------------------------------------------------ summary --
-# stats "us us us" -> "min median" (microseconds)
+# stats "x x x" -> "min median"
 stats() {
-    tr ' ' '\n' <<<"$1" | awk 'NF' | sort -n | awk '
+    tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '
         { v[NR] = $1 }
-        END {
-            med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-            printf "%d %d\n", v[1], med
-        }'
+        END { printf "%.3f %.3f\n", v[1], (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-runs_s() { local out="" us; for us in $1; do out+="$(fmt_s "$us") "; done; echo "${out% }"; }
+list2() { local out="" x; for x in $1; do out+="$(fmt2 "$x") "; done; echo "${out% }"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 
-declare -A MIN MED CMIN
-printf '%-30s  %-24s  %8s  %8s  %10s\n' "crate" "rustc per run (s)" "min" "median" "cargo min"
-printf '%-30s  %-24s  %8s  %8s  %10s\n' "-----" "-----------------" "---" "------" "---------"
+declare -A WMIN WMED CMIN CGMIN
+fmt='%-30s  %-26s  %7s  %7s  %8s  %9s\n'
+# shellcheck disable=SC2059 # the format is a variable on purpose
+printf "$fmt" "crate" "rustc wall per run (s)" "min" "median" "cpu min" "cargo min"
+# shellcheck disable=SC2059
+printf "$fmt" "-----" "----------------------" "---" "------" "-------" "---------"
 for side in "${SIDES[@]}"; do
-    read -r MIN[$side] MED[$side] < <(stats "${RUSTC_US[$side]}")
-    read -r CMIN[$side] _ < <(stats "${CARGO_US[$side]}")
-    printf '%-30s  %-24s  %8s  %8s  %10s\n' "$(label "$side")" "$(runs_s "${RUSTC_US[$side]}")" \
-        "$(fmt_s "${MIN[$side]}")" "$(fmt_s "${MED[$side]}")" "$(fmt_s "${CMIN[$side]}")"
+    read -r WMIN[$side] WMED[$side] < <(stats "${WALL[$side]}")
+    read -r CMIN[$side] _ < <(stats "${CPU[$side]}")
+    read -r CGMIN[$side] _ < <(stats "${CARGO[$side]}")
+    # shellcheck disable=SC2059
+    printf "$fmt" "$(label "$side")" "$(list2 "${WALL[$side]}")" "$(fmt2 "${WMIN[$side]}")" \
+        "$(fmt2 "${WMED[$side]}")" "$(fmt2 "${CMIN[$side]}")" "$(fmt2 "${CGMIN[$side]}")"
 done
 echo
 
 if [[ ${#SIDES[@]} -eq 2 ]]; then
-    read -r ratio verdict < <(awk -v o="${MIN[ours]}" -v r="${MIN[rmcp]}" -v t="$TARGET_RATIO" \
-        'BEGIN { q = o / r; printf "%.2f %s\n", q, (sprintf("%.2f", q) + 0 <= t + 0) ? "PASS" : "FAIL" }')
-    ratio_med=$(awk -v o="${MED[ours]}" -v r="${MED[rmcp]}" 'BEGIN { printf "%.2f", o / r }')
-    ratio_cargo=$(awk -v o="${CMIN[ours]}" -v r="${CMIN[rmcp]}" 'BEGIN { printf "%.2f", o / r }')
-    echo "ours/rmcp: ratio $ratio (target <= $TARGET_RATIO): $verdict"
-    echo "  (min of the crates' own rustc times; median ratio $ratio_med; whole 'cargo build' wall-time ratio $ratio_cargo)"
+    r=$(ratio "${WMIN[ours]}" "${WMIN[rmcp]}")
+    verdict=$(awk -v r="$r" -v t="$TARGET_RATIO" 'BEGIN { print (r + 0 <= t + 0) ? "PASS" : "FAIL" }')
+    echo "ours/rmcp: ratio $r (target <= $TARGET_RATIO): $verdict"
+    echo "  min rustc wall time ratio; medians: $(ratio "${WMED[ours]}" "${WMED[rmcp]}")," \
+        "rustc cpu time (user+sys): $(ratio "${CMIN[ours]}" "${CMIN[rmcp]}")," \
+        "whole cargo build: $(ratio "${CGMIN[ours]}" "${CGMIN[rmcp]}")"
     if [[ ${#SUSPECT[@]} -gt 0 ]]; then
         echo "  WARNING: not meaningful: the tool functions of '${SUSPECT[*]}' are dead code (see the warm-up notes above)"
     fi

@@ -31,8 +31,9 @@ enum Mode {
 /// Apply edits.
 #[tool(name = "args_edit")]
 fn edit(edits: Vec<Edit>, mode: Mode) -> String {
-    let _ = mode;
-    format!("{} edits", edits.len())
+    let changed = edits.iter().filter(|edit| edit.old != edit.new).count();
+    let careful = matches!(mode, Mode::Careful);
+    format!("{changed} edits (careful: {careful})")
 }
 
 /// Take nothing.

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use tool_core::{ApprovalKind, Effect, Registry, Tool, Toolset, tool};
+use tool_core::{ApprovalKind, Effect, Registry, Toolset, tool};
 
 /// Look.
 #[tool(

@@ -206,8 +206,8 @@ impl Toolset {
             if let Some(existing) = self.get(name) {
                 return Err(ToolsetError::Duplicate {
                     name: name.to_string(),
-                    existing: existing.spec().location.clone(),
-                    added: spec.location.clone(),
+                    existing: Box::new(existing.spec().location.clone()),
+                    added: Box::new(spec.location.clone()),
                 });
             }
         }
@@ -259,9 +259,9 @@ pub enum ToolsetError {
         /// The contested name.
         name: String,
         /// Where the tool already in the set is defined.
-        existing: SourceLocation,
+        existing: Box<SourceLocation>,
         /// Where the added tool is defined.
-        added: SourceLocation,
+        added: Box<SourceLocation>,
     },
     /// A tool's name or alias breaks `^[a-zA-Z0-9_-]{1,64}$`.
     #[error("the tool name `{name}` is invalid: names must match ^[a-zA-Z0-9_-]{{1,64}}$")]
