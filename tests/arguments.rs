@@ -231,3 +231,40 @@ fn a_tool_without_arguments_rejects_any() {
         result.text()
     );
 }
+
+#[test]
+fn a_missing_nested_field_is_reported_on_its_object() {
+    let result = call(
+        "args_edit",
+        r#"{"edits": [{"old": "a", "new": "b"}, {"old": "x"}], "mode": "fast"}"#,
+    );
+    assert_eq!(
+        problems(&result),
+        [(
+            "$.edits[1]".into(),
+            ArgumentProblem::Missing {
+                field: "new".into(),
+                expected: "a string".into()
+            }
+        )]
+    );
+}
+
+#[test]
+fn brackets_and_escaped_quotes_inside_strings_do_not_confuse_the_path() {
+    let arguments = r#"{"edits": [{"old": "}]\"[{,", "new": "{\"a\": [1, 2]}"}, {"old": "x", "new": 5}], "mode": "fast"}"#;
+    let found = problems(&call("args_edit", arguments));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "$.edits[1].new");
+}
+
+#[test]
+fn errors_in_multi_line_arguments_are_located() {
+    let arguments = "{\n  \"edits\": [\n    {\"old\": \"a\", \"new\": \"b\"},\n    {\"old\": \"a\", \"new\": true}\n  ],\n  \"mode\": \"fast\"\n}";
+    let found = problems(&call("args_edit", arguments));
+    assert_eq!(found[0].0, "$.edits[1].new", "{found:?}");
+    assert!(
+        matches!(&found[0].1, ArgumentProblem::Invalid { expected, found } if expected == "a string" && found == "boolean `true`"),
+        "{found:?}"
+    );
+}

@@ -24,6 +24,20 @@ use crate::spec::ResourceKind;
 use crate::tool::Resource;
 use crate::{IntoToolResult, ToolContext, ToolError, ToolOutput, Url, WorkspacePath};
 
+/// A tool's input schema, built on first use. Taking a `fn` pointer rather than a closure
+/// keeps one instantiation of `get_or_init` for all tools instead of one per tool.
+pub fn cached_schema(cell: &'static OnceLock<Schema>, build: fn() -> Schema) -> &'static Schema {
+    cell.get_or_init(build)
+}
+
+/// A tool's output schema, built on first use (see [`cached_schema`]).
+pub fn cached_output_schema(
+    cell: &'static OnceLock<Option<Schema>>,
+    build: fn() -> Option<Schema>,
+) -> Option<&'static Schema> {
+    cell.get_or_init(build).as_ref()
+}
+
 /// The output schema of a tool function's return type.
 #[must_use]
 pub fn output_schema<R: IntoToolResult>() -> Option<Schema> {

@@ -4,8 +4,8 @@
 //! The happy path is one `serde_json::from_str` into the arguments struct: nothing else runs.
 //! Only when it fails does the diagnosis start: the text is parsed as JSON, checked against the
 //! input schema (every unknown and every missing field at the top level, with the closest
-//! allowed names), and deserialized again through `serde_path_to_error` to locate a deeper
-//! problem. Every error carries a JSON path and what was expected, described from the schema.
+//! allowed names), and serde's own error is located in the text (serde_json reports where it
+//! stopped; the JSON up to there says which value it was reading). Every error carries a JSON path and what was expected, described from the schema.
 //!
 //! Empty arguments and `null` mean "no arguments" (`{}`), since some providers send those for
 //! tools without parameters; `null` for an optional or defaulted field means it is absent.
@@ -29,15 +29,19 @@ pub fn parse_arguments<T: DeserializeOwned>(
 ) -> Result<T, ToolError> {
     // serde would also build a struct from a JSON array of its fields in order; a tool's
     // arguments are named, so only an object goes down the fast path.
-    if arguments.trim_start().starts_with('{')
-        && let Ok(args) = serde_json::from_str::<T>(arguments)
-    {
-        return Ok(args);
-    }
+    let error = if arguments.trim_start().starts_with('{') {
+        match serde_json::from_str::<T>(arguments) {
+            Ok(args) => return Ok(args),
+            Err(error) => Some(error),
+        }
+    } else {
+        None
+    };
     if empty_arguments(arguments) {
-        return serde_json::from_str::<T>("{}").map_err(|_| diagnose::<T>(tool, schema, "{}"));
+        return serde_json::from_str::<T>("{}")
+            .map_err(|error| diagnose(tool, schema, "{}", Some(&error)));
     }
-    Err(diagnose::<T>(tool, schema, arguments))
+    Err(diagnose(tool, schema, arguments, error.as_ref()))
 }
 
 fn empty_arguments(arguments: &str) -> bool {
@@ -45,7 +49,14 @@ fn empty_arguments(arguments: &str) -> bool {
     trimmed.is_empty() || trimmed == "null"
 }
 
-fn diagnose<T: DeserializeOwned>(tool: &str, schema: &Schema, arguments: &str) -> ToolError {
+/// Not generic on purpose: this is the rare path, and keeping it out of every tool's
+/// monomorphized code keeps builds fast.
+fn diagnose(
+    tool: &str,
+    schema: &Schema,
+    arguments: &str,
+    error: Option<&serde_json::Error>,
+) -> ToolError {
     let view = SchemaView::new(schema);
     let errors = match serde_json::from_str::<Value>(arguments) {
         Err(error) => vec![ArgumentError {
@@ -57,7 +68,7 @@ fn diagnose<T: DeserializeOwned>(tool: &str, schema: &Schema, arguments: &str) -
         }],
         Ok(Value::Object(object)) => {
             let mut errors = check_top_level(&view, &object);
-            if let Some(deep) = locate::<T>(&view, Value::Object(object))
+            if let Some(deep) = error.map(|error| locate(&view, arguments, error))
                 && !errors.iter().any(|known| same_problem(known, &deep))
             {
                 errors.push(deep);
@@ -134,27 +145,21 @@ fn check_top_level(
     errors
 }
 
-/// Deserializes again, tracking the path, to find the first problem serde reports.
-fn locate<T: DeserializeOwned>(view: &SchemaView<'_>, value: Value) -> Option<ArgumentError> {
-    let error = match serde_path_to_error::deserialize::<_, T>(value) {
-        Ok(_) => return None,
-        Err(error) => error,
-    };
-    let steps = steps_of(error.path());
-    let message = error.inner().to_string();
-    Some(interpret(view, steps, &message))
-}
-
-fn steps_of(path: &serde_path_to_error::Path) -> Vec<Step> {
-    use serde_path_to_error::Segment;
-    path.iter()
-        .filter_map(|segment| match segment {
-            Segment::Seq { index } => Some(Step::Index(*index)),
-            Segment::Map { key } => Some(Step::Key(key.clone())),
-            Segment::Enum { variant } => Some(Step::Key(variant.clone())),
-            Segment::Unknown => None,
-        })
-        .collect()
+/// Locates serde's error in the text: serde_json reports where it stopped, and the JSON up to
+/// there says which value it was reading.
+fn locate(view: &SchemaView<'_>, arguments: &str, error: &serde_json::Error) -> ArgumentError {
+    let full = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full);
+    let offset = byte_offset(arguments, error.line(), error.column());
+    let mut steps = path_at(arguments, offset);
+    if message.starts_with("missing field `") {
+        // serde notices a missing field at the object's end, whose last key is irrelevant.
+        if let Some(Frame::Object { .. }) = open_frames(arguments, offset).last() {
+            steps.pop();
+        }
+    }
+    interpret(view, steps, message)
 }
 
 /// Turns one of serde's messages into a problem, describing expectations from the schema.
@@ -174,7 +179,7 @@ fn interpret(view: &SchemaView<'_>, mut steps: Vec<Step>, message: &str) -> Argu
         };
     }
     if let Some(field) = between(message, "unknown field `", "`") {
-        // serde_path_to_error reports the unknown key itself as the last step.
+        // serde stops just after reading the unknown key, so the key is the last step.
         if matches!(steps.last(), Some(Step::Key(key)) if key == field) {
             steps.pop();
         }
@@ -255,4 +260,85 @@ fn json_kind(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// The byte just past the last one serde consumed: `line` and `column` are 1-based.
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (line_start + column).min(text.len())
+}
+
+/// A container open at some point of the text.
+enum Frame {
+    /// An object, with the key whose value is being read (or was read last).
+    Object {
+        key: Option<String>,
+        expect_key: bool,
+    },
+    /// An array, with the index of the element being read.
+    Array { index: usize },
+}
+
+/// The containers open at `end`, outermost first. The text is valid JSON (it parsed as a
+/// `Value`), so a plain scan suffices.
+fn open_frames(text: &str, end: usize) -> Vec<Frame> {
+    let bytes = text.as_bytes();
+    let end = end.min(bytes.len());
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < end {
+        match bytes[i] {
+            b'{' => stack.push(Frame::Object {
+                key: None,
+                expect_key: true,
+            }),
+            b'[' => stack.push(Frame::Array { index: 0 }),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array { index }) => *index += 1,
+                Some(Frame::Object { expect_key, .. }) => *expect_key = true,
+                None => {}
+            },
+            b':' => {
+                if let Some(Frame::Object { expect_key, .. }) = stack.last_mut() {
+                    *expect_key = false;
+                }
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object {
+                    key,
+                    expect_key: true,
+                }) = stack.last_mut()
+                {
+                    *key = text
+                        .get(start..=i.min(bytes.len() - 1))
+                        .and_then(|quoted| serde_json::from_str::<String>(quoted).ok());
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    stack
+}
+
+fn path_at(text: &str, end: usize) -> Vec<Step> {
+    open_frames(text, end)
+        .into_iter()
+        .filter_map(|frame| match frame {
+            Frame::Object { key, .. } => key.map(Step::Key),
+            Frame::Array { index } => Some(Step::Index(index)),
+        })
+        .collect()
 }

@@ -59,13 +59,13 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ItemFn) -> 
 
                 fn input_schema(&self) -> &#krate::Schema {
                     static SCHEMA: #private::OnceLock<#krate::Schema> = #private::OnceLock::new();
-                    SCHEMA.get_or_init(#private::input_schema::<#args_ty>)
+                    #private::cached_schema(&SCHEMA, #private::input_schema::<#args_ty>)
                 }
 
                 fn output_schema(&self) -> ::core::option::Option<&#krate::Schema> {
                     static SCHEMA: #private::OnceLock<::core::option::Option<#krate::Schema>> =
                         #private::OnceLock::new();
-                    SCHEMA.get_or_init(#private::output_schema::<#output_ty>).as_ref()
+                    #private::cached_output_schema(&SCHEMA, #private::output_schema::<#output_ty>)
                 }
 
                 #prepare
