@@ -206,3 +206,26 @@ fn resource_arguments_are_declared_from_types_and_attributes() {
     assert_eq!(spec.resources[0].name, "path");
     assert_eq!(spec.resources[0].kind.as_str(), "path");
 }
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Range {
+    start: u32,
+}
+
+/// Optional arguments of several shapes.
+#[tool(read_only, name = "schema_optional")]
+fn optional(range: Option<Range>, names: Option<Vec<String>>, link: Option<Url>) -> String {
+    format!("{} {names:?} {link:?}", range.map_or(0, |range| range.start))
+}
+
+#[test]
+fn optional_arguments_show_their_type_without_null() {
+    let schema = schema("schema_optional");
+    let properties = &schema["properties"];
+    assert!(schema.get("required").is_none(), "{schema}");
+    assert_eq!(properties["names"], json!({"type": "array", "items": {"type": "string"}}));
+    assert_eq!(properties["link"], json!({"type": "string", "format": "uri"}));
+    assert!(properties["range"].get("anyOf").is_none(), "{schema}");
+    assert!(properties["range"]["$ref"].as_str().unwrap().ends_with("/Range"), "{schema}");
+}

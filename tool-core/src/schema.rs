@@ -65,6 +65,48 @@ fn normalize_input(schema: &mut Schema) {
     {
         object.remove("required");
     }
+    drop_null_from_optional(object);
+}
+
+/// An optional argument takes `null` as "absent", but a schema saying `["integer", "null"]`
+/// invites the model to send nulls; an optional property shows only its real type.
+fn drop_null_from_optional(object: &mut Map<String, Value>) {
+    let required: Vec<String> = object
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    let Some(Value::Object(properties)) = object.get_mut("properties") else {
+        return;
+    };
+    for (name, property) in properties.iter_mut() {
+        if required.contains(name) {
+            continue;
+        }
+        let Value::Object(property) = property else {
+            continue;
+        };
+        if let Some(Value::Array(kinds)) = property.get_mut("type") {
+            kinds.retain(|kind| kind != "null");
+            if let [only] = kinds.as_slice() {
+                let only = only.clone();
+                property.insert("type".into(), only);
+            }
+        }
+        let is_null = |branch: &Value| branch.get("type").and_then(Value::as_str) == Some("null");
+        if let Some(Value::Array(branches)) = property.get("anyOf")
+            && branches.len() == 2
+            && branches.iter().filter(|branch| is_null(branch)).count() == 1
+        {
+            let kept = branches.iter().find(|branch| !is_null(branch)).cloned();
+            property.remove("anyOf");
+            if let Some(Value::Object(kept)) = kept {
+                for (key, value) in kept {
+                    property.entry(key).or_insert(value);
+                }
+            }
+        }
+    }
 }
 
 /// One step of a path into a JSON value.

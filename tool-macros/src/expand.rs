@@ -125,14 +125,11 @@ impl ArgsCode {
                 .as_ref()
                 .map(|name| quote!(#[serde(rename = #name)]));
             let passthrough = &param.attrs.passthrough;
-            let extra = if let Some(inner) = json.option_inner {
-                // Optional: absent or null is `None`; the schema shows the inner type, and
-                // `skip_serializing_if` keeps schemars from writing `"default": null`.
-                let inner_text = LitStr::new(&inner.to_token_stream().to_string(), inner.span());
-                quote! {
-                    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
-                    #[schemars(with = #inner_text)]
-                }
+            let extra = if json.option_inner.is_some() {
+                // Optional: serde makes an absent or null `Option` field `None`, schemars leaves
+                // it out of `required`, and the input schema drops its `null` branch at run time
+                // (`schema::normalize_input`), which costs no generated code.
+                TokenStream::new()
             } else if let Some(default) = &param.attrs.default {
                 let default_fn = format_ident!("__default_{}", ident_text(ident));
                 let deserialize_fn = format_ident!("__deserialize_{}", ident_text(ident));
