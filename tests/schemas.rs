@@ -216,7 +216,10 @@ struct Range {
 /// Optional arguments of several shapes.
 #[tool(read_only, name = "schema_optional")]
 fn optional(range: Option<Range>, names: Option<Vec<String>>, link: Option<Url>) -> String {
-    format!("{} {names:?} {link:?}", range.map_or(0, |range| range.start))
+    format!(
+        "{} {names:?} {link:?}",
+        range.map_or(0, |range| range.start)
+    )
 }
 
 #[test]
@@ -224,8 +227,19 @@ fn optional_arguments_show_their_type_without_null() {
     let schema = schema("schema_optional");
     let properties = &schema["properties"];
     assert!(schema.get("required").is_none(), "{schema}");
-    assert_eq!(properties["names"], json!({"type": "array", "items": {"type": "string"}}));
-    assert_eq!(properties["link"], json!({"type": "string", "format": "uri"}));
+    assert_eq!(
+        properties["names"],
+        json!({"type": "array", "items": {"type": "string"}})
+    );
+    assert_eq!(
+        properties["link"],
+        json!({"type": "string", "format": "uri"})
+    );
     assert!(properties["range"].get("anyOf").is_none(), "{schema}");
-    assert!(properties["range"]["$ref"].as_str().unwrap().ends_with("/Range"), "{schema}");
+    assert_eq!(properties["range"]["$ref"], "#/$defs/Range", "{schema}");
+    assert_eq!(
+        schema["$defs"]["Range"]["required"],
+        json!(["start"]),
+        "{schema}"
+    );
 }

@@ -11,12 +11,11 @@ pub use std::sync::OnceLock;
 
 pub use crate::args::parse_arguments;
 pub use crate::registry::ToolRegistration;
-pub use crate::schema::input_schema_for as input_schema;
 pub use crate::spec::SpecParts;
 
 use std::path::{Path, PathBuf};
 
-use schemars::{JsonSchema, Schema};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -24,10 +23,14 @@ use crate::spec::ResourceKind;
 use crate::tool::Resource;
 use crate::{IntoToolResult, ToolContext, ToolError, ToolOutput, Url, WorkspacePath};
 
-/// A tool's input schema, built on first use. Taking a `fn` pointer rather than a closure
-/// keeps one instantiation of `get_or_init` for all tools instead of one per tool.
-pub fn cached_schema(cell: &'static OnceLock<Schema>, build: fn() -> Schema) -> &'static Schema {
-    cell.get_or_init(build)
+/// A tool's input schema, built on first use from its arguments type's
+/// `JsonSchema::json_schema`. Everything here takes `fn` pointers rather than type parameters
+/// or closures, so that it is compiled once, not once per tool.
+pub fn cached_input_schema(
+    cell: &'static OnceLock<Schema>,
+    json_schema: fn(&mut SchemaGenerator) -> Schema,
+) -> &'static Schema {
+    cell.get_or_init(|| crate::schema::input_schema(json_schema))
 }
 
 /// A tool's output schema, built on first use (see [`cached_schema`]).
@@ -41,7 +44,10 @@ pub fn cached_output_schema(
 /// The output schema of a tool function's return type.
 #[must_use]
 pub fn output_schema<R: IntoToolResult>() -> Option<Schema> {
-    R::output_schema(&mut crate::schema::generator()).map(crate::schema::normalize_output)
+    let mut generator = crate::schema::generator();
+    let schema = R::output_schema(&mut generator)?;
+    let schema = crate::schema::with_definitions(schema, &mut generator);
+    Some(crate::schema::normalize_output(schema))
 }
 
 /// A JSON argument's type.

@@ -38,8 +38,10 @@ pub fn parse_arguments<T: DeserializeOwned>(
         None
     };
     if empty_arguments(arguments) {
-        return serde_json::from_str::<T>("{}")
-            .map_err(|error| diagnose(tool, schema, "{}", Some(&error)));
+        return match serde_json::from_str::<T>("{}") {
+            Ok(args) => Ok(args),
+            Err(error) => Err(diagnose(tool, schema, "{}", Some(&error))),
+        };
     }
     Err(diagnose(tool, schema, arguments, error.as_ref()))
 }

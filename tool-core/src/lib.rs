@@ -43,6 +43,7 @@ mod args;
 mod call;
 mod context;
 mod coordinator;
+mod erased;
 mod error;
 mod output;
 mod panic;

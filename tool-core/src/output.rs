@@ -135,7 +135,8 @@ pub trait IntoToolOutput {
     /// When the value cannot be serialized.
     fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
 
-    /// The schema of the structured value, for types that have one.
+    /// The schema of the structured value, for types that have one. Schemas of nested types
+    /// may be left in the generator's definitions; the caller attaches them as `$defs`.
     fn output_schema(_generator: &mut schemars::SchemaGenerator) -> Option<Schema> {
         None
     }
@@ -225,7 +226,8 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
     }
 
     fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<Schema> {
-        Some(generator.root_schema_for::<T>())
+        // The type's own schema; the caller attaches the definitions it collected.
+        Some(T::json_schema(generator))
     }
 }
 

@@ -17,10 +17,34 @@ pub(crate) fn generator() -> SchemaGenerator {
 }
 
 /// The input schema of an arguments type: an object schema, normalized as the module doc says.
+///
+/// ```
+/// let schema = tool_core::input_schema_for::<()>();
+/// assert_eq!(schema.as_value()["additionalProperties"], false);
+/// ```
 #[must_use]
 pub fn input_schema_for<T: JsonSchema>() -> Schema {
-    let mut schema = generator().into_root_schema_for::<T>();
+    input_schema(T::json_schema)
+}
+
+/// The input schema from a type's `JsonSchema::json_schema`. Taking the function rather than a
+/// type parameter keeps schemars' generic root-schema code out of every tool's expansion.
+pub(crate) fn input_schema(json_schema: fn(&mut SchemaGenerator) -> Schema) -> Schema {
+    let mut generator = generator();
+    let schema = json_schema(&mut generator);
+    let mut schema = with_definitions(schema, &mut generator);
     normalize_input(&mut schema);
+    schema
+}
+
+/// Attaches the definitions the generator collected (nested named types) as `$defs`.
+pub(crate) fn with_definitions(mut schema: Schema, generator: &mut SchemaGenerator) -> Schema {
+    let definitions = generator.take_definitions(true);
+    if !definitions.is_empty() {
+        schema
+            .ensure_object()
+            .insert("$defs".into(), Value::Object(definitions));
+    }
     schema
 }
 
@@ -74,7 +98,13 @@ fn drop_null_from_optional(object: &mut Map<String, Value>) {
     let required: Vec<String> = object
         .get("required")
         .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default();
     let Some(Value::Object(properties)) = object.get_mut("properties") else {
         return;

@@ -2,7 +2,6 @@
 //! hand-written implementations, dynamic tools such as imported MCP tools) — and the values a
 //! call passes through: [`Prepared`] arguments and the [`ToolFuture`] of an invocation.
 
-use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
@@ -12,9 +11,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use schemars::Schema;
-use smallbox::space::S4;
-use smallbox::{SmallBox, smallbox};
 
+use crate::erased::ErasedArgs;
 use crate::spec::{Effect, ResourceKind, ToolSpec};
 use crate::{ToolContext, ToolError, ToolOutput};
 
@@ -66,9 +64,7 @@ pub trait Tool: Send + Sync + 'static {
 /// A call's arguments after [`Tool::prepare`]: parsed, validated, classified, with the values of
 /// resource arguments extracted for the policy.
 pub struct Prepared {
-    // Arguments of up to four words stay inline: a call's arguments are usually a few
-    // integers and strings, and a heap allocation per call is a measurable share of dispatch.
-    args: SmallBox<dyn Any + Send, S4>,
+    args: ErasedArgs,
     effect: Option<Effect>,
     resources: Vec<Resource>,
 }
@@ -77,7 +73,7 @@ impl Prepared {
     /// Prepared arguments of any type; the tool gets them back with [`Prepared::take`].
     pub fn new<T: Send + 'static>(args: T) -> Self {
         Prepared {
-            args: smallbox!(args),
+            args: ErasedArgs::new(args),
             effect: None,
             resources: Vec::new(),
         }
@@ -121,16 +117,15 @@ impl Prepared {
     /// # Errors
     /// When they are not of type `T` — a bug in the tool, reported as a failure, never a panic.
     pub fn take<T: 'static>(self) -> Result<T, ToolError> {
-        self.args
-            .downcast::<T>()
-            .map(SmallBox::into_inner)
-            .map_err(|_| {
-                ToolError::failed(format!(
-                    "internal error: prepared arguments are not a `{}`",
-                    std::any::type_name::<T>()
-                ))
-            })
+        match self.args.take::<T>() {
+            Some(args) => Ok(args),
+            None => Err(wrong_arguments_type()),
+        }
     }
+}
+
+fn wrong_arguments_type() -> ToolError {
+    ToolError::failed("internal error: the prepared arguments are not of the type this tool takes")
 }
 
 impl fmt::Debug for Prepared {

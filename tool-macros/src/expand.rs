@@ -59,7 +59,7 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ItemFn) -> 
 
                 fn input_schema(&self) -> &#krate::Schema {
                     static SCHEMA: #private::OnceLock<#krate::Schema> = #private::OnceLock::new();
-                    #private::cached_schema(&SCHEMA, #private::input_schema::<#args_ty>)
+                    #private::cached_input_schema(&SCHEMA, <#args_ty as #private::schemars::JsonSchema>::json_schema)
                 }
 
                 fn output_schema(&self) -> ::core::option::Option<&#krate::Schema> {
