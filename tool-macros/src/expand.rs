@@ -6,12 +6,12 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, ItemFn, LitStr, Path, Type};
+use syn::{Ident, LitStr, Path, Type};
 
-use crate::ast::{ParamKind, ToolFn};
+use crate::ast::{ParamKind, ToolFn, ToolItem};
 use crate::attr::ToolAttrs;
 
-pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ItemFn) -> TokenStream {
+pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -> TokenStream {
     let krate: Path = attrs
         .krate
         .clone()
@@ -25,6 +25,16 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ItemFn) -> 
     let args_def = &args.definition;
     let args_ty = &args.ty;
     let output_ty = output_type(tool);
+    // Text and unit have no output schema, which is the trait's default: leave the method out.
+    let output_schema = (!returns_text(tool)).then(|| {
+        quote! {
+            fn output_schema(&self) -> ::core::option::Option<&#krate::Schema> {
+                static SCHEMA: #private::OnceLock<::core::option::Option<#krate::Schema>> =
+                    #private::OnceLock::new();
+                #private::cached_output_schema(&SCHEMA, #private::output_schema::<#output_ty>)
+            }
+        }
+    });
     quote! {
         #cleaned
 
@@ -59,15 +69,13 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ItemFn) -> 
 
                 fn input_schema(&self) -> &#krate::Schema {
                     static SCHEMA: #private::OnceLock<#krate::Schema> = #private::OnceLock::new();
-                    #private::cached_input_schema(&SCHEMA, <#args_ty as #private::schemars::JsonSchema>::json_schema)
+                    #private::cached_input_schema(
+                        &SCHEMA,
+                        <#args_ty as #private::schemars::JsonSchema>::json_schema,
+                    )
                 }
 
-                fn output_schema(&self) -> ::core::option::Option<&#krate::Schema> {
-                    static SCHEMA: #private::OnceLock<::core::option::Option<#krate::Schema>> =
-                        #private::OnceLock::new();
-                    #private::cached_output_schema(&SCHEMA, #private::output_schema::<#output_ty>)
-                }
-
+                #output_schema
                 #prepare
                 #invoke
             }
@@ -214,7 +222,14 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
             Some(quote!(#krate::ResourceArg::new(#wire, #krate::ResourceKind::#kind)))
         })
         .collect();
-    let (alias_count, tag_count, resource_count) = (aliases.len(), tags.len(), resources.len());
+    let str_cow = quote!(#private::Cow<'static, ::core::primitive::str>);
+    let (alias_static, alias_ref) = static_array(&format_ident!("__ALIASES"), &str_cow, &aliases);
+    let (tag_static, tag_ref) = static_array(&format_ident!("__TAGS"), &str_cow, &tags);
+    let (resource_static, resource_ref) = static_array(
+        &format_ident!("__RESOURCES"),
+        &quote!(#krate::ResourceArg),
+        &resources,
+    );
     let approval = if attrs.self_approving.is_some() {
         quote!(SelfApproving)
     } else {
@@ -235,11 +250,10 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
         file: ::core::file!(),
         line: ::core::line!(),
     };
-    // Named statics: a `&[..]` of values with destructors is not promoted to `'static`.
     quote! {
-        static __ALIASES: [#private::Cow<'static, ::core::primitive::str>; #alias_count] = [#(#aliases),*];
-        static __TAGS: [#private::Cow<'static, ::core::primitive::str>; #tag_count] = [#(#tags),*];
-        static __RESOURCES: [#krate::ResourceArg; #resource_count] = [#(#resources),*];
+        #alias_static
+        #tag_static
+        #resource_static
         static __SPEC: #krate::ToolSpec = #krate::ToolSpec::from_parts(#private::SpecParts {
             name: #name,
             title: #title,
@@ -247,15 +261,32 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
             effect: #krate::Effect::#effect,
             idempotent: #idempotent,
             open_world: #open_world,
-            aliases: &__ALIASES,
-            tags: &__TAGS,
-            resources: &__RESOURCES,
+            aliases: #alias_ref,
+            tags: #tag_ref,
+            resources: #resource_ref,
             approval: #krate::ApprovalKind::#approval,
             timeout_ms: #timeout,
             classified_per_call: #classified,
             #location
         });
     }
+}
+
+/// A `'static` slice of `items`: a named static when there are any (a `&[..]` of values with
+/// destructors is not promoted to `'static`), a bare `&[]` when there are none.
+fn static_array(
+    name: &Ident,
+    ty: &TokenStream,
+    items: &[TokenStream],
+) -> (TokenStream, TokenStream) {
+    if items.is_empty() {
+        return (TokenStream::new(), quote!(&[]));
+    }
+    let count = items.len();
+    (
+        quote!(static #name: [#ty; #count] = [#(#items),*];),
+        quote!(&#name),
+    )
 }
 
 /// Checks spanned at the user's types, so a type that cannot be an argument or an output is
@@ -268,15 +299,42 @@ fn checks(private: &TokenStream, tool: &ToolFn<'_>) -> TokenStream {
             ParamKind::Args { inner: Some(inner) } => inner,
             _ => continue,
         };
-        checks.push(quote_spanned! {ty.span()=>
-            const _: () = #private::assert_argument::<#ty>();
-        });
+        checks.push(quote_spanned! {ty.span()=> #private::assert_argument::<#ty>();});
     }
     let output = output_type(tool);
-    checks.push(quote_spanned! {output.span()=>
-        const _: () = #private::assert_tool_return::<#output>();
-    });
-    quote!(#(#checks)*)
+    checks.push(quote_spanned! {output.span()=> #private::assert_tool_return::<#output>();});
+    // One const item for all checks: each call keeps its own span.
+    quote!(const _: () = { #(#checks)* };)
+}
+
+/// `true` when the return type is written as `()`, `String` or `&str`, or a `Result` of one:
+/// outputs that are text, with no output schema.
+fn returns_text(tool: &ToolFn<'_>) -> bool {
+    fn is_text(ty: &Type) -> bool {
+        match ty {
+            Type::Tuple(tuple) => tuple.elems.is_empty(),
+            Type::Reference(reference) => {
+                matches!(&*reference.elem, Type::Path(path) if path.path.is_ident("str"))
+            }
+            Type::Path(path) => path.qself.is_none() && path.path.is_ident("String"),
+            _ => false,
+        }
+    }
+    let Some(ty) = tool.return_type() else {
+        return true;
+    };
+    if is_text(ty) {
+        return true;
+    }
+    let Type::Path(path) = ty else { return false };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return false;
+    };
+    last.ident == "Result"
+        && matches!(arguments.args.first(), Some(syn::GenericArgument::Type(ok)) if is_text(ok))
 }
 
 fn output_type(tool: &ToolFn<'_>) -> TokenStream {

@@ -4,13 +4,15 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{FnArg, ItemFn};
+use syn::FnArg;
+
+use crate::ast::ToolItem;
 
 use crate::attr::is_param_attr;
 
 /// The function without `#[arg]`, `#[ctx]`, `#[serde]` and `#[schemars]` on its parameters,
 /// which are not valid there once the macro is done.
-pub(crate) fn clean(item: &ItemFn) -> ItemFn {
+pub(crate) fn clean(item: &ToolItem) -> ToolItem {
     let mut cleaned = item.clone();
     for input in &mut cleaned.sig.inputs {
         if let FnArg::Typed(typed) = input {
@@ -20,7 +22,7 @@ pub(crate) fn clean(item: &ItemFn) -> ItemFn {
     cleaned
 }
 
-pub(crate) fn emit(cleaned: &ItemFn, errors: &syn::Error) -> TokenStream {
+pub(crate) fn emit(cleaned: &ToolItem, errors: &syn::Error) -> TokenStream {
     let errors = errors.to_compile_error();
     quote! {
         #cleaned

@@ -19,7 +19,7 @@ use proc_macro::TokenStream;
 /// Turns a function into a tool. See `tool_core::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse::<syn::ItemFn>(input.clone()) {
+    let item = match syn::parse::<ast::ToolItem>(input.clone()) {
         Ok(item) => item,
         Err(_) => {
             let error = syn::Error::new(
