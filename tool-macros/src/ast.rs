@@ -287,34 +287,19 @@ fn single_generic<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
     }
 }
 
-/// `true` if `name` appears as a path segment anywhere in the type (`Option<Vec<Url>>`).
-fn mentions_type(ty: &Type, name: &str) -> bool {
-    match ty {
-        Type::Path(path) => path.path.segments.iter().any(|segment| {
-            segment.ident == name
-                || match &segment.arguments {
-                    PathArguments::AngleBracketed(arguments) => {
-                        arguments.args.iter().any(|argument| match argument {
-                            GenericArgument::Type(inner) => mentions_type(inner, name),
-                            _ => false,
-                        })
-                    }
-                    _ => false,
-                }
-        }),
-        Type::Reference(reference) => mentions_type(&reference.elem, name),
-        Type::Paren(paren) => mentions_type(&paren.elem, name),
-        Type::Group(group) => mentions_type(&group.elem, name),
-        Type::Slice(slice) => mentions_type(&slice.elem, name),
-        Type::Array(array) => mentions_type(&array.elem, name),
-        _ => false,
-    }
+/// A part of a type, as visited by [`any_part`].
+pub(crate) enum TypePart<'a> {
+    Type(&'a Type),
+    Lifetime(&'a syn::Lifetime),
 }
 
-/// `true` if the type contains `impl Trait` anywhere.
-pub(crate) fn contains_impl_trait(ty: &Type) -> bool {
+/// `true` if `found` holds for the type or any type or lifetime nested in it (generic
+/// arguments, references, slices, arrays, tuples).
+pub(crate) fn any_part(ty: &Type, found: &impl Fn(TypePart<'_>) -> bool) -> bool {
+    if found(TypePart::Type(ty)) {
+        return true;
+    }
     match ty {
-        Type::ImplTrait(_) => true,
         Type::Path(path) => path
             .path
             .segments
@@ -322,18 +307,43 @@ pub(crate) fn contains_impl_trait(ty: &Type) -> bool {
             .any(|segment| match &segment.arguments {
                 PathArguments::AngleBracketed(arguments) => {
                     arguments.args.iter().any(|argument| match argument {
-                        GenericArgument::Type(inner) => contains_impl_trait(inner),
+                        GenericArgument::Type(inner) => any_part(inner, found),
+                        GenericArgument::Lifetime(lifetime) => found(TypePart::Lifetime(lifetime)),
                         _ => false,
                     })
                 }
                 _ => false,
             }),
-        Type::Reference(reference) => contains_impl_trait(&reference.elem),
-        Type::Paren(paren) => contains_impl_trait(&paren.elem),
-        Type::Group(group) => contains_impl_trait(&group.elem),
-        Type::Slice(slice) => contains_impl_trait(&slice.elem),
-        Type::Array(array) => contains_impl_trait(&array.elem),
-        Type::Tuple(tuple) => tuple.elems.iter().any(contains_impl_trait),
+        Type::Reference(reference) => any_part(&reference.elem, found),
+        Type::Paren(paren) => any_part(&paren.elem, found),
+        Type::Group(group) => any_part(&group.elem, found),
+        Type::Slice(slice) => any_part(&slice.elem, found),
+        Type::Array(array) => any_part(&array.elem, found),
+        Type::Tuple(tuple) => tuple.elems.iter().any(|elem| any_part(elem, found)),
         _ => false,
     }
+}
+
+/// `true` if `name` appears as a path segment anywhere in the type (`Option<Vec<Url>>`).
+fn mentions_type(ty: &Type, name: &str) -> bool {
+    any_part(
+        ty,
+        &|part| matches!(part, TypePart::Type(Type::Path(path)) if path.path.segments.iter().any(|s| s.ident == name)),
+    )
+}
+
+/// `true` if the type contains `impl Trait` anywhere.
+pub(crate) fn contains_impl_trait(ty: &Type) -> bool {
+    any_part(ty, &|part| {
+        matches!(part, TypePart::Type(Type::ImplTrait(_)))
+    })
+}
+
+/// `true` if the type borrows anywhere (`&str`, `Option<&Path>`, `Cow<'a, str>`).
+pub(crate) fn contains_reference(ty: &Type) -> bool {
+    any_part(ty, &|part| match part {
+        TypePart::Type(Type::Reference(_)) => true,
+        TypePart::Lifetime(lifetime) => lifetime.ident != "static",
+        TypePart::Type(_) => false,
+    })
 }

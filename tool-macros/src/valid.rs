@@ -1,9 +1,9 @@
 //! Every semantic rule of `#[tool]`, checked on the model (`ast.rs`) and the parsed attributes
 //! (`attr.rs`), never on raw tokens. Each error is spanned at the offending token.
 
-use syn::{LitStr, Type};
+use syn::LitStr;
 
-use crate::ast::{ParamKind, ToolFn, contains_impl_trait};
+use crate::ast::{ParamKind, ToolFn, contains_impl_trait, contains_reference};
 use crate::attr::ToolAttrs;
 use crate::ctxt::Ctxt;
 
@@ -295,33 +295,6 @@ fn check_docs(cx: &Ctxt, attrs: &ToolAttrs, tool: &ToolFn<'_>) {
 
 fn unraw(ident: &syn::Ident) -> String {
     syn::ext::IdentExt::unraw(ident).to_string()
-}
-
-/// `true` if the type borrows anywhere (`&str`, `Option<&Path>`, `Vec<&[u8]>`).
-fn contains_reference(ty: &Type) -> bool {
-    match ty {
-        Type::Reference(_) => true,
-        Type::Path(path) => path
-            .path
-            .segments
-            .iter()
-            .any(|segment| match &segment.arguments {
-                syn::PathArguments::AngleBracketed(arguments) => {
-                    arguments.args.iter().any(|argument| match argument {
-                        syn::GenericArgument::Type(inner) => contains_reference(inner),
-                        syn::GenericArgument::Lifetime(lifetime) => lifetime.ident != "static",
-                        _ => false,
-                    })
-                }
-                _ => false,
-            }),
-        Type::Paren(paren) => contains_reference(&paren.elem),
-        Type::Group(group) => contains_reference(&group.elem),
-        Type::Slice(slice) => contains_reference(&slice.elem),
-        Type::Array(array) => contains_reference(&array.elem),
-        Type::Tuple(tuple) => tuple.elems.iter().any(contains_reference),
-        _ => false,
-    }
 }
 
 fn check_return(cx: &Ctxt, tool: &ToolFn<'_>) {
