@@ -19,8 +19,12 @@ pub(crate) fn generator() -> SchemaGenerator {
 /// The input schema of an arguments type: an object schema, normalized as the module doc says.
 ///
 /// ```
+/// // `()` takes no arguments.
 /// let schema = tool_core::input_schema_for::<()>();
-/// assert_eq!(schema.as_value()["additionalProperties"], false);
+/// assert_eq!(
+///     schema.as_value(),
+///     &serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false})
+/// );
 /// ```
 #[must_use]
 pub fn input_schema_for<T: JsonSchema>() -> Schema {
@@ -67,6 +71,10 @@ fn normalize_input(schema: &mut Schema) {
     };
     object.remove("$schema");
     object.remove("title");
+    // `()` means "no arguments": the empty object, not `null`.
+    if object.get("type").and_then(Value::as_str) == Some("null") {
+        object.clear();
+    }
     if !object.contains_key("type") {
         object.insert("type".into(), Value::from("object"));
     }
