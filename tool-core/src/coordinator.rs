@@ -5,8 +5,8 @@
 //! (panics caught), and shape the result. Every failure is a [`ToolResult`] the model can read;
 //! nothing a tool does can crash the coordinator.
 //!
-//! The authorize stage is where the policy, approvals and hooks attach; today every prepared
-//! call is allowed.
+//! The authorize stage, marked in [`Coordinator::call`], is where the policy, approvals and
+//! hooks attach; today every prepared call is allowed.
 
 use std::sync::{Arc, OnceLock};
 
@@ -153,6 +153,8 @@ impl Coordinator {
             Ok(prepared) => prepared,
             Err(error) => return ToolResult::failure(id, error),
         };
+        // Authorize: the policy, approvals and PreToolUse hooks decide here, from the spec and
+        // the prepared call (its effect and resources). Until they exist every call may run.
         let ctx = ToolContext::new(
             CallInfo {
                 id,
