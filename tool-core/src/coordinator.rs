@@ -153,6 +153,8 @@ impl Coordinator {
             Ok(prepared) => prepared,
             Err(error) => return ToolResult::failure(id, error),
         };
+        // Not needed past this point: dropped now, they are not carried in the future.
+        drop((name, arguments));
         // Authorize: the policy, approvals and PreToolUse hooks decide here, from the spec and
         // the prepared call (its effect and resources). Until they exist every call may run.
         let ctx = ToolContext::new(
@@ -216,7 +218,11 @@ async fn invoke(
     // A synchronous tool runs inside `invoke` itself; its panic is caught here. An async
     // tool's panic happens while its future is polled, and is caught by `Guarded`.
     let future = guard(|| Ok(tool.invoke(prepared, ctx)))?;
-    Guarded(future).await
+    // A synchronous tool's result is already there: take it without polling.
+    match future.into_ready() {
+        Ok(result) => result,
+        Err(pending) => Guarded(pending).await,
+    }
 }
 
 impl std::fmt::Debug for Coordinator {

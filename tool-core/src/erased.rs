@@ -24,7 +24,7 @@ enum Repr {
     },
     /// The value was too large or too aligned for `Inline`.
     Boxed(Box<dyn Any + Send>),
-    /// The value was taken out.
+    /// The boxed value was taken out.
     Taken,
 }
 
@@ -51,12 +51,17 @@ impl ErasedArgs {
 
     /// The value, if it is a `T`; otherwise `None`, and the value is dropped.
     pub(crate) fn take<T: 'static>(mut self) -> Option<T> {
+        if let Repr::Inline { bytes, type_id, .. } = &self.0
+            && *type_id == TypeId::of::<T>()
+        {
+            // SAFETY: by the invariant, `bytes` holds an initialized `T`. It is read out once:
+            // `self` is forgotten right after, so `Drop` does not drop the value again, and
+            // an inline value owns no other memory that forgetting could leak.
+            let value = unsafe { bytes.as_ptr().cast::<T>().read() };
+            std::mem::forget(self);
+            return Some(value);
+        }
         match std::mem::replace(&mut self.0, Repr::Taken) {
-            Repr::Inline { bytes, type_id, .. } if type_id == TypeId::of::<T>() => {
-                // SAFETY: by the invariant, `bytes` holds an initialized `T`; the
-                // representation is now `Taken`, so it is read out exactly once.
-                Some(unsafe { bytes.as_ptr().cast::<T>().read() })
-            }
             Repr::Boxed(boxed) => boxed.downcast::<T>().ok().map(|boxed| *boxed),
             other => {
                 // Another type: put it back, so that `Drop` drops it.
@@ -71,7 +76,7 @@ impl Drop for ErasedArgs {
     fn drop(&mut self) {
         if let Repr::Inline { bytes, drop, .. } = &mut self.0 {
             // SAFETY: by the invariant, `drop` is `drop_inline` for the type `bytes` holds, and
-            // the value is still there (a taken value leaves `Taken` behind).
+            // the value is still there (`take` forgets the store when it reads the value out).
             unsafe { drop(bytes) };
         }
     }

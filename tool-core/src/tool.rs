@@ -172,6 +172,16 @@ impl<'a> ToolFuture<'a> {
     }
 }
 
+impl<'a> ToolFuture<'a> {
+    /// The result if it is already there, else the future itself.
+    pub(crate) fn into_ready(self) -> Result<Result<ToolOutput, ToolError>, Self> {
+        match self.0 {
+            FutureState::Ready(Some(result)) => Ok(result),
+            other => Err(ToolFuture(other)),
+        }
+    }
+}
+
 impl Future for ToolFuture<'_> {
     type Output = Result<ToolOutput, ToolError>;
 
