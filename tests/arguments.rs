@@ -268,3 +268,54 @@ fn errors_in_multi_line_arguments_are_located() {
         "{found:?}"
     );
 }
+
+/// Fetch a page.
+#[tool(read_only, name = "args_fetch")]
+fn fetch(url: tool_core::Url) -> String {
+    url.to_string()
+}
+
+#[test]
+fn a_bad_url_says_what_was_sent_and_what_a_url_looks_like() {
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["args_fetch"]).unwrap())
+        .build();
+    let result = coordinator.call_blocking(ToolCall::new(
+        "args_fetch",
+        r#"{"url": "example.com/page"}"#,
+    ));
+    assert_eq!(
+        result.text(),
+        "invalid arguments for tool `args_fetch`: $.url: \"example.com/page\" is not a valid URL \
+         (relative URL without a base); send an absolute URL such as \"https://example.com/page\""
+    );
+}
+
+#[test]
+fn a_wrong_type_for_a_list_or_one_of_its_elements_is_located() {
+    let found = problems(&call("args_edit", r#"{"edits": "none", "mode": "fast"}"#));
+    assert_eq!(found[0].0, "$.edits", "{found:?}");
+    assert!(
+        matches!(&found[0].1, ArgumentProblem::Invalid { expected, .. } if expected == "an array of objects"),
+        "{found:?}"
+    );
+    let found = problems(&call(
+        "args_edit",
+        r#"{"edits": [{"old": "a", "new": "b"}, 7], "mode": "fast"}"#,
+    ));
+    assert_eq!(found[0].0, "$.edits[1]", "{found:?}");
+    assert!(
+        matches!(&found[0].1, ArgumentProblem::Invalid { expected, found } if expected == "an object" && found == "integer `7`"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_number_out_of_range_names_the_range() {
+    let found = problems(&call("args_read", r#"{"path": "a", "limit": 5000000000}"#));
+    assert_eq!(found[0].0, "$.limit", "{found:?}");
+    assert!(
+        matches!(&found[0].1, ArgumentProblem::Invalid { expected, .. } if expected == "an integer from 0 to 4294967295"),
+        "{found:?}"
+    );
+}

@@ -264,14 +264,16 @@ fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-/// The byte just past the last one serde consumed: `line` and `column` are 1-based.
+/// Where serde stopped: `line` and `column` are 1-based, and name the character serde was
+/// looking at when it failed (the start of a bad value, or the `}` or `,` after a value it
+/// rejected). The scan stops just before it.
 fn byte_offset(text: &str, line: usize, column: usize) -> usize {
     let line_start: usize = text
         .split_inclusive('\n')
         .take(line.saturating_sub(1))
         .map(str::len)
         .sum();
-    (line_start + column).min(text.len())
+    (line_start + column.saturating_sub(1)).min(text.len())
 }
 
 /// A container open at some point of the text.

@@ -372,16 +372,41 @@ fn describe_type(
         text.push_str(format);
         text.push(')');
     }
-    match (schema.get("minimum"), schema.get("maximum")) {
+    let (min, max) = bounds(schema, format);
+    match (min, max) {
         (Some(min), Some(max)) if kind == "integer" || kind == "number" => {
             text.push_str(&format!(" from {min} to {max}"));
         }
         (Some(min), None) if kind == "integer" || kind == "number" => {
             text.push_str(&format!(" of at least {min}"));
         }
+        (None, Some(max)) if kind == "integer" || kind == "number" => {
+            text.push_str(&format!(" of at most {max}"));
+        }
         _ => {}
     }
     text
+}
+
+/// The bounds of a number: `minimum`/`maximum` where given, else those of its integer
+/// `format` (schemars writes `minimum: 0` for `u32` but leaves the top to the format).
+fn bounds(schema: &Value, format: Option<&str>) -> (Option<String>, Option<String>) {
+    // 64-bit limits are too large to help a model; their lower bound still does.
+    let (format_min, format_max) = match format {
+        Some("int8") => (Some("-128"), Some("127")),
+        Some("int16") => (Some("-32768"), Some("32767")),
+        Some("int32") => (Some("-2147483648"), Some("2147483647")),
+        Some("uint8") => (Some("0"), Some("255")),
+        Some("uint16") => (Some("0"), Some("65535")),
+        Some("uint32") => (Some("0"), Some("4294967295")),
+        Some("uint64" | "uint") => (Some("0"), None),
+        _ => (None, None),
+    };
+    let given = |key: &str| schema.get(key).map(ToString::to_string);
+    (
+        given("minimum").or_else(|| format_min.map(str::to_owned)),
+        given("maximum").or_else(|| format_max.map(str::to_owned)),
+    )
 }
 
 fn plural(description: &str) -> String {

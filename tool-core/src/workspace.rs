@@ -200,7 +200,7 @@ impl<'de> Deserialize<'de> for Url {
         let text = Cow::<str>::deserialize(deserializer)?;
         Url::parse(&text).map_err(|error| {
             serde::de::Error::custom(format_args!(
-                "an absolute URL such as \"https://example.com/page\" ({error}: {text:?})"
+                "{text:?} is not a valid URL ({error}); send an absolute URL such as \"https://example.com/page\""
             ))
         })
     }
