@@ -12,6 +12,7 @@ pub(crate) fn closest<'a>(
     limit: usize,
 ) -> Vec<&'a str> {
     const THRESHOLD: f64 = 0.8;
+    const NEAR_TIE: f64 = 0.05;
     let wanted = normalize(target);
     let mut scored: Vec<(f64, &str)> = candidates
         .into_iter()
@@ -21,8 +22,11 @@ pub(crate) fn closest<'a>(
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     scored.dedup_by(|a, b| a.1 == b.1);
+    // A clearly best match stands alone; near-ties are all offered.
+    let best = scored.first().map_or(0.0, |(score, _)| *score);
     scored
         .into_iter()
+        .take_while(|(score, _)| best - score <= NEAR_TIE)
         .take(limit)
         .map(|(_, name)| name)
         .collect()
@@ -88,6 +92,19 @@ mod tests {
         assert_eq!(
             closest("raed_file", ["read_file", "list_dir"], 3),
             ["read_file"]
+        );
+    }
+
+    #[test]
+    fn a_clearly_best_match_stands_alone() {
+        assert_eq!(closest("set_on", ["set_one", "set_two"], 3), ["set_one"]);
+    }
+
+    #[test]
+    fn near_ties_are_all_offered() {
+        assert_eq!(
+            closest("read", ["read_a", "read_b", "write"], 3),
+            ["read_a", "read_b"]
         );
     }
 

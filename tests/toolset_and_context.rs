@@ -1,0 +1,111 @@
+//! Toolsets as sets, the workspace's roots, the MCP annotations' wire names, and calling a tool
+//! directly with a detached context (as a unit test of one tool would).
+
+use tool_core::{
+    CallInfo, CancellationToken, Registry, ToolContext, ToolError, Toolset, Workspace,
+    WorkspaceError, tool,
+};
+
+/// First.
+#[tool(read_only, name = "set_one", tags("set"))]
+fn one() -> &'static str {
+    "one"
+}
+
+/// Second.
+#[tool(name = "set_two", aliases("Two"), tags("set"))]
+fn two(token: &CancellationToken) -> String {
+    format!("cancelled: {}", token.is_cancelled())
+}
+
+#[test]
+fn a_union_keeps_each_tool_once() {
+    let set = Toolset::named(["set_one"])
+        .unwrap()
+        .union(Toolset::tagged("set"))
+        .unwrap();
+    let names: Vec<_> = set
+        .iter()
+        .map(|tool| tool.spec().name.to_string())
+        .collect();
+    assert_eq!(names, ["set_one", "set_two"]);
+}
+
+#[test]
+fn removing_by_alias_removes_the_tool_and_its_names() {
+    let mut set = Toolset::tagged("set");
+    let removed = set.remove("Two").expect("the alias finds the tool");
+    assert_eq!(removed.spec().name, "set_two");
+    assert!(!set.contains("set_two") && !set.contains("Two"));
+    assert_eq!(set.len(), 1);
+}
+
+#[test]
+fn an_unknown_name_in_a_selection_is_an_error_with_suggestions() {
+    let error = Toolset::named(["set_on"]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "no linked tool is named `set_on`; did you mean `set_one`?"
+    );
+}
+
+#[test]
+fn a_workspace_keeps_every_distinct_root() {
+    let first = std::env::temp_dir();
+    let second = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let ws = Workspace::new(&first)
+        .unwrap()
+        .with_root(&second)
+        .unwrap()
+        .with_root(&first)
+        .unwrap();
+    assert_eq!(
+        ws.roots(),
+        [
+            first.canonicalize().unwrap(),
+            second.canonicalize().unwrap()
+        ]
+    );
+}
+
+#[test]
+fn a_workspace_root_must_be_an_existing_directory() {
+    let missing = Workspace::new("/no/such/dir/7d1c").unwrap_err();
+    assert!(matches!(missing, WorkspaceError::Unreadable { .. }));
+    assert!(
+        missing
+            .to_string()
+            .starts_with("workspace root `/no/such/dir/7d1c` cannot be used")
+    );
+    let file = Workspace::new(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap_err();
+    assert!(
+        matches!(file, WorkspaceError::NotADirectory { .. }),
+        "{file}"
+    );
+}
+
+#[test]
+fn annotations_serialize_with_the_mcp_names() {
+    let spec = Registry::global().get("set_one").unwrap().spec();
+    let json = serde_json::to_value(spec.annotations()).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true})
+    );
+}
+
+#[tokio::test]
+async fn a_tool_can_be_called_directly_with_a_detached_context() {
+    let tool = Registry::global().get("set_two").unwrap();
+    let ctx = ToolContext::detached(CallInfo::new("test-1", "set_two", 0));
+    let prepared = tool.prepare("{}").unwrap();
+    let output = tool.invoke(prepared, &ctx).await.unwrap();
+    assert_eq!(output.content[0].as_text(), Some("cancelled: false"));
+}
+
+#[test]
+fn error_kinds_are_stable_names() {
+    assert_eq!(ToolError::failed("x").kind(), "failed");
+    assert_eq!(ToolError::Cancelled.kind(), "cancelled");
+    assert_eq!(ToolError::denied("no", "rule").kind(), "denied");
+}
