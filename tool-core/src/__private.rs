@@ -33,7 +33,7 @@ pub fn cached_input_schema(
     cell.get_or_init(|| crate::schema::input_schema(json_schema))
 }
 
-/// A tool's output schema, built on first use (see [`cached_schema`]).
+/// A tool's output schema, built on first use (see [`cached_input_schema`]).
 pub fn cached_output_schema(
     cell: &'static OnceLock<Option<Schema>>,
     build: fn() -> Option<Schema>,
