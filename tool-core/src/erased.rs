@@ -34,8 +34,8 @@ unsafe impl Send for ErasedArgs {}
 
 impl ErasedArgs {
     pub(crate) fn new<T: Send + 'static>(value: T) -> Self {
-        // After monomorphization the condition is a constant, so only one branch is compiled.
-        if size_of::<T>() <= size_of::<Inline>() && align_of::<T>() <= align_of::<Inline>() {
+        // An inline `const` condition: only the branch taken is compiled for each `T`.
+        if const { fits_inline::<T>() } {
             let mut bytes = Inline::uninit();
             // SAFETY: `bytes` is large and aligned enough for a `T` (checked above) and ours.
             unsafe { bytes.as_mut_ptr().cast::<T>().write(value) };
@@ -51,15 +51,19 @@ impl ErasedArgs {
 
     /// The value, if it is a `T`; otherwise `None`, and the value is dropped.
     pub(crate) fn take<T: 'static>(mut self) -> Option<T> {
-        if let Repr::Inline { bytes, type_id, .. } = &self.0
-            && *type_id == TypeId::of::<T>()
-        {
-            // SAFETY: by the invariant, `bytes` holds an initialized `T`. It is read out once:
-            // `self` is forgotten right after, so `Drop` does not drop the value again, and
-            // an inline value owns no other memory that forgetting could leak.
-            let value = unsafe { bytes.as_ptr().cast::<T>().read() };
-            std::mem::forget(self);
-            return Some(value);
+        if const { fits_inline::<T>() } {
+            // A `T` that fits was stored inline by `new`, so only the inline case can match.
+            if let Repr::Inline { bytes, type_id, .. } = &self.0
+                && *type_id == TypeId::of::<T>()
+            {
+                // SAFETY: by the invariant, `bytes` holds an initialized `T`. It is read out
+                // once: `self` is forgotten right after, so `Drop` does not drop the value
+                // again, and an inline value owns no other memory that forgetting could leak.
+                let value = unsafe { bytes.as_ptr().cast::<T>().read() };
+                std::mem::forget(self);
+                return Some(value);
+            }
+            return None;
         }
         match std::mem::replace(&mut self.0, Repr::Taken) {
             Repr::Boxed(boxed) => boxed.downcast::<T>().ok().map(|boxed| *boxed),
@@ -80,6 +84,11 @@ impl Drop for ErasedArgs {
             unsafe { drop(bytes) };
         }
     }
+}
+
+/// `true` if a `T` is stored inline.
+const fn fits_inline<T>() -> bool {
+    size_of::<T>() <= size_of::<Inline>() && align_of::<T>() <= align_of::<Inline>()
 }
 
 /// # Safety
