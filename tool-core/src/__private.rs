@@ -13,7 +13,7 @@ pub use crate::args::parse_arguments;
 pub use crate::registry::ToolRegistration;
 pub use crate::spec::SpecParts;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
@@ -74,52 +74,48 @@ pub const fn assert_tool_return<R: IntoToolResult>() {}
     note = "resource arguments are `String`, `PathBuf`, `WorkspacePath` or `Url`, or an `Option` or `Vec` of them"
 )]
 pub trait ResourceValue {
-    /// Appends the value's text.
-    fn texts<'a>(&'a self, out: &mut Vec<Cow<'a, str>>);
+    /// Hands each text the value names to `each`.
+    fn each_text(&self, each: &mut dyn FnMut(Cow<'_, str>));
 }
 
 impl ResourceValue for String {
-    fn texts<'a>(&'a self, out: &mut Vec<Cow<'a, str>>) {
-        out.push(Cow::Borrowed(self));
+    fn each_text(&self, each: &mut dyn FnMut(Cow<'_, str>)) {
+        each(Cow::Borrowed(self));
     }
 }
 
 impl ResourceValue for PathBuf {
-    fn texts<'a>(&'a self, out: &mut Vec<Cow<'a, str>>) {
-        out.push(path_text(self));
+    fn each_text(&self, each: &mut dyn FnMut(Cow<'_, str>)) {
+        each(self.to_string_lossy());
     }
 }
 
 impl ResourceValue for WorkspacePath {
-    fn texts<'a>(&'a self, out: &mut Vec<Cow<'a, str>>) {
-        out.push(path_text(self.as_path()));
+    fn each_text(&self, each: &mut dyn FnMut(Cow<'_, str>)) {
+        each(self.as_path().to_string_lossy());
     }
 }
 
 impl ResourceValue for Url {
-    fn texts<'a>(&'a self, out: &mut Vec<Cow<'a, str>>) {
-        out.push(Cow::Borrowed(self.as_str()));
+    fn each_text(&self, each: &mut dyn FnMut(Cow<'_, str>)) {
+        each(Cow::Borrowed(self.as_str()));
     }
 }
 
 impl<T: ResourceValue> ResourceValue for Option<T> {
-    fn texts<'a>(&'a self, out: &mut Vec<Cow<'a, str>>) {
+    fn each_text(&self, each: &mut dyn FnMut(Cow<'_, str>)) {
         if let Some(value) = self {
-            value.texts(out);
+            value.each_text(each);
         }
     }
 }
 
 impl<T: ResourceValue> ResourceValue for Vec<T> {
-    fn texts<'a>(&'a self, out: &mut Vec<Cow<'a, str>>) {
+    fn each_text(&self, each: &mut dyn FnMut(Cow<'_, str>)) {
         for value in self {
-            value.texts(out);
+            value.each_text(each);
         }
     }
-}
-
-fn path_text(path: &Path) -> Cow<'_, str> {
-    path.to_string_lossy()
 }
 
 /// Records the values of one resource argument.
@@ -129,13 +125,13 @@ pub fn push_resources<T: ResourceValue + ?Sized>(
     kind: ResourceKind,
     value: &T,
 ) {
-    let mut texts = Vec::new();
-    value.texts(&mut texts);
-    out.extend(texts.into_iter().map(|text| Resource {
-        arg: Cow::Borrowed(arg),
-        kind,
-        value: text.into_owned(),
-    }));
+    value.each_text(&mut |text| {
+        out.push(Resource {
+            arg: Cow::Borrowed(arg),
+            kind,
+            value: text.into_owned(),
+        });
+    });
 }
 
 /// Deserializes an argument whose `null` means "use the default".

@@ -176,19 +176,22 @@ impl Coordinator {
     /// Tokio runtime it blocks in place; inside a current-thread runtime, which cannot block, it
     /// runs the call on a helper thread.
     pub fn call_blocking(&self, call: ToolCall) -> ToolResult {
-        let id = call.id.clone();
         match Handle::try_current() {
             Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
                 tokio::task::block_in_place(|| handle.block_on(self.call(call)))
             }
-            Ok(_) => std::thread::scope(|scope| {
-                scope
-                    .spawn(|| self.call_on_own_runtime(call))
-                    .join()
-                    .unwrap_or_else(|payload| {
-                        ToolResult::failure(id, crate::panic::panicked(payload.as_ref()))
-                    })
-            }),
+            Ok(_) => {
+                // Kept for the answer if the helper thread itself fails.
+                let id = call.id.clone();
+                std::thread::scope(|scope| {
+                    scope
+                        .spawn(|| self.call_on_own_runtime(call))
+                        .join()
+                        .unwrap_or_else(|payload| {
+                            ToolResult::failure(id, crate::panic::panicked(payload.as_ref()))
+                        })
+                })
+            }
             Err(_) => self.call_on_own_runtime(call),
         }
     }

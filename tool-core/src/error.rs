@@ -8,6 +8,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::suggest::{Backticked, DidYouMean};
+
 /// Why a tool call did not produce a result.
 ///
 /// A tool's own failure is [`ToolError::failed`]; the other variants come from the framework.
@@ -37,7 +39,7 @@ pub enum ToolError {
         errors: Vec<ArgumentError>,
     },
     /// No tool of that name (or alias) is available.
-    #[error("{}", UnknownToolDisplay { name: name.as_str(), suggestions })]
+    #[error("unknown tool `{name}`{}", DidYouMean(suggestions))]
     UnknownTool {
         /// The name the model used.
         name: String,
@@ -254,21 +256,17 @@ impl fmt::Display for ArgumentError {
                 suggestion,
                 allowed,
             } => {
-                write!(f, "{}: unknown argument `{field}`", self.path)?;
-                if let Some(suggestion) = suggestion {
-                    write!(f, "; did you mean `{suggestion}`?")?;
-                }
+                let suggestion = suggestion.as_slice();
+                write!(
+                    f,
+                    "{}: unknown argument `{field}`{}",
+                    self.path,
+                    DidYouMean(suggestion)
+                )?;
                 if allowed.is_empty() {
                     write!(f, " (this tool takes no arguments)")
                 } else {
-                    f.write_str(" (allowed: ")?;
-                    for (i, name) in allowed.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        write!(f, "`{name}`")?;
-                    }
-                    f.write_str(")")
+                    write!(f, " (allowed: {})", Backticked(allowed))
                 }
             }
             ArgumentProblem::Invalid { expected, found } => {
@@ -295,31 +293,6 @@ impl fmt::Display for InvalidArgumentsDisplay<'_> {
                     write!(f, "\n- {error}")?;
                 }
                 Ok(())
-            }
-        }
-    }
-}
-
-struct UnknownToolDisplay<'a> {
-    name: &'a str,
-    suggestions: &'a [String],
-}
-
-impl fmt::Display for UnknownToolDisplay<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown tool `{}`", self.name)?;
-        match self.suggestions {
-            [] => Ok(()),
-            [only] => write!(f, "; did you mean `{only}`?"),
-            many => {
-                f.write_str("; did you mean one of ")?;
-                for (i, name) in many.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "`{name}`")?;
-                }
-                f.write_str("?")
             }
         }
     }

@@ -55,22 +55,21 @@ pub(crate) fn with_definitions(mut schema: Schema, generator: &mut SchemaGenerat
 /// The output schema of a structured output type, normalized like an input schema.
 pub(crate) fn normalize_output(mut schema: Schema) -> Schema {
     if let Some(object) = schema.as_object_mut() {
-        object.remove("$schema");
-        object.remove("title");
+        strip_root_metadata(object);
     }
     schema
 }
 
-fn normalize_input(schema: &mut Schema) {
-    let object = match schema.as_object_mut() {
-        Some(object) => object,
-        None => {
-            *schema = Schema::from(Map::new());
-            schema.as_object_mut().expect("just made an object")
-        }
-    };
+/// Removes what schemars puts on a root schema that a tool definition does not carry: the
+/// meta-schema and the Rust type's name as `title`.
+fn strip_root_metadata(object: &mut Map<String, Value>) {
     object.remove("$schema");
     object.remove("title");
+}
+
+fn normalize_input(schema: &mut Schema) {
+    let object = schema.ensure_object();
+    strip_root_metadata(object);
     // `()` means "no arguments": the empty object, not `null`.
     if object.get("type").and_then(Value::as_str) == Some("null") {
         object.clear();

@@ -330,10 +330,15 @@ impl ToolSpec {
         self
     }
 
+    /// Every name the tool answers to: its name, then its aliases.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.name.as_ref()).chain(self.aliases.iter().map(AsRef::as_ref))
+    }
+
     /// `true` if the tool answers to `name`, by its name or an alias.
     #[must_use]
     pub fn answers_to(&self, name: &str) -> bool {
-        self.name == name || self.aliases.iter().any(|alias| alias == name)
+        self.names().any(|candidate| candidate == name)
     }
 
     /// `true` if the tool carries the tag.

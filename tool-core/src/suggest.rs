@@ -3,7 +3,10 @@
 //!
 //! Names are compared case-insensitively with `_` and `-` ignored (so `ReadFile` finds
 //! `read_file`), by Jaro-Winkler similarity, and a name that contains the other as a whole
-//! `_`-separated part (`file_path` and `path`) counts as close.
+//! `_`-separated part (`file_path` and `path`) counts as close. The module also owns how
+//! suggestions read in messages ([`DidYouMean`]).
+
+use std::fmt;
 
 /// The candidates close to `target`, best first, at most `limit` of them.
 pub(crate) fn closest<'a>(
@@ -67,9 +70,56 @@ fn shares_whole_part(a: &str, b: &str) -> bool {
         || (b_parts.len() > 1 && b_parts.contains(&whole(a)))
 }
 
+/// The tail of an error message offering suggestions: nothing, "; did you mean `a`?" or
+/// "; did you mean one of `a`, `b`?".
+pub(crate) struct DidYouMean<'a>(pub(crate) &'a [String]);
+
+impl fmt::Display for DidYouMean<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            [] => Ok(()),
+            [only] => write!(f, "; did you mean `{only}`?"),
+            many => write!(f, "; did you mean one of {}?", Backticked(many)),
+        }
+    }
+}
+
+/// Names in backticks, separated by commas: "`a`, `b`".
+pub(crate) struct Backticked<'a>(pub(crate) &'a [String]);
+
+impl fmt::Display for Backticked<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, name) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "`{name}`")?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::closest;
+    use super::{DidYouMean, closest};
+
+    #[test]
+    fn suggestions_read_as_one_name_or_a_list() {
+        let names = |list: &[&str]| {
+            list.iter()
+                .map(|name| (*name).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(DidYouMean(&names(&[])).to_string(), "");
+        assert_eq!(
+            DidYouMean(&names(&["a"])).to_string(),
+            "; did you mean `a`?"
+        );
+        assert_eq!(
+            DidYouMean(&names(&["a", "b"])).to_string(),
+            "; did you mean one of `a`, `b`?"
+        );
+    }
 
     #[test]
     fn a_longer_name_containing_an_allowed_one_finds_it() {

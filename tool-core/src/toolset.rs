@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use crate::registry::Registry;
 use crate::spec::{Effect, SourceLocation, ToolSpec, is_valid_tool_name};
-use crate::suggest::closest;
+use crate::suggest::{DidYouMean, closest};
 use crate::tool::ToolHandle;
 
 /// A set of tools, sorted by name, answering to their names and aliases.
@@ -197,7 +197,7 @@ impl Toolset {
 
     fn insert(&mut self, tool: ToolHandle) -> Result<(), ToolsetError> {
         let spec = tool.spec();
-        for name in std::iter::once(&spec.name).chain(spec.aliases.iter()) {
+        for name in spec.names() {
             if !is_valid_tool_name(name) {
                 return Err(ToolsetError::InvalidName {
                     name: name.to_string(),
@@ -222,10 +222,8 @@ impl Toolset {
     fn reindex(&mut self) {
         self.index.clear();
         for (position, tool) in self.tools.iter().enumerate() {
-            let spec = tool.spec();
-            self.index.insert(spec.name.to_string(), position);
-            for alias in spec.aliases.iter() {
-                self.index.insert(alias.to_string(), position);
+            for name in tool.spec().names() {
+                self.index.insert(name.to_owned(), position);
             }
         }
     }
@@ -244,7 +242,7 @@ impl fmt::Debug for Toolset {
 #[non_exhaustive]
 pub enum ToolsetError {
     /// A selected name matches no linked tool.
-    #[error("no linked tool is named `{name}`{}", did_you_mean(suggestions))]
+    #[error("no linked tool is named `{name}`{}", DidYouMean(suggestions))]
     Unknown {
         /// The name asked for.
         name: String,
@@ -269,18 +267,4 @@ pub enum ToolsetError {
         /// The name.
         name: String,
     },
-}
-
-fn did_you_mean(suggestions: &[String]) -> String {
-    match suggestions {
-        [] => String::new(),
-        [only] => format!("; did you mean `{only}`?"),
-        many => format!(
-            "; did you mean one of {}?",
-            many.iter()
-                .map(|name| format!("`{name}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
 }

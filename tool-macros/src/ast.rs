@@ -210,10 +210,10 @@ impl<'a> Param<'a> {
             ParamKind::Context
         } else {
             ParamKind::Json(JsonParam {
-                wire_name: attrs.rename.as_ref().map_or_else(
-                    || syn::ext::IdentExt::unraw(&ident).to_string(),
-                    syn::LitStr::value,
-                ),
+                wire_name: attrs
+                    .rename
+                    .as_ref()
+                    .map_or_else(|| unraw(&ident), syn::LitStr::value),
                 option_inner: single_generic(ty, "Option"),
                 resource: resource_kind(&attrs, ty),
             })
@@ -244,6 +244,11 @@ fn resource_kind(attrs: &ParamAttrs, ty: &Type) -> Option<(ResourceKind, Span)> 
             None
         }
     })
+}
+
+/// An identifier as the model and the docs spell it: `type` for `r#type`.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    syn::ext::IdentExt::unraw(ident).to_string()
 }
 
 /// The type with references and parentheses removed.

@@ -8,7 +8,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr, Path, Type};
 
-use crate::ast::{ParamKind, ToolFn, ToolItem};
+use crate::ast::{ParamKind, ToolFn, ToolItem, unraw};
 use crate::attr::ToolAttrs;
 
 pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -> TokenStream {
@@ -122,7 +122,7 @@ impl ArgsCode {
                 tool.docs
                     .arguments
                     .iter()
-                    .find(|entry| ident_text(&param.ident) == entry.name)
+                    .find(|entry| unraw(&param.ident) == entry.name)
                     .map(|entry| entry.text.clone())
                     .filter(|text| !text.is_empty())
             });
@@ -139,8 +139,8 @@ impl ArgsCode {
                 // (`schema::normalize_input`), which costs no generated code.
                 TokenStream::new()
             } else if let Some(default) = &param.attrs.default {
-                let default_fn = format_ident!("__default_{}", ident_text(ident));
-                let deserialize_fn = format_ident!("__deserialize_{}", ident_text(ident));
+                let default_fn = format_ident!("__default_{}", unraw(ident));
+                let deserialize_fn = format_ident!("__deserialize_{}", unraw(ident));
                 let default_name = LitStr::new(&default_fn.to_string(), Span::call_site());
                 let deserialize_name = LitStr::new(&deserialize_fn.to_string(), Span::call_site());
                 helpers.push(quote_spanned! {default.span()=>
@@ -185,10 +185,10 @@ impl ArgsCode {
 fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
     let private = quote!(#krate::__private);
     let fn_ident = &tool.item.sig.ident;
-    let name = attrs.name.as_ref().map_or_else(
-        || syn::ext::IdentExt::unraw(fn_ident).to_string(),
-        LitStr::value,
-    );
+    let name = attrs
+        .name
+        .as_ref()
+        .map_or_else(|| unraw(fn_ident), LitStr::value);
     let title = option_str(attrs.title.as_ref().map(LitStr::value));
     let description = attrs.description.as_ref().map_or_else(
         || tool.docs.description.clone(),
@@ -483,10 +483,6 @@ fn invoke(
 /// names (a tool function may well be called `args` or `ctx`).
 fn local(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
-}
-
-fn ident_text(ident: &Ident) -> String {
-    syn::ext::IdentExt::unraw(ident).to_string()
 }
 
 fn path_text(path: &Path) -> String {

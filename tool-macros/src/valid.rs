@@ -3,7 +3,7 @@
 
 use syn::LitStr;
 
-use crate::ast::{ParamKind, ToolFn, contains_impl_trait, contains_reference};
+use crate::ast::{ParamKind, ToolFn, contains_impl_trait, contains_reference, unraw};
 use crate::attr::ToolAttrs;
 use crate::ctxt::Ctxt;
 
@@ -42,7 +42,7 @@ fn check_attrs(cx: &Ctxt, attrs: &ToolAttrs, tool: &ToolFn<'_>) {
         Some(name) => check_name(cx, name, "name"),
         None => {
             let ident = &tool.item.sig.ident;
-            let name = syn::ext::IdentExt::unraw(ident).to_string();
+            let name = unraw(ident);
             if !is_valid_name(&name) {
                 cx.error_spanned_by(
                     ident,
@@ -109,6 +109,7 @@ fn check_name(cx: &Ctxt, name: &LitStr, what: &str) {
     }
 }
 
+/// The rule of `tool_core::is_valid_tool_name`, which this crate cannot depend on.
 fn is_valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
@@ -291,10 +292,6 @@ fn check_docs(cx: &Ctxt, attrs: &ToolAttrs, tool: &ToolFn<'_>) {
             }
         }
     }
-}
-
-fn unraw(ident: &syn::Ident) -> String {
-    syn::ext::IdentExt::unraw(ident).to_string()
 }
 
 fn check_return(cx: &Ctxt, tool: &ToolFn<'_>) {
