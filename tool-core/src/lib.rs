@@ -47,6 +47,7 @@ mod erased;
 mod error;
 mod output;
 mod panic;
+pub mod policy;
 mod registry;
 mod schema;
 mod spec;
@@ -58,6 +59,10 @@ mod workspace;
 #[doc(hidden)]
 pub mod __private;
 
+/// A boxed, sendable future: what the object-safe async traits here (approvers, hooks,
+/// middleware) return.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
 pub use args::parse_arguments;
 pub use call::{ToolCall, ToolResult};
 pub use context::{
@@ -67,6 +72,7 @@ pub use context::{
 pub use coordinator::{Coordinator, CoordinatorBuilder};
 pub use error::{ArgumentError, ArgumentProblem, ToolError};
 pub use output::{Content, IntoToolOutput, IntoToolResult, Json, ToolOutput};
+pub use policy::{ClassifiedCall, Decision, DecisionSource, Layer, Mode, Verdict};
 pub use registry::{Claim, Registry, RegistryError, RegistryProblem};
 pub use schema::input_schema_for;
 pub use schemars::Schema;
@@ -76,7 +82,7 @@ pub use spec::{
 };
 pub use tool::{Prepared, Resource, Tool, ToolFuture, ToolHandle};
 pub use toolset::{Toolset, ToolsetError};
-pub use workspace::{Url, Workspace, WorkspaceError, WorkspacePath};
+pub use workspace::{ResolvedPath, Url, Workspace, WorkspaceError, WorkspacePath};
 
 /// Turns a function into a tool. See the [crate documentation](crate) and the README's
 /// attribute reference.

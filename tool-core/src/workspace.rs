@@ -111,6 +111,30 @@ fn canonical_dir(path: &Path) -> Result<PathBuf, WorkspaceError> {
     }
 }
 
+/// A path argument resolved against the workspace: what was sent, where it points, and whether
+/// that is inside the workspace. The coordinator makes one for every path argument of every call
+/// (see [`Workspace::confine`]) before the policy decides; the safety layer denies calls with a
+/// path outside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedPath {
+    /// The argument's name.
+    pub arg: Cow<'static, str>,
+    /// The path as the call sent it.
+    pub sent: String,
+    /// Absolute, with `..` resolved and the symlinks of its existing part followed.
+    pub absolute: PathBuf,
+    /// Relative to the root that contains it; `None` when the path is outside every root.
+    pub relative: Option<PathBuf>,
+}
+
+impl ResolvedPath {
+    /// `true` when the path is inside the workspace.
+    #[must_use]
+    pub fn is_inside(&self) -> bool {
+        self.relative.is_some()
+    }
+}
+
 /// A path argument, relative to the workspace root or absolute. Its type marks the argument as
 /// a path resource, so policy rules on paths apply to it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
