@@ -82,7 +82,10 @@ pub use spec::{
 };
 pub use tool::{Prepared, Resource, Tool, ToolFuture, ToolHandle};
 pub use toolset::{Toolset, ToolsetError};
-pub use workspace::{ResolvedPath, Url, Workspace, WorkspaceError, WorkspacePath};
+pub use workspace::{
+    Normalization, Resolution, ResolveError, ResolvedPath, Url, Workspace, WorkspaceError,
+    WorkspacePath,
+};
 
 /// Turns a function into a tool. See the [crate documentation](crate) and the README's
 /// attribute reference.
