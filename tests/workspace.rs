@@ -1,6 +1,9 @@
 //! The workspace: finding the path a model meant (normalizations, suggestions) and the hard
 //! boundary every path argument is checked against.
 
+// Symlinks are made with the Unix call.
+#![cfg(unix)]
+
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

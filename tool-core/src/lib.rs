@@ -36,6 +36,8 @@
 //! - Schemas and argument errors: [`Tool::input_schema`], [`ToolError::InvalidArguments`].
 //! - Context: [`FromContext`] and the built-in context types.
 //! - [`Coordinator`]: runs calls.
+//! - [`Workspace`]: the roots tools work in, resolution of a model's paths
+//!   ([`Workspace::resolve`]) and the hard boundary ([`Workspace::confine`]).
 
 #![warn(missing_docs)]
 
