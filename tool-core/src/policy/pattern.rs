@@ -108,8 +108,8 @@ pub enum RuleSyntaxError {
 enum ToolMatcher {
     /// A tool answering to this name (its name or an alias).
     Name(String),
-    /// Tool names matching a pattern with `*` wildcards.
-    Wildcard(String),
+    /// Tool names matching a pattern with `*` wildcards, split at the wildcards.
+    Wildcard(Vec<String>),
     /// `mcp__server`: that tool and every `mcp__server__...` tool.
     Server(String),
     /// `Read(glob)`: the paths of every read-only call.
@@ -235,7 +235,7 @@ impl PermissionRule {
         let mut names = spec.names();
         match &self.tool {
             ToolMatcher::Name(wanted) => names.any(|name| name == wanted),
-            ToolMatcher::Wildcard(pattern) => names.any(|name| wildcard_matches(pattern, name)),
+            ToolMatcher::Wildcard(pieces) => names.any(|name| wildcard_matches(pieces, name)),
             ToolMatcher::Server(server) => names.any(|name| {
                 name.strip_prefix(server.as_str())
                     .is_some_and(|rest| rest.is_empty() || rest.starts_with("__"))
@@ -285,7 +285,7 @@ impl fmt::Display for PermissionRule {
 
 fn tool_matcher(name: &str) -> ToolMatcher {
     if name.contains('*') {
-        ToolMatcher::Wildcard(name.to_owned())
+        ToolMatcher::Wildcard(name.split('*').map(str::to_owned).collect())
     } else if name
         .strip_prefix("mcp__")
         .is_some_and(|server| !server.is_empty() && !server.contains("__"))
@@ -353,26 +353,24 @@ fn prefix_matches(prefix: &str, command: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
 }
 
-/// `*` matches any run of characters; everything else matches itself.
-fn wildcard_matches(pattern: &str, name: &str) -> bool {
-    let mut pieces = pattern.split('*');
-    let Some(first) = pieces.next() else {
-        return pattern == name;
+/// `pieces` is a pattern split at its `*`s, each of which matches any run of characters.
+fn wildcard_matches(pieces: &[String], name: &str) -> bool {
+    let Some((first, rest_pieces)) = pieces.split_first() else {
+        return name.is_empty();
     };
-    let Some(mut rest) = name.strip_prefix(first) else {
+    let Some(mut rest) = name.strip_prefix(first.as_str()) else {
         return false;
     };
-    let pieces: Vec<&str> = pieces.collect();
-    let Some((last, middle)) = pieces.split_last() else {
+    let Some((last, middle)) = rest_pieces.split_last() else {
         return rest.is_empty();
     };
     for piece in middle {
-        match rest.find(piece) {
+        match rest.find(piece.as_str()) {
             Some(at) => rest = &rest[at + piece.len()..],
             None => return false,
         }
     }
-    rest.len() >= last.len() && rest.ends_with(last)
+    rest.len() >= last.len() && rest.ends_with(last.as_str())
 }
 
 /// The host of a URL, lexically (`https://user@Example.com:8080/x` → `Example.com`); the whole
@@ -490,7 +488,7 @@ pub struct PermissionSet {
 struct SetInner {
     rules: Vec<PermissionRule>,
     /// Rules for one tool name, by that name.
-    by_name: FxHashMap<Box<str>, Vec<usize>>,
+    by_name: FxHashMap<Box<str>, ToolRules>,
     /// Rules whose tool part is a wildcard or an MCP server.
     by_pattern: Vec<usize>,
     /// `Read(..)` rules, tested together against the paths of read-only calls.
@@ -499,16 +497,50 @@ struct SetInner {
     edit_paths: PathPatternSet,
 }
 
+/// The rules naming one tool.
+#[derive(Default)]
+struct ToolRules {
+    /// Every one, in the order given.
+    all: Vec<usize>,
+    /// Command rules (prefixes, exact commands) by the first word of their command: a command
+    /// is only compared with the rules that start with its own first word.
+    by_first_word: FxHashMap<Box<str>, Vec<usize>>,
+}
+
+/// How many of a tool's names are looked up once per call; a tool with more names looks the
+/// others up per resource.
+const CACHED_NAMES: usize = 4;
+
+/// A set's rules for one call's tool, looked up once.
+struct Lookup<'s> {
+    tools: [Option<&'s ToolRules>; CACHED_NAMES],
+    /// Some wildcard or server rule names the tool.
+    any_pattern_rule: bool,
+}
+
+fn first_word(command: &str) -> &str {
+    command.split(char::is_whitespace).next().unwrap_or(command)
+}
+
 impl PermissionSet {
     /// A set of these rules.
     pub fn new(rules: impl IntoIterator<Item = PermissionRule>) -> Self {
         let rules: Vec<PermissionRule> = rules.into_iter().collect();
-        let mut by_name: FxHashMap<Box<str>, Vec<usize>> = FxHashMap::default();
+        let mut by_name: FxHashMap<Box<str>, ToolRules> = FxHashMap::default();
         let mut by_pattern = Vec::new();
         for (index, rule) in rules.iter().enumerate() {
             match &rule.tool {
                 ToolMatcher::Name(name) => {
-                    by_name.entry(name.as_str().into()).or_default().push(index)
+                    let tool = by_name.entry(name.as_str().into()).or_default();
+                    tool.all.push(index);
+                    if let Specifier::Prefix(command) | Specifier::Literal { command, .. } =
+                        &rule.specifier
+                    {
+                        tool.by_first_word
+                            .entry(first_word(command).into())
+                            .or_default()
+                            .push(index);
+                    }
                 }
                 ToolMatcher::Wildcard(_) | ToolMatcher::Server(_) => by_pattern.push(index),
                 ToolMatcher::ReadPaths | ToolMatcher::EditPaths => {}
@@ -585,28 +617,23 @@ impl PermissionSet {
         call: &ClassifiedCall<'_>,
         home: Option<&Path>,
     ) -> Option<&PermissionRule> {
+        let lookup = self.lookup(call);
         let mut first: Option<usize> = None;
-        let mut consider = |index: usize| first = Some(first.map_or(index, |f| f.min(index)));
         let mut has_specific = false;
-        self.for_each_tool_rule(call, &mut |index, rule| {
+        self.for_each_tool_rule(call, &lookup, &mut |index, rule| {
             if rule.is_whole_tool() {
-                consider(index);
+                first = Some(first.map_or(index, |f| f.min(index)));
             } else {
                 has_specific = true;
             }
         });
-        let paths = self.path_rules(call);
-        if has_specific || !paths.is_empty() {
-            let mut specific: Option<usize> = None;
+        if has_specific || !self.path_rules(call).is_empty() {
             for_each_item(call, &mut |item| {
-                if let Some(index) = self.first_covering(call, &item, home, false) {
-                    specific = Some(specific.map_or(index, |f| f.min(index)));
+                if let Some(index) = self.first_covering(call, &lookup, &item, home, false) {
+                    first = Some(first.map_or(index, |f| f.min(index)));
                 }
                 true
             });
-            if let Some(index) = specific {
-                consider(index);
-            }
         }
         first.map(|index| &self.inner.rules[index])
     }
@@ -620,9 +647,10 @@ impl PermissionSet {
         call: &ClassifiedCall<'_>,
         home: Option<&Path>,
     ) -> Option<&PermissionRule> {
+        let lookup = self.lookup(call);
         let mut whole: Option<usize> = None;
         let mut has_specific = false;
-        self.for_each_tool_rule(call, &mut |index, rule| {
+        self.for_each_tool_rule(call, &lookup, &mut |index, rule| {
             if rule.is_whole_tool() {
                 whole = Some(whole.map_or(index, |f| f.min(index)));
             } else {
@@ -639,7 +667,7 @@ impl PermissionSet {
         let mut items = 0usize;
         let all_covered = for_each_item(call, &mut |item| {
             items += 1;
-            match self.first_covering(call, &item, home, true) {
+            match self.first_covering(call, &lookup, &item, home, true) {
                 Some(index) => {
                     first.get_or_insert(index);
                     true
@@ -654,51 +682,113 @@ impl PermissionSet {
         }
     }
 
-    /// The first rule covering one resource of the call.
-    fn first_covering(
-        &self,
-        call: &ClassifiedCall<'_>,
-        item: &Item<'_>,
-        home: Option<&Path>,
-        for_allow: bool,
-    ) -> Option<usize> {
-        let mut first: Option<usize> = None;
-        self.for_each_tool_rule(call, &mut |index, rule| {
-            if !rule.is_whole_tool()
-                && first.is_none_or(|f| index < f)
-                && rule.matches_item(item, home, for_allow)
-            {
-                first = Some(index);
+    fn lookup(&self, call: &ClassifiedCall<'_>) -> Lookup<'_> {
+        let mut tools = [None; CACHED_NAMES];
+        if !self.inner.by_name.is_empty() {
+            for (slot, name) in tools.iter_mut().zip(call.spec.names()) {
+                *slot = self.inner.by_name.get(name);
             }
-        });
-        if let Item::Path(path) = item
-            && let Some(index) = self.path_rules(call).first_match(path, home)
-        {
-            first = Some(first.map_or(index, |f| f.min(index)));
         }
-        first
+        let any_pattern_rule = self
+            .inner
+            .by_pattern
+            .iter()
+            .any(|&index| self.inner.rules[index].names_tool(call.spec));
+        Lookup {
+            tools,
+            any_pattern_rule,
+        }
+    }
+
+    /// Visits the rule lists of the call's tool names: the cached ones, then any others.
+    fn for_each_tool_list<'s>(
+        &'s self,
+        call: &ClassifiedCall<'_>,
+        lookup: &Lookup<'s>,
+        visit: &mut dyn FnMut(&'s ToolRules),
+    ) {
+        lookup.tools.iter().flatten().for_each(|tool| visit(tool));
+        for name in call.spec.names().skip(CACHED_NAMES) {
+            if let Some(tool) = self.inner.by_name.get(name) {
+                visit(tool);
+            }
+        }
     }
 
     /// Visits the rules naming the call's tool (by name, alias, wildcard or server).
     fn for_each_tool_rule(
         &self,
         call: &ClassifiedCall<'_>,
+        lookup: &Lookup<'_>,
         visit: &mut dyn FnMut(usize, &PermissionRule),
     ) {
-        let inner = &*self.inner;
-        if !inner.by_name.is_empty() {
-            for name in call.spec.names() {
-                for &index in inner.by_name.get(name).into_iter().flatten() {
-                    visit(index, &inner.rules[index]);
-                }
+        let rules = &self.inner.rules;
+        self.for_each_tool_list(call, lookup, &mut |tool| {
+            for &index in &tool.all {
+                visit(index, &rules[index]);
             }
+        });
+        self.for_each_pattern_rule(call, lookup, visit);
+    }
+
+    fn for_each_pattern_rule(
+        &self,
+        call: &ClassifiedCall<'_>,
+        lookup: &Lookup<'_>,
+        visit: &mut dyn FnMut(usize, &PermissionRule),
+    ) {
+        if !lookup.any_pattern_rule {
+            return;
         }
-        for &index in &inner.by_pattern {
-            let rule = &inner.rules[index];
+        for &index in &self.inner.by_pattern {
+            let rule = &self.inner.rules[index];
             if rule.names_tool(call.spec) {
                 visit(index, rule);
             }
         }
+    }
+
+    /// The first rule covering one resource of the call.
+    fn first_covering(
+        &self,
+        call: &ClassifiedCall<'_>,
+        lookup: &Lookup<'_>,
+        item: &Item<'_>,
+        home: Option<&Path>,
+        for_allow: bool,
+    ) -> Option<usize> {
+        let rules = &self.inner.rules;
+        let mut first: Option<usize> = None;
+        let mut consider = |index: usize, rule: &PermissionRule| {
+            if !rule.is_whole_tool()
+                && first.is_none_or(|f| index < f)
+                && rule.matches_item(item, home, for_allow)
+            {
+                first = Some(index);
+            }
+        };
+        match item {
+            Item::Command(command) => {
+                let word = first_word(command);
+                self.for_each_tool_list(call, lookup, &mut |tool| {
+                    for &index in tool.by_first_word.get(word).into_iter().flatten() {
+                        consider(index, &rules[index]);
+                    }
+                });
+            }
+            _ => self.for_each_tool_list(call, lookup, &mut |tool| {
+                for &index in &tool.all {
+                    consider(index, &rules[index]);
+                }
+            }),
+        }
+        self.for_each_pattern_rule(call, lookup, &mut consider);
+        if let Item::Path(path) = item
+            && let Some(index) = self.path_rules(call).first_match(path, home)
+        {
+            first = Some(first.map_or(index, |f| f.min(index)));
+        }
+        first
     }
 
     /// The path rules that apply to calls of this effect.
@@ -729,20 +819,19 @@ impl FromIterator<PermissionRule> for PermissionSet {
 mod tests {
     use super::*;
 
+    fn wildcard(pattern: &str, name: &str) -> bool {
+        let pieces: Vec<String> = pattern.split('*').map(str::to_owned).collect();
+        wildcard_matches(&pieces, name)
+    }
+
     #[test]
     fn wildcards_match_any_run_of_characters() {
-        assert!(wildcard_matches(
-            "mcp__github__*",
-            "mcp__github__create_issue"
-        ));
-        assert!(!wildcard_matches(
-            "mcp__github__*",
-            "mcp__gitlab__create_issue"
-        ));
-        assert!(wildcard_matches("*_file", "read_file"));
-        assert!(wildcard_matches("a*b*c", "a-x-b-y-c"));
-        assert!(!wildcard_matches("a*b*c", "a-x-c"));
-        assert!(!wildcard_matches("ab*ba", "aba"));
+        assert!(wildcard("mcp__github__*", "mcp__github__create_issue"));
+        assert!(!wildcard("mcp__github__*", "mcp__gitlab__create_issue"));
+        assert!(wildcard("*_file", "read_file"));
+        assert!(wildcard("a*b*c", "a-x-b-y-c"));
+        assert!(!wildcard("a*b*c", "a-x-c"));
+        assert!(!wildcard("ab*ba", "aba"));
     }
 
     #[test]

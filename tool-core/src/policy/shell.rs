@@ -45,6 +45,9 @@ pub(crate) fn for_each_command(command: &str, visit: &mut dyn FnMut(&str) -> boo
 #[must_use]
 pub fn has_output_redirection(command: &str) -> bool {
     let bytes = command.as_bytes();
+    if !bytes.contains(&b'>') {
+        return false;
+    }
     let mut found = false;
     scan(command, &mut |event| {
         if let Event::Redirect { at } = event
@@ -111,7 +114,8 @@ fn visit_part(part: &str, visit: &mut dyn FnMut(&str) -> bool, depth: usize) -> 
     if !visit(part) {
         return false;
     }
-    if depth >= MAX_DEPTH {
+    // Most parts run no substitution: skip the second pass over them.
+    if depth >= MAX_DEPTH || !part.bytes().any(|b| matches!(b, b'$' | b'`' | b'(')) {
         return true;
     }
     let mut keep_going = true;
