@@ -74,7 +74,11 @@ pub use context::{
 pub use coordinator::{Coordinator, CoordinatorBuilder};
 pub use error::{ArgumentError, ArgumentProblem, ToolError};
 pub use output::{Content, IntoToolOutput, IntoToolResult, Json, ToolOutput};
-pub use policy::{ClassifiedCall, Decision, DecisionSource, Layer, Mode, Verdict};
+pub use policy::{
+    ClassifiedCall, Decision, DecisionSource, Explanation, Layer, Mode, PermissionRule,
+    PermissionRules, PermissionSet, Policy, PolicyBuilder, PolicyContext, Rule, RuleSyntaxError,
+    Verdict,
+};
 pub use registry::{Claim, Registry, RegistryError, RegistryProblem};
 pub use schema::input_schema_for;
 pub use schemars::Schema;

