@@ -36,6 +36,8 @@
 //! - Schemas and argument errors: [`Tool::input_schema`], [`ToolError::InvalidArguments`].
 //! - Context: [`FromContext`] and the built-in context types.
 //! - [`Coordinator`]: runs calls.
+//! - [`hooks`]: code run around calls (Claude Code's hook protocol); [`Settings`]: Claude Code
+//!   style `settings.json` (rules, mode, hooks).
 
 #![warn(missing_docs)]
 
@@ -45,11 +47,13 @@ mod context;
 mod coordinator;
 mod erased;
 mod error;
+pub mod hooks;
 mod output;
 mod panic;
 pub mod policy;
 mod registry;
 mod schema;
+mod settings;
 mod spec;
 mod suggest;
 mod tool;
@@ -71,11 +75,13 @@ pub use context::{
 };
 pub use coordinator::{Coordinator, CoordinatorBuilder};
 pub use error::{ArgumentError, ArgumentProblem, ToolError};
+pub use hooks::{Hook, HookEvent, HookInput, HookOutcome, HookOutput, Hooks};
 pub use output::{Content, IntoToolOutput, IntoToolResult, Json, ToolOutput};
 pub use policy::{ClassifiedCall, Decision, DecisionSource, Layer, Mode, Verdict};
 pub use registry::{Claim, Registry, RegistryError, RegistryProblem};
 pub use schema::input_schema_for;
 pub use schemars::Schema;
+pub use settings::{IgnoredEntry, PermissionSettings, Settings, SettingsError};
 pub use spec::{
     ApprovalKind, Effect, ResourceArg, ResourceKind, SourceLocation, ToolAnnotations, ToolSpec,
     is_valid_tool_name,
