@@ -73,11 +73,16 @@ impl CommandHook {
             Err(error) => return HookOutput::error(format!("could not encode its input: {error}")),
         };
         let mut command = Command::new("sh");
+        command.arg("-c").arg(&self.command);
+        // An empty cwd (unknown) leaves the hook in this process's directory.
+        if !input.cwd.as_os_str().is_empty() {
+            command
+                .current_dir(&input.cwd)
+                .env("CLAUDE_PROJECT_DIR", &input.cwd);
+        } else if let Ok(here) = std::env::current_dir() {
+            command.env("CLAUDE_PROJECT_DIR", here);
+        }
         command
-            .arg("-c")
-            .arg(&self.command)
-            .current_dir(&input.cwd)
-            .env("CLAUDE_PROJECT_DIR", &input.cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -118,6 +118,7 @@ pub struct HookInput {
     /// The session (conversation) the call belongs to.
     pub session_id: String,
     /// The working directory: a command hook runs here, and `CLAUDE_PROJECT_DIR` names it.
+    /// Defaults to the process's current directory.
     pub cwd: PathBuf,
     /// The event.
     pub hook_event_name: HookEvent,
@@ -147,7 +148,8 @@ impl HookInput {
     fn new(event: HookEvent, tool_name: impl Into<String>, tool_input: Value) -> Self {
         HookInput {
             session_id: String::new(),
-            cwd: PathBuf::new(),
+            // The process's directory until the caller names the workspace's.
+            cwd: std::env::current_dir().unwrap_or_default(),
             hook_event_name: event,
             tool_name: tool_name.into(),
             tool_input,
