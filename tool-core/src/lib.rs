@@ -38,6 +38,8 @@
 //! - [`Coordinator`]: runs calls.
 //! - [`Workspace`]: the roots tools work in, resolution of a model's paths
 //!   ([`Workspace::resolve`]) and the hard boundary ([`Workspace::confine`]).
+//! - [`hooks`]: code run around calls (Claude Code's hook protocol); [`Settings`]: Claude Code
+//!   style `settings.json` (rules, mode, hooks).
 
 #![warn(missing_docs)]
 
@@ -47,11 +49,13 @@ mod context;
 mod coordinator;
 mod erased;
 mod error;
+pub mod hooks;
 mod output;
 mod panic;
 pub mod policy;
 mod registry;
 mod schema;
+mod settings;
 mod spec;
 mod suggest;
 mod tool;
@@ -73,6 +77,7 @@ pub use context::{
 };
 pub use coordinator::{Coordinator, CoordinatorBuilder};
 pub use error::{ArgumentError, ArgumentProblem, ToolError};
+pub use hooks::{Hook, HookEvent, HookInput, HookOutcome, HookOutput, Hooks};
 pub use output::{Content, IntoToolOutput, IntoToolResult, Json, ToolOutput};
 pub use policy::{
     ClassifiedCall, Decision, DecisionSource, Explanation, Layer, Mode, PermissionRule,
@@ -82,6 +87,7 @@ pub use policy::{
 pub use registry::{Claim, Registry, RegistryError, RegistryProblem};
 pub use schema::input_schema_for;
 pub use schemars::Schema;
+pub use settings::{IgnoredEntry, PermissionSettings, Settings, SettingsError};
 pub use spec::{
     ApprovalKind, Effect, ResourceArg, ResourceKind, SourceLocation, ToolAnnotations, ToolSpec,
     is_valid_tool_name,

@@ -31,10 +31,16 @@ impl<T, F: Future<Output = Result<T, ToolError>> + Unpin> Future for Guarded<F> 
 
 /// The error for a panic payload.
 pub(crate) fn panicked(payload: &(dyn Any + Send)) -> ToolError {
-    let message = payload
+    ToolError::Panicked {
+        message: panic_message(payload),
+    }
+}
+
+/// The text of a panic payload.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    payload
         .downcast_ref::<&str>()
         .map(|text| (*text).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".to_owned());
-    ToolError::Panicked { message }
+        .unwrap_or_else(|| "a non-string panic payload".to_owned())
 }

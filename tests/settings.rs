@@ -1,0 +1,284 @@
+//! Settings: Claude Code style `settings.json` files, parsed, merged and turned into hooks.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use tool_core::hooks::{HookEvent, HookInput};
+use tool_core::{Mode, Settings, SettingsError};
+
+/// Claude Code's documented settings, with keys this framework does not use.
+const CLAUDE_CODE_EXAMPLE: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "model": "claude-sonnet",
+  "env": { "FOO": "bar" },
+  "permissions": {
+    "allow": ["Bash(npm run lint)", "Bash(npm run test:*)", "Read(~/.zshrc)"],
+    "ask": ["Bash(git push:*)"],
+    "deny": ["Bash(curl:*)", "Read(./.env)", "Read(./secrets/**)"],
+    "defaultMode": "plan",
+    "additionalDirectories": ["../docs/", "/srv/shared"],
+    "disableBypassPermissionsMode": "disable"
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          { "type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check-bash.sh", "timeout": 30 }
+        ]
+      },
+      {
+        "matcher": "Edit|Write",
+        "hooks": [ { "type": "command", "command": "./format.sh" } ]
+      }
+    ],
+    "PostToolUse": [
+      { "matcher": "mcp__.*", "hooks": [ { "type": "command", "command": "./audit.sh" } ] }
+    ],
+    "UserPromptSubmit": [
+      { "hooks": [ { "type": "command", "command": "./inject-context.sh" } ] }
+    ],
+    "PermissionRequest": [
+      { "hooks": [ { "type": "prompt", "prompt": "Is this safe?" } ] }
+    ]
+  }
+}"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("settings written");
+    path
+}
+
+#[test]
+fn claude_code_example_parses_rules_mode_directories_and_hooks() {
+    let settings = Settings::from_json(CLAUDE_CODE_EXAMPLE).expect("valid settings");
+    let permissions = &settings.permissions;
+    assert_eq!(
+        permissions.allow,
+        [
+            "Bash(npm run lint)",
+            "Bash(npm run test:*)",
+            "Read(~/.zshrc)"
+        ]
+    );
+    assert_eq!(permissions.ask, ["Bash(git push:*)"]);
+    assert_eq!(
+        permissions.deny,
+        ["Bash(curl:*)", "Read(./.env)", "Read(./secrets/**)"]
+    );
+    assert_eq!(permissions.default_mode, Some(Mode::Plan));
+    assert_eq!(
+        permissions.additional_directories,
+        [PathBuf::from("../docs/"), PathBuf::from("/srv/shared")]
+    );
+
+    let pre: Vec<(String, String)> = settings
+        .hooks
+        .registered(HookEvent::PreToolUse)
+        .map(|(matcher, name)| (matcher.to_string(), name.into_owned()))
+        .collect();
+    assert_eq!(
+        pre,
+        [
+            (
+                "Bash".to_owned(),
+                "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check-bash.sh".to_owned()
+            ),
+            ("Edit|Write".to_owned(), "./format.sh".to_owned()),
+        ]
+    );
+    assert!(settings.hooks.has(HookEvent::PostToolUse));
+    assert!(!settings.hooks.has(HookEvent::PostToolUseFailure));
+}
+
+#[test]
+fn events_not_run_here_are_ignored_not_errors() {
+    let settings = Settings::from_json(CLAUDE_CODE_EXAMPLE).expect("valid settings");
+    let ignored = settings
+        .ignored
+        .iter()
+        .find(|entry| entry.location == "hooks.UserPromptSubmit")
+        .expect("the event is listed as ignored");
+    assert!(
+        ignored
+            .reason
+            .contains("`UserPromptSubmit` event is not run here")
+    );
+}
+
+#[test]
+fn hook_types_other_than_command_are_ignored_not_errors() {
+    let settings = Settings::from_json(CLAUDE_CODE_EXAMPLE).expect("valid settings");
+    let ignored = settings
+        .ignored
+        .iter()
+        .find(|entry| entry.location == "hooks.PermissionRequest[0].hooks[0]")
+        .expect("the prompt hook is listed as ignored");
+    assert!(ignored.reason.contains("\"prompt\""), "{ignored}");
+    assert!(!settings.hooks.has(HookEvent::PermissionRequest));
+}
+
+#[test]
+fn later_files_append_their_lists_and_override_the_mode() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let user = write(
+        dir.path(),
+        "user.json",
+        r#"{"permissions": {"allow": ["Read"], "defaultMode": "acceptEdits"},
+            "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "user.sh"}]}]}}"#,
+    );
+    let project = write(
+        dir.path(),
+        "project.json",
+        r#"{"permissions": {"allow": ["Grep"], "deny": ["Bash(rm:*)"]}}"#,
+    );
+    let local = write(
+        dir.path(),
+        "local.json",
+        r#"{"permissions": {"defaultMode": "bypassPermissions", "additionalDirectories": ["/tmp"]},
+            "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "local.sh"}]}]}}"#,
+    );
+    let missing = dir.path().join("absent.json");
+
+    let settings = Settings::load_merged([&user, &missing, &project, &local]).expect("valid");
+    assert_eq!(settings.permissions.allow, ["Read", "Grep"]);
+    assert_eq!(settings.permissions.deny, ["Bash(rm:*)"]);
+    assert_eq!(settings.permissions.default_mode, Some(Mode::Bypass));
+    assert_eq!(
+        settings.permissions.additional_directories,
+        [PathBuf::from("/tmp")]
+    );
+    let hooks: Vec<String> = settings
+        .hooks
+        .registered(HookEvent::PreToolUse)
+        .map(|(_, name)| name.into_owned())
+        .collect();
+    assert_eq!(hooks, ["user.sh", "local.sh"]);
+}
+
+#[test]
+fn standard_paths_are_user_then_project_then_local() {
+    let paths = Settings::standard_paths(Some(Path::new("/home/ada")), Path::new("/work/app"));
+    assert_eq!(
+        paths,
+        [
+            PathBuf::from("/home/ada/.claude/settings.json"),
+            PathBuf::from("/work/app/.claude/settings.json"),
+            PathBuf::from("/work/app/.claude/settings.local.json"),
+        ]
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type_names_the_file_the_location_and_the_expected_type() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = write(
+        dir.path(),
+        "settings.json",
+        r#"{"permissions": {"deny": ["Read(./.env)", 42]}}"#,
+    );
+    let error = Settings::load(&path).expect_err("a number is no rule");
+    let message = error.to_string();
+    assert!(message.contains(&path.display().to_string()), "{message}");
+    assert!(
+        message.contains("`permissions.deny[1]` should be a string, found a number"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_hook_without_a_command_names_its_location() {
+    let error = Settings::from_json(
+        r#"{"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "cmd": "x"}]}]}}"#,
+    )
+    .expect_err("no command");
+    assert!(
+        error
+            .to_string()
+            .contains("`hooks.PostToolUse[0].hooks[0].command` should be the command to run"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_timeout_that_is_not_a_positive_number_is_an_error() {
+    for timeout in [json!("30"), json!(0), json!(-5)] {
+        let text = json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "x", "timeout": timeout}
+        ]}]}})
+        .to_string();
+        let error = Settings::from_json(&text).expect_err("a bad timeout");
+        assert!(
+            error.to_string().contains(
+                "`hooks.PreToolUse[0].hooks[0].timeout` should be a positive number of seconds"
+            ),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_default_mode_lists_the_valid_ones() {
+    let error = Settings::from_json(r#"{"permissions": {"defaultMode": "yolo"}}"#)
+        .expect_err("no such mode");
+    assert!(matches!(error, SettingsError::UnknownMode { .. }));
+    let message = error.to_string();
+    assert!(message.contains("\"yolo\""), "{message}");
+    for mode in ["default", "acceptEdits", "plan", "bypassPermissions"] {
+        assert!(message.contains(mode), "{message} should list {mode}");
+    }
+}
+
+#[test]
+fn an_invalid_matcher_names_its_location() {
+    let error =
+        Settings::from_json(r#"{"hooks": {"PreToolUse": [{"matcher": "Bash(", "hooks": []}]}}"#)
+            .expect_err("an invalid regex");
+    let message = error.to_string();
+    assert!(
+        message.contains("`hooks.PreToolUse[0].matcher`"),
+        "{message}"
+    );
+    assert!(message.contains("`Bash(`"), "{message}");
+}
+
+#[test]
+fn invalid_json_reports_the_line_and_column() {
+    let error = Settings::from_json("{\n  \"permissions\": {,\n}").expect_err("not JSON");
+    assert!(
+        matches!(error, SettingsError::Syntax { line: 2, .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_missing_file_is_a_read_error_naming_it() {
+    let error = Settings::load("/nonexistent/settings.json").expect_err("no file");
+    assert!(
+        error.to_string().contains("/nonexistent/settings.json"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_hook_from_settings_runs_with_its_timeout() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let script = dir.path().join("hang.sh");
+    std::fs::write(&script, "#!/bin/sh\nsleep 600\n").expect("script written");
+    let text = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("sh '{}'", script.display()), "timeout": 0.5}
+    ]}]}})
+    .to_string();
+    let settings = Settings::from_json(&text).expect("valid settings");
+    let input = HookInput::pre_tool_use("Bash", json!({"command": "ls"})).cwd(dir.path());
+    let outcome = settings
+        .hooks
+        .run(HookEvent::PreToolUse, &["Bash"], &input)
+        .await;
+    assert!(
+        outcome.errors[0].message.contains("timed out after 500 ms"),
+        "{:?}",
+        outcome.errors
+    );
+}
