@@ -44,6 +44,7 @@ fn none() -> &'static str {
 
 fn call(name: &str, arguments: &str) -> ToolResult {
     let coordinator = Coordinator::builder()
+        .approver(tool_core::AutoApprove)
         .toolset(Toolset::named(["args_read", "args_edit", "args_none"]).unwrap())
         .build();
     coordinator.call_blocking(ToolCall::new(name, arguments))
@@ -278,6 +279,7 @@ fn fetch(url: tool_core::Url) -> String {
 #[test]
 fn a_bad_url_says_what_was_sent_and_what_a_url_looks_like() {
     let coordinator = Coordinator::builder()
+        .approver(tool_core::AutoApprove)
         .toolset(Toolset::named(["args_fetch"]).unwrap())
         .build();
     let result = coordinator.call_blocking(ToolCall::new(

@@ -109,6 +109,7 @@ fn unit() {}
 
 fn coordinator() -> Coordinator {
     Coordinator::builder()
+        .approver(tool_core::AutoApprove)
         .toolset(Toolset::tagged("co"))
         .state(Visits(AtomicU32::new(0)))
         .workspace(Workspace::new(env!("CARGO_MANIFEST_DIR")).unwrap())
@@ -205,6 +206,7 @@ fn a_nested_call_is_one_level_deeper() {
 #[test]
 fn a_missing_state_value_is_a_clear_error() {
     let coordinator = Coordinator::builder()
+        .approver(tool_core::AutoApprove)
         .toolset(Toolset::tagged("co"))
         .build();
     let result = coordinator.call_blocking(ToolCall::new("co_visit", "{}"));
@@ -235,6 +237,7 @@ fn progress_reports_reach_the_sink() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
     let coordinator = Coordinator::builder()
+        .approver(tool_core::AutoApprove)
         .toolset(Toolset::tagged("co"))
         .on_progress(move |update: tool_core::ProgressUpdate| sink.lock().unwrap().push(update))
         .build();
@@ -347,7 +350,10 @@ fn shout(name: &'static str) -> Shout {
 #[test]
 fn a_hand_written_tool_added_at_run_time_runs_beside_macro_tools() {
     let toolset = Toolset::tagged("co").with(shout("co_shout")).unwrap();
-    let coordinator = Coordinator::builder().toolset(toolset).build();
+    let coordinator = Coordinator::builder()
+        .approver(tool_core::AutoApprove)
+        .toolset(toolset)
+        .build();
     assert_eq!(
         coordinator
             .call_blocking(ToolCall::new("co_shout", r#"{"text": "hey"}"#))

@@ -48,6 +48,7 @@ fn a_toolset_selects_the_tools_of_one_crate() {
 #[test]
 fn tools_from_other_crates_run_through_the_coordinator() {
     let coordinator = Coordinator::builder()
+        .approver(tool_core::AutoApprove)
         .toolset(Toolset::tagged("fixture"))
         .build();
     let result = coordinator.call_blocking(ToolCall::new("Upper", r#"{"text": "hi"}"#));

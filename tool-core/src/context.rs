@@ -134,7 +134,7 @@ impl CallInfo {
 /// `State<T>` parameter. Derefs to `T`.
 ///
 /// ```
-/// use tool_core::{tool, Coordinator, State, ToolCall, Toolset};
+/// use tool_core::{tool, AutoApprove, Coordinator, State, ToolCall, Toolset};
 /// use std::sync::atomic::{AtomicU64, Ordering};
 ///
 /// struct Counter(AtomicU64);
@@ -147,6 +147,7 @@ impl CallInfo {
 ///
 /// let coordinator = Coordinator::builder()
 ///     .toolset(Toolset::named(["doc_state_visit"]).unwrap())
+///     .approver(AutoApprove) // `visit` changes state: the policy asks before it runs
 ///     .state(Counter(AtomicU64::new(41)))
 ///     .build();
 /// let result = coordinator.call_blocking(ToolCall::new("doc_state_visit", "{}"));

@@ -43,13 +43,17 @@
 
 #![warn(missing_docs)]
 
+mod approval;
 mod args;
+mod budget;
 mod call;
 mod context;
 mod coordinator;
 mod erased;
 mod error;
+mod events;
 pub mod hooks;
+mod middleware;
 mod output;
 mod panic;
 pub mod policy;
@@ -69,15 +73,24 @@ pub mod __private;
 /// middleware) return.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
+pub use approval::{
+    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, AutoApprove, ChannelApprover,
+    DenyAll, GrantsError, GrantsFile, PendingApproval,
+};
 pub use args::parse_arguments;
+pub use budget::{Budget, BudgetConfig, BudgetExhausted, BudgetKind, BudgetStatus};
 pub use call::{ToolCall, ToolResult};
 pub use context::{
     CallInfo, CancellationToken, FromContext, Progress, ProgressSink, ProgressUpdate, State,
     ToolContext,
 };
-pub use coordinator::{Coordinator, CoordinatorBuilder};
+pub use coordinator::{BatchOptions, BuildError, Coordinator, CoordinatorBuilder};
 pub use error::{ArgumentError, ArgumentProblem, ToolError};
+pub use events::{CallEvent, EventSink};
 pub use hooks::{Hook, HookEvent, HookInput, HookOutcome, HookOutput, Hooks};
+pub use middleware::{
+    Artifact, Artifacts, BudgetGuard, Invocation, Middleware, Next, OutputLimit, Timeout, Tracing,
+};
 pub use output::{Content, IntoToolOutput, IntoToolResult, Json, ToolOutput};
 pub use policy::{
     ClassifiedCall, Decision, DecisionSource, Explanation, Layer, Mode, PermissionRule,

@@ -88,6 +88,7 @@ fn main() {
     }
 
     let coordinator = Coordinator::builder()
+        .approver(tool_core::AutoApprove)
         .toolset(Toolset::all())
         .state(Counter(AtomicU64::new(40)))
         .workspace(Workspace::new(".").unwrap())

@@ -23,10 +23,6 @@ use std::sync::Arc;
 pub use arguments::{Url, WorkspacePath};
 pub use boundary::ResolvedPath;
 pub use resolve::{Normalization, Resolution, ResolveError};
-#[allow(
-    unused_imports,
-    reason = "the coordinator wraps `Tool::prepare` in it once it is integrated"
-)]
 pub(crate) use scope::with_workspace;
 
 /// Why a workspace could not be made.

@@ -17,10 +17,6 @@ thread_local! {
 
 /// Runs `f` with `workspace` in scope on this thread (`None`: with none), then restores what was
 /// in scope before, also when `f` panics.
-#[allow(
-    dead_code,
-    reason = "the coordinator wraps `Tool::prepare` in it once it is integrated"
-)]
 pub(crate) fn with_workspace<R>(workspace: Option<&Workspace>, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<Workspace>);
 

@@ -1,0 +1,606 @@
+//! Authorization through the coordinator: the policy's verdicts as a user meets them, approvals
+//! and their scopes, modes, the workspace boundary, budgets and allow-lists. The policy's rules
+//! on their own are in `tests/policy.rs`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tool_core::{
+    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, AutoApprove, BoxFuture, Budget,
+    BudgetConfig, CallEvent, Coordinator, CoordinatorBuilder, DenyAll, Mode, Settings, ToolCall,
+    ToolError, ToolResult, Toolset, Workspace, WorkspacePath, tool,
+};
+
+/// Read a file.
+#[tool(read_only, name = "auth_read")]
+fn read(ws: &Workspace, path: WorkspacePath) -> Result<String, ToolError> {
+    Ok(std::fs::read_to_string(path.in_workspace(ws))?)
+}
+
+/// Search a file.
+#[tool(read_only, name = "auth_grep")]
+fn grep(#[arg(path)] path: String, pattern: String) -> String {
+    format!("searched {path} for {pattern}")
+}
+
+/// Write a file.
+#[tool(name = "auth_write")]
+fn write(ws: &Workspace, path: WorkspacePath, text: String) -> Result<String, ToolError> {
+    std::fs::write(path.in_workspace(ws), text)?;
+    Ok("written".into())
+}
+
+fn is_read_only(command: &str) -> bool {
+    command == "git status" || command.starts_with("git log")
+}
+
+/// Run a command (pretend).
+#[tool(read_only_if = is_read_only, name = "auth_shell", aliases("Bash"))]
+fn shell(#[arg(command)] command: String) -> String {
+    format!("ran {command}")
+}
+
+/// Present a plan to the user.
+#[tool(self_approving, name = "auth_present_plan")]
+fn present_plan(plan: String) -> String {
+    format!("presented: {plan}")
+}
+
+/// Answers every request the same way and counts them.
+struct Counting {
+    asked: AtomicUsize,
+    requests: Mutex<Vec<ApprovalRequest>>,
+    answer: ApprovalResponse,
+}
+
+impl Counting {
+    fn new(answer: ApprovalResponse) -> Arc<Self> {
+        Arc::new(Counting {
+            asked: AtomicUsize::new(0),
+            requests: Mutex::new(Vec::new()),
+            answer,
+        })
+    }
+
+    fn asked(&self) -> usize {
+        self.asked.load(Ordering::SeqCst)
+    }
+}
+
+struct Shared(Arc<Counting>);
+
+impl Approver for Shared {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        self.0.asked.fetch_add(1, Ordering::SeqCst);
+        self.0.requests.lock().unwrap().push(request.clone());
+        let answer = self.0.answer.clone();
+        Box::pin(async move { answer })
+    }
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// A workspace named `myproj` with `notes.txt`, `secrets/key.pem` and `src/`.
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("myproj");
+        std::fs::create_dir_all(root.join("secrets")).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("notes.txt"), "hello notes").unwrap();
+        std::fs::write(root.join("secrets/key.pem"), "KEY").unwrap();
+        std::fs::write(dir.path().join("outside.txt"), "outside").unwrap();
+        Fixture { dir }
+    }
+
+    fn root(&self) -> std::path::PathBuf {
+        self.dir.path().join("myproj")
+    }
+
+    fn builder(&self) -> CoordinatorBuilder {
+        Coordinator::builder()
+            .toolset(
+                Toolset::named([
+                    "auth_read",
+                    "auth_grep",
+                    "auth_write",
+                    "auth_shell",
+                    "auth_present_plan",
+                ])
+                .unwrap(),
+            )
+            .workspace(Workspace::new(self.root()).unwrap())
+    }
+}
+
+fn call(name: &str, arguments: &str) -> ToolCall {
+    ToolCall::new(name, arguments).with_id("call_1")
+}
+
+fn denied_by(result: &ToolResult) -> String {
+    match result.error() {
+        Some(ToolError::Denied { decided_by, .. }) => decided_by.clone(),
+        other => panic!("expected a denial, got {other:?}: {}", result.text()),
+    }
+}
+
+#[test]
+fn read_only_calls_run_without_asking() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::once());
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .build();
+    let result = coordinator.call_blocking(call("auth_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(result.text(), "hello notes");
+    assert_eq!(approver.asked(), 0);
+}
+
+#[test]
+fn a_mutating_call_asks_and_runs_once_approved() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::once());
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .build();
+    let result = coordinator.call_blocking(call(
+        "auth_write",
+        r#"{"path": "src/new.rs", "text": "fn main() {}"}"#,
+    ));
+    assert_eq!(result.text(), "written");
+    assert_eq!(approver.asked(), 1);
+    let request = approver.requests.lock().unwrap()[0].clone();
+    assert_eq!(request.tool, "auth_write");
+    assert!(
+        request.preview.contains("src/new.rs"),
+        "{}",
+        request.preview
+    );
+    assert_eq!(
+        std::fs::read_to_string(fixture.root().join("src/new.rs")).unwrap(),
+        "fn main() {}"
+    );
+}
+
+#[test]
+fn without_an_approver_a_call_that_needs_approval_is_denied_and_says_why() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().build();
+    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    assert!(result.is_error());
+    assert!(
+        result.text().contains("needs the user's approval"),
+        "{}",
+        result.text()
+    );
+    assert!(!fixture.root().join("a.txt").exists());
+}
+
+#[test]
+fn a_rejection_tells_the_model_the_tool_did_not_run_and_passes_on_the_guidance() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::reject("write to docs/ instead"));
+    let coordinator = fixture.builder().approver(Shared(approver)).build();
+    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    let text = result.text();
+    assert!(text.contains("did not run"), "{text}");
+    assert!(text.contains("do not assume it succeeded"), "{text}");
+    assert!(text.contains("write to docs/ instead"), "{text}");
+    assert_eq!(result.error().unwrap().kind(), "rejected");
+    assert!(!fixture.root().join("a.txt").exists());
+}
+
+#[test]
+fn deny_all_runs_nothing_that_needs_approval() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().approver(DenyAll).build();
+    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    assert_eq!(result.error().unwrap().kind(), "rejected");
+    let result = coordinator.call_blocking(call("auth_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(result.text(), "hello notes");
+}
+
+#[test]
+fn a_session_approval_stops_asking_about_that_tool() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::Approve(ApprovalScope::Session));
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .build();
+    for file in ["a.txt", "b.txt", "c.txt"] {
+        let arguments = format!(r#"{{"path": "{file}", "text": "x"}}"#);
+        assert_eq!(
+            coordinator
+                .call_blocking(call("auth_write", &arguments))
+                .text(),
+            "written"
+        );
+    }
+    assert_eq!(approver.asked(), 1);
+    // Another tool still asks.
+    coordinator.call_blocking(call("auth_shell", r#"{"command": "make"}"#));
+    assert_eq!(approver.asked(), 2);
+}
+
+#[test]
+fn a_pattern_approval_covers_matching_calls_only() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::Approve(ApprovalScope::Pattern {
+        rule: "auth_shell(make:*)".into(),
+        always: false,
+    }));
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .build();
+    coordinator.call_blocking(call("auth_shell", r#"{"command": "make build"}"#));
+    coordinator.call_blocking(call("auth_shell", r#"{"command": "make test"}"#));
+    assert_eq!(approver.asked(), 1);
+    coordinator.call_blocking(call("auth_shell", r#"{"command": "cargo build"}"#));
+    assert_eq!(approver.asked(), 2);
+}
+
+#[test]
+fn an_always_approval_survives_a_new_coordinator() {
+    let fixture = Fixture::new();
+    let grants = fixture.dir.path().join("state/grants.json");
+    let approver = Counting::new(ApprovalResponse::Approve(ApprovalScope::Always));
+    let first = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .grants_file(&grants)
+        .build();
+    first.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    assert_eq!(approver.asked(), 1);
+    drop(first);
+
+    let later = Counting::new(ApprovalResponse::reject("should not be asked"));
+    let second = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&later)))
+        .grants_file(&grants)
+        .build();
+    let result = second.call_blocking(call("auth_write", r#"{"path": "b.txt", "text": "x"}"#));
+    assert_eq!(result.text(), "written");
+    assert_eq!(later.asked(), 0);
+}
+
+#[test]
+fn plan_mode_denies_changes_and_says_plan_mode_is_on() {
+    let fixture = Fixture::new();
+    let coordinator = fixture
+        .builder()
+        .approver(AutoApprove)
+        .mode(Mode::Plan)
+        .build();
+    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    assert!(result.text().contains("plan mode"), "{}", result.text());
+    assert!(!fixture.root().join("a.txt").exists());
+    // Reading and presenting the plan still work, and the plan tool never asks.
+    let reads = coordinator.call_blocking(call("auth_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(reads.text(), "hello notes");
+    let approver = Counting::new(ApprovalResponse::reject("never asked"));
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .mode(Mode::Plan)
+        .build();
+    let plan = coordinator.call_blocking(call("auth_present_plan", r#"{"plan": "step 1"}"#));
+    assert_eq!(plan.text(), "presented: step 1");
+    assert_eq!(approver.asked(), 0);
+}
+
+#[test]
+fn the_mode_can_change_during_the_session() {
+    let fixture = Fixture::new();
+    let coordinator = fixture
+        .builder()
+        .approver(AutoApprove)
+        .mode(Mode::Plan)
+        .build();
+    let write = call("auth_write", r#"{"path": "a.txt", "text": "x"}"#);
+    assert!(coordinator.call_blocking(write.clone()).is_error());
+    coordinator.set_mode(Mode::Default);
+    assert_eq!(coordinator.mode(), Mode::Default);
+    assert_eq!(coordinator.call_blocking(write).text(), "written");
+}
+
+#[test]
+fn bypass_mode_runs_changes_without_asking() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::reject("never asked"));
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .mode(Mode::Bypass)
+        .build();
+    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    assert_eq!(result.text(), "written");
+    assert_eq!(approver.asked(), 0);
+}
+
+fn assert_outside_denied(coordinator: &Coordinator, arguments: &str) {
+    let result = coordinator.call_blocking(call("auth_write", arguments));
+    assert!(
+        denied_by(&result).starts_with("safety"),
+        "{:?}",
+        result.error()
+    );
+}
+
+#[test]
+fn a_path_escaping_through_dot_dot_is_denied_by_the_safety_layer_even_in_bypass_mode() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    assert_outside_denied(
+        &coordinator,
+        r#"{"path": "../outside.txt", "text": "pwned"}"#,
+    );
+    assert_outside_denied(
+        &coordinator,
+        r#"{"path": "src/../../outside.txt", "text": "pwned"}"#,
+    );
+    assert_eq!(
+        std::fs::read_to_string(fixture.dir.path().join("outside.txt")).unwrap(),
+        "outside"
+    );
+}
+
+#[test]
+fn an_absolute_path_outside_is_denied_by_the_safety_layer() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    let outside = fixture.dir.path().join("outside.txt");
+    let arguments = serde_json::json!({"path": outside, "text": "pwned"}).to_string();
+    assert_outside_denied(&coordinator, &arguments);
+    let result = coordinator.call_blocking(call("auth_read", r#"{"path": "/etc/passwd"}"#));
+    assert!(denied_by(&result).starts_with("safety"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_pointing_outside_is_denied_by_the_safety_layer() {
+    let fixture = Fixture::new();
+    std::os::unix::fs::symlink(fixture.dir.path(), fixture.root().join("escape")).unwrap();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    assert_outside_denied(
+        &coordinator,
+        r#"{"path": "escape/outside.txt", "text": "pwned"}"#,
+    );
+    assert_outside_denied(
+        &coordinator,
+        r#"{"path": "escape/new.txt", "text": "pwned"}"#,
+    );
+    let result = coordinator.call_blocking(call("auth_read", r#"{"path": "escape/outside.txt"}"#));
+    assert!(denied_by(&result).starts_with("safety"));
+    assert!(!fixture.dir.path().join("new.txt").exists());
+}
+
+#[test]
+fn an_allow_rule_cannot_open_the_workspace_boundary() {
+    let fixture = Fixture::new();
+    let settings = Settings::from_json(r#"{"permissions": {"allow": ["auth_write"]}}"#).unwrap();
+    let coordinator = fixture.builder().settings(settings).build();
+    assert_outside_denied(
+        &coordinator,
+        r#"{"path": "../outside.txt", "text": "pwned"}"#,
+    );
+    let inside =
+        coordinator.call_blocking(call("auth_write", r#"{"path": "in.txt", "text": "x"}"#));
+    assert_eq!(inside.text(), "written");
+}
+
+#[test]
+fn per_call_classification_lets_read_only_commands_run_without_asking() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::once());
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .build();
+    let status = coordinator.call_blocking(call("auth_shell", r#"{"command": "git status"}"#));
+    assert_eq!(status.text(), "ran git status");
+    assert_eq!(approver.asked(), 0);
+    coordinator.call_blocking(call("auth_shell", r#"{"command": "rm -rf build"}"#));
+    assert_eq!(approver.asked(), 1);
+}
+
+#[test]
+fn per_call_classification_decides_plan_mode_too() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().mode(Mode::Plan).build();
+    let log = coordinator.call_blocking(call("auth_shell", r#"{"command": "git log -3"}"#));
+    assert_eq!(log.text(), "ran git log -3");
+    let push = coordinator.call_blocking(call("auth_shell", r#"{"command": "git push"}"#));
+    assert!(push.text().contains("plan mode"), "{}", push.text());
+}
+
+#[test]
+fn workspace_path_arguments_arrive_resolved() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().build();
+    // The model prefixed the workspace's own name.
+    let result = coordinator.call_blocking(call("auth_read", r#"{"path": "myproj/notes.txt"}"#));
+    assert_eq!(result.text(), "hello notes");
+}
+
+#[test]
+fn a_read_rule_from_settings_denies_the_same_path_for_every_reading_tool() {
+    let fixture = Fixture::new();
+    let settings =
+        Settings::from_json(r#"{"permissions": {"deny": ["Read(./secrets/**)"]}}"#).unwrap();
+    let coordinator = fixture.builder().settings(settings).build();
+    for (tool, arguments) in [
+        ("auth_read", r#"{"path": "secrets/key.pem"}"#),
+        (
+            "auth_grep",
+            r#"{"path": "secrets/key.pem", "pattern": "KEY"}"#,
+        ),
+    ] {
+        let result = coordinator.call_blocking(call(tool, arguments));
+        assert!(
+            denied_by(&result).contains("Read(./secrets/**)"),
+            "{tool}: {:?}",
+            result.error()
+        );
+    }
+    let fine = coordinator.call_blocking(call("auth_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(fine.text(), "hello notes");
+}
+
+#[test]
+fn rules_for_an_alias_apply_to_the_tool() {
+    let fixture = Fixture::new();
+    let settings =
+        Settings::from_json(r#"{"permissions": {"allow": ["Bash(cargo test:*)"]}}"#).unwrap();
+    let coordinator = fixture.builder().settings(settings).build();
+    let result = coordinator.call_blocking(call("auth_shell", r#"{"command": "cargo test -q"}"#));
+    assert_eq!(result.text(), "ran cargo test -q");
+    let result = coordinator.call_blocking(call(
+        "auth_shell",
+        r#"{"command": "cargo test && rm -rf /"}"#,
+    ));
+    assert!(
+        result.is_error(),
+        "a compound command needs every part allowed"
+    );
+}
+
+#[test]
+fn the_default_mode_comes_from_the_settings() {
+    let fixture = Fixture::new();
+    let settings = Settings::from_json(r#"{"permissions": {"defaultMode": "plan"}}"#).unwrap();
+    let coordinator = fixture.builder().settings(settings).build();
+    assert_eq!(coordinator.mode(), Mode::Plan);
+}
+
+#[test]
+fn a_template_allow_list_runs_its_tools_without_asking() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::reject("never asked"));
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .allow_list(["auth_write"])
+        .build();
+    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    assert_eq!(result.text(), "written");
+    assert_eq!(approver.asked(), 0);
+}
+
+#[test]
+fn an_exhausted_budget_denies_with_a_message_to_wrap_up_and_asks_nobody() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::once());
+    let budget = Arc::new(Budget::new(BudgetConfig {
+        exploration: 2,
+        action: 1,
+        build_multiplier: 1.0,
+        ..BudgetConfig::default()
+    }));
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .budget(Arc::clone(&budget))
+        .build();
+    let read = call("auth_read", r#"{"path": "notes.txt"}"#);
+    assert!(!coordinator.call_blocking(read.clone()).is_error());
+    assert!(!coordinator.call_blocking(read.clone()).is_error());
+    let third = coordinator.call_blocking(read);
+    assert!(
+        third.text().contains("exploration budget is used up"),
+        "{}",
+        third.text()
+    );
+    assert!(third.text().contains("wrap up"));
+    // Actions draw on their own budget.
+    let write = call("auth_write", r#"{"path": "a.txt", "text": "x"}"#);
+    assert_eq!(coordinator.call_blocking(write.clone()).text(), "written");
+    assert_eq!(approver.asked(), 1);
+    let again = coordinator.call_blocking(write);
+    assert!(
+        again.text().contains("action budget is used up"),
+        "{}",
+        again.text()
+    );
+    assert_eq!(
+        approver.asked(),
+        1,
+        "nobody is asked about a call that cannot run"
+    );
+}
+
+#[test]
+fn events_follow_a_call_from_request_to_result() {
+    let fixture = Fixture::new();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let coordinator = fixture
+        .builder()
+        .approver(AutoApprove)
+        .events(move |event: CallEvent| {
+            let step = match &event {
+                CallEvent::Requested { .. } => "requested".to_owned(),
+                CallEvent::Decided { decision, .. } => format!("decided {}", decision.verdict),
+                CallEvent::AwaitingApproval { .. } => "awaiting approval".to_owned(),
+                CallEvent::Started { .. } => "started".to_owned(),
+                CallEvent::Finished { is_error, .. } => format!("finished error={is_error}"),
+                _ => "other".to_owned(),
+            };
+            sink.lock()
+                .unwrap()
+                .push((event.call_id().to_owned(), step));
+        })
+        .build();
+    coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    let steps: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, s)| s.clone())
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "requested",
+            "decided ask",
+            "awaiting approval",
+            "started",
+            "finished error=false"
+        ]
+    );
+    assert!(seen.lock().unwrap().iter().all(|(id, _)| id == "call_1"));
+}
+
+#[test]
+fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
+    let fixture = Fixture::new();
+    let grants = fixture.dir.path().join("grants.json");
+    std::fs::write(&grants, "not json").unwrap();
+    let error = fixture
+        .builder()
+        .grants_file(&grants)
+        .try_build()
+        .unwrap_err();
+    assert!(
+        error.to_string().contains(&*grants.to_string_lossy()),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_bad_rule_in_the_settings_fails_the_build_naming_the_rule() {
+    let fixture = Fixture::new();
+    let settings = Settings::from_json(r#"{"permissions": {"allow": ["Bash(npm test"]}}"#).unwrap();
+    let error = fixture
+        .builder()
+        .settings(settings)
+        .try_build()
+        .unwrap_err();
+    assert!(error.to_string().contains("Bash(npm test"), "{error}");
+}

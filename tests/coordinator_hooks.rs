@@ -1,0 +1,329 @@
+//! Hooks as the coordinator runs them, configured from a Claude Code style settings.json with
+//! real shell scripts: blocking, replacing the input (validated and decided again), settling
+//! an ask, adding context, replacing the output, and answering permission requests. The hook
+//! protocol on its own is tested in `tests/hooks.rs`.
+
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tool_core::{
+    ApprovalRequest, ApprovalResponse, Approver, BoxFuture, Coordinator, Settings, ToolCall,
+    ToolError, Toolset, Workspace, WorkspacePath, tool,
+};
+
+/// Write a file.
+#[tool(name = "ch_write", aliases("Write"))]
+fn write(ws: &Workspace, path: WorkspacePath, text: String) -> Result<String, ToolError> {
+    std::fs::write(path.in_workspace(ws), text)?;
+    Ok("written".into())
+}
+
+/// Read a file.
+#[tool(read_only, name = "ch_read")]
+fn read(ws: &Workspace, path: WorkspacePath) -> Result<String, ToolError> {
+    Ok(std::fs::read_to_string(path.in_workspace(ws))?)
+}
+
+/// Fail.
+#[tool(read_only, name = "ch_fail")]
+fn fail() -> Result<String, ToolError> {
+    Err(ToolError::failed("the disk is on fire"))
+}
+
+struct CountingApprover(Arc<AtomicUsize>);
+
+impl Approver for CountingApprover {
+    fn approve<'a>(&'a self, _: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { ApprovalResponse::once() })
+    }
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    asked: Arc<AtomicUsize>,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+        std::fs::write(dir.path().join("ws/notes.txt"), "hello").unwrap();
+        Fixture {
+            dir,
+            asked: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("ws")
+    }
+
+    /// A hook script in the fixture's directory (outside the workspace).
+    fn script(&self, name: &str, body: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    fn coordinator(&self, event: &str, matcher: &str, script: &Path) -> Coordinator {
+        let settings = serde_json::json!({
+            "hooks": { event: [ { "matcher": matcher, "hooks": [
+                { "type": "command", "command": script.to_string_lossy(), "timeout": 30 }
+            ] } ] }
+        });
+        Coordinator::builder()
+            .toolset(Toolset::named(["ch_write", "ch_read", "ch_fail"]).unwrap())
+            .workspace(Workspace::new(self.root()).unwrap())
+            .settings(Settings::from_json(&settings.to_string()).unwrap())
+            .approver(CountingApprover(Arc::clone(&self.asked)))
+            .build()
+    }
+
+    fn asked(&self) -> usize {
+        self.asked.load(Ordering::SeqCst)
+    }
+}
+
+fn write_call(path: &str) -> ToolCall {
+    ToolCall::new(
+        "ch_write",
+        format!(r#"{{"path": "{path}", "text": "new"}}"#),
+    )
+    .with_id("toolu_1")
+}
+
+#[test]
+fn a_pre_tool_use_hook_exiting_2_blocks_the_call_and_the_model_reads_its_stderr() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "block.sh",
+        "echo 'writes are frozen until Monday' >&2\nexit 2",
+    );
+    let coordinator = fixture.coordinator("PreToolUse", "ch_write", &hook);
+    let result = coordinator.call_blocking(write_call("a.txt"));
+    assert!(
+        result.text().contains("writes are frozen until Monday"),
+        "{}",
+        result.text()
+    );
+    assert!(!fixture.root().join("a.txt").exists());
+    assert_eq!(fixture.asked(), 0, "a blocked call is not asked about");
+}
+
+#[test]
+fn a_hook_matcher_naming_an_alias_applies_to_the_tool() {
+    let fixture = Fixture::new();
+    let hook = fixture.script("block.sh", "echo 'no' >&2\nexit 2");
+    let coordinator = fixture.coordinator("PreToolUse", "Edit|Write", &hook);
+    assert!(coordinator.call_blocking(write_call("a.txt")).is_error());
+    let read = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(read.text(), "hello");
+}
+
+#[test]
+fn a_pre_tool_use_hook_receives_claude_codes_input() {
+    let fixture = Fixture::new();
+    let seen = fixture.dir.path().join("input.json");
+    let hook = fixture.script("record.sh", &format!("cat > '{}'", seen.display()));
+    let coordinator = fixture.coordinator("PreToolUse", "*", &hook);
+    coordinator.call_blocking(write_call("a.txt"));
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "PreToolUse");
+    assert_eq!(input["tool_name"], "ch_write");
+    assert_eq!(input["tool_input"]["path"], "a.txt");
+    assert_eq!(input["tool_use_id"], "toolu_1");
+    assert_eq!(input["permission_mode"], "default");
+    assert_eq!(input["session_id"], coordinator.session_id());
+    assert_eq!(
+        Path::new(input["cwd"].as_str().unwrap()),
+        fixture.root().canonicalize().unwrap()
+    );
+}
+
+#[test]
+fn a_hook_allow_settles_an_ask_without_asking_the_user() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "allow.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "safe file"}}'"#,
+    );
+    let coordinator = fixture.coordinator("PreToolUse", "ch_write", &hook);
+    assert_eq!(
+        coordinator.call_blocking(write_call("a.txt")).text(),
+        "written"
+    );
+    assert_eq!(fixture.asked(), 0);
+}
+
+#[test]
+fn a_hook_deny_stops_the_call_with_its_reason() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "deny.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "a.txt is generated"}}'"#,
+    );
+    let coordinator = fixture.coordinator("PreToolUse", "ch_write", &hook);
+    let result = coordinator.call_blocking(write_call("a.txt"));
+    assert!(
+        result.text().contains("a.txt is generated"),
+        "{}",
+        result.text()
+    );
+    assert!(!fixture.root().join("a.txt").exists());
+}
+
+#[test]
+fn a_hook_ask_makes_a_read_only_call_ask() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "ask.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}'"#,
+    );
+    let coordinator = fixture.coordinator("PreToolUse", "ch_read", &hook);
+    let result = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(result.text(), "hello");
+    assert_eq!(fixture.asked(), 1);
+}
+
+#[test]
+fn updated_input_from_a_hook_is_what_the_tool_receives() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "redirect.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"path": "redirected.txt", "text": "from hook"}}}'"#,
+    );
+    let coordinator = fixture.coordinator("PreToolUse", "ch_write", &hook);
+    assert_eq!(
+        coordinator.call_blocking(write_call("a.txt")).text(),
+        "written"
+    );
+    assert!(!fixture.root().join("a.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(fixture.root().join("redirected.txt")).unwrap(),
+        "from hook"
+    );
+}
+
+#[test]
+fn updated_input_is_validated_like_model_input() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "broken.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"path": 7}}}'"#,
+    );
+    let coordinator = fixture.coordinator("PreToolUse", "ch_write", &hook);
+    let result = coordinator.call_blocking(write_call("a.txt"));
+    let text = result.text();
+    assert!(text.contains("PreToolUse hook replaced"), "{text}");
+    assert!(text.contains("missing required argument `text`"), "{text}");
+    assert!(!fixture.root().join("a.txt").exists());
+}
+
+#[test]
+fn updated_input_cannot_leave_the_workspace() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "escape.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"path": "../escaped.txt", "text": "x"}}}'"#,
+    );
+    let coordinator = fixture.coordinator("PreToolUse", "ch_write", &hook);
+    let result = coordinator.call_blocking(write_call("a.txt"));
+    match result.error() {
+        Some(ToolError::Denied { decided_by, .. }) => assert!(decided_by.starts_with("safety")),
+        other => panic!("expected the safety layer to deny, got {other:?}"),
+    }
+    assert!(!fixture.dir.path().join("escaped.txt").exists());
+}
+
+#[test]
+fn additional_context_from_a_hook_reaches_the_model() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "context.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "remember to run the tests"}}'"#,
+    );
+    let coordinator = fixture.coordinator("PostToolUse", "ch_read", &hook);
+    let result = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(result.text(), "hello\nremember to run the tests");
+}
+
+#[test]
+fn a_post_tool_use_hook_can_replace_what_the_model_reads() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "redact.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "[redacted]"}}'"#,
+    );
+    let coordinator = fixture.coordinator("PostToolUse", "ch_read", &hook);
+    let result = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(result.text(), "[redacted]");
+}
+
+#[test]
+fn a_post_tool_use_hook_exiting_2_gives_the_model_feedback() {
+    let fixture = Fixture::new();
+    let hook = fixture.script("lint.sh", "echo 'a.txt: trailing whitespace' >&2\nexit 2");
+    let coordinator = fixture.coordinator("PostToolUse", "ch_write", &hook);
+    let result = coordinator.call_blocking(write_call("a.txt"));
+    assert!(!result.is_error(), "the tool ran");
+    assert!(
+        result.text().contains("a.txt: trailing whitespace"),
+        "{}",
+        result.text()
+    );
+}
+
+#[test]
+fn a_post_tool_use_failure_hook_sees_the_error() {
+    let fixture = Fixture::new();
+    let seen = fixture.dir.path().join("failure.json");
+    let hook = fixture.script("record.sh", &format!("cat > '{}'", seen.display()));
+    let coordinator = fixture.coordinator("PostToolUseFailure", "*", &hook);
+    let result = coordinator.call_blocking(ToolCall::new("ch_fail", "{}"));
+    assert!(result.is_error());
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "PostToolUseFailure");
+    assert_eq!(input["error"], "the disk is on fire");
+}
+
+#[test]
+fn a_permission_request_hook_answers_instead_of_the_user() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "permit.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'"#,
+    );
+    let coordinator = fixture.coordinator("PermissionRequest", "ch_write", &hook);
+    assert_eq!(
+        coordinator.call_blocking(write_call("a.txt")).text(),
+        "written"
+    );
+    assert_eq!(fixture.asked(), 0);
+
+    let hook = fixture.script("refuse.sh", "echo 'not on Fridays' >&2\nexit 2");
+    let coordinator = fixture.coordinator("PermissionRequest", "ch_write", &hook);
+    let result = coordinator.call_blocking(write_call("b.txt"));
+    assert!(
+        result.text().contains("not on Fridays"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(fixture.asked(), 0);
+}
+
+#[test]
+fn a_failing_hook_does_not_stop_the_call() {
+    let fixture = Fixture::new();
+    let hook = fixture.script("broken.sh", "echo 'oops' >&2\nexit 1");
+    let coordinator = fixture.coordinator("PreToolUse", "*", &hook);
+    let result = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(result.text(), "hello");
+}

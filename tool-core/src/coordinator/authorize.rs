@@ -1,0 +1,358 @@
+//! The authorize stage of a call, and the hooks after it.
+//!
+//! Order, and why:
+//! 1. the policy decides on the session snapshot; a deny ends the call here (no hook, no user
+//!    can overrule safety or the user's deny rules);
+//! 2. the budget is checked, so nobody is asked about a call that could not run;
+//! 3. PreToolUse hooks may block, replace the input (which is then validated and decided again,
+//!    so a hook cannot smuggle a path out of the workspace), force an ask, or settle an ask
+//!    with an allow;
+//! 4. an ask goes to PermissionRequest hooks, then to the approver; without an approver it is
+//!    a deny that says so.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::{Coordinator, Staged};
+use crate::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
+use crate::events::CallEvent;
+use crate::hooks::{HookEvent, HookInput, HookOutcome};
+use crate::policy::{
+    ClassifiedCall, Decision, DecisionSource, Layer, Mode, PermissionRule, PolicyContext, Verdict,
+};
+use crate::spec::Effect;
+use crate::tool::{Resource, ToolHandle};
+use crate::{CancellationToken, Content, ToolError, ToolResult};
+
+/// What asking needs of a staged call: borrowed field by field, because a prepared call's
+/// arguments are `Send` but not `Sync`, so the call itself cannot be borrowed across an await.
+struct Pending<'a> {
+    id: &'a str,
+    tool: &'a ToolHandle,
+    arguments: &'a str,
+    effect: Effect,
+    resources: &'a [Resource],
+}
+
+/// Why a call did not pass: its id, its tool's name and the error.
+pub(super) type Refusal = (String, Cow<'static, str>, ToolError);
+
+impl Coordinator {
+    /// Decides whether a staged call may run. On success, returns the call (its input possibly
+    /// replaced by a hook) and the context lines hooks added for the model.
+    pub(super) async fn authorize(
+        &self,
+        mut staged: Staged,
+        snapshot: &PolicyContext,
+        batch_abort: Option<&CancellationToken>,
+    ) -> Result<(Staged, Vec<String>), Refusal> {
+        let mut decision = self.decide(&staged, snapshot);
+        if decision.verdict == Verdict::Deny {
+            return Err(self.refuse(staged, decision));
+        }
+        if let Some(budget) = &self.inner.budget
+            && let Err(exhausted) = budget.check(staged.effect, snapshot.mode)
+        {
+            let decision = Decision::deny(
+                exhausted.to_string(),
+                DecisionSource::new(Layer::Budget, exhausted.kind.as_str()),
+            );
+            return Err(self.refuse(staged, decision));
+        }
+
+        let mut context = Vec::new();
+        if self.has_hooks(HookEvent::PreToolUse) {
+            let input = self.hook_input(
+                HookInput::pre_tool_use(
+                    staged.tool.spec().name.to_string(),
+                    tool_input(&staged.arguments),
+                ),
+                &staged.id,
+                snapshot.mode,
+            );
+            let outcome = self
+                .run_hooks(HookEvent::PreToolUse, &staged.tool, &input)
+                .await;
+            context.extend(outcome.additional_context.iter().cloned());
+            if let Some(stop) = outcome.stops.first() {
+                let decision = Decision::deny(
+                    format!("a hook stopped the session: {}", stop.message),
+                    DecisionSource::new(Layer::Hook, stop.hook.clone()),
+                );
+                return Err(self.refuse(staged, decision));
+            }
+            let hook_decision = outcome.decision();
+            if let Some(updated) = outcome.updated_input {
+                staged = match self.restage(staged, Value::Object(updated)) {
+                    Ok(restaged) => restaged,
+                    Err(refusal) => return Err(refusal),
+                };
+                decision = self.decide(&staged, snapshot);
+                if decision.verdict == Verdict::Deny {
+                    return Err(self.refuse(staged, decision));
+                }
+            }
+            if let Some(hook_decision) = hook_decision {
+                match hook_decision.verdict {
+                    Verdict::Deny => return Err(self.refuse(staged, hook_decision)),
+                    // A hook may ask about a call the policy allows, and may settle an ask;
+                    // it never turns a deny around (that returned above).
+                    Verdict::Ask => decision = hook_decision,
+                    Verdict::Allow if decision.verdict == Verdict::Ask => decision = hook_decision,
+                    Verdict::Allow => {}
+                }
+            }
+        }
+        self.decided(&staged, &decision);
+
+        if decision.verdict == Verdict::Ask {
+            let pending = Pending {
+                id: &staged.id,
+                tool: &staged.tool,
+                arguments: &staged.arguments,
+                effect: staged.effect,
+                resources: staged.prepared.resources(),
+            };
+            self.ask(pending, &decision, snapshot, batch_abort, &mut context)
+                .await
+                .map_err(|error| (staged.id.clone(), staged.tool.spec().name.clone(), error))?;
+        }
+        Ok((staged, context))
+    }
+
+    fn decide(&self, staged: &Staged, snapshot: &PolicyContext) -> Decision {
+        let call = ClassifiedCall::new(staged.tool.spec())
+            .with_effect(staged.effect)
+            .with_resources(staged.prepared.resources())
+            .with_paths(&staged.paths);
+        self.inner.policy.decide(&call, snapshot)
+    }
+
+    fn decided(&self, staged: &Staged, decision: &Decision) {
+        if let Some(events) = &self.inner.events {
+            events.send(CallEvent::Decided {
+                call_id: staged.id.clone(),
+                tool: staged.tool.spec().name.clone(),
+                effect: staged.effect,
+                decision: decision.clone(),
+            });
+        }
+    }
+
+    fn refuse(&self, staged: Staged, decision: Decision) -> Refusal {
+        self.decided(&staged, &decision);
+        let error = ToolError::denied(decision.reason, decision.source.to_string());
+        (staged.id, staged.tool.spec().name.clone(), error)
+    }
+
+    /// The call with the input a hook gave it: validated like any model input, classified and
+    /// resolved again.
+    fn restage(&self, staged: Staged, input: Value) -> Result<Staged, Refusal> {
+        let arguments = input.to_string();
+        match self.prepare(&staged.tool, &arguments) {
+            Ok(prepared) => {
+                let effect = prepared.effect(staged.tool.spec());
+                let paths = self.resolve_paths(&prepared);
+                Ok(Staged {
+                    arguments,
+                    prepared,
+                    effect,
+                    paths,
+                    ..staged
+                })
+            }
+            Err(error) => {
+                let error = ToolError::failed(format!(
+                    "a PreToolUse hook replaced this call's arguments with invalid ones, so the tool did not run: {error}"
+                ));
+                Err((staged.id, staged.tool.spec().name.clone(), error))
+            }
+        }
+    }
+
+    /// Settles an ask: PermissionRequest hooks first, then the approver.
+    async fn ask(
+        &self,
+        call: Pending<'_>,
+        decision: &Decision,
+        snapshot: &PolicyContext,
+        batch_abort: Option<&CancellationToken>,
+        context: &mut Vec<String>,
+    ) -> Result<(), ToolError> {
+        let spec = call.tool.spec();
+        if self.has_hooks(HookEvent::PermissionRequest) {
+            let input = self.hook_input(
+                HookInput::permission_request(spec.name.to_string(), tool_input(call.arguments)),
+                call.id,
+                snapshot.mode,
+            );
+            let outcome = self
+                .run_hooks(HookEvent::PermissionRequest, call.tool, &input)
+                .await;
+            match outcome.decision() {
+                Some(hook) if hook.verdict == Verdict::Allow => return Ok(()),
+                Some(hook) if hook.verdict == Verdict::Deny => {
+                    return Err(ToolError::denied(hook.reason, hook.source.to_string()));
+                }
+                _ => {}
+            }
+        }
+        let Some(approver) = &self.inner.approver else {
+            return Err(ToolError::denied(
+                format!(
+                    "`{}` needs the user's approval ({}), and this session has no way to ask; \
+                     do not retry it: tell the user what you wanted to do",
+                    spec.name, decision.reason
+                ),
+                DecisionSource::new(Layer::User, "no approver configured").to_string(),
+            ));
+        };
+        let request = ApprovalRequest::new(
+            call.id.to_owned(),
+            spec.name.clone(),
+            call.arguments,
+            call.effect,
+            call.resources,
+            decision.reason.clone(),
+            decision.source.clone(),
+        );
+        if let Some(events) = &self.inner.events {
+            events.send(CallEvent::AwaitingApproval {
+                request: Box::new(request.clone()),
+            });
+        }
+        match approver.approve(&request).await {
+            ApprovalResponse::Approve(scope) => {
+                self.remember(&scope, &spec.name, context);
+                Ok(())
+            }
+            ApprovalResponse::Reject { guidance } => Err(ToolError::Rejected { guidance }),
+            ApprovalResponse::Abort => {
+                if let Some(abort) = batch_abort {
+                    abort.cancel();
+                }
+                Err(ToolError::Cancelled)
+            }
+        }
+    }
+
+    /// Records what an approval's scope grants beyond this call.
+    fn remember(&self, scope: &ApprovalScope, tool: &str, context: &mut Vec<String>) {
+        let (rule, persist) = match scope {
+            ApprovalScope::Once => return,
+            ApprovalScope::Session => (tool, false),
+            ApprovalScope::Always => (tool, true),
+            ApprovalScope::Pattern { rule, always } => (rule.as_str(), *always),
+        };
+        let parsed = match PermissionRule::parse(rule) {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                // The call itself was approved and runs; only the wider grant is lost.
+                tracing::warn!(%error, "an approval's pattern is not a valid rule; approved once");
+                context.push(format!(
+                    "note: the approval's pattern `{rule}` is not a valid rule ({error}); this call was approved once"
+                ));
+                return;
+            }
+        };
+        self.update_session(|session| session.grants = session.grants.with(parsed));
+        if persist {
+            match &self.inner.grants_file {
+                Some(file) => {
+                    if let Err(error) = file.add(rule) {
+                        tracing::warn!(%error, "could not keep an \"always\" approval");
+                    }
+                }
+                None => tracing::warn!(
+                    rule,
+                    "an \"always\" approval was granted for this session only: the coordinator has no grants file"
+                ),
+            }
+        }
+    }
+
+    fn hook_input(&self, input: HookInput, call_id: &str, mode: Mode) -> HookInput {
+        let cwd = self.inner.shared.workspace.as_ref().map_or_else(
+            || std::env::current_dir().unwrap_or_default(),
+            |workspace| workspace.root().to_owned(),
+        );
+        input
+            .session_id(self.inner.session_id.clone())
+            .cwd(cwd)
+            .tool_use_id(call_id)
+            .permission_mode(mode)
+    }
+
+    async fn run_hooks(
+        &self,
+        event: HookEvent,
+        tool: &ToolHandle,
+        input: &HookInput,
+    ) -> HookOutcome {
+        let names: Vec<&str> = tool.spec().names().collect();
+        let outcome = self.inner.hooks.run(event, &names, input).await;
+        for error in &outcome.errors {
+            tracing::warn!(hook = %error.hook, event = event.as_str(), "hook failed: {}", error.message);
+        }
+        outcome
+    }
+
+    /// PostToolUse or PostToolUseFailure hooks: they may add context for the model, give it
+    /// feedback, or replace what it reads.
+    pub(super) async fn after_hooks(
+        &self,
+        tool: &ToolHandle,
+        arguments: &str,
+        result: &mut ToolResult,
+        mode: Mode,
+    ) {
+        let name = tool.spec().name.to_string();
+        let input = match result.error() {
+            Some(error) => {
+                if !self.has_hooks(HookEvent::PostToolUseFailure) {
+                    return;
+                }
+                HookInput::post_tool_use_failure(name, tool_input(arguments), error.to_string())
+            }
+            None => {
+                if !self.has_hooks(HookEvent::PostToolUse) {
+                    return;
+                }
+                let response = result
+                    .structured()
+                    .cloned()
+                    .unwrap_or_else(|| Value::String(result.text().into_owned()));
+                HookInput::post_tool_use(name, tool_input(arguments), response)
+            }
+        };
+        let input = self.hook_input(input, &result.call_id.clone(), mode);
+        let outcome = self.run_hooks(input.event(), tool, &input).await;
+        if let Some(replacement) = outcome.updated_tool_output {
+            let text = match &replacement {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            result.content = vec![Content::text(text)];
+            if result.structured.is_some() {
+                result.structured = Some(replacement);
+            }
+        }
+        for block in outcome.blocks {
+            result.context.push(format!(
+                "feedback from hook `{}`: {}",
+                block.hook, block.message
+            ));
+        }
+        result.context.extend(outcome.additional_context);
+    }
+}
+
+/// The arguments as hooks see them: the JSON object, `{}` for empty input, and the raw text as
+/// a string when it is not JSON.
+fn tool_input(arguments: &str) -> Value {
+    if arguments.trim().is_empty() {
+        return Value::Object(serde_json::Map::new());
+    }
+    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()))
+}
