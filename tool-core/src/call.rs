@@ -67,10 +67,11 @@ pub struct ToolResult {
     pub call_id: String,
     /// The parts the model reads.
     pub content: Vec<Content>,
-    /// The structured value, for tools with an output schema.
-    pub structured: Option<Value>,
+    /// The structured value, for tools with an output schema (boxed, like the error: the
+    /// common result is text, and a small result is cheap to pass along).
+    pub structured: Option<Box<Value>>,
     /// Why the call failed, if it did.
-    pub error: Option<ToolError>,
+    pub error: Option<Box<ToolError>>,
     /// Extra context for the model, added by hooks.
     pub context: Vec<String>,
 }
@@ -95,7 +96,7 @@ impl ToolResult {
             call_id: call_id.into(),
             content: vec![Content::text(error.to_string())],
             structured: None,
-            error: Some(error),
+            error: Some(Box::new(error)),
             context: Vec::new(),
         }
     }
@@ -116,7 +117,7 @@ impl ToolResult {
     /// The error, if the call failed.
     #[must_use]
     pub fn error(&self) -> Option<&ToolError> {
-        self.error.as_ref()
+        self.error.as_deref()
     }
 
     /// The text the model reads: the text parts, then any context added by hooks, one per line.
@@ -144,6 +145,6 @@ impl ToolResult {
     /// The structured value, for tools that return [`Json<T>`](crate::Json).
     #[must_use]
     pub fn structured(&self) -> Option<&Value> {
-        self.structured.as_ref()
+        self.structured.as_deref()
     }
 }

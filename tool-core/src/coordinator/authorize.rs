@@ -41,13 +41,16 @@ pub(super) type Refusal = (String, Cow<'static, str>, ToolError);
 impl Coordinator {
     /// Decides whether a staged call may run. On success, returns the call (its input possibly
     /// replaced by a hook) and the context lines hooks added for the model.
+    ///
+    /// `decision` is the policy's, already made: a plainly allowed call with no budget and no
+    /// PreToolUse hooks never comes here (see [`Coordinator::needs_authorizing`]).
     pub(super) async fn authorize(
         &self,
         mut staged: Staged,
+        mut decision: Decision,
         snapshot: &PolicyContext,
         batch_abort: Option<&CancellationToken>,
     ) -> Result<(Staged, Vec<String>), Refusal> {
-        let mut decision = self.decide(&staged, snapshot);
         if decision.verdict == Verdict::Deny {
             return Err(self.refuse(staged, decision));
         }
@@ -121,7 +124,15 @@ impl Coordinator {
         Ok((staged, context))
     }
 
-    fn decide(&self, staged: &Staged, snapshot: &PolicyContext) -> Decision {
+    /// `false` when the policy's decision settles the call: it is allowed, and neither a budget
+    /// nor a PreToolUse hook has a say.
+    pub(super) fn needs_authorizing(&self, decision: &Decision) -> bool {
+        decision.verdict != Verdict::Allow
+            || self.inner.budget.is_some()
+            || self.has_hooks(HookEvent::PreToolUse)
+    }
+
+    pub(super) fn decide(&self, staged: &Staged, snapshot: &PolicyContext) -> Decision {
         let call = ClassifiedCall::new(staged.tool.spec())
             .with_effect(staged.effect)
             .with_resources(staged.prepared.resources())
@@ -129,7 +140,7 @@ impl Coordinator {
         self.inner.policy.decide(&call, snapshot)
     }
 
-    fn decided(&self, staged: &Staged, decision: &Decision) {
+    pub(super) fn decided(&self, staged: &Staged, decision: &Decision) {
         if let Some(events) = &self.inner.events {
             events.send(CallEvent::Decided {
                 call_id: staged.id.clone(),
@@ -335,7 +346,7 @@ impl Coordinator {
             };
             result.content = vec![Content::text(text)];
             if result.structured.is_some() {
-                result.structured = Some(replacement);
+                result.structured = Some(Box::new(replacement));
             }
         }
         for block in outcome.blocks {

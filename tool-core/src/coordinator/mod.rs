@@ -461,13 +461,14 @@ impl Coordinator {
     /// The session's policy context: mode, grants and allow-list as they are now.
     #[must_use]
     pub fn snapshot(&self) -> Arc<PolicyContext> {
-        Arc::clone(
-            &self
-                .inner
-                .session
-                .read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
+        Arc::clone(&self.session())
+    }
+
+    fn session(&self) -> std::sync::RwLockReadGuard<'_, Arc<PolicyContext>> {
+        self.inner
+            .session
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn update_session(&self, change: impl FnOnce(&mut PolicyContext)) {
@@ -559,8 +560,14 @@ impl Coordinator {
         tool: &ToolHandle,
         arguments: &str,
     ) -> Result<Prepared, ToolError> {
-        let workspace = self.inner.shared.workspace.as_ref();
-        guard(|| with_workspace(workspace, || tool.prepare(arguments)))
+        match self.inner.shared.workspace.as_ref() {
+            Some(workspace) => {
+                guard(|| with_workspace(Some(workspace), || tool.prepare(arguments)))
+            }
+            // Nothing to put in scope (and nothing can be in scope: scopes never outlive
+            // `prepare`), so skip the thread-local.
+            None => guard(|| tool.prepare(arguments)),
+        }
     }
 
     /// Every path argument, resolved against the workspace boundary (none without a
@@ -584,14 +591,30 @@ impl Coordinator {
         started: Option<Instant>,
         batch_abort: Option<&CancellationToken>,
     ) -> ToolResult {
-        let snapshot = self.snapshot();
-        let (staged, context) = match self.authorize(staged, &snapshot, batch_abort).await {
-            Ok(authorized) => authorized,
-            Err((id, tool, error)) => {
-                let result = ToolResult::failure(id, error);
-                self.finished(&result, tool, started);
-                return result;
+        // Decided under the read lock, without cloning the snapshot: the common call needs
+        // nothing more from it than the mode. A call that goes on to hooks or approval keeps
+        // the very snapshot it was decided on.
+        let (decision, mode, snapshot) = {
+            let session = self.session();
+            let decision = self.decide(&staged, &session);
+            let snapshot = self
+                .needs_authorizing(&decision)
+                .then(|| Arc::clone(&session));
+            (decision, session.mode, snapshot)
+        };
+        let (staged, context) = if let Some(snapshot) = snapshot {
+            // Boxed: the slow path's state stays out of every call's future.
+            match Box::pin(self.authorize(staged, decision, &snapshot, batch_abort)).await {
+                Ok(authorized) => authorized,
+                Err((id, tool, error)) => {
+                    let result = ToolResult::failure(id, error);
+                    self.finished(&result, tool, started);
+                    return result;
+                }
             }
+        } else {
+            self.decided(&staged, &decision);
+            (staged, Vec::new())
         };
         let Staged {
             id,
@@ -628,18 +651,15 @@ impl Coordinator {
             let invocation = Invocation {
                 spec,
                 effect,
-                mode: snapshot.mode,
+                mode,
                 ctx: &ctx,
             };
-            Next::new(&self.inner.chain, &*tool, prepared, &invocation)
-                .run()
-                .await
+            Box::pin(Next::new(&self.inner.chain, &*tool, prepared, &invocation).run()).await
         };
         let mut result = ToolResult::from_outcome(ctx.into_call().id, outcome);
         result.context.extend(context);
         if !self.inner.hooks.is_empty() {
-            self.after_hooks(&tool, &arguments, &mut result, snapshot.mode)
-                .await;
+            Box::pin(self.after_hooks(&tool, &arguments, &mut result, mode)).await;
         }
         self.finished(&result, tool.spec().name.clone(), started);
         result

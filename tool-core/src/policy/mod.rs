@@ -78,7 +78,11 @@ pub const DEFAULT_PROTECTED_PATHS: &[&str] = &[".git"];
 /// meaning `$HOME` as it was when the policy was made.
 #[derive(Clone)]
 pub struct Policy {
-    rules: Arc<[Box<dyn Rule>]>,
+    /// Every rule, in evaluation order: what `explain` shows.
+    rules: Arc<[Arc<dyn Rule>]>,
+    /// The rules that can have an opinion: `rules` less the user-rule layers that hold no rule
+    /// at all. What `decide` walks, so an empty layer costs nothing per call.
+    deciding: Arc<[Arc<dyn Rule>]>,
 }
 
 impl Policy {
@@ -90,7 +94,7 @@ impl Policy {
     /// Decides about a call: the decision of the first rule (in priority order) that has one.
     #[must_use]
     pub fn decide(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Decision {
-        self.rules
+        self.deciding
             .iter()
             .find_map(|rule| rule.evaluate(call, context))
             .unwrap_or_else(no_rule_decided)
@@ -133,6 +137,7 @@ impl Default for Policy {
         // Only user-supplied text can fail to parse, and a default builder has none.
         built.unwrap_or_else(|_| Policy {
             rules: Arc::from(Vec::new()),
+            deciding: Arc::from(Vec::new()),
         })
     }
 }
@@ -261,33 +266,50 @@ impl PolicyBuilder {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mut rules: Vec<Box<dyn Rule>> = vec![
-            Box::new(SafetyRule::new(protected, home.clone())),
-            Box::new(DenyRules {
-                rules: deny,
-                home: home.clone(),
-            }),
-            Box::new(SelfApprovingRule),
-            Box::new(PlanModeRule),
-            Box::new(BypassModeRule),
-            Box::new(AcceptEditsRule),
-            Box::new(AskRules {
-                rules: ask,
-                home: home.clone(),
-            }),
-            Box::new(AllowRules {
-                rules: allow,
-                home: home.clone(),
-            }),
-            Box::new(SessionGrantsRule { home: home.clone() }),
-            Box::new(AllowListRule { home }),
-            Box::new(DefaultByEffectRule),
+        // Each rule with whether it can ever decide: a user-rule layer with no rules cannot.
+        let (no_deny, no_ask, no_allow) = (deny.is_empty(), ask.is_empty(), allow.is_empty());
+        let mut rules: Vec<(Arc<dyn Rule>, bool)> = vec![
+            (Arc::new(SafetyRule::new(protected, home.clone())), true),
+            (
+                Arc::new(DenyRules {
+                    rules: deny,
+                    home: home.clone(),
+                }),
+                !no_deny,
+            ),
+            (Arc::new(SelfApprovingRule), true),
+            (Arc::new(PlanModeRule), true),
+            (Arc::new(BypassModeRule), true),
+            (Arc::new(AcceptEditsRule), true),
+            (
+                Arc::new(AskRules {
+                    rules: ask,
+                    home: home.clone(),
+                }),
+                !no_ask,
+            ),
+            (
+                Arc::new(AllowRules {
+                    rules: allow,
+                    home: home.clone(),
+                }),
+                !no_allow,
+            ),
+            (Arc::new(SessionGrantsRule { home: home.clone() }), true),
+            (Arc::new(AllowListRule { home }), true),
+            (Arc::new(DefaultByEffectRule), true),
         ];
-        rules.extend(self.custom);
+        rules.extend(self.custom.into_iter().map(|rule| (Arc::from(rule), true)));
         // A stable sort: equal priorities keep insertion order, built-in rules first.
-        rules.sort_by_key(|rule| rule.priority());
+        rules.sort_by_key(|(rule, _)| rule.priority());
+        let deciding: Vec<Arc<dyn Rule>> = rules
+            .iter()
+            .filter(|(_, can_decide)| *can_decide)
+            .map(|(rule, _)| Arc::clone(rule))
+            .collect();
         Ok(Policy {
-            rules: Arc::from(rules),
+            rules: rules.into_iter().map(|(rule, _)| rule).collect(),
+            deciding: Arc::from(deciding),
         })
     }
 }

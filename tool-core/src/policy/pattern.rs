@@ -617,6 +617,10 @@ impl PermissionSet {
         call: &ClassifiedCall<'_>,
         home: Option<&Path>,
     ) -> Option<&PermissionRule> {
+        // Most sets are empty (no ask rules, no grants yet): answer before looking anything up.
+        if self.is_empty() {
+            return None;
+        }
         let lookup = self.lookup(call);
         let mut first: Option<usize> = None;
         let mut has_specific = false;
@@ -647,6 +651,10 @@ impl PermissionSet {
         call: &ClassifiedCall<'_>,
         home: Option<&Path>,
     ) -> Option<&PermissionRule> {
+        // Most sets are empty (no ask rules, no grants yet): answer before looking anything up.
+        if self.is_empty() {
+            return None;
+        }
         let lookup = self.lookup(call);
         let mut whole: Option<usize> = None;
         let mut has_specific = false;
