@@ -2,15 +2,22 @@
 //! the model. The model here is scripted — it replays the calls a real model typically makes,
 //! mistakes included — so the example runs anywhere, with no network or API key.
 //!
-//! Watch the second turn: the model sends `file_path` instead of `path`, reads the error the
-//! framework sends back ("did you mean `path`?"), and corrects itself on the next turn.
+//! What to watch:
+//! - turn 1 runs two reads as one batch, in parallel;
+//! - turn 2 sends `file_path` instead of `path`, reads the error ("did you mean `path`?") and
+//!   corrects itself;
+//! - the session starts in plan mode: the write in turn 4 is denied ("plan mode is on"), the
+//!   plan tool, which approves itself, runs, and the user leaves plan mode;
+//! - the next write asks the user (here a scripted one, who approves for the session);
+//! - a write to `../` is stopped by the safety layer, whatever anyone approved.
 //!
 //! Run with `cargo run --example agent`.
 
 use std::collections::VecDeque;
 
 use tool_core::{
-    Coordinator, ToolCall, ToolError, ToolResult, Toolset, Workspace, WorkspacePath, tool,
+    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, BoxFuture, CallEvent, Coordinator,
+    Mode, ToolCall, ToolError, ToolResult, Toolset, Workspace, WorkspacePath, tool,
 };
 
 /// List the entries of a directory in the workspace, directories marked with a trailing `/`.
@@ -24,14 +31,10 @@ use tool_core::{
     aliases("LS"),
     tags("agent")
 )]
-fn list_dir(ws: &Workspace, path: WorkspacePath) -> Result<String, ToolError> {
-    let dir = path.in_workspace(ws);
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
+fn list_dir(path: WorkspacePath) -> Result<String, ToolError> {
+    let mut names: Vec<String> = std::fs::read_dir(path.as_path())
         .map_err(|error| {
-            ToolError::failed(format!(
-                "cannot list `{}`: {error}",
-                path.as_path().display()
-            ))
+            ToolError::failed(format!("cannot list `{}`: {error}", path.sent().display()))
         })?
         .filter_map(Result::ok)
         .map(|entry| {
@@ -60,19 +63,49 @@ fn list_dir(ws: &Workspace, path: WorkspacePath) -> Result<String, ToolError> {
     tags("agent")
 )]
 async fn read_file(
-    ws: &Workspace,
     path: WorkspacePath,
     #[arg(default = 20)] limit: usize,
 ) -> Result<String, ToolError> {
-    let text = tokio::fs::read_to_string(path.in_workspace(ws))
+    let text = tokio::fs::read_to_string(path.as_path())
         .await
         .map_err(|error| {
-            ToolError::failed(format!(
-                "cannot read `{}`: {error}",
-                path.as_path().display()
-            ))
+            ToolError::failed(format!("cannot read `{}`: {error}", path.sent().display()))
         })?;
     Ok(text.lines().take(limit).collect::<Vec<_>>().join("\n"))
+}
+
+/// Write a text file in the workspace, replacing it if it exists.
+///
+/// # Arguments
+/// * `path` - File path, relative to the workspace root.
+/// * `text` - The whole new content.
+#[tool(
+    closed_world,
+    name = "agent_write_file",
+    aliases("Write"),
+    tags("agent")
+)]
+fn write_file(path: WorkspacePath, text: String) -> Result<String, ToolError> {
+    std::fs::write(path.as_path(), &text)?;
+    Ok(format!(
+        "wrote {} bytes to {}",
+        text.len(),
+        path.sent().display()
+    ))
+}
+
+/// Present a plan to the user, who decides whether to leave plan mode and carry it out.
+///
+/// # Arguments
+/// * `plan` - The steps, one per line.
+#[tool(
+    self_approving,
+    closed_world,
+    name = "agent_present_plan",
+    tags("agent")
+)]
+fn present_plan(plan: String) -> String {
+    format!("plan presented to the user:\n{plan}")
 }
 
 /// Count the lines, words and bytes of a text.
@@ -104,13 +137,31 @@ impl ScriptedModel {
     fn new() -> Self {
         ScriptedModel {
             turns: VecDeque::from([
-                vec![("agent_list_dir", r#"{"path": "."}"#)],
+                // Two reads at once: they run in parallel.
+                vec![
+                    ("agent_list_dir", r#"{"path": "."}"#),
+                    ("agent_count", r#"{"text": "one two\nthree"}"#),
+                ],
                 // A typical slip: the wrong argument name.
-                vec![("Read", r#"{"file_path": "Cargo.toml", "limit": 5}"#)],
-                vec![("Read", r#"{"path": "Cargo.toml", "limit": 5}"#)],
+                vec![("Read", r#"{"file_path": "notes.md", "limit": 5}"#)],
+                vec![("Read", r#"{"path": "notes.md", "limit": 5}"#)],
+                // Plan mode is on: this is denied, and the model presents its plan instead.
                 vec![(
-                    "agent_count",
-                    r#"{"text": "name = \"toolkit-tests\"\nversion = \"0.1.0\""}"#,
+                    "Write",
+                    r##"{"path": "summary.md", "text": "# Summary\n"}"##,
+                )],
+                vec![(
+                    "agent_present_plan",
+                    r#"{"plan": "1. write summary.md\n2. keep a copy outside the project"}"#,
+                )],
+                vec![(
+                    "Write",
+                    r##"{"path": "summary.md", "text": "# Summary\nTwo notes.\n"}"##,
+                )],
+                // The boundary holds whatever was approved.
+                vec![(
+                    "Write",
+                    r##"{"path": "../summary-copy.md", "text": "# Summary\n"}"##,
                 )],
             ]),
         }
@@ -134,19 +185,57 @@ impl ScriptedModel {
                     .collect(),
             ),
             None => Reply::Final(
-                "The workspace is a Rust project; its manifest names the package toolkit-tests."
+                "summary.md is written. I did not keep a copy outside the project: \
+                 the workspace boundary does not allow it."
                     .into(),
             ),
         }
     }
 }
 
+/// The user at the keyboard, scripted: shows what is asked and approves it for the session.
+struct ScriptedUser;
+
+impl Approver for ScriptedUser {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        println!(
+            "  [user is asked] {} ({}): approves for this session",
+            request.preview, request.reason
+        );
+        Box::pin(async { ApprovalResponse::Approve(ApprovalScope::Session) })
+    }
+}
+
+/// A project to work on: a fresh directory with two files.
+fn project() -> std::io::Result<std::path::PathBuf> {
+    let root = std::env::temp_dir().join(format!("toolkit-agent-{}", std::process::id()));
+    std::fs::create_dir_all(root.join("src"))?;
+    std::fs::write(
+        root.join("notes.md"),
+        "# Notes\n- tools are functions\n- the policy decides\n",
+    )?;
+    std::fs::write(root.join("src/lib.rs"), "pub fn answer() -> u32 { 42 }\n")?;
+    Ok(root)
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let root = project()?;
     let coordinator = Coordinator::builder()
         .toolset(Toolset::tagged("agent"))
-        .workspace(Workspace::new(env!("CARGO_MANIFEST_DIR"))?)
+        .workspace(Workspace::new(&root)?)
+        .mode(Mode::Plan)
+        .approver(ScriptedUser)
+        .events(|event: CallEvent| {
+            if let CallEvent::Decided { tool, decision, .. } = event {
+                println!(
+                    "  [policy] {tool}: {} ({})",
+                    decision.verdict, decision.source
+                );
+            }
+        })
         .build();
+    println!("Workspace: {}", root.display());
     println!("Tools offered to the model:");
     for tool in coordinator.toolset().iter() {
         let spec = tool.spec();
@@ -167,21 +256,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 break;
             }
             Reply::Calls(calls) => {
-                last.clear();
-                for call in calls {
-                    println!(
-                        "\nTurn {turn}: model calls {}({})",
-                        call.name, call.arguments
-                    );
-                    let result = coordinator.call(call).await;
+                println!("\nTurn {turn} (mode: {}):", coordinator.mode());
+                for call in &calls {
+                    println!("  model calls {}({})", call.name, call.arguments);
+                }
+                last = coordinator.call_batch(calls).await;
+                for result in &last {
                     let marker = if result.is_error() { "error" } else { "result" };
                     for (i, line) in result.text().lines().take(8).enumerate() {
                         println!("  {} {line}", if i == 0 { marker } else { "     " });
                     }
-                    last.push(result);
+                }
+                if last.iter().any(|r| r.text().starts_with("plan presented")) {
+                    println!("  [user accepts the plan and leaves plan mode]");
+                    coordinator.set_mode(Mode::Default);
                 }
             }
         }
     }
+    std::fs::remove_dir_all(&root)?;
     Ok(())
 }

@@ -40,7 +40,8 @@ use crate::middleware::{
 };
 use crate::panic::guard;
 use crate::policy::{
-    Mode, PermissionRule, PermissionRules, PermissionSet, Policy, PolicyBuilder, PolicyContext,
+    ClassifiedCall, Explanation, Mode, PermissionRule, PermissionRules, PermissionSet, Policy,
+    PolicyBuilder, PolicyContext,
 };
 use crate::settings::Settings;
 use crate::spec::{Effect, ResourceKind};
@@ -519,19 +520,14 @@ impl Coordinator {
                 tool: name.clone(),
             });
         }
-        let Some(tool) = self.inner.toolset.get(&name) else {
-            let suggestions = self.inner.toolset.suggest(&name);
-            let result = ToolResult::failure(
-                id,
-                ToolError::UnknownTool {
-                    name: name.clone(),
-                    suggestions,
-                },
-            );
-            self.finished(&result, name.into(), None);
-            return Err(Box::new(result));
+        let tool = match self.lookup(&name) {
+            Ok(tool) => tool.clone(),
+            Err(error) => {
+                let result = ToolResult::failure(id, error);
+                self.finished(&result, name.into(), None);
+                return Err(Box::new(result));
+            }
         };
-        let tool = tool.clone();
         let prepared = match self.prepare(&tool, &arguments) {
             Ok(prepared) => prepared,
             Err(error) => {
@@ -551,6 +547,53 @@ impl Coordinator {
             effect,
             paths,
         })
+    }
+
+    /// The tool answering to `name`, or an error naming the closest names.
+    fn lookup(&self, name: &str) -> Result<&ToolHandle, ToolError> {
+        self.inner
+            .toolset
+            .get(name)
+            .ok_or_else(|| ToolError::UnknownTool {
+                name: name.to_owned(),
+                suggestions: self.inner.toolset.suggest(name),
+            })
+    }
+
+    /// How the policy would decide `call` now, rule by rule, without running it: nothing is
+    /// asked and no hook runs. The arguments are parsed and the paths resolved as for a real
+    /// call, so path rules and the workspace boundary see what the tool would.
+    ///
+    /// ```
+    /// use tool_core::{tool, Coordinator, Layer, PolicyBuilder, ToolCall, Toolset, Verdict};
+    ///
+    /// /// Run a command.
+    /// #[tool(name = "doc_explain_shell")]
+    /// fn shell(#[arg(command)] command: String) -> String { command }
+    ///
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_explain_shell"]).unwrap())
+    ///     .policy(PolicyBuilder::default().deny("doc_explain_shell(rm:*)"))
+    ///     .build();
+    /// let explained = coordinator
+    ///     .explain(&ToolCall::new("doc_explain_shell", r#"{"command": "rm -rf /"}"#))
+    ///     .unwrap();
+    /// assert_eq!(explained.decision.verdict, Verdict::Deny);
+    /// assert_eq!(explained.decider().unwrap().layer, Layer::DenyRule);
+    /// println!("{explained}"); // every rule considered, and which one decided
+    /// ```
+    ///
+    /// # Errors
+    /// An unknown tool or invalid arguments, as a call would get.
+    pub fn explain(&self, call: &ToolCall) -> Result<Explanation, ToolError> {
+        let tool = self.lookup(&call.name)?;
+        let prepared = self.prepare(tool, &call.arguments)?;
+        let paths = self.resolve_paths(&prepared);
+        let classified = ClassifiedCall::new(tool.spec())
+            .with_effect(prepared.effect(tool.spec()))
+            .with_resources(prepared.resources())
+            .with_paths(&paths);
+        Ok(self.inner.policy.explain(&classified, &self.session()))
     }
 
     /// Parses and validates arguments, with the workspace in scope so `WorkspacePath`
