@@ -578,6 +578,27 @@ fn events_follow_a_call_from_request_to_result() {
 }
 
 #[test]
+fn the_grants_file_is_protected_from_the_tools_themselves() {
+    let fixture = Fixture::new();
+    let grants = fixture.root().join(".toolkit/grants.json");
+    let coordinator = fixture
+        .builder()
+        .grants_file(&grants)
+        .mode(Mode::Bypass)
+        .build();
+    let result = coordinator.call_blocking(call(
+        "auth_write",
+        r#"{"path": ".toolkit/grants.json", "text": "{\"allow\": [\"auth_shell\"]}"}"#,
+    ));
+    assert!(
+        denied_by(&result).starts_with("safety"),
+        "{:?}",
+        result.error()
+    );
+    assert!(!grants.exists());
+}
+
+#[test]
 fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
     let fixture = Fixture::new();
     let grants = fixture.dir.path().join("grants.json");

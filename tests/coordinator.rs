@@ -250,6 +250,39 @@ fn progress_reports_reach_the_sink() {
 }
 
 #[test]
+fn progress_reports_reach_the_event_sink_between_start_and_finish() {
+    let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::tagged("co"))
+        .events(events)
+        .build();
+    coordinator.call_blocking(ToolCall::new("co_progress", "{}").with_id("p1"));
+    let mut steps = Vec::new();
+    while let Ok(event) = received.try_recv() {
+        assert_eq!(event.call_id(), "p1");
+        steps.push(match event {
+            tool_core::CallEvent::Requested { .. } => "requested".to_owned(),
+            tool_core::CallEvent::Decided { .. } => "decided".to_owned(),
+            tool_core::CallEvent::Started { .. } => "started".to_owned(),
+            tool_core::CallEvent::Progress(update) => format!("progress {}", update.progress),
+            tool_core::CallEvent::Finished { .. } => "finished".to_owned(),
+            other => format!("{other:?}"),
+        });
+    }
+    assert_eq!(
+        steps,
+        [
+            "requested",
+            "decided",
+            "started",
+            "progress 1",
+            "progress 2",
+            "finished"
+        ]
+    );
+}
+
+#[test]
 fn a_tools_error_becomes_a_failed_result_with_its_message() {
     let coordinator = coordinator();
     let result = coordinator.call_blocking(ToolCall::new("co_io", "{}"));

@@ -342,6 +342,10 @@ impl CoordinatorBuilder {
         if let Some(extra) = self.hooks.take() {
             hooks.extend(&extra);
         }
+        if let Some(grants) = &self.grants_file {
+            // A tool that could write the grants file could grant itself anything.
+            policy = policy.protect(absolute_pattern(grants.path()));
+        }
         let policy = policy.build()?;
         let mode = self.mode.unwrap_or(mode);
         let mut session = PolicyContext {
@@ -399,6 +403,23 @@ impl CoordinatorBuilder {
             }),
         })
     }
+}
+
+/// A protected-path pattern naming exactly `path`, absolute and with its directory's symlinks
+/// followed (as the boundary resolves the paths it is compared with).
+fn absolute_pattern(path: &std::path::Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    // The longest existing ancestor, canonical, then the part that does not exist yet.
+    let resolved = absolute
+        .ancestors()
+        .find_map(|ancestor| {
+            let canonical = ancestor.canonicalize().ok()?;
+            let rest = absolute.strip_prefix(ancestor).ok()?;
+            Some(canonical.join(rest))
+        })
+        .unwrap_or(absolute);
+    // `//` anchors the pattern at the file-system root.
+    format!("/{}", globset::escape(&resolved.to_string_lossy()))
 }
 
 fn new_session_id() -> String {
