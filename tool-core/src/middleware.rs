@@ -17,7 +17,7 @@ use crate::budget::Budget;
 use crate::panic::{Guarded, guard};
 use crate::policy::{Layer, Mode};
 use crate::spec::{Effect, ToolSpec};
-use crate::tool::{Prepared, Tool};
+use crate::tool::{Prepared, Tool, ToolFuture};
 use crate::{BoxFuture, Content, ToolContext, ToolError, ToolOutput};
 
 /// The call a middleware wraps: the tool's spec, this call's effect, the mode it was decided
@@ -120,13 +120,36 @@ pub(crate) async fn invoke(
     prepared: Prepared,
     ctx: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
-    // A synchronous tool runs inside `invoke` itself; its panic is caught here. An async
-    // tool's panic happens while its future is polled, and is caught by `Guarded`.
-    let future = guard(|| Ok(tool.invoke(prepared, ctx)))?;
-    // A synchronous tool's result is already there: take it without polling.
-    match future.into_ready() {
-        Ok(result) => result,
-        Err(pending) => Guarded(pending).await,
+    match start(tool, prepared, ctx) {
+        Started::Done(result) => result,
+        Started::Running(pending) => pending.await,
+    }
+}
+
+/// A tool invocation after its synchronous part.
+pub(crate) enum Started<'a> {
+    /// The tool was synchronous: here is its result.
+    Done(Result<ToolOutput, ToolError>),
+    /// The tool's future, still to be polled (its panics caught).
+    Running(Guarded<ToolFuture<'a>>),
+}
+
+/// Starts the tool: a synchronous tool runs to its end here (its panic caught), an async one
+/// hands back its future. The coordinator's common path calls this directly, so a synchronous
+/// call is never wrapped in a future of its own.
+pub(crate) fn start<'a>(
+    tool: &'a dyn Tool,
+    prepared: Prepared,
+    ctx: &'a ToolContext,
+) -> Started<'a> {
+    match guard(|| Ok(tool.invoke(prepared, ctx))) {
+        Err(panicked) => Started::Done(Err(panicked)),
+        // A synchronous tool's result is already there: take it without polling.
+        Ok(future) => match future.into_ready() {
+            Ok(result) => Started::Done(result),
+            // An async tool's panic happens while its future is polled, caught by `Guarded`.
+            Err(pending) => Started::Running(Guarded(pending)),
+        },
     }
 }
 

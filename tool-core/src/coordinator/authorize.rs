@@ -39,18 +39,19 @@ struct Pending<'a> {
 pub(super) type Refusal = (String, Cow<'static, str>, ToolError);
 
 impl Coordinator {
-    /// Decides whether a staged call may run. On success, returns the call (its input possibly
+    /// Decides whether a staged call may run (a hook may replace its input, in place). On
+    /// success, returns the context lines hooks added for the model.
     /// replaced by a hook) and the context lines hooks added for the model.
     ///
     /// `decision` is the policy's, already made: a plainly allowed call with no budget and no
     /// PreToolUse hooks never comes here (see [`Coordinator::needs_authorizing`]).
     pub(super) async fn authorize(
         &self,
-        mut staged: Staged,
+        staged: &mut Staged,
         mut decision: Decision,
         snapshot: &PolicyContext,
         batch_abort: Option<&CancellationToken>,
-    ) -> Result<(Staged, Vec<String>), Refusal> {
+    ) -> Result<Vec<String>, Refusal> {
         if decision.verdict == Verdict::Deny {
             return Err(self.refuse(staged, decision));
         }
@@ -87,11 +88,8 @@ impl Coordinator {
             }
             let hook_decision = outcome.decision();
             if let Some(updated) = outcome.updated_input {
-                staged = match self.restage(staged, Value::Object(updated)) {
-                    Ok(restaged) => restaged,
-                    Err(refusal) => return Err(refusal),
-                };
-                decision = self.decide(&staged, snapshot);
+                self.restage(staged, Value::Object(updated))?;
+                decision = self.decide(staged, snapshot);
                 if decision.verdict == Verdict::Deny {
                     return Err(self.refuse(staged, decision));
                 }
@@ -107,7 +105,7 @@ impl Coordinator {
                 }
             }
         }
-        self.decided(&staged, &decision);
+        self.decided(staged, &decision);
 
         if decision.verdict == Verdict::Ask {
             let pending = Pending {
@@ -121,7 +119,7 @@ impl Coordinator {
                 .await
                 .map_err(|error| (staged.id.clone(), staged.tool.spec().name.clone(), error))?;
         }
-        Ok((staged, context))
+        Ok(context)
     }
 
     /// `false` when the policy's decision settles the call: it is allowed, and neither a budget
@@ -151,33 +149,37 @@ impl Coordinator {
         }
     }
 
-    fn refuse(&self, staged: Staged, decision: Decision) -> Refusal {
-        self.decided(&staged, &decision);
+    fn refuse(&self, staged: &mut Staged, decision: Decision) -> Refusal {
+        self.decided(staged, &decision);
         let error = ToolError::denied(decision.reason, decision.source.to_string());
-        (staged.id, staged.tool.spec().name.clone(), error)
+        (
+            std::mem::take(&mut staged.id),
+            staged.tool.spec().name.clone(),
+            error,
+        )
     }
 
     /// The call with the input a hook gave it: validated like any model input, classified and
     /// resolved again.
-    fn restage(&self, staged: Staged, input: Value) -> Result<Staged, Refusal> {
+    fn restage(&self, staged: &mut Staged, input: Value) -> Result<(), Refusal> {
         let arguments = input.to_string();
         match self.prepare(&staged.tool, &arguments) {
             Ok(prepared) => {
-                let effect = prepared.effect(staged.tool.spec());
-                let paths = self.resolve_paths(&prepared);
-                Ok(Staged {
-                    arguments,
-                    prepared,
-                    effect,
-                    paths,
-                    ..staged
-                })
+                staged.effect = prepared.effect(staged.tool.spec());
+                staged.paths = self.resolve_paths(&prepared);
+                staged.prepared = prepared;
+                staged.arguments = arguments;
+                Ok(())
             }
             Err(error) => {
                 let error = ToolError::failed(format!(
                     "a PreToolUse hook replaced this call's arguments with invalid ones, so the tool did not run: {error}"
                 ));
-                Err((staged.id, staged.tool.spec().name.clone(), error))
+                Err((
+                    std::mem::take(&mut staged.id),
+                    staged.tool.spec().name.clone(),
+                    error,
+                ))
             }
         }
     }

@@ -36,7 +36,7 @@ use crate::context::{ProgressSink, SharedContext};
 use crate::events::{CallEvent, EventSink};
 use crate::hooks::{HookEvent, Hooks};
 use crate::middleware::{
-    Artifacts, BudgetGuard, Invocation, Middleware, Next, OutputLimit, Timeout, Tracing,
+    Artifacts, BudgetGuard, Invocation, Middleware, Next, OutputLimit, Started, Timeout, Tracing,
 };
 use crate::panic::guard;
 use crate::policy::{
@@ -651,7 +651,7 @@ impl Coordinator {
     /// Authorizes, invokes and finishes a staged call.
     pub(crate) async fn run_staged(
         &self,
-        staged: Staged,
+        mut staged: Staged,
         started: Option<Instant>,
         batch_abort: Option<&CancellationToken>,
     ) -> ToolResult {
@@ -666,10 +666,10 @@ impl Coordinator {
                 .then(|| Arc::clone(&session));
             (decision, session.mode, snapshot)
         };
-        let (staged, context) = if let Some(snapshot) = snapshot {
+        let context = if let Some(snapshot) = snapshot {
             // Boxed: the slow path's state stays out of every call's future.
-            match Box::pin(self.authorize(staged, decision, &snapshot, batch_abort)).await {
-                Ok(authorized) => authorized,
+            match Box::pin(self.authorize(&mut staged, decision, &snapshot, batch_abort)).await {
+                Ok(context) => context,
                 Err((id, tool, error)) => {
                     let result = ToolResult::failure(id, error);
                     self.finished(&result, tool, started);
@@ -678,17 +678,11 @@ impl Coordinator {
             }
         } else {
             self.decided(&staged, &decision);
-            (staged, Vec::new())
+            Vec::new()
         };
-        let Staged {
-            id,
-            tool,
-            arguments,
-            depth,
-            prepared,
-            effect,
-            paths: _,
-        } = staged;
+        // Fields are moved out one by one, not destructured: the staged call is the future's
+        // parameter, and a destructured copy would be stored beside it.
+        let tool = staged.tool;
         let spec = tool.spec();
         let cancellation = self
             .inner
@@ -696,9 +690,9 @@ impl Coordinator {
             .then(|| self.inner.shared.cancellation.child_token());
         let ctx = ToolContext::new(
             CallInfo {
-                id,
+                id: staged.id,
                 tool: spec.name.clone(),
-                depth,
+                depth: staged.depth,
             },
             cancellation,
             Arc::clone(&self.inner.shared),
@@ -710,20 +704,23 @@ impl Coordinator {
             });
         }
         let outcome = if self.inner.chain.is_empty() {
-            crate::middleware::invoke(&*tool, prepared, &ctx).await
+            match crate::middleware::start(&*tool, staged.prepared, &ctx) {
+                Started::Done(result) => result,
+                Started::Running(pending) => pending.await,
+            }
         } else {
             let invocation = Invocation {
                 spec,
-                effect,
+                effect: staged.effect,
                 mode,
                 ctx: &ctx,
             };
-            Box::pin(Next::new(&self.inner.chain, &*tool, prepared, &invocation).run()).await
+            Box::pin(Next::new(&self.inner.chain, &*tool, staged.prepared, &invocation).run()).await
         };
         let mut result = ToolResult::from_outcome(ctx.into_call().id, outcome);
         result.context.extend(context);
         if !self.inner.hooks.is_empty() {
-            Box::pin(self.after_hooks(&tool, &arguments, &mut result, mode)).await;
+            Box::pin(self.after_hooks(&tool, &staged.arguments, &mut result, mode)).await;
         }
         self.finished(&result, tool.spec().name.clone(), started);
         result
