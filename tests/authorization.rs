@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tool_core::{
-    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, AutoApprove, BoxFuture, Budget,
-    BudgetConfig, CallEvent, Coordinator, CoordinatorBuilder, DenyAll, Mode, Settings, ToolCall,
-    ToolError, ToolResult, Toolset, Workspace, WorkspacePath, tool,
+    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, Args, AutoApprove, BoxFuture,
+    Budget, BudgetConfig, CallEvent, Coordinator, CoordinatorBuilder, DenyAll, Mode, Settings,
+    ToolCall, ToolError, ToolResult, Toolset, Workspace, WorkspacePath, tool,
 };
 
 /// Read a file.
@@ -38,6 +38,46 @@ fn is_read_only(command: &str) -> bool {
 #[tool(read_only_if = is_read_only, name = "auth_shell", aliases("Bash"))]
 fn shell(#[arg(command)] command: String) -> String {
     format!("ran {command}")
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ReadArgs {
+    /// The file.
+    path: WorkspacePath,
+}
+
+/// Read a file, its arguments as one struct.
+#[tool(read_only, name = "auth_read_args")]
+fn read_args(ws: &Workspace, Args(args): Args<ReadArgs>) -> Result<String, ToolError> {
+    Ok(std::fs::read_to_string(args.path.in_workspace(ws))?)
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Edit {
+    /// The file.
+    path: WorkspacePath,
+    /// Its new text.
+    text: String,
+}
+
+/// Write several files.
+///
+/// # Arguments
+/// * `edits` - The files and their texts.
+#[tool(name = "auth_write_many")]
+fn write_many(edits: Vec<Edit>) -> Result<String, ToolError> {
+    for edit in &edits {
+        std::fs::write(edit.path.as_path(), &edit.text)?;
+    }
+    Ok(format!("wrote {} files", edits.len()))
+}
+
+/// Make a symlink `out` in the workspace pointing at `target`.
+#[tool(name = "auth_make_link")]
+fn make_link(ws: &Workspace, target: String) -> Result<String, ToolError> {
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(target, ws.root().join("out"))?;
+    Ok("linked".into())
 }
 
 /// Present a plan to the user.
@@ -108,6 +148,9 @@ impl Fixture {
                     "auth_write",
                     "auth_shell",
                     "auth_present_plan",
+                    "auth_read_args",
+                    "auth_write_many",
+                    "auth_make_link",
                 ])
                 .unwrap(),
             )
@@ -379,6 +422,97 @@ fn a_symlink_pointing_outside_is_denied_by_the_safety_layer() {
     let result = coordinator.call_blocking(call("auth_read", r#"{"path": "escape/outside.txt"}"#));
     assert!(denied_by(&result).starts_with("safety"));
     assert!(!fixture.dir.path().join("new.txt").exists());
+}
+
+#[test]
+fn a_path_inside_an_args_struct_is_confined_like_any_other() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    let result = coordinator.call_blocking(call("auth_read_args", r#"{"path": "../outside.txt"}"#));
+    assert!(
+        denied_by(&result).starts_with("safety"),
+        "{:?}",
+        result.error()
+    );
+    let inside = coordinator.call_blocking(call("auth_read_args", r#"{"path": "notes.txt"}"#));
+    assert_eq!(inside.text(), "hello notes");
+}
+
+#[test]
+fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::once());
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .build();
+    let escape = r#"{"edits": [{"path": "a.txt", "text": "x"}, {"path": "../outside.txt", "text": "pwned"}]}"#;
+    let result = coordinator.call_blocking(call("auth_write_many", escape));
+    assert!(
+        denied_by(&result).starts_with("safety"),
+        "{:?}",
+        result.error()
+    );
+    assert_eq!(
+        std::fs::read_to_string(fixture.dir.path().join("outside.txt")).unwrap(),
+        "outside"
+    );
+    assert!(
+        !fixture.root().join("a.txt").exists(),
+        "nothing of a denied call runs"
+    );
+
+    let fine = r#"{"edits": [{"path": "a.txt", "text": "x"}, {"path": "src/b.txt", "text": "y"}]}"#;
+    assert_eq!(
+        coordinator
+            .call_blocking(call("auth_write_many", fine))
+            .text(),
+        "wrote 2 files"
+    );
+    let preview = approver.requests.lock().unwrap()[0].preview.clone();
+    assert!(
+        preview.contains("a.txt") && preview.contains("b.txt"),
+        "{preview}"
+    );
+}
+
+#[test]
+fn a_raw_path_argument_is_checked_where_the_workspace_would_resolve_it_too() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    // `$CARGO_MANIFEST_DIR` is set by cargo, and is outside the temporary workspace.
+    let result = coordinator.call_blocking(call(
+        "auth_grep",
+        r#"{"path": "$CARGO_MANIFEST_DIR/Cargo.toml", "pattern": "x"}"#,
+    ));
+    assert!(
+        denied_by(&result).starts_with("safety"),
+        "{:?}",
+        result.error()
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_checks_each_path_when_its_call_runs_not_when_the_batch_arrives() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    let outside = fixture.dir.path().to_string_lossy().into_owned();
+    let results = coordinator
+        .call_batch(vec![
+            call(
+                "auth_make_link",
+                &serde_json::json!({"target": outside}).to_string(),
+            ),
+            call("auth_read", r#"{"path": "out/outside.txt"}"#),
+        ])
+        .await;
+    assert_eq!(results[0].text(), "linked");
+    assert!(
+        denied_by(&results[1]).starts_with("safety"),
+        "{:?}",
+        results[1].error()
+    );
 }
 
 #[test]

@@ -129,12 +129,15 @@ impl Coordinator {
             tasks.0.push(tokio::spawn(async move {
                 let result = match staged {
                     Err(result) => *result,
-                    Ok(staged) => {
+                    Ok(mut staged) => {
                         for mut wait in waits {
                             // An earlier call that ended (or whose task died) no longer holds
                             // this one back.
                             let _ = wait.wait_for(|finished| *finished).await;
                         }
+                        // The calls before may have changed the file system (made a symlink,
+                        // say): confine the paths as they are now, not as they were.
+                        staged.paths = coordinator.resolve_paths(&staged.prepared);
                         let _slot = slots.acquire_owned().await;
                         if abort.is_cancelled() {
                             aborted(staged.id)

@@ -25,6 +25,7 @@ mod authorize;
 mod batch;
 mod schedule;
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
@@ -45,8 +46,8 @@ use crate::policy::{
 };
 use crate::settings::Settings;
 use crate::spec::{Effect, ResourceKind};
-use crate::tool::{Prepared, ToolHandle};
-use crate::workspace::{ResolvedPath, with_workspace};
+use crate::tool::{Prepared, Resource, ToolHandle};
+use crate::workspace::{ResolvedPath, with_workspace_recording};
 use crate::{
     CallInfo, CancellationToken, ToolCall, ToolContext, ToolError, ToolResult, Toolset, Workspace,
 };
@@ -624,14 +625,33 @@ impl Coordinator {
         tool: &ToolHandle,
         arguments: &str,
     ) -> Result<Prepared, ToolError> {
-        match self.inner.shared.workspace.as_ref() {
-            Some(workspace) => {
-                guard(|| with_workspace(Some(workspace), || tool.prepare(arguments)))
-            }
+        let Some(workspace) = self.inner.shared.workspace.as_ref() else {
             // Nothing to put in scope (and nothing can be in scope: scopes never outlive
             // `prepare`), so skip the thread-local.
-            None => guard(|| tool.prepare(arguments)),
+            return guard(|| tool.prepare(arguments));
+        };
+        let (prepared, resolved) =
+            with_workspace_recording(Some(workspace), || guard(|| tool.prepare(arguments)));
+        let mut prepared = prepared?;
+        // Every `WorkspacePath` parsed counts as a path of the call, also those the macro
+        // cannot see (inside an `Args<T>` struct, a list of edits): each is confined and
+        // matched by path rules like a top-level one.
+        for path in resolved {
+            let value = path.to_string_lossy();
+            let known = prepared
+                .resources()
+                .iter()
+                .any(|r| r.kind == ResourceKind::Path && r.value == value);
+            if !known {
+                let value = value.into_owned();
+                prepared = prepared.with_resource(Resource {
+                    arg: Cow::Borrowed("path"),
+                    kind: ResourceKind::Path,
+                    value,
+                });
+            }
         }
+        Ok(prepared)
     }
 
     /// Every path argument, resolved against the workspace boundary (none without a
@@ -640,12 +660,21 @@ impl Coordinator {
         let Some(workspace) = &self.inner.shared.workspace else {
             return Vec::new();
         };
-        prepared
-            .resources()
-            .iter()
-            .filter(|resource| resource.kind == ResourceKind::Path)
-            .map(|resource| workspace.confine(resource.arg.clone(), &resource.value))
-            .collect()
+        let mut paths = Vec::new();
+        for resource in prepared.resources() {
+            if resource.kind != ResourceKind::Path {
+                continue;
+            }
+            paths.push(workspace.confine(resource.arg.clone(), &resource.value));
+            // A tool given the text may resolve it as the workspace does (`$VAR`, a dropped
+            // first component): where that leads is checked too.
+            let lenient = workspace.resolve_lenient(&resource.value);
+            if lenient.normalization.is_some() {
+                paths
+                    .push(workspace.confine(resource.arg.clone(), &lenient.path.to_string_lossy()));
+            }
+        }
+        paths
     }
 
     /// Authorizes, invokes and finishes a staged call.

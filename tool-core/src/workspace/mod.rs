@@ -23,7 +23,9 @@ use std::sync::Arc;
 pub use arguments::{Url, WorkspacePath};
 pub use boundary::ResolvedPath;
 pub use resolve::{Normalization, Resolution, ResolveError};
+#[cfg(test)]
 pub(crate) use scope::with_workspace;
+pub(crate) use scope::with_workspace_recording;
 
 /// Why a workspace could not be made.
 #[derive(Debug, thiserror::Error)]

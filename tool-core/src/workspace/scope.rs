@@ -3,42 +3,72 @@
 //!
 //! `Deserialize` has no way to receive context, and `Tool::prepare` parses a call's arguments
 //! synchronously on the caller's thread, so the coordinator puts its workspace in a
-//! thread-local for the duration of `prepare` ([`with_workspace`]). Outside such a scope there
+//! thread-local for the duration of `prepare` ([`with_workspace_recording`]). Outside such a scope there
 //! is no workspace, and paths are kept as sent.
+//!
+//! Every path resolved in a scope is also recorded, wherever it sits in the arguments (inside
+//! an `Args<T>` struct, a list of edits), so that the coordinator confines every one of them to
+//! the workspace, not only the top-level path arguments the macro can see.
 
 use std::cell::RefCell;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Resolution, Workspace};
 
+/// What is in scope: the workspace, and the paths resolved against it so far.
+struct Scope {
+    workspace: Workspace,
+    resolved: Vec<PathBuf>,
+}
+
 thread_local! {
-    static IN_SCOPE: RefCell<Option<Workspace>> = const { RefCell::new(None) };
+    static IN_SCOPE: RefCell<Option<Scope>> = const { RefCell::new(None) };
 }
 
 /// Runs `f` with `workspace` in scope on this thread (`None`: with none), then restores what was
 /// in scope before, also when `f` panics.
+#[cfg(test)]
 pub(crate) fn with_workspace<R>(workspace: Option<&Workspace>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Workspace>);
+    with_workspace_recording(workspace, f).0
+}
+
+/// Runs `f` with `workspace` in scope on this thread (`None`: with none), then restores what was
+/// in scope before, also when `f` panics. Returns `f`'s result and every path resolved inside
+/// (absolute, in the order parsed).
+pub(crate) fn with_workspace_recording<R>(
+    workspace: Option<&Workspace>,
+    f: impl FnOnce() -> R,
+) -> (R, Vec<PathBuf>) {
+    struct Restore(Option<Option<Scope>>);
 
     impl Drop for Restore {
         fn drop(&mut self) {
-            let previous = self.0.take();
-            // `try_with`: during thread teardown the slot may already be gone.
-            let _ = IN_SCOPE.try_with(|slot| *slot.borrow_mut() = previous);
+            if let Some(previous) = self.0.take() {
+                // `try_with`: during thread teardown the slot may already be gone.
+                let _ = IN_SCOPE.try_with(|slot| *slot.borrow_mut() = previous);
+            }
         }
     }
 
-    let previous = IN_SCOPE.with(|slot| slot.replace(workspace.cloned()));
-    let _restore = Restore(previous);
-    f()
+    let scope = workspace.map(|workspace| Scope {
+        workspace: workspace.clone(),
+        resolved: Vec::new(),
+    });
+    let previous = IN_SCOPE.with(|slot| slot.replace(scope));
+    let mut restore = Restore(Some(previous));
+    let result = f();
+    let ours = IN_SCOPE.with(|slot| slot.replace(restore.0.take().flatten()));
+    (result, ours.map(|scope| scope.resolved).unwrap_or_default())
 }
 
 /// `path` resolved (leniently: it may name a file to create) against the workspace in scope;
 /// `None` when there is none (or the path is not UTF-8, which JSON cannot send).
 pub(super) fn resolve_in_scope(path: &Path) -> Option<Resolution> {
-    IN_SCOPE.with_borrow(|workspace| {
-        let workspace = workspace.as_ref()?;
-        Some(workspace.resolve_lenient(path.to_str()?))
+    IN_SCOPE.with_borrow_mut(|scope| {
+        let scope = scope.as_mut()?;
+        let resolution = scope.workspace.resolve_lenient(path.to_str()?);
+        scope.resolved.push(resolution.path.clone());
+        Some(resolution)
     })
 }
 
@@ -50,7 +80,7 @@ mod tests {
     use crate::Workspace;
 
     fn in_scope() -> Option<Workspace> {
-        IN_SCOPE.with_borrow(Clone::clone)
+        IN_SCOPE.with_borrow(|scope| scope.as_ref().map(|scope| scope.workspace.clone()))
     }
 
     #[test]
@@ -71,6 +101,25 @@ mod tests {
             assert_eq!(with_workspace(None, in_scope), None);
             assert_eq!(in_scope().as_ref(), Some(&outer));
         });
+    }
+
+    #[test]
+    fn every_path_resolved_inside_is_recorded_wherever_it_sits() {
+        #[derive(serde::Deserialize)]
+        struct Edit {
+            path: crate::WorkspacePath,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let (edits, resolved) = super::with_workspace_recording(Some(&ws), || {
+            serde_json::from_str::<Vec<Edit>>(r#"[{"path": "a.txt"}, {"path": "../b.txt"}]"#)
+        });
+        assert_eq!(edits.unwrap().len(), 2);
+        assert_eq!(
+            resolved,
+            [ws.root().join("a.txt"), ws.root().join("../b.txt")]
+        );
+        assert!(super::with_workspace_recording(None, || ()).1.is_empty());
     }
 
     #[test]
