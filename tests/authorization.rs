@@ -733,6 +733,36 @@ fn the_grants_file_is_protected_from_the_tools_themselves() {
 }
 
 #[test]
+fn the_settings_files_are_protected_from_the_tools_themselves() {
+    let fixture = Fixture::new();
+    let settings_path = fixture.root().join(".claude/settings.local.json");
+    std::fs::create_dir_all(settings_path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings_path,
+        r#"{"permissions": {"defaultMode": "acceptEdits"}}"#,
+    )
+    .unwrap();
+    let coordinator = fixture
+        .builder()
+        .settings(Settings::load(&settings_path).unwrap())
+        .build();
+    assert_eq!(coordinator.mode(), Mode::AcceptEdits);
+    let result = coordinator.call_blocking(call(
+        "auth_write",
+        r#"{"path": ".claude/settings.local.json", "text": "{\"permissions\": {\"defaultMode\": \"bypassPermissions\"}}"}"#,
+    ));
+    assert!(
+        denied_by(&result).starts_with("safety"),
+        "{:?}",
+        result.error()
+    );
+    // Other edits are still allowed in accept-edits mode.
+    let other =
+        coordinator.call_blocking(call("auth_write", r#"{"path": "src/a.rs", "text": "x"}"#));
+    assert_eq!(other.text(), "written");
+}
+
+#[test]
 fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
     let fixture = Fixture::new();
     let grants = fixture.dir.path().join("grants.json");

@@ -270,3 +270,38 @@ async fn an_aborted_approval_cancels_the_calls_not_yet_started() {
     );
     assert!(meeting.log.lock().unwrap().is_empty(), "nothing ran");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_call_of_an_aborted_batch_is_reported_finished() {
+    let meeting = std::sync::Arc::new(Meeting::new(2, SHORT));
+    let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["batch_touch"]).unwrap())
+        .shared_state(std::sync::Arc::clone(&meeting))
+        .approver(AbortAll)
+        .events(events)
+        .build();
+    coordinator
+        .call_batch(vec![
+            ToolCall::new("batch_touch", r#"{"tag": "one"}"#).with_id("1"),
+            ToolCall::new("batch_touch", r#"{"tag": "two"}"#).with_id("2"),
+        ])
+        .await;
+    let mut finished = Vec::new();
+    while let Ok(event) = received.try_recv() {
+        if let tool_core::CallEvent::Finished { call_id, .. } = event {
+            finished.push(call_id);
+        }
+    }
+    finished.sort();
+    assert_eq!(finished, ["1", "2"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unbounded_concurrency_limit_is_accepted() {
+    let coordinator = coordinator(Meeting::new(2, LONG), BatchOptions::limit(usize::MAX));
+    let results = coordinator
+        .call_batch(vec![read_call("1", "a"), read_call("2", "b")])
+        .await;
+    assert_eq!(texts(&results), ["met", "met"]);
+}

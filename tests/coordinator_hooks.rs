@@ -72,7 +72,18 @@ impl Fixture {
     }
 
     fn coordinator(&self, event: &str, matcher: &str, script: &Path) -> Coordinator {
+        self.coordinator_with(event, matcher, script, serde_json::json!({}))
+    }
+
+    fn coordinator_with(
+        &self,
+        event: &str,
+        matcher: &str,
+        script: &Path,
+        permissions: serde_json::Value,
+    ) -> Coordinator {
         let settings = serde_json::json!({
+            "permissions": permissions,
             "hooks": { event: [ { "matcher": matcher, "hooks": [
                 { "type": "command", "command": script.to_string_lossy(), "timeout": 30 }
             ] } ] }
@@ -160,6 +171,24 @@ fn a_hook_allow_settles_an_ask_without_asking_the_user() {
         "written"
     );
     assert_eq!(fixture.asked(), 0);
+}
+
+#[test]
+fn a_hook_allow_does_not_override_the_users_ask_rules() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "allow.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'"#,
+    );
+    let coordinator = fixture.coordinator_with(
+        "PreToolUse",
+        "ch_read",
+        &hook,
+        serde_json::json!({"ask": ["ch_read"]}),
+    );
+    let result = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(result.text(), "hello");
+    assert_eq!(fixture.asked(), 1, "the user's ask rule still asks");
 }
 
 #[test]

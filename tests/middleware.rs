@@ -123,6 +123,39 @@ fn a_long_output_keeps_head_and_tail_and_the_whole_is_an_artifact_the_model_can_
     assert_eq!(page.text(), "line 2500\nline 2501\nline 2502");
 }
 
+/// Fail with a long message.
+#[tool(read_only, name = "mw_fail_long")]
+fn fail_long() -> Result<String, ToolError> {
+    Err(ToolError::failed("é🙂 ".repeat(5_000)))
+}
+
+#[test]
+fn a_long_error_message_is_cut_like_a_long_output() {
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["mw_fail_long", "mw_read_artifact"]).unwrap())
+        .output_limit(1_000)
+        .build();
+    let result = coordinator.call_blocking(ToolCall::new("mw_fail_long", "{}"));
+    assert_eq!(result.error().map(ToolError::kind), Some("failed"));
+    assert!(result.text().chars().count() < 1_400, "cut to about the limit");
+    assert!(result.text().contains("artifact `art_1`"), "{}", result.text());
+}
+
+#[tokio::test]
+async fn a_timeout_added_as_middleware_cancels_only_its_own_call() {
+    let token = CancellationToken::new();
+    let seen: Mutex<Option<CancellationToken>> = Mutex::new(None);
+    let coordinator = Coordinator::builder()
+        .toolset(toolset())
+        .cancellation(token.clone())
+        .state(seen)
+        .middleware(tool_core::Timeout::new(Some(Duration::from_millis(20))))
+        .build();
+    let result = coordinator.call(ToolCall::new("mw_sleep", "{}")).await;
+    assert_eq!(result.error().map(ToolError::kind), Some("timed_out"));
+    assert!(!token.is_cancelled(), "the coordinator's token is untouched");
+}
+
 #[test]
 fn a_short_output_is_left_alone() {
     let coordinator = Coordinator::builder()

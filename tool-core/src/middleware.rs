@@ -233,9 +233,32 @@ impl OutputLimit {
             }
             whole.push_str(text);
         }
-        let id = self
-            .artifacts
-            .store(&call.spec.name, &call.ctx.call().id, whole.clone());
+        let text = self.cut(call, whole, chars);
+        output.content.retain(|part| part.as_text().is_none());
+        output.content.insert(0, Content::text(text));
+        output
+    }
+
+    /// A failure's message is text the model reads too: cut it the same way.
+    fn limit_error(&self, call: &Invocation<'_>, error: ToolError) -> ToolError {
+        match error {
+            ToolError::Failed { message, source } => {
+                let chars = message.chars().count();
+                if chars <= self.max_chars {
+                    return ToolError::Failed { message, source };
+                }
+                ToolError::Failed {
+                    message: self.cut(call, message, chars),
+                    source,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Keeps `whole` (of `chars` characters) as an artifact and returns its head and tail with
+    /// a note saying where the rest is.
+    fn cut(&self, call: &Invocation<'_>, whole: String, chars: usize) -> String {
         let head_chars = self.max_chars * 3 / 5;
         let tail_chars = self.max_chars - head_chars;
         let head: String = whole.chars().take(head_chars).collect();
@@ -246,16 +269,18 @@ impl OutputLimit {
             .map_or(0, |(i, _)| i);
         let omitted = chars - head_chars - tail_chars;
         let lines = whole.lines().count();
+        let tail = whole[tail_start..].to_owned();
+        let id = self
+            .artifacts
+            .store(&call.spec.name, &call.ctx.call().id, whole);
         let mut text = head;
         let _ = write!(
             text,
             "\n\n[... {omitted} characters omitted. The whole output ({chars} characters, {lines} lines) \
              is artifact `{id}`: read it with read_artifact(id = \"{id}\", offset, limit) ...]\n\n"
         );
-        text.push_str(&whole[tail_start..]);
-        output.content.retain(|part| part.as_text().is_none());
-        output.content.insert(0, Content::text(text));
-        output
+        text.push_str(&tail);
+        text
     }
 }
 
@@ -265,7 +290,12 @@ impl Middleware for OutputLimit {
         call: &'a Invocation<'a>,
         next: Next<'a>,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move { next.run().await.map(|output| self.limit(call, output)) })
+        Box::pin(async move {
+            match next.run().await {
+                Ok(output) => Ok(self.limit(call, output)),
+                Err(error) => Err(self.limit_error(call, error)),
+            }
+        })
     }
 }
 

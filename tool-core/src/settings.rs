@@ -52,6 +52,9 @@ pub struct Settings {
     pub hooks: Hooks,
     /// Entries understood but not run here, for a warning.
     pub ignored: Vec<IgnoredEntry>,
+    /// The files these settings were read from. A coordinator protects them: a tool that could
+    /// rewrite them could grant itself anything.
+    pub files: Vec<std::path::PathBuf>,
 }
 
 /// The `permissions` section.
@@ -163,7 +166,9 @@ impl Settings {
             path: path.to_owned(),
             source,
         })?;
-        Settings::parse(&text, &path.display().to_string())
+        let mut settings = Settings::parse(&text, &path.display().to_string())?;
+        settings.files.push(path.to_owned());
+        Ok(settings)
     }
 
     /// Reads settings files in order (user, then project, then local) and merges them; files
@@ -223,6 +228,7 @@ impl Settings {
             .extend(permissions.additional_directories);
         self.hooks.extend(&later.hooks);
         self.ignored.extend(later.ignored);
+        self.files.extend(later.files);
     }
 
     fn parse(text: &str, origin: &str) -> Result<Settings, SettingsError> {

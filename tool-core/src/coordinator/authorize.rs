@@ -97,10 +97,16 @@ impl Coordinator {
             if let Some(hook_decision) = hook_decision {
                 match hook_decision.verdict {
                     Verdict::Deny => return Err(self.refuse(staged, hook_decision)),
-                    // A hook may ask about a call the policy allows, and may settle an ask;
-                    // it never turns a deny around (that returned above).
+                    // A hook may ask about a call the policy allows, and may settle the
+                    // default ask; it never overrides the user's ask rules (as in Claude Code)
+                    // nor a deny (that returned above).
                     Verdict::Ask => decision = hook_decision,
-                    Verdict::Allow if decision.verdict == Verdict::Ask => decision = hook_decision,
+                    Verdict::Allow
+                        if decision.verdict == Verdict::Ask
+                            && decision.source.layer == Layer::Default =>
+                    {
+                        decision = hook_decision;
+                    }
                     Verdict::Allow => {}
                 }
             }

@@ -80,12 +80,9 @@ impl Coordinator {
         if options.sequential || calls.len() <= 1 || Handle::try_current().is_err() {
             let mut results = Vec::with_capacity(calls.len());
             for call in calls {
-                if abort.is_cancelled() {
-                    results.push(aborted(call.id));
-                    continue;
-                }
                 let started = self.inner.events.as_ref().map(|_| Instant::now());
                 results.push(match self.stage(call) {
+                    Ok(staged) if abort.is_cancelled() => self.aborted(&staged, started),
                     Ok(staged) => self.run_staged(staged, started, Some(&abort)).await,
                     Err(result) => *result,
                 });
@@ -115,7 +112,9 @@ impl Coordinator {
             })
             .collect();
         let waits_for = dependencies(&footprints);
-        let slots = Arc::new(Semaphore::new(options.max_concurrency.max(1)));
+        let slots = Arc::new(Semaphore::new(
+            options.max_concurrency.clamp(1, Semaphore::MAX_PERMITS),
+        ));
         let (done, finished): (Vec<_>, Vec<_>) =
             staged.iter().map(|_| watch::channel(false)).unzip();
 
@@ -140,7 +139,7 @@ impl Coordinator {
                         staged.paths = coordinator.resolve_paths(&staged.prepared);
                         let _slot = slots.acquire_owned().await;
                         if abort.is_cancelled() {
-                            aborted(staged.id)
+                            coordinator.aborted(&staged, started)
                         } else {
                             coordinator.run_staged(staged, started, Some(&abort)).await
                         }
@@ -166,8 +165,13 @@ impl Coordinator {
     }
 }
 
-fn aborted(id: String) -> ToolResult {
-    ToolResult::failure(id, ToolError::Cancelled)
+impl Coordinator {
+    /// The result of a call not started because the user aborted the batch.
+    fn aborted(&self, staged: &Staged, started: Option<Instant>) -> ToolResult {
+        let result = ToolResult::failure(staged.id.clone(), ToolError::Cancelled);
+        self.finished(&result, staged.tool.spec().name.clone(), started);
+        result
+    }
 }
 
 /// Aborts the batch's tasks if the batch itself is dropped before they finish, so no call

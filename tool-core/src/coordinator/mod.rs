@@ -26,6 +26,7 @@ mod batch;
 mod schedule;
 
 use std::borrow::Cow;
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
@@ -343,9 +344,14 @@ impl CoordinatorBuilder {
         if let Some(extra) = self.hooks.take() {
             hooks.extend(&extra);
         }
-        if let Some(grants) = &self.grants_file {
-            // A tool that could write the grants file could grant itself anything.
-            policy = policy.protect(absolute_pattern(grants.path()));
+        // A tool that could write the grants file or the settings could grant itself anything.
+        let granting = self.grants_file.iter().map(GrantsFile::path).chain(
+            self.settings
+                .iter()
+                .flat_map(|s| s.files.iter().map(PathBuf::as_path)),
+        );
+        for file in granting {
+            policy = policy.protect(absolute_pattern(file));
         }
         let policy = policy.build()?;
         let mode = self.mode.unwrap_or(mode);
@@ -385,6 +391,9 @@ impl CoordinatorBuilder {
                 events.send(CallEvent::Progress(update));
             }));
         }
+        // A middleware (a timeout, the user's own) may cancel a call's token: it must be the
+        // call's own, not the coordinator's.
+        let per_call_cancellation = any_timeout || !chain.is_empty();
         Ok(Coordinator {
             inner: Arc::new(Inner {
                 toolset,
@@ -397,7 +406,7 @@ impl CoordinatorBuilder {
                 chain: chain.into(),
                 budget: self.budget,
                 events: self.events,
-                per_call_cancellation: any_timeout,
+                per_call_cancellation,
                 batch: self.batch,
                 session_id: self.session_id.unwrap_or_else(new_session_id),
                 runtime: OnceLock::new(),
