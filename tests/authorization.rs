@@ -288,6 +288,87 @@ fn a_pattern_approval_covers_matching_calls_only() {
     assert_eq!(approver.asked(), 2);
 }
 
+/// Approves with the pattern the request suggests, as a UI's "allow calls like this" button.
+struct AcceptSuggestion(Arc<Counting>);
+
+impl Approver for AcceptSuggestion {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        self.0.asked.fetch_add(1, Ordering::SeqCst);
+        self.0.requests.lock().unwrap().push(request.clone());
+        let rule = request.suggested_rule.clone().expect("a suggestion");
+        Box::pin(async move {
+            ApprovalResponse::Approve(ApprovalScope::Pattern { rule, always: false })
+        })
+    }
+}
+
+#[test]
+fn the_suggested_pattern_for_a_file_covers_that_file_and_no_other() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::once());
+    let coordinator = fixture
+        .builder()
+        .approver(AcceptSuggestion(Arc::clone(&approver)))
+        .build();
+    let write = call("auth_write", r#"{"path": "src/[id].tsx", "text": "x"}"#);
+    coordinator.call_blocking(write.clone());
+    assert_eq!(
+        approver.requests.lock().unwrap()[0].suggested_rule.as_deref(),
+        Some("auth_write(./src/[[]id[]].tsx)")
+    );
+    coordinator.call_blocking(write);
+    assert_eq!(approver.asked(), 1, "the same file again is covered");
+    coordinator.call_blocking(call("auth_write", r#"{"path": "src/i.tsx", "text": "x"}"#));
+    assert_eq!(approver.asked(), 2, "another file is not");
+}
+
+#[test]
+fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::once());
+    let coordinator = fixture.builder().approver(Shared(Arc::clone(&approver))).build();
+    for command in ["cargo test -q", "python -c 'import os'", "make && rm -rf /"] {
+        let arguments = serde_json::json!({ "command": command }).to_string();
+        coordinator.call_blocking(call("auth_shell", &arguments));
+    }
+    let suggestions: Vec<Option<String>> = approver
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|request| request.suggested_rule.clone())
+        .collect();
+    assert_eq!(
+        suggestions,
+        [
+            Some("auth_shell(cargo test:*)".to_owned()),
+            Some("auth_shell(python -c 'import os')".to_owned()),
+            None,
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_does_not_outrank_plan_mode_switched_on_while_asking() {
+    let fixture = Fixture::new();
+    let (approver, mut requests) = tool_core::ChannelApprover::new(4);
+    let coordinator = fixture.builder().approver(approver).build();
+    let user = {
+        let coordinator = coordinator.clone();
+        tokio::spawn(async move {
+            let pending = requests.recv().await.unwrap();
+            coordinator.set_mode(Mode::Plan);
+            pending.respond(ApprovalResponse::once());
+        })
+    };
+    let result = coordinator
+        .call(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#))
+        .await;
+    user.await.unwrap();
+    assert!(result.text().contains("plan mode"), "{}", result.text());
+    assert!(!fixture.root().join("a.txt").exists());
+}
+
 #[test]
 fn an_always_approval_survives_a_new_coordinator() {
     let fixture = Fixture::new();

@@ -137,8 +137,15 @@ fn a_long_error_message_is_cut_like_a_long_output() {
         .build();
     let result = coordinator.call_blocking(ToolCall::new("mw_fail_long", "{}"));
     assert_eq!(result.error().map(ToolError::kind), Some("failed"));
-    assert!(result.text().chars().count() < 1_400, "cut to about the limit");
-    assert!(result.text().contains("artifact `art_1`"), "{}", result.text());
+    assert!(
+        result.text().chars().count() < 1_400,
+        "cut to about the limit"
+    );
+    assert!(
+        result.text().contains("artifact `art_1`"),
+        "{}",
+        result.text()
+    );
 }
 
 #[tokio::test]
@@ -153,7 +160,10 @@ async fn a_timeout_added_as_middleware_cancels_only_its_own_call() {
         .build();
     let result = coordinator.call(ToolCall::new("mw_sleep", "{}")).await;
     assert_eq!(result.error().map(ToolError::kind), Some("timed_out"));
-    assert!(!token.is_cancelled(), "the coordinator's token is untouched");
+    assert!(
+        !token.is_cancelled(),
+        "the coordinator's token is untouched"
+    );
 }
 
 #[test]

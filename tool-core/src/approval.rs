@@ -20,6 +20,7 @@ use crate::BoxFuture;
 use crate::policy::DecisionSource;
 use crate::spec::{Effect, ResourceKind};
 use crate::tool::Resource;
+use crate::workspace::ResolvedPath;
 
 /// What the user is asked about one call.
 #[derive(Debug, Clone)]
@@ -48,12 +49,14 @@ pub struct ApprovalRequest {
 
 impl ApprovalRequest {
     /// A request, with its preview and suggested rule derived from the call.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         call_id: String,
         tool: Cow<'static, str>,
         arguments: &str,
         effect: Effect,
         resources: &[Resource],
+        paths: &[ResolvedPath],
         reason: Cow<'static, str>,
         source: DecisionSource,
     ) -> Self {
@@ -61,7 +64,7 @@ impl ApprovalRequest {
             .unwrap_or_else(|_| serde_json::Value::String(arguments.to_owned()));
         ApprovalRequest {
             preview: preview(&tool, effect, resources),
-            suggested_rule: suggested_rule(&tool, resources),
+            suggested_rule: suggested_rule(&tool, resources, paths),
             call_id,
             tool,
             arguments,
@@ -84,27 +87,58 @@ fn preview(tool: &str, effect: Effect, resources: &[Resource]) -> String {
     text
 }
 
-/// A pattern that would cover this call and its like: the command's first two words for a
-/// shell command (`run_shell(cargo test:*)`), the exact path for a path, the tool otherwise.
-fn suggested_rule(tool: &str, resources: &[Resource]) -> Option<String> {
+/// Tools whose second word is a subcommand, so that `cargo test:*` means "cargo's tests". For
+/// anything else (an interpreter with `-c`, a script) a prefix could allow arbitrary code, so
+/// the exact command is suggested instead.
+const SUBCOMMAND_TOOLS: &[&str] = &[
+    "cargo", "docker", "git", "go", "just", "kubectl", "make", "npm", "pnpm", "poetry", "uv",
+    "yarn",
+];
+
+/// A rule that covers this call and no more than its like: a subcommand prefix of a well-known
+/// tool (`run_shell(cargo test:*)`) or else the exact command; the exact file, relative to the
+/// workspace and with glob characters escaped; the URL's domain. `None` when no rule would be
+/// both right and narrow: a compound command, a path outside the workspace.
+fn suggested_rule(tool: &str, resources: &[Resource], paths: &[ResolvedPath]) -> Option<String> {
     let resource = resources.first()?;
-    Some(match resource.kind {
+    match resource.kind {
         ResourceKind::Command => {
-            let words: Vec<&str> = resource.value.split_whitespace().take(2).collect();
-            if words.is_empty() {
+            let command = resource.value.trim();
+            if command.is_empty() || crate::policy::shell::split_commands(command).len() != 1 {
                 return None;
             }
-            format!("{tool}({}:*)", words.join(" "))
+            let mut words = command.split_whitespace();
+            let (first, second) = (words.next()?, words.next());
+            match second {
+                Some(second)
+                    if SUBCOMMAND_TOOLS.contains(&first)
+                        && second
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                        && !second.starts_with('-') =>
+                {
+                    Some(format!("{tool}({first} {second}:*)"))
+                }
+                _ => Some(format!("{tool}({command})")),
+            }
         }
-        ResourceKind::Path => format!("{tool}({})", resource.value),
+        ResourceKind::Path => {
+            let relative = paths
+                .iter()
+                .find(|path| path.arg == resource.arg)?
+                .relative
+                .as_ref()?;
+            let relative = relative.to_str().filter(|text| !text.is_empty())?;
+            Some(format!("{tool}(./{})", globset::escape(relative)))
+        }
         ResourceKind::Url => {
             let host = url::Url::parse(&resource.value)
                 .ok()?
                 .host_str()?
                 .to_owned();
-            format!("{tool}(domain:{host})")
+            Some(format!("{tool}(domain:{host})"))
         }
-    })
+    }
 }
 
 /// How far an approval reaches.
@@ -333,9 +367,12 @@ pub enum GrantsError {
 #[derive(Debug)]
 pub struct GrantsFile {
     path: PathBuf,
-    // One writer at a time within the process: read-modify-write must not interleave.
-    write: Mutex<()>,
 }
+
+/// One writer at a time within the process, whatever `GrantsFile` value it goes through (an
+/// agent and its subagent may each have one for the same file): read-modify-write must not
+/// interleave. Another process writing the same file at the same moment can still lose a grant.
+static WRITING: Mutex<()> = Mutex::new(());
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct GrantsDocument {
@@ -346,10 +383,7 @@ struct GrantsDocument {
 impl GrantsFile {
     /// The grants file at `path` (it need not exist yet).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        GrantsFile {
-            path: path.into(),
-            write: Mutex::new(()),
-        }
+        GrantsFile { path: path.into() }
     }
 
     /// Where the file is.
@@ -371,8 +405,7 @@ impl GrantsFile {
     /// # Errors
     /// When the file cannot be read, parsed or written; the old file is then left as it was.
     pub fn add(&self, rule: &str) -> Result<(), GrantsError> {
-        let _writing = self
-            .write
+        let _writing = WRITING
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut document = self.read()?;
@@ -418,7 +451,10 @@ impl GrantsFile {
             .path
             .file_name()
             .map_or_else(|| "grants".into(), |name| name.to_string_lossy());
-        let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+        // Unique per write, so no two writers ever share a temporary file.
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = dir.join(format!(".{file_name}.{}.{write}.tmp", std::process::id()));
         let written = (|| {
             let mut file = std::fs::File::create(&temp)?;
             file.write_all(&text)?;

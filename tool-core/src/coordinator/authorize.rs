@@ -23,6 +23,7 @@ use crate::policy::{
 };
 use crate::spec::Effect;
 use crate::tool::{Resource, ToolHandle};
+use crate::workspace::ResolvedPath;
 use crate::{CancellationToken, Content, ToolError, ToolResult};
 
 /// What asking needs of a staged call: borrowed field by field, because a prepared call's
@@ -33,6 +34,7 @@ struct Pending<'a> {
     arguments: &'a str,
     effect: Effect,
     resources: &'a [Resource],
+    paths: &'a [ResolvedPath],
 }
 
 /// Why a call did not pass: its id, its tool's name and the error.
@@ -120,10 +122,17 @@ impl Coordinator {
                 arguments: &staged.arguments,
                 effect: staged.effect,
                 resources: staged.prepared.resources(),
+                paths: &staged.paths,
             };
             self.ask(pending, &decision, snapshot, batch_abort, &mut context)
                 .await
                 .map_err(|error| (staged.id.clone(), staged.tool.spec().name.clone(), error))?;
+            // The session may have changed while the user was asked (plan mode switched on,
+            // a deny added): an approval does not outrank what the policy says now.
+            let now = self.decide(staged, &self.session());
+            if now.verdict == Verdict::Deny {
+                return Err(self.refuse(staged, now));
+            }
         }
         Ok(context)
     }
@@ -233,6 +242,7 @@ impl Coordinator {
             call.arguments,
             call.effect,
             call.resources,
+            call.paths,
             decision.reason.clone(),
             decision.source.clone(),
         );

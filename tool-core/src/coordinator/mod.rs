@@ -496,7 +496,7 @@ impl Coordinator {
         Arc::clone(&self.session())
     }
 
-    fn session(&self) -> std::sync::RwLockReadGuard<'_, Arc<PolicyContext>> {
+    pub(crate) fn session(&self) -> std::sync::RwLockReadGuard<'_, Arc<PolicyContext>> {
         self.inner
             .session
             .read()
