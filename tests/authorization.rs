@@ -297,7 +297,10 @@ impl Approver for AcceptSuggestion {
         self.0.requests.lock().unwrap().push(request.clone());
         let rule = request.suggested_rule.clone().expect("a suggestion");
         Box::pin(async move {
-            ApprovalResponse::Approve(ApprovalScope::Pattern { rule, always: false })
+            ApprovalResponse::Approve(ApprovalScope::Pattern {
+                rule,
+                always: false,
+            })
         })
     }
 }
@@ -313,7 +316,9 @@ fn the_suggested_pattern_for_a_file_covers_that_file_and_no_other() {
     let write = call("auth_write", r#"{"path": "src/[id].tsx", "text": "x"}"#);
     coordinator.call_blocking(write.clone());
     assert_eq!(
-        approver.requests.lock().unwrap()[0].suggested_rule.as_deref(),
+        approver.requests.lock().unwrap()[0]
+            .suggested_rule
+            .as_deref(),
         Some("auth_write(./src/[[]id[]].tsx)")
     );
     coordinator.call_blocking(write);
@@ -326,7 +331,10 @@ fn the_suggested_pattern_for_a_file_covers_that_file_and_no_other() {
 fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand() {
     let fixture = Fixture::new();
     let approver = Counting::new(ApprovalResponse::once());
-    let coordinator = fixture.builder().approver(Shared(Arc::clone(&approver))).build();
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .build();
     for command in ["cargo test -q", "python -c 'import os'", "make && rm -rf /"] {
         let arguments = serde_json::json!({ "command": command }).to_string();
         coordinator.call_blocking(call("auth_shell", &arguments));

@@ -74,6 +74,9 @@ pub struct ToolResult {
     pub error: Option<Box<ToolError>>,
     /// Extra context for the model, added by hooks.
     pub context: Vec<String>,
+    /// A hook asked to stop the agent's turn (Claude Code's `continue: false`), with its
+    /// reason: the agent loop should end the turn after this result and show the reason.
+    pub stop: Option<String>,
 }
 
 impl ToolResult {
@@ -86,6 +89,7 @@ impl ToolResult {
             structured: output.structured,
             error: None,
             context: Vec::new(),
+            stop: None,
         }
     }
 
@@ -98,6 +102,7 @@ impl ToolResult {
             structured: None,
             error: Some(Box::new(error)),
             context: Vec::new(),
+            stop: None,
         }
     }
 

@@ -51,6 +51,18 @@ pub enum CallEvent {
     },
     /// The tool reported progress.
     Progress(ProgressUpdate),
+    /// A hook's message for the user: its `systemMessage`, or why it failed (a failing hook
+    /// does not stop the call).
+    HookNotice {
+        /// The call id.
+        call_id: String,
+        /// The hook's name (a command hook's command).
+        hook: String,
+        /// The message.
+        message: String,
+        /// `true` when the hook failed, `false` for a message it chose to show.
+        is_error: bool,
+    },
     /// The call ended, in success or failure.
     Finished {
         /// The call id.
@@ -74,6 +86,7 @@ impl CallEvent {
             CallEvent::Requested { call_id, .. }
             | CallEvent::Decided { call_id, .. }
             | CallEvent::Started { call_id, .. }
+            | CallEvent::HookNotice { call_id, .. }
             | CallEvent::Finished { call_id, .. } => call_id,
             CallEvent::AwaitingApproval { request } => &request.call_id,
             CallEvent::Progress(update) => &update.call.id,

@@ -37,8 +37,25 @@ struct Pending<'a> {
     paths: &'a [ResolvedPath],
 }
 
-/// Why a call did not pass: its id, its tool's name and the error.
-pub(super) type Refusal = (String, Cow<'static, str>, ToolError);
+/// Why a call did not pass: its id, its tool's name, the error, and whether a hook asked to
+/// stop the agent's turn (`continue: false`).
+pub(super) struct Refusal {
+    pub(super) id: String,
+    pub(super) tool: Cow<'static, str>,
+    pub(super) error: Box<ToolError>,
+    pub(super) stop: Option<String>,
+}
+
+impl Refusal {
+    fn new(staged: &mut Staged, error: ToolError) -> Self {
+        Refusal {
+            id: std::mem::take(&mut staged.id),
+            tool: staged.tool.spec().name.clone(),
+            error: Box::new(error),
+            stop: None,
+        }
+    }
+}
 
 impl Coordinator {
     /// Decides whether a staged call may run (a hook may replace its input, in place). On
@@ -86,7 +103,9 @@ impl Coordinator {
                     format!("a hook stopped the session: {}", stop.message),
                     DecisionSource::new(Layer::Hook, stop.hook.clone()),
                 );
-                return Err(self.refuse(staged, decision));
+                let mut refusal = self.refuse(staged, decision);
+                refusal.stop = Some(stop.message.clone());
+                return Err(refusal);
             }
             let hook_decision = outcome.decision();
             if let Some(updated) = outcome.updated_input {
@@ -126,7 +145,7 @@ impl Coordinator {
             };
             self.ask(pending, &decision, snapshot, batch_abort, &mut context)
                 .await
-                .map_err(|error| (staged.id.clone(), staged.tool.spec().name.clone(), error))?;
+                .map_err(|error| Refusal::new(staged, error))?;
             // The session may have changed while the user was asked (plan mode switched on,
             // a deny added): an approval does not outrank what the policy says now.
             let now = self.decide(staged, &self.session());
@@ -167,11 +186,7 @@ impl Coordinator {
     fn refuse(&self, staged: &mut Staged, decision: Decision) -> Refusal {
         self.decided(staged, &decision);
         let error = ToolError::denied(decision.reason, decision.source.to_string());
-        (
-            std::mem::take(&mut staged.id),
-            staged.tool.spec().name.clone(),
-            error,
-        )
+        Refusal::new(staged, error)
     }
 
     /// The call with the input a hook gave it: validated like any model input, classified and
@@ -190,11 +205,7 @@ impl Coordinator {
                 let error = ToolError::failed(format!(
                     "a PreToolUse hook replaced this call's arguments with invalid ones, so the tool did not run: {error}"
                 ));
-                Err((
-                    std::mem::take(&mut staged.id),
-                    staged.tool.spec().name.clone(),
-                    error,
-                ))
+                Err(Refusal::new(staged, error))
             }
         }
     }
@@ -324,6 +335,19 @@ impl Coordinator {
         for error in &outcome.errors {
             tracing::warn!(hook = %error.hook, event = event.as_str(), "hook failed: {}", error.message);
         }
+        if let Some(events) = &self.inner.events {
+            let call_id = input.tool_use_id.clone().unwrap_or_default();
+            let notices = (outcome.system_messages.iter().map(|m| (m, false)))
+                .chain(outcome.errors.iter().map(|m| (m, true)));
+            for (notice, is_error) in notices {
+                events.send(CallEvent::HookNotice {
+                    call_id: call_id.clone(),
+                    hook: notice.hook.clone(),
+                    message: notice.message.clone(),
+                    is_error,
+                });
+            }
+        }
         outcome
     }
 
@@ -374,6 +398,9 @@ impl Coordinator {
             ));
         }
         result.context.extend(outcome.additional_context);
+        if let Some(stop) = outcome.stops.into_iter().next() {
+            result.stop = Some(stop.message);
+        }
     }
 }
 

@@ -708,9 +708,10 @@ impl Coordinator {
             // Boxed: the slow path's state stays out of every call's future.
             match Box::pin(self.authorize(&mut staged, decision, &snapshot, batch_abort)).await {
                 Ok(context) => context,
-                Err((id, tool, error)) => {
-                    let result = ToolResult::failure(id, error);
-                    self.finished(&result, tool, started);
+                Err(refusal) => {
+                    let mut result = ToolResult::failure(refusal.id, *refusal.error);
+                    result.stop = refusal.stop;
+                    self.finished(&result, refusal.tool, started);
                     return result;
                 }
             }
