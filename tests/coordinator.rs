@@ -249,6 +249,16 @@ fn progress_reports_reach_the_sink() {
     assert_eq!(seen[1].progress, 2.0);
 }
 
+#[tokio::test]
+async fn a_call_can_be_spawned_on_the_runtime() {
+    let coordinator = coordinator();
+    let task = tokio::spawn({
+        let coordinator = coordinator.clone();
+        async move { coordinator.call(ToolCall::new("co_async", r#"{"text": "x"}"#)).await }
+    });
+    assert_eq!(task.await.unwrap().text(), "async x");
+}
+
 #[test]
 fn progress_reports_reach_the_event_sink_between_start_and_finish() {
     let (events, mut received) = tokio::sync::mpsc::unbounded_channel();

@@ -358,14 +358,20 @@ fn a_hook_saying_continue_false_before_a_call_denies_it_and_asks_the_turn_to_sto
     let coordinator = fixture.coordinator("PreToolUse", "ch_write", &hook);
     let result = coordinator.call_blocking(write_call("a.txt"));
     assert!(result.is_error());
-    assert_eq!(result.stop.as_deref(), Some("the build is broken; fix it first"));
+    assert_eq!(
+        result.stop.as_deref(),
+        Some("the build is broken; fix it first")
+    );
     assert!(!fixture.root().join("a.txt").exists());
 }
 
 #[test]
 fn a_hook_saying_continue_false_after_a_call_keeps_the_result_and_asks_the_turn_to_stop() {
     let fixture = Fixture::new();
-    let hook = fixture.script("stop.sh", r#"echo '{"continue": false, "stopReason": "enough"}'"#);
+    let hook = fixture.script(
+        "stop.sh",
+        r#"echo '{"continue": false, "stopReason": "enough"}'"#,
+    );
     let coordinator = fixture.coordinator("PostToolUse", "ch_read", &hook);
     let result = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
     assert_eq!(result.text(), "hello");
@@ -398,14 +404,23 @@ fn system_messages_and_hook_failures_reach_the_event_sink() {
     assert_eq!(result.text(), "hello");
     let mut notices = Vec::new();
     while let Ok(event) = received.try_recv() {
-        if let tool_core::CallEvent::HookNotice { call_id, message, is_error, .. } = event {
+        if let tool_core::CallEvent::HookNotice {
+            call_id,
+            message,
+            is_error,
+            ..
+        } = event
+        {
             assert_eq!(call_id, "toolu_9");
             notices.push((message, is_error));
         }
     }
     assert_eq!(notices.len(), 2, "{notices:?}");
     assert_eq!(notices[0], ("reading notes is logged".to_owned(), false));
-    assert!(notices[1].1 && notices[1].0.contains("cannot reach the audit log"), "{notices:?}");
+    assert!(
+        notices[1].1 && notices[1].0.contains("cannot reach the audit log"),
+        "{notices:?}"
+    );
 }
 
 #[test]

@@ -84,7 +84,7 @@ pub use context::{
     CallInfo, CancellationToken, FromContext, Progress, ProgressSink, ProgressUpdate, State,
     ToolContext,
 };
-pub use coordinator::{BatchOptions, BuildError, Coordinator, CoordinatorBuilder};
+pub use coordinator::{BatchOptions, BuildError, CallFuture, Coordinator, CoordinatorBuilder};
 pub use error::{ArgumentError, ArgumentProblem, ToolError};
 pub use events::{CallEvent, EventSink};
 pub use hooks::{Hook, HookEvent, HookInput, HookOutcome, HookOutput, Hooks};

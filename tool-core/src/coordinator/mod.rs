@@ -23,6 +23,7 @@
 
 mod authorize;
 mod batch;
+mod inline;
 mod schedule;
 
 use std::borrow::Cow;
@@ -54,6 +55,7 @@ use crate::{
 };
 
 pub use batch::BatchOptions;
+pub use inline::CallFuture;
 
 /// Runs tool calls. Cheap to clone; clones share everything, including the session's mode and
 /// grants.
@@ -527,13 +529,13 @@ impl Coordinator {
     }
 
     /// Runs one call to its result. Async and blocking tools need a Tokio runtime; synchronous
-    /// tools run on any executor, as do hooks-free, approval-free calls.
-    pub async fn call(&self, call: ToolCall) -> ToolResult {
-        let started = self.inner.events.as_ref().map(|_| Instant::now());
-        match self.stage(call) {
-            Ok(staged) => self.run_staged(staged, started, None).await,
-            Err(result) => *result,
-        }
+    /// tools run on any executor, as do calls that need no hooks and no approval.
+    ///
+    /// The future runs a plainly allowed call of a synchronous tool, in a coordinator without
+    /// hooks or middleware, as an ordinary function when first polled; everything else goes
+    /// through the staged path (authorize, middleware, hooks).
+    pub fn call(&self, call: ToolCall) -> CallFuture<'_> {
+        CallFuture::new(self, call)
     }
 
     /// Looks the tool up and prepares the call; a failure is the call's result (boxed: it is
@@ -723,25 +725,7 @@ impl Coordinator {
         // parameter, and a destructured copy would be stored beside it.
         let tool = staged.tool;
         let spec = tool.spec();
-        let cancellation = self
-            .inner
-            .per_call_cancellation
-            .then(|| self.inner.shared.cancellation.child_token());
-        let ctx = ToolContext::new(
-            CallInfo {
-                id: staged.id,
-                tool: spec.name.clone(),
-                depth: staged.depth,
-            },
-            cancellation,
-            Arc::clone(&self.inner.shared),
-        );
-        if let Some(events) = &self.inner.events {
-            events.send(CallEvent::Started {
-                call_id: ctx.call().id.clone(),
-                tool: spec.name.clone(),
-            });
-        }
+        let ctx = self.open(staged.id, &tool, staged.depth);
         let outcome = if self.inner.chain.is_empty() {
             match crate::middleware::start(&*tool, staged.prepared, &ctx) {
                 Started::Done(result) => result,
@@ -765,7 +749,33 @@ impl Coordinator {
         result
     }
 
-    fn finished(
+    /// The context of a call about to run (its own cancellation token when a timeout or a
+    /// middleware may cancel it); tells the event sink the call started.
+    pub(crate) fn open(&self, id: String, tool: &ToolHandle, depth: u32) -> ToolContext {
+        let spec = tool.spec();
+        let cancellation = self
+            .inner
+            .per_call_cancellation
+            .then(|| self.inner.shared.cancellation.child_token());
+        let ctx = ToolContext::new(
+            CallInfo {
+                id,
+                tool: spec.name.clone(),
+                depth,
+            },
+            cancellation,
+            Arc::clone(&self.inner.shared),
+        );
+        if let Some(events) = &self.inner.events {
+            events.send(CallEvent::Started {
+                call_id: ctx.call().id.clone(),
+                tool: spec.name.clone(),
+            });
+        }
+        ctx
+    }
+
+    pub(crate) fn finished(
         &self,
         result: &ToolResult,
         tool: std::borrow::Cow<'static, str>,
