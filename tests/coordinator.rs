@@ -254,7 +254,11 @@ async fn a_call_can_be_spawned_on_the_runtime() {
     let coordinator = coordinator();
     let task = tokio::spawn({
         let coordinator = coordinator.clone();
-        async move { coordinator.call(ToolCall::new("co_async", r#"{"text": "x"}"#)).await }
+        async move {
+            coordinator
+                .call(ToolCall::new("co_async", r#"{"text": "x"}"#))
+                .await
+        }
     });
     assert_eq!(task.await.unwrap().text(), "async x");
 }

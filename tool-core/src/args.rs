@@ -253,7 +253,8 @@ fn same_problem(a: &ArgumentError, b: &ArgumentError) -> bool {
     }
 }
 
-fn json_kind(value: &Value) -> &'static str {
+/// The kind of a JSON value, with an article, for error messages ("a string", "null").
+pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -265,7 +265,7 @@ impl Reader<'_> {
     fn invalid(&self, location: &str, expected: &str, found: &Value) -> SettingsError {
         let found = match found {
             Value::String(text) => format!("the string \"{text}\""),
-            other => crate::hooks::kind_of(other).to_owned(),
+            other => crate::args::json_kind(other).to_owned(),
         };
         SettingsError::Invalid {
             origin: self.origin.to_owned(),

@@ -36,8 +36,6 @@ mod matcher;
 mod outcome;
 mod output;
 
-pub(crate) use output::kind_of;
-
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;

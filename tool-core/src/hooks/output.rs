@@ -15,6 +15,7 @@
 use serde_json::{Map, Value};
 
 use super::event::HookEvent;
+use crate::args::json_kind;
 use crate::policy::Verdict;
 
 /// A hook's permission decision, with its reason.
@@ -221,7 +222,7 @@ fn parse_json(event: HookEvent, value: &Value) -> Result<HookOutput, String> {
     let Value::Object(object) = value else {
         return Err(format!(
             "the output should be a JSON object, found {}",
-            kind_of(value)
+            json_kind(value)
         ));
     };
     let fields = Fields { object, prefix: "" };
@@ -359,7 +360,7 @@ impl<'a> Fields<'a> {
         format!(
             "`{}{key}` should be {expected}, found {}",
             self.prefix,
-            kind_of(found)
+            json_kind(found)
         )
     }
 
@@ -385,17 +386,5 @@ impl<'a> Fields<'a> {
             Some(Value::Object(object)) => Ok(Some(object)),
             Some(other) => Err(self.wrong_type(key, "an object", other)),
         }
-    }
-}
-
-/// The kind of a JSON value, with an article, for error messages.
-pub(crate) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

@@ -621,16 +621,7 @@ impl PermissionSet {
         if self.is_empty() {
             return None;
         }
-        let lookup = self.lookup(call);
-        let mut first: Option<usize> = None;
-        let mut has_specific = false;
-        self.for_each_tool_rule(call, &lookup, &mut |index, rule| {
-            if rule.is_whole_tool() {
-                first = Some(first.map_or(index, |f| f.min(index)));
-            } else {
-                has_specific = true;
-            }
-        });
+        let (lookup, mut first, has_specific) = self.tool_rules(call);
         if has_specific || !self.path_rules(call).is_empty() {
             for_each_item(call, &mut |item| {
                 if let Some(index) = self.first_covering(call, &lookup, &item, home, false) {
@@ -655,16 +646,7 @@ impl PermissionSet {
         if self.is_empty() {
             return None;
         }
-        let lookup = self.lookup(call);
-        let mut whole: Option<usize> = None;
-        let mut has_specific = false;
-        self.for_each_tool_rule(call, &lookup, &mut |index, rule| {
-            if rule.is_whole_tool() {
-                whole = Some(whole.map_or(index, |f| f.min(index)));
-            } else {
-                has_specific = true;
-            }
-        });
+        let (lookup, whole, has_specific) = self.tool_rules(call);
         if let Some(index) = whole {
             return Some(&self.inner.rules[index]);
         }
@@ -688,6 +670,22 @@ impl PermissionSet {
         } else {
             None
         }
+    }
+
+    /// The rules naming the call's tool: its lookup, the first (in the order given) that covers
+    /// the whole tool, and whether any has a specifier to test against the call's resources.
+    fn tool_rules(&self, call: &ClassifiedCall<'_>) -> (Lookup<'_>, Option<usize>, bool) {
+        let lookup = self.lookup(call);
+        let mut whole: Option<usize> = None;
+        let mut has_specific = false;
+        self.for_each_tool_rule(call, &lookup, &mut |index, rule| {
+            if rule.is_whole_tool() {
+                whole = Some(whole.map_or(index, |f| f.min(index)));
+            } else {
+                has_specific = true;
+            }
+        });
+        (lookup, whole, has_specific)
     }
 
     fn lookup(&self, call: &ClassifiedCall<'_>) -> Lookup<'_> {
