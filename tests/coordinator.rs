@@ -63,6 +63,13 @@ fn root(ws: &Workspace) -> String {
     ws.root().display().to_string()
 }
 
+/// Never finish.
+#[tool(read_only, name = "co_hang", tags("co"))]
+async fn hang() -> String {
+    std::future::pending::<()>().await;
+    unreachable!("a pending future never completes")
+}
+
 /// Report progress twice.
 #[tool(read_only, name = "co_progress", tags("co"))]
 fn progress(progress: Progress) -> &'static str {
@@ -261,6 +268,33 @@ async fn a_call_can_be_spawned_on_the_runtime() {
         }
     });
     assert_eq!(task.await.unwrap().text(), "async x");
+}
+
+#[tokio::test]
+async fn a_call_given_up_on_is_still_reported_finished_as_cancelled() {
+    let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::tagged("co"))
+        .events(events)
+        .build();
+    let given_up = tokio::time::timeout(
+        std::time::Duration::from_millis(1),
+        coordinator.call(ToolCall::new("co_hang", "{}").with_id("h1")),
+    )
+    .await;
+    assert!(given_up.is_err(), "the call was still running");
+    let mut finished = None;
+    while let Ok(event) = received.try_recv() {
+        if let tool_core::CallEvent::Finished {
+            call_id,
+            error_kind,
+            ..
+        } = event
+        {
+            finished = Some((call_id, error_kind));
+        }
+    }
+    assert_eq!(finished, Some(("h1".to_owned(), Some("cancelled"))));
 }
 
 #[test]

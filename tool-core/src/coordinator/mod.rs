@@ -441,6 +441,48 @@ fn new_session_id() -> String {
     format!("session-{}-{nanos:x}", std::process::id())
 }
 
+/// Sends a call's `Finished` event (as cancelled) if the call's future is dropped before the
+/// call ends; disarmed when it ends. Nothing at all without an event sink.
+struct Unfinished(Option<Armed>);
+
+struct Armed {
+    events: Arc<dyn EventSink>,
+    call_id: String,
+    tool: Cow<'static, str>,
+    started: Option<Instant>,
+}
+
+impl Unfinished {
+    fn arm(coordinator: &Coordinator, staged: &Staged, started: Option<Instant>) -> Self {
+        Unfinished(coordinator.inner.events.as_ref().map(|events| Armed {
+            events: Arc::clone(events),
+            call_id: staged.id.clone(),
+            tool: staged.tool.spec().name.clone(),
+            started,
+        }))
+    }
+
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let Some(armed) = self.0.take() {
+            armed.events.send(CallEvent::Finished {
+                call_id: armed.call_id,
+                tool: armed.tool,
+                is_error: true,
+                error_kind: Some(ToolError::Cancelled.kind()),
+                elapsed: armed
+                    .started
+                    .map_or(Duration::ZERO, |started| started.elapsed()),
+            });
+        }
+    }
+}
+
 /// A call after lookup and preparation: everything later stages need.
 pub(crate) struct Staged {
     pub(crate) id: String,
@@ -695,6 +737,9 @@ impl Coordinator {
         started: Option<Instant>,
         batch_abort: Option<&CancellationToken>,
     ) -> ToolResult {
+        // Should this future be dropped before the call ends (the caller gave up, a batch was
+        // dropped), the event sink still hears that the call finished, as cancelled.
+        let unfinished = Unfinished::arm(self, &staged, started);
         // Decided under the read lock, without cloning the snapshot: the common call needs
         // nothing more from it than the mode. A call that goes on to hooks or approval keeps
         // the very snapshot it was decided on.
@@ -713,6 +758,7 @@ impl Coordinator {
                 Err(refusal) => {
                     let mut result = ToolResult::failure(refusal.id, *refusal.error);
                     result.stop = refusal.stop;
+                    unfinished.disarm();
                     self.finished(&result, refusal.tool, started);
                     return result;
                 }
@@ -745,6 +791,7 @@ impl Coordinator {
         if !self.inner.hooks.is_empty() {
             Box::pin(self.after_hooks(&tool, &staged.arguments, &mut result, mode)).await;
         }
+        unfinished.disarm();
         self.finished(&result, tool.spec().name.clone(), started);
         result
     }
