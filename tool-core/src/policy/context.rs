@@ -2,7 +2,8 @@
 //! session's grants, the allow-list), so that deciding stays a pure function.
 
 use super::Mode;
-use super::pattern::{PermissionRule, PermissionSet};
+use super::pattern::PermissionRule;
+use super::set::PermissionSet;
 
 /// What the policy reads about the session when it decides: the mode, what the user allowed
 /// for the session, and the toolset's or template's allow-list. Cheap to clone.

@@ -51,6 +51,7 @@ mod explain;
 mod paths;
 mod pattern;
 mod rule;
+mod set;
 pub mod shell;
 
 use std::path::PathBuf;
@@ -60,8 +61,9 @@ pub use context::PolicyContext;
 pub use decision::{ClassifiedCall, Decision, DecisionSource, Layer, Mode, UnknownMode, Verdict};
 pub use explain::{ExplainStep, Explanation};
 pub use paths::{PathCandidate, PathPattern, PathPatternError};
-pub use pattern::{PermissionRule, PermissionRules, PermissionSet, RuleSyntaxError};
+pub use pattern::{PermissionRule, RuleSyntaxError};
 pub use rule::{Rule, priority};
+pub use set::{PermissionRules, PermissionSet};
 
 use rule::{
     AcceptEditsRule, AllowListRule, AllowRules, AskRules, BypassModeRule, DefaultByEffectRule,

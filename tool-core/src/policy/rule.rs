@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use super::context::PolicyContext;
 use super::paths::{PathCandidate, PathPattern, PathPatternSet};
-use super::pattern::{PermissionRule, PermissionSet};
+use super::pattern::PermissionRule;
+use super::set::PermissionSet;
 use super::{ClassifiedCall, Decision, DecisionSource, Layer, Mode};
 use crate::spec::{ApprovalKind, ResourceKind};
 
