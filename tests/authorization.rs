@@ -378,6 +378,40 @@ async fn an_approval_does_not_outrank_plan_mode_switched_on_while_asking() {
 }
 
 #[test]
+fn a_channel_approver_nobody_listens_to_rejects_and_says_nobody_answered() {
+    let fixture = Fixture::new();
+    let (approver, requests) = tool_core::ChannelApprover::new(1);
+    drop(requests);
+    let coordinator = fixture.builder().approver(approver).build();
+    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    assert_eq!(result.error().unwrap().kind(), "rejected");
+    assert!(
+        result.text().contains("nobody answered"),
+        "{}",
+        result.text()
+    );
+    assert!(!fixture.root().join("a.txt").exists());
+}
+
+#[test]
+fn a_grant_made_by_the_program_applies_to_later_calls() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::reject("never asked"));
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(Arc::clone(&approver)))
+        .build();
+    coordinator.grant("auth_shell(make:*)").unwrap();
+    let result = coordinator.call_blocking(call("auth_shell", r#"{"command": "make test"}"#));
+    assert_eq!(result.text(), "ran make test");
+    assert_eq!(approver.asked(), 0);
+    assert!(
+        coordinator.grant("auth_shell(make").is_err(),
+        "a bad rule is refused"
+    );
+}
+
+#[test]
 fn an_always_approval_survives_a_new_coordinator() {
     let fixture = Fixture::new();
     let grants = fixture.dir.path().join("state/grants.json");
