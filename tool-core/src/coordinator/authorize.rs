@@ -60,7 +60,6 @@ impl Refusal {
 impl Coordinator {
     /// Decides whether a staged call may run (a hook may replace its input, in place). On
     /// success, returns the context lines hooks added for the model.
-    /// replaced by a hook) and the context lines hooks added for the model.
     ///
     /// `decision` is the policy's, already made: a plainly allowed call with no budget and no
     /// PreToolUse hooks never comes here (see [`Coordinator::needs_authorizing`]).
