@@ -158,6 +158,9 @@ impl Fixture {
     }
 }
 
+/// The arguments of the write most tests try: `a.txt`, inside the workspace.
+const WRITE_A: &str = r#"{"path": "a.txt", "text": "x"}"#;
+
 fn call(name: &str, arguments: &str) -> ToolCall {
     ToolCall::new(name, arguments).with_id("call_1")
 }
@@ -213,7 +216,7 @@ fn a_mutating_call_asks_and_runs_once_approved() {
 fn without_an_approver_a_call_that_needs_approval_is_denied_and_says_why() {
     let fixture = Fixture::new();
     let coordinator = fixture.builder().build();
-    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert!(result.is_error());
     assert!(
         result.text().contains("needs the user's approval"),
@@ -228,7 +231,7 @@ fn a_rejection_tells_the_model_the_tool_did_not_run_and_passes_on_the_guidance()
     let fixture = Fixture::new();
     let approver = Counting::new(ApprovalResponse::reject("write to docs/ instead"));
     let coordinator = fixture.builder().approver(Shared(approver)).build();
-    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     let text = result.text();
     assert!(text.contains("did not run"), "{text}");
     assert!(text.contains("do not assume it succeeded"), "{text}");
@@ -241,7 +244,7 @@ fn a_rejection_tells_the_model_the_tool_did_not_run_and_passes_on_the_guidance()
 fn deny_all_runs_nothing_that_needs_approval() {
     let fixture = Fixture::new();
     let coordinator = fixture.builder().approver(DenyAll).build();
-    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.error().unwrap().kind(), "rejected");
     let result = coordinator.call_blocking(call("auth_read", r#"{"path": "notes.txt"}"#));
     assert_eq!(result.text(), "hello notes");
@@ -369,9 +372,7 @@ async fn an_approval_does_not_outrank_plan_mode_switched_on_while_asking() {
             pending.respond(ApprovalResponse::once());
         })
     };
-    let result = coordinator
-        .call(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#))
-        .await;
+    let result = coordinator.call(call("auth_write", WRITE_A)).await;
     user.await.unwrap();
     assert!(result.text().contains("plan mode"), "{}", result.text());
     assert!(!fixture.root().join("a.txt").exists());
@@ -383,7 +384,7 @@ fn a_channel_approver_nobody_listens_to_rejects_and_says_nobody_answered() {
     let (approver, requests) = tool_core::ChannelApprover::new(1);
     drop(requests);
     let coordinator = fixture.builder().approver(approver).build();
-    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.error().unwrap().kind(), "rejected");
     assert!(
         result.text().contains("nobody answered"),
@@ -421,7 +422,7 @@ fn an_always_approval_survives_a_new_coordinator() {
         .approver(Shared(Arc::clone(&approver)))
         .grants_file(&grants)
         .build();
-    first.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    first.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(approver.asked(), 1);
     drop(first);
 
@@ -444,7 +445,7 @@ fn plan_mode_denies_changes_and_says_plan_mode_is_on() {
         .approver(AutoApprove)
         .mode(Mode::Plan)
         .build();
-    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert!(result.text().contains("plan mode"), "{}", result.text());
     assert!(!fixture.root().join("a.txt").exists());
     // Reading and presenting the plan still work, and the plan tool never asks.
@@ -469,7 +470,7 @@ fn the_mode_can_change_during_the_session() {
         .approver(AutoApprove)
         .mode(Mode::Plan)
         .build();
-    let write = call("auth_write", r#"{"path": "a.txt", "text": "x"}"#);
+    let write = call("auth_write", WRITE_A);
     assert!(coordinator.call_blocking(write.clone()).is_error());
     coordinator.set_mode(Mode::Default);
     assert_eq!(coordinator.mode(), Mode::Default);
@@ -485,7 +486,7 @@ fn bypass_mode_runs_changes_without_asking() {
         .approver(Shared(Arc::clone(&approver)))
         .mode(Mode::Bypass)
         .build();
-    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.text(), "written");
     assert_eq!(approver.asked(), 0);
 }
@@ -745,7 +746,7 @@ fn a_template_allow_list_runs_its_tools_without_asking() {
         .approver(Shared(Arc::clone(&approver)))
         .allow_list(["auth_write"])
         .build();
-    let result = coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.text(), "written");
     assert_eq!(approver.asked(), 0);
 }
@@ -776,7 +777,7 @@ fn an_exhausted_budget_denies_with_a_message_to_wrap_up_and_asks_nobody() {
     );
     assert!(third.text().contains("wrap up"));
     // Actions draw on their own budget.
-    let write = call("auth_write", r#"{"path": "a.txt", "text": "x"}"#);
+    let write = call("auth_write", WRITE_A);
     assert_eq!(coordinator.call_blocking(write.clone()).text(), "written");
     assert_eq!(approver.asked(), 1);
     let again = coordinator.call_blocking(write);
@@ -814,7 +815,7 @@ fn events_follow_a_call_from_request_to_result() {
                 .push((event.call_id().to_owned(), step));
         })
         .build();
-    coordinator.call_blocking(call("auth_write", r#"{"path": "a.txt", "text": "x"}"#));
+    coordinator.call_blocking(call("auth_write", WRITE_A));
     let steps: Vec<String> = seen
         .lock()
         .unwrap()

@@ -60,8 +60,7 @@ impl ApprovalRequest {
         reason: Cow<'static, str>,
         source: DecisionSource,
     ) -> Self {
-        let arguments = serde_json::from_str(arguments)
-            .unwrap_or_else(|_| serde_json::Value::String(arguments.to_owned()));
+        let arguments = crate::call::arguments_value(arguments);
         ApprovalRequest {
             preview: preview(&tool, effect, resources),
             suggested_rule: suggested_rule(&tool, resources, paths),

@@ -153,3 +153,13 @@ impl ToolResult {
         self.structured.as_deref()
     }
 }
+
+/// A call's arguments as a JSON value, for whoever shows or forwards them (hooks, approval
+/// requests): the object sent, `{}` for empty arguments (which mean "none"), and the raw text
+/// as a string when it is not JSON.
+pub(crate) fn arguments_value(arguments: &str) -> Value {
+    if arguments.trim().is_empty() {
+        return Value::Object(serde_json::Map::new());
+    }
+    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()))
+}

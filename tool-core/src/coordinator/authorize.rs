@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::{Coordinator, Staged};
 use crate::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
+use crate::call::arguments_value;
 use crate::events::CallEvent;
 use crate::hooks::{HookEvent, HookInput, HookOutcome};
 use crate::policy::{
@@ -88,7 +89,7 @@ impl Coordinator {
             let input = self.hook_input(
                 HookInput::pre_tool_use(
                     staged.tool.spec().name.to_string(),
-                    tool_input(&staged.arguments),
+                    arguments_value(&staged.arguments),
                 ),
                 &staged.id,
                 snapshot.mode,
@@ -221,7 +222,10 @@ impl Coordinator {
         let spec = call.tool.spec();
         if self.has_hooks(HookEvent::PermissionRequest) {
             let input = self.hook_input(
-                HookInput::permission_request(spec.name.to_string(), tool_input(call.arguments)),
+                HookInput::permission_request(
+                    spec.name.to_string(),
+                    arguments_value(call.arguments),
+                ),
                 call.id,
                 snapshot.mode,
             );
@@ -365,7 +369,11 @@ impl Coordinator {
                 if !self.has_hooks(HookEvent::PostToolUseFailure) {
                     return;
                 }
-                HookInput::post_tool_use_failure(name, tool_input(arguments), error.to_string())
+                HookInput::post_tool_use_failure(
+                    name,
+                    arguments_value(arguments),
+                    error.to_string(),
+                )
             }
             None => {
                 if !self.has_hooks(HookEvent::PostToolUse) {
@@ -375,7 +383,7 @@ impl Coordinator {
                     .structured()
                     .cloned()
                     .unwrap_or_else(|| Value::String(result.text().into_owned()));
-                HookInput::post_tool_use(name, tool_input(arguments), response)
+                HookInput::post_tool_use(name, arguments_value(arguments), response)
             }
         };
         let input = self.hook_input(input, &result.call_id.clone(), mode);
@@ -401,13 +409,4 @@ impl Coordinator {
             result.stop = Some(stop.message);
         }
     }
-}
-
-/// The arguments as hooks see them: the JSON object, `{}` for empty input, and the raw text as
-/// a string when it is not JSON.
-fn tool_input(arguments: &str) -> Value {
-    if arguments.trim().is_empty() {
-        return Value::Object(serde_json::Map::new());
-    }
-    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()))
 }

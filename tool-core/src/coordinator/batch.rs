@@ -129,14 +129,19 @@ impl Coordinator {
                 let result = match staged {
                     Err(result) => *result,
                     Ok(mut staged) => {
+                        let waited = !waits.is_empty();
                         for mut wait in waits {
                             // An earlier call that ended (or whose task died) no longer holds
                             // this one back.
                             let _ = wait.wait_for(|finished| *finished).await;
                         }
-                        // The calls before may have changed the file system (made a symlink,
-                        // say): confine the paths as they are now, not as they were.
-                        staged.paths = coordinator.resolve_paths(&staged.prepared);
+                        // The calls waited for may have changed the file system (made a
+                        // symlink, say): confine the paths as they are now. A call that waited
+                        // for nothing was confined a moment ago, and nothing it could conflict
+                        // with has run since.
+                        if waited {
+                            staged.paths = coordinator.resolve_paths(&staged.prepared);
+                        }
                         let _slot = slots.acquire_owned().await;
                         if abort.is_cancelled() {
                             coordinator.aborted(&staged, started)
