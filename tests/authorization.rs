@@ -730,6 +730,31 @@ fn rules_for_an_alias_apply_to_the_tool() {
 }
 
 #[test]
+fn additional_directories_from_the_settings_widen_the_workspace() {
+    let fixture = Fixture::new();
+    let docs = fixture.dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("guide.md"), "the guide").unwrap();
+    let read_guide = serde_json::json!({ "path": docs.join("guide.md") }).to_string();
+    let narrow = fixture.builder().build();
+    let outside = narrow.call_blocking(call("auth_read", &read_guide));
+    assert!(
+        denied_by(&outside).starts_with("safety"),
+        "{:?}",
+        outside.error()
+    );
+    let settings = serde_json::json!({ "permissions": { "additionalDirectories": [docs] } });
+    let wide = fixture
+        .builder()
+        .settings(Settings::from_json(&settings.to_string()).unwrap())
+        .build();
+    assert_eq!(
+        wide.call_blocking(call("auth_read", &read_guide)).text(),
+        "the guide"
+    );
+}
+
+#[test]
 fn the_default_mode_comes_from_the_settings() {
     let fixture = Fixture::new();
     let settings = Settings::from_json(r#"{"permissions": {"defaultMode": "plan"}}"#).unwrap();

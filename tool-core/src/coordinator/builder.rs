@@ -238,14 +238,16 @@ impl CoordinatorBuilder {
             if let Some(default_mode) = settings.permissions.default_mode {
                 mode = default_mode;
             }
-            if let Some(workspace) = self.shared.workspace.take() {
-                let mut workspace = workspace;
-                for dir in &settings.permissions.additional_directories {
-                    workspace = workspace.with_root(dir)?;
-                }
-                self.shared.workspace = Some(workspace);
-            }
             hooks.extend(&settings.hooks);
+        }
+        // The settings' extra directories become roots of the workspace (without a workspace
+        // there is nothing to widen).
+        if let Some(mut workspace) = self.shared.workspace.take() {
+            let extra = self.settings.iter();
+            for dir in extra.flat_map(|s| &s.permissions.additional_directories) {
+                workspace = workspace.with_root(dir)?;
+            }
+            self.shared.workspace = Some(workspace);
         }
         if let Some(extra) = self.hooks.take() {
             hooks.extend(&extra);
