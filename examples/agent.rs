@@ -234,7 +234,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 );
             }
         })
-        .build();
+        .build()
+        .unwrap();
     println!("Workspace: {}", root.display());
     println!("Tools offered to the model:");
     for tool in coordinator.toolset().iter() {

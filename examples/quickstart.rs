@@ -114,7 +114,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .toolset(Toolset::tagged("quickstart"))
         .workspace(Workspace::new(env!("CARGO_MANIFEST_DIR"))?)
         .state(Inspections(AtomicU64::new(0)))
-        .build();
+        .build()
+        .unwrap();
 
     println!("\n== Calls, and what the model reads back ==");
     let calls = [

@@ -46,7 +46,8 @@ fn call(name: &str, arguments: &str) -> ToolResult {
     let coordinator = Coordinator::builder()
         .approver(tool_core::AutoApprove)
         .toolset(Toolset::named(["args_read", "args_edit", "args_none"]).unwrap())
-        .build();
+        .build()
+        .unwrap();
     coordinator.call_blocking(ToolCall::new(name, arguments))
 }
 
@@ -281,7 +282,8 @@ fn a_bad_url_says_what_was_sent_and_what_a_url_looks_like() {
     let coordinator = Coordinator::builder()
         .approver(tool_core::AutoApprove)
         .toolset(Toolset::named(["args_fetch"]).unwrap())
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(ToolCall::new(
         "args_fetch",
         r#"{"url": "example.com/page"}"#,

@@ -179,7 +179,8 @@ fn read_only_calls_run_without_asking() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_read", r#"{"path": "notes.txt"}"#));
     assert_eq!(result.text(), "hello notes");
     assert_eq!(approver.asked(), 0);
@@ -192,7 +193,8 @@ fn a_mutating_call_asks_and_runs_once_approved() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call(
         "auth_write",
         r#"{"path": "src/new.rs", "text": "fn main() {}"}"#,
@@ -215,7 +217,7 @@ fn a_mutating_call_asks_and_runs_once_approved() {
 #[test]
 fn without_an_approver_a_call_that_needs_approval_is_denied_and_says_why() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().build();
+    let coordinator = fixture.builder().build().unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert!(result.is_error());
     assert!(
@@ -230,7 +232,11 @@ fn without_an_approver_a_call_that_needs_approval_is_denied_and_says_why() {
 fn a_rejection_tells_the_model_the_tool_did_not_run_and_passes_on_the_guidance() {
     let fixture = Fixture::new();
     let approver = Counting::new(ApprovalResponse::reject("write to docs/ instead"));
-    let coordinator = fixture.builder().approver(Shared(approver)).build();
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(approver))
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     let text = result.text();
     assert!(text.contains("did not run"), "{text}");
@@ -243,7 +249,7 @@ fn a_rejection_tells_the_model_the_tool_did_not_run_and_passes_on_the_guidance()
 #[test]
 fn deny_all_runs_nothing_that_needs_approval() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().approver(DenyAll).build();
+    let coordinator = fixture.builder().approver(DenyAll).build().unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.error().unwrap().kind(), "rejected");
     let result = coordinator.call_blocking(call("auth_read", r#"{"path": "notes.txt"}"#));
@@ -257,7 +263,8 @@ fn a_session_approval_stops_asking_about_that_tool() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build();
+        .build()
+        .unwrap();
     for file in ["a.txt", "b.txt", "c.txt"] {
         let arguments = format!(r#"{{"path": "{file}", "text": "x"}}"#);
         assert_eq!(
@@ -283,7 +290,8 @@ fn a_pattern_approval_covers_matching_calls_only() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build();
+        .build()
+        .unwrap();
     coordinator.call_blocking(call("auth_shell", r#"{"command": "make build"}"#));
     coordinator.call_blocking(call("auth_shell", r#"{"command": "make test"}"#));
     assert_eq!(approver.asked(), 1);
@@ -315,7 +323,8 @@ fn the_suggested_pattern_for_a_file_covers_that_file_and_no_other() {
     let coordinator = fixture
         .builder()
         .approver(AcceptSuggestion(Arc::clone(&approver)))
-        .build();
+        .build()
+        .unwrap();
     let write = call("auth_write", r#"{"path": "src/[id].tsx", "text": "x"}"#);
     coordinator.call_blocking(write.clone());
     assert_eq!(
@@ -337,7 +346,8 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build();
+        .build()
+        .unwrap();
     for command in ["cargo test -q", "python -c 'import os'", "make && rm -rf /"] {
         let arguments = serde_json::json!({ "command": command }).to_string();
         coordinator.call_blocking(call("auth_shell", &arguments));
@@ -363,7 +373,7 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
 async fn an_approval_does_not_outrank_plan_mode_switched_on_while_asking() {
     let fixture = Fixture::new();
     let (approver, mut requests) = tool_core::ChannelApprover::new(4);
-    let coordinator = fixture.builder().approver(approver).build();
+    let coordinator = fixture.builder().approver(approver).build().unwrap();
     let user = {
         let coordinator = coordinator.clone();
         tokio::spawn(async move {
@@ -383,7 +393,7 @@ fn a_channel_approver_nobody_listens_to_rejects_and_says_nobody_answered() {
     let fixture = Fixture::new();
     let (approver, requests) = tool_core::ChannelApprover::new(1);
     drop(requests);
-    let coordinator = fixture.builder().approver(approver).build();
+    let coordinator = fixture.builder().approver(approver).build().unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.error().unwrap().kind(), "rejected");
     assert!(
@@ -401,7 +411,8 @@ fn a_grant_made_by_the_program_applies_to_later_calls() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build();
+        .build()
+        .unwrap();
     coordinator.grant("auth_shell(make:*)").unwrap();
     let result = coordinator.call_blocking(call("auth_shell", r#"{"command": "make test"}"#));
     assert_eq!(result.text(), "ran make test");
@@ -421,7 +432,8 @@ fn an_always_approval_survives_a_new_coordinator() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .grants_file(&grants)
-        .build();
+        .build()
+        .unwrap();
     first.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(approver.asked(), 1);
     drop(first);
@@ -431,7 +443,8 @@ fn an_always_approval_survives_a_new_coordinator() {
         .builder()
         .approver(Shared(Arc::clone(&later)))
         .grants_file(&grants)
-        .build();
+        .build()
+        .unwrap();
     let result = second.call_blocking(call("auth_write", r#"{"path": "b.txt", "text": "x"}"#));
     assert_eq!(result.text(), "written");
     assert_eq!(later.asked(), 0);
@@ -444,7 +457,8 @@ fn plan_mode_denies_changes_and_says_plan_mode_is_on() {
         .builder()
         .approver(AutoApprove)
         .mode(Mode::Plan)
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert!(result.text().contains("plan mode"), "{}", result.text());
     assert!(!fixture.root().join("a.txt").exists());
@@ -456,7 +470,8 @@ fn plan_mode_denies_changes_and_says_plan_mode_is_on() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .mode(Mode::Plan)
-        .build();
+        .build()
+        .unwrap();
     let plan = coordinator.call_blocking(call("auth_present_plan", r#"{"plan": "step 1"}"#));
     assert_eq!(plan.text(), "presented: step 1");
     assert_eq!(approver.asked(), 0);
@@ -469,7 +484,8 @@ fn the_mode_can_change_during_the_session() {
         .builder()
         .approver(AutoApprove)
         .mode(Mode::Plan)
-        .build();
+        .build()
+        .unwrap();
     let write = call("auth_write", WRITE_A);
     assert!(coordinator.call_blocking(write.clone()).is_error());
     coordinator.set_mode(Mode::Default);
@@ -485,7 +501,8 @@ fn bypass_mode_runs_changes_without_asking() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .mode(Mode::Bypass)
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.text(), "written");
     assert_eq!(approver.asked(), 0);
@@ -503,7 +520,7 @@ fn assert_outside_denied(coordinator: &Coordinator, arguments: &str) {
 #[test]
 fn a_path_escaping_through_dot_dot_is_denied_by_the_safety_layer_even_in_bypass_mode() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
     assert_outside_denied(
         &coordinator,
         r#"{"path": "../outside.txt", "text": "pwned"}"#,
@@ -521,7 +538,7 @@ fn a_path_escaping_through_dot_dot_is_denied_by_the_safety_layer_even_in_bypass_
 #[test]
 fn an_absolute_path_outside_is_denied_by_the_safety_layer() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
     let outside = fixture.dir.path().join("outside.txt");
     let arguments = serde_json::json!({"path": outside, "text": "pwned"}).to_string();
     assert_outside_denied(&coordinator, &arguments);
@@ -534,7 +551,7 @@ fn an_absolute_path_outside_is_denied_by_the_safety_layer() {
 fn a_symlink_pointing_outside_is_denied_by_the_safety_layer() {
     let fixture = Fixture::new();
     std::os::unix::fs::symlink(fixture.dir.path(), fixture.root().join("escape")).unwrap();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
     assert_outside_denied(
         &coordinator,
         r#"{"path": "escape/outside.txt", "text": "pwned"}"#,
@@ -551,7 +568,7 @@ fn a_symlink_pointing_outside_is_denied_by_the_safety_layer() {
 #[test]
 fn a_path_inside_an_args_struct_is_confined_like_any_other() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
     let result = coordinator.call_blocking(call("auth_read_args", r#"{"path": "../outside.txt"}"#));
     assert!(
         denied_by(&result).starts_with("safety"),
@@ -569,7 +586,8 @@ fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build();
+        .build()
+        .unwrap();
     let escape = r#"{"edits": [{"path": "a.txt", "text": "x"}, {"path": "../outside.txt", "text": "pwned"}]}"#;
     let result = coordinator.call_blocking(call("auth_write_many", escape));
     assert!(
@@ -603,7 +621,7 @@ fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
 #[test]
 fn a_raw_path_argument_is_checked_where_the_workspace_would_resolve_it_too() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
     // `$CARGO_MANIFEST_DIR` is set by cargo, and is outside the temporary workspace.
     let result = coordinator.call_blocking(call(
         "auth_grep",
@@ -620,7 +638,7 @@ fn a_raw_path_argument_is_checked_where_the_workspace_would_resolve_it_too() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_checks_each_path_when_its_call_runs_not_when_the_batch_arrives() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
     let outside = fixture.dir.path().to_string_lossy().into_owned();
     let results = coordinator
         .call_batch(vec![
@@ -643,7 +661,7 @@ async fn a_batch_checks_each_path_when_its_call_runs_not_when_the_batch_arrives(
 fn an_allow_rule_cannot_open_the_workspace_boundary() {
     let fixture = Fixture::new();
     let settings = Settings::from_json(r#"{"permissions": {"allow": ["auth_write"]}}"#).unwrap();
-    let coordinator = fixture.builder().settings(settings).build();
+    let coordinator = fixture.builder().settings(settings).build().unwrap();
     assert_outside_denied(
         &coordinator,
         r#"{"path": "../outside.txt", "text": "pwned"}"#,
@@ -660,7 +678,8 @@ fn per_call_classification_lets_read_only_commands_run_without_asking() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build();
+        .build()
+        .unwrap();
     let status = coordinator.call_blocking(call("auth_shell", r#"{"command": "git status"}"#));
     assert_eq!(status.text(), "ran git status");
     assert_eq!(approver.asked(), 0);
@@ -671,7 +690,7 @@ fn per_call_classification_lets_read_only_commands_run_without_asking() {
 #[test]
 fn per_call_classification_decides_plan_mode_too() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Plan).build();
+    let coordinator = fixture.builder().mode(Mode::Plan).build().unwrap();
     let log = coordinator.call_blocking(call("auth_shell", r#"{"command": "git log -3"}"#));
     assert_eq!(log.text(), "ran git log -3");
     let push = coordinator.call_blocking(call("auth_shell", r#"{"command": "git push"}"#));
@@ -681,7 +700,7 @@ fn per_call_classification_decides_plan_mode_too() {
 #[test]
 fn workspace_path_arguments_arrive_resolved() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().build();
+    let coordinator = fixture.builder().build().unwrap();
     // The model prefixed the workspace's own name.
     let result = coordinator.call_blocking(call("auth_read", r#"{"path": "myproj/notes.txt"}"#));
     assert_eq!(result.text(), "hello notes");
@@ -692,7 +711,7 @@ fn a_read_rule_from_settings_denies_the_same_path_for_every_reading_tool() {
     let fixture = Fixture::new();
     let settings =
         Settings::from_json(r#"{"permissions": {"deny": ["Read(./secrets/**)"]}}"#).unwrap();
-    let coordinator = fixture.builder().settings(settings).build();
+    let coordinator = fixture.builder().settings(settings).build().unwrap();
     for (tool, arguments) in [
         ("auth_read", r#"{"path": "secrets/key.pem"}"#),
         (
@@ -716,7 +735,7 @@ fn rules_for_an_alias_apply_to_the_tool() {
     let fixture = Fixture::new();
     let settings =
         Settings::from_json(r#"{"permissions": {"allow": ["Bash(cargo test:*)"]}}"#).unwrap();
-    let coordinator = fixture.builder().settings(settings).build();
+    let coordinator = fixture.builder().settings(settings).build().unwrap();
     let result = coordinator.call_blocking(call("auth_shell", r#"{"command": "cargo test -q"}"#));
     assert_eq!(result.text(), "ran cargo test -q");
     let result = coordinator.call_blocking(call(
@@ -736,7 +755,7 @@ fn additional_directories_from_the_settings_widen_the_workspace() {
     std::fs::create_dir_all(&docs).unwrap();
     std::fs::write(docs.join("guide.md"), "the guide").unwrap();
     let read_guide = serde_json::json!({ "path": docs.join("guide.md") }).to_string();
-    let narrow = fixture.builder().build();
+    let narrow = fixture.builder().build().unwrap();
     let outside = narrow.call_blocking(call("auth_read", &read_guide));
     assert!(
         denied_by(&outside).starts_with("safety"),
@@ -747,7 +766,8 @@ fn additional_directories_from_the_settings_widen_the_workspace() {
     let wide = fixture
         .builder()
         .settings(Settings::from_json(&settings.to_string()).unwrap())
-        .build();
+        .build()
+        .unwrap();
     assert_eq!(
         wide.call_blocking(call("auth_read", &read_guide)).text(),
         "the guide"
@@ -758,7 +778,7 @@ fn additional_directories_from_the_settings_widen_the_workspace() {
 fn the_default_mode_comes_from_the_settings() {
     let fixture = Fixture::new();
     let settings = Settings::from_json(r#"{"permissions": {"defaultMode": "plan"}}"#).unwrap();
-    let coordinator = fixture.builder().settings(settings).build();
+    let coordinator = fixture.builder().settings(settings).build().unwrap();
     assert_eq!(coordinator.mode(), Mode::Plan);
 }
 
@@ -770,7 +790,8 @@ fn a_template_allow_list_runs_its_tools_without_asking() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .allow_list(["auth_write"])
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.text(), "written");
     assert_eq!(approver.asked(), 0);
@@ -790,7 +811,8 @@ fn an_exhausted_budget_denies_with_a_message_to_wrap_up_and_asks_nobody() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .budget(Arc::clone(&budget))
-        .build();
+        .build()
+        .unwrap();
     let read = call("auth_read", r#"{"path": "notes.txt"}"#);
     assert!(!coordinator.call_blocking(read.clone()).is_error());
     assert!(!coordinator.call_blocking(read.clone()).is_error());
@@ -839,7 +861,8 @@ fn events_follow_a_call_from_request_to_result() {
                 .unwrap()
                 .push((event.call_id().to_owned(), step));
         })
-        .build();
+        .build()
+        .unwrap();
     coordinator.call_blocking(call("auth_write", WRITE_A));
     let steps: Vec<String> = seen
         .lock()
@@ -868,7 +891,8 @@ fn the_grants_file_is_protected_from_the_tools_themselves() {
         .builder()
         .grants_file(&grants)
         .mode(Mode::Bypass)
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call(
         "auth_write",
         r#"{"path": ".toolkit/grants.json", "text": "{\"allow\": [\"auth_shell\"]}"}"#,
@@ -894,7 +918,8 @@ fn the_settings_files_are_protected_from_the_tools_themselves() {
     let coordinator = fixture
         .builder()
         .settings(Settings::load(&settings_path).unwrap())
-        .build();
+        .build()
+        .unwrap();
     assert_eq!(coordinator.mode(), Mode::AcceptEdits);
     let result = coordinator.call_blocking(call(
         "auth_write",
@@ -916,11 +941,7 @@ fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
     let fixture = Fixture::new();
     let grants = fixture.dir.path().join("grants.json");
     std::fs::write(&grants, "not json").unwrap();
-    let error = fixture
-        .builder()
-        .grants_file(&grants)
-        .try_build()
-        .unwrap_err();
+    let error = fixture.builder().grants_file(&grants).build().unwrap_err();
     assert!(
         error.to_string().contains(&*grants.to_string_lossy()),
         "{error}"
@@ -931,10 +952,6 @@ fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
 fn a_bad_rule_in_the_settings_fails_the_build_naming_the_rule() {
     let fixture = Fixture::new();
     let settings = Settings::from_json(r#"{"permissions": {"allow": ["Bash(npm test"]}}"#).unwrap();
-    let error = fixture
-        .builder()
-        .settings(settings)
-        .try_build()
-        .unwrap_err();
+    let error = fixture.builder().settings(settings).build().unwrap_err();
     assert!(error.to_string().contains("Bash(npm test"), "{error}");
 }

@@ -88,6 +88,7 @@ fn coordinator(meeting: Meeting, options: BatchOptions) -> Coordinator {
         .approver(AutoApprove)
         .batch(options)
         .build()
+        .unwrap()
 }
 
 fn read_call(id: &str, path: &str) -> ToolCall {
@@ -152,7 +153,8 @@ async fn a_write_waits_for_earlier_reads_of_its_path_and_later_reads_wait_for_it
         .toolset(Toolset::named(["batch_read", "batch_write"]).unwrap())
         .shared_state(std::sync::Arc::clone(&meeting))
         .approver(AutoApprove)
-        .build();
+        .build()
+        .unwrap();
     let results = coordinator
         .call_batch(vec![
             read_call("r1", "a.txt"),
@@ -174,7 +176,8 @@ async fn mutating_calls_without_resources_run_in_order() {
         .toolset(Toolset::named(["batch_touch"]).unwrap())
         .shared_state(std::sync::Arc::clone(&meeting))
         .approver(AutoApprove)
-        .build();
+        .build()
+        .unwrap();
     let results = coordinator
         .call_batch(vec![
             ToolCall::new("batch_touch", r#"{"tag": "one"}"#),
@@ -196,7 +199,8 @@ async fn the_concurrency_limit_caps_how_many_calls_run_at_once() {
         .toolset(Toolset::named(["batch_read"]).unwrap())
         .shared_state(std::sync::Arc::clone(&meeting))
         .batch(BatchOptions::limit(2))
-        .build();
+        .build()
+        .unwrap();
     let calls = (0..6).map(|i| read_call(&i.to_string(), "a")).collect();
     let results = coordinator.call_batch(calls).await;
     // Pairs meet, so two ran at once; never more than two did.
@@ -211,7 +215,8 @@ async fn sequential_batches_run_one_call_after_another() {
         .toolset(Toolset::named(["batch_read"]).unwrap())
         .shared_state(std::sync::Arc::clone(&meeting))
         .batch(BatchOptions::sequential())
-        .build();
+        .build()
+        .unwrap();
     let results = coordinator
         .call_batch(vec![read_call("1", "a"), read_call("2", "b")])
         .await;
@@ -256,7 +261,8 @@ async fn an_aborted_approval_cancels_the_calls_not_yet_started() {
         .toolset(Toolset::named(["batch_touch"]).unwrap())
         .shared_state(std::sync::Arc::clone(&meeting))
         .approver(AbortAll)
-        .build();
+        .build()
+        .unwrap();
     let results = coordinator
         .call_batch(vec![
             ToolCall::new("batch_touch", r#"{"tag": "one"}"#),
@@ -280,7 +286,8 @@ async fn every_call_of_an_aborted_batch_is_reported_finished() {
         .shared_state(std::sync::Arc::clone(&meeting))
         .approver(AbortAll)
         .events(events)
-        .build();
+        .build()
+        .unwrap();
     coordinator
         .call_batch(vec![
             ToolCall::new("batch_touch", r#"{"tag": "one"}"#).with_id("1"),

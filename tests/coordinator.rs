@@ -121,6 +121,7 @@ fn coordinator() -> Coordinator {
         .state(Visits(AtomicU32::new(0)))
         .workspace(Workspace::new(env!("CARGO_MANIFEST_DIR")).unwrap())
         .build()
+        .unwrap()
 }
 
 #[test]
@@ -215,7 +216,8 @@ fn a_missing_state_value_is_a_clear_error() {
     let coordinator = Coordinator::builder()
         .approver(tool_core::AutoApprove)
         .toolset(Toolset::tagged("co"))
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(ToolCall::new("co_visit", "{}"));
     assert!(
         result.text().contains("needs `State<coordinator::Visits>`"),
@@ -247,7 +249,8 @@ fn progress_reports_reach_the_sink() {
         .approver(tool_core::AutoApprove)
         .toolset(Toolset::tagged("co"))
         .on_progress(move |update: tool_core::ProgressUpdate| sink.lock().unwrap().push(update))
-        .build();
+        .build()
+        .unwrap();
     coordinator.call_blocking(ToolCall::new("co_progress", "{}").with_id("p1"));
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 2);
@@ -276,7 +279,8 @@ async fn a_call_given_up_on_is_still_reported_finished_as_cancelled() {
     let coordinator = Coordinator::builder()
         .toolset(Toolset::tagged("co"))
         .events(events)
-        .build();
+        .build()
+        .unwrap();
     let given_up = tokio::time::timeout(
         std::time::Duration::from_millis(1),
         coordinator.call(ToolCall::new("co_hang", "{}").with_id("h1")),
@@ -303,7 +307,8 @@ fn progress_reports_reach_the_event_sink_between_start_and_finish() {
     let coordinator = Coordinator::builder()
         .toolset(Toolset::tagged("co"))
         .events(events)
-        .build();
+        .build()
+        .unwrap();
     coordinator.call_blocking(ToolCall::new("co_progress", "{}").with_id("p1"));
     let mut steps = Vec::new();
     while let Ok(event) = received.try_recv() {
@@ -434,7 +439,8 @@ fn a_hand_written_tool_added_at_run_time_runs_beside_macro_tools() {
     let coordinator = Coordinator::builder()
         .approver(tool_core::AutoApprove)
         .toolset(toolset)
-        .build();
+        .build()
+        .unwrap();
     assert_eq!(
         coordinator
             .call_blocking(ToolCall::new("co_shout", r#"{"text": "hey"}"#))

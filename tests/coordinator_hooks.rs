@@ -94,6 +94,7 @@ impl Fixture {
             .settings(Settings::from_json(&settings.to_string()).unwrap())
             .approver(CountingApprover(Arc::clone(&self.asked)))
             .build()
+            .unwrap()
     }
 
     fn asked(&self) -> usize {
@@ -398,7 +399,8 @@ fn system_messages_and_hook_failures_reach_the_event_sink() {
         .workspace(Workspace::new(fixture.root()).unwrap())
         .settings(Settings::from_json(&settings.to_string()).unwrap())
         .events(events)
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator
         .call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#).with_id("toolu_9"));
     assert_eq!(result.text(), "hello");

@@ -50,7 +50,8 @@ fn tools_from_other_crates_run_through_the_coordinator() {
     let coordinator = Coordinator::builder()
         .approver(tool_core::AutoApprove)
         .toolset(Toolset::tagged("fixture"))
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(ToolCall::new("Upper", r#"{"text": "hi"}"#));
     assert_eq!(result.text(), "HI");
     let result = coordinator.call_blocking(ToolCall::new("alpha_sum", r#"{"a": 2, "b": 3}"#));

@@ -34,7 +34,7 @@ fn lines(count: usize) -> String {
 }
 
 /// Page through a kept output.
-#[tool(read_only, name = "mw_read_artifact")]
+#[tool(read_only, name = "read_artifact")]
 fn read_artifact(
     artifacts: State<Artifacts>,
     id: String,
@@ -57,7 +57,7 @@ fn toolset() -> Toolset {
         "mw_hang",
         "mw_sleep",
         "mw_lines",
-        "mw_read_artifact",
+        "read_artifact",
         "mw_answer",
     ])
     .unwrap()
@@ -69,7 +69,8 @@ async fn a_tool_running_past_its_timeout_ends_timed_out_and_its_token_is_cancell
     let coordinator = Coordinator::builder()
         .toolset(toolset())
         .state(seen)
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call(ToolCall::new("mw_hang", "{}")).await;
     assert_eq!(result.error().map(ToolError::kind), Some("timed_out"));
     assert!(result.text().contains("50 ms"), "{}", result.text());
@@ -85,7 +86,8 @@ async fn a_timeout_cancels_only_its_own_call() {
         .toolset(toolset())
         .cancellation(token.clone())
         .state(seen)
-        .build();
+        .build()
+        .unwrap();
     coordinator.call(ToolCall::new("mw_hang", "{}")).await;
     assert!(
         !token.is_cancelled(),
@@ -98,7 +100,8 @@ async fn a_default_timeout_applies_to_tools_without_one() {
     let coordinator = Coordinator::builder()
         .toolset(toolset())
         .default_timeout(Duration::from_millis(30))
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call(ToolCall::new("mw_sleep", "{}")).await;
     assert_eq!(result.error().map(ToolError::kind), Some("timed_out"));
 }
@@ -108,7 +111,8 @@ fn a_long_output_keeps_head_and_tail_and_the_whole_is_an_artifact_the_model_can_
     let coordinator = Coordinator::builder()
         .toolset(toolset())
         .output_limit(2_000)
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(ToolCall::new("mw_lines", r#"{"count": 5000}"#));
     let text = result.text();
     assert!(text.chars().count() < 2_400, "cut to about the limit");
@@ -117,7 +121,7 @@ fn a_long_output_keeps_head_and_tail_and_the_whole_is_an_artifact_the_model_can_
     assert!(text.contains("artifact `art_1`"), "{text}");
     assert!(text.contains("read_artifact"));
     let page = coordinator.call_blocking(ToolCall::new(
-        "mw_read_artifact",
+        "read_artifact",
         r#"{"id": "art_1", "offset": 2500, "limit": 3}"#,
     ));
     assert_eq!(page.text(), "line 2500\nline 2501\nline 2502");
@@ -132,9 +136,10 @@ fn fail_long() -> Result<String, ToolError> {
 #[test]
 fn a_long_error_message_is_cut_like_a_long_output() {
     let coordinator = Coordinator::builder()
-        .toolset(Toolset::named(["mw_fail_long", "mw_read_artifact"]).unwrap())
+        .toolset(Toolset::named(["mw_fail_long", "read_artifact"]).unwrap())
         .output_limit(1_000)
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(ToolCall::new("mw_fail_long", "{}"));
     assert_eq!(result.error().map(ToolError::kind), Some("failed"));
     assert!(
@@ -148,18 +153,52 @@ fn a_long_error_message_is_cut_like_a_long_output() {
     );
 }
 
+#[test]
+fn the_note_names_read_artifact_only_when_the_model_has_that_tool() {
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["mw_lines"]).unwrap())
+        .output_limit(1_000)
+        .build()
+        .unwrap();
+    let text = coordinator
+        .call_blocking(ToolCall::new("mw_lines", r#"{"count": 5000}"#))
+        .text()
+        .into_owned();
+    assert!(text.contains("kept as artifact `art_1`"), "{text}");
+    assert!(!text.contains("read_artifact"), "{text}");
+}
+
+/// Cancels the call's own token, then lets the call run.
+struct CancelEachCall;
+
+impl Middleware for CancelEachCall {
+    fn handle<'a>(
+        &'a self,
+        call: &'a Invocation<'a>,
+        next: Next<'a>,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        call.ctx.cancellation().cancel();
+        Box::pin(next.run())
+    }
+}
+
 #[tokio::test]
-async fn a_timeout_added_as_middleware_cancels_only_its_own_call() {
+async fn a_middleware_cancelling_a_call_cancels_only_that_call() {
     let token = CancellationToken::new();
     let seen: Mutex<Option<CancellationToken>> = Mutex::new(None);
     let coordinator = Coordinator::builder()
         .toolset(toolset())
         .cancellation(token.clone())
         .state(seen)
-        .middleware(tool_core::Timeout::new(Some(Duration::from_millis(20))))
-        .build();
-    let result = coordinator.call(ToolCall::new("mw_sleep", "{}")).await;
-    assert_eq!(result.error().map(ToolError::kind), Some("timed_out"));
+        .middleware(CancelEachCall)
+        .build()
+        .unwrap();
+    let result = coordinator.call(ToolCall::new("mw_hang", "{}")).await;
+    assert_eq!(
+        result.text(),
+        "cancelled",
+        "the tool saw its token cancelled"
+    );
     assert!(
         !token.is_cancelled(),
         "the coordinator's token is untouched"
@@ -171,7 +210,8 @@ fn a_short_output_is_left_alone() {
     let coordinator = Coordinator::builder()
         .toolset(toolset())
         .output_limit(2_000)
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(ToolCall::new("mw_lines", r#"{"count": 3}"#));
     assert_eq!(result.text(), "line 1\nline 2\nline 3");
 }
@@ -229,7 +269,8 @@ fn middleware_runs_in_the_order_added_around_the_tool() {
             name: "inner",
             log: Arc::clone(&log),
         })
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(ToolCall::new("mw_answer", "{}"));
     assert_eq!(result.text(), "42");
     assert_eq!(
@@ -248,7 +289,8 @@ fn a_middleware_can_refuse_a_call_before_the_tool_runs() {
     let coordinator = Coordinator::builder()
         .toolset(toolset())
         .middleware(Refuse)
-        .build();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(ToolCall::new("mw_answer", "{}"));
     assert_eq!(result.text(), "refused by middleware");
 }
@@ -328,7 +370,8 @@ fn each_call_is_a_span_named_by_the_opentelemetry_genai_conventions() {
     let coordinator = Coordinator::builder()
         .toolset(Toolset::named(["mw_answer", "mw_fail"]).unwrap())
         .tracing()
-        .build();
+        .build()
+        .unwrap();
     tracing::subscriber::with_default(recorder.clone(), || {
         coordinator.call_blocking(ToolCall::new("mw_answer", "{}").with_id("call_7"));
         coordinator.call_blocking(ToolCall::new("mw_fail", "{}").with_id("call_8"));

@@ -29,7 +29,8 @@ fn main() {
         let coordinator = Coordinator::builder()
             .toolset(Toolset::named(["bench_wait"]).expect("linked"))
             .batch(BatchOptions::limit(limit))
-            .build();
+            .build()
+            .unwrap();
         let mut times: Vec<Duration> = (0..RUNS)
             .map(|_| {
                 let calls: Vec<ToolCall> = (0..CALLS)

@@ -157,7 +157,9 @@ pub async fn run_blocking(
     let ctx = ctx.clone();
     match tokio::task::spawn_blocking(move || body(&ctx)).await {
         Ok(result) => result,
-        Err(error) if error.is_panic() => Err(crate::panic::panicked(error.into_panic().as_ref())),
+        Err(error) if error.is_panic() => Err(ToolError::Panicked {
+            message: crate::panic::panic_message(error.into_panic().as_ref()),
+        }),
         Err(_) => Err(ToolError::Cancelled),
     }
 }

@@ -104,7 +104,7 @@ impl BudgetStatus {
 /// assert!(budget.charge(Effect::ReadOnly, Mode::Default).is_ok());
 /// let exhausted = budget.charge(Effect::ReadOnly, Mode::Default).unwrap_err();
 /// assert_eq!(exhausted.kind, BudgetKind::Exploration);
-/// assert!(exhausted.to_string().contains("wrap up"));
+/// assert_eq!(exhausted.to_string(), "the exploration budget is used up (2 of 2 calls)");
 /// // Actions draw on another budget.
 /// assert!(budget.charge(Effect::Mutating, Mode::Default).is_ok());
 /// ```
@@ -118,10 +118,7 @@ pub struct Budget {
 
 /// A budget ran out.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error(
-    "the {} budget is used up ({} of {} calls); do not start more of these calls: wrap up with what you have, and tell the user what is done and what is left",
-    kind.as_str(), used, limit
-)]
+#[error("the {} budget is used up ({} of {} calls)", kind.as_str(), used, limit)]
 pub struct BudgetExhausted {
     /// Which budget.
     pub kind: BudgetKind,

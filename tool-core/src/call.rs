@@ -67,11 +67,10 @@ pub struct ToolResult {
     pub call_id: String,
     /// The parts the model reads.
     pub content: Vec<Content>,
-    /// The structured value, for tools with an output schema (boxed, like the error: the
-    /// common result is text, and a small result is cheap to pass along).
-    pub structured: Option<Box<Value>>,
+    /// The structured value, for tools with an output schema.
+    pub structured: Option<Value>,
     /// Why the call failed, if it did.
-    pub error: Option<Box<ToolError>>,
+    pub error: Option<ToolError>,
     /// Extra context for the model, added by hooks.
     pub context: Vec<String>,
     /// A hook asked to stop the agent's turn (Claude Code's `continue: false`), with its
@@ -100,7 +99,7 @@ impl ToolResult {
             call_id: call_id.into(),
             content: vec![Content::text(error.to_string())],
             structured: None,
-            error: Some(Box::new(error)),
+            error: Some(error),
             context: Vec::new(),
             stop: None,
         }
@@ -122,7 +121,7 @@ impl ToolResult {
     /// The error, if the call failed.
     #[must_use]
     pub fn error(&self) -> Option<&ToolError> {
-        self.error.as_deref()
+        self.error.as_ref()
     }
 
     /// The text the model reads: the text parts, then any context added by hooks, one per line.
@@ -150,7 +149,7 @@ impl ToolResult {
     /// The structured value, for tools that return [`Json<T>`](crate::Json).
     #[must_use]
     pub fn structured(&self) -> Option<&Value> {
-        self.structured.as_deref()
+        self.structured.as_ref()
     }
 }
 

@@ -23,7 +23,8 @@ use crate::{ToolError, Workspace};
 #[derive(Clone)]
 pub struct ToolContext {
     call: CallInfo,
-    cancellation: Option<CancellationToken>,
+    /// This call's own token, a child of the coordinator's: a timeout cancels this call only.
+    cancellation: CancellationToken,
     shared: Arc<SharedContext>,
 }
 
@@ -37,14 +38,10 @@ pub(crate) struct SharedContext {
 }
 
 impl ToolContext {
-    pub(crate) fn new(
-        call: CallInfo,
-        cancellation: Option<CancellationToken>,
-        shared: Arc<SharedContext>,
-    ) -> Self {
+    pub(crate) fn new(call: CallInfo, shared: Arc<SharedContext>) -> Self {
         ToolContext {
             call,
-            cancellation,
+            cancellation: shared.cancellation.child_token(),
             shared,
         }
     }
@@ -57,7 +54,7 @@ impl ToolContext {
     /// (in a test, say) without a coordinator.
     #[must_use]
     pub fn detached(call: CallInfo) -> Self {
-        ToolContext::new(call, None, Arc::default())
+        ToolContext::new(call, Arc::default())
     }
 
     /// The call being run.
@@ -81,9 +78,7 @@ impl ToolContext {
     /// The token that is cancelled when this call should stop.
     #[must_use]
     pub fn cancellation(&self) -> &CancellationToken {
-        self.cancellation
-            .as_ref()
-            .unwrap_or(&self.shared.cancellation)
+        &self.cancellation
     }
 
     /// A handle for reporting this call's progress.
@@ -149,7 +144,7 @@ impl CallInfo {
 ///     .toolset(Toolset::named(["doc_state_visit"]).unwrap())
 ///     .approver(AutoApprove) // `visit` changes state: the policy asks before it runs
 ///     .state(Counter(AtomicU64::new(41)))
-///     .build();
+///     .build().unwrap();
 /// let result = coordinator.call_blocking(ToolCall::new("doc_state_visit", "{}"));
 /// assert_eq!(result.text(), "42");
 /// ```

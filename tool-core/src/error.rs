@@ -84,6 +84,13 @@ pub enum ToolError {
         /// The panic payload, when it was a string.
         message: String,
     },
+    /// The framework itself failed (a bug, or the process ran out of something): not the tool's
+    /// failure, and not the model's mistake.
+    #[error("internal error in the tool framework, not in the call: {message}")]
+    Internal {
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl ToolError {
@@ -101,6 +108,13 @@ impl ToolError {
         ToolError::Failed {
             message: error.to_string(),
             source: Some(Arc::new(error)),
+        }
+    }
+
+    /// A fault of the framework rather than of the tool or the call.
+    pub fn internal(message: impl fmt::Display) -> Self {
+        ToolError::Internal {
+            message: message.to_string(),
         }
     }
 
@@ -124,6 +138,7 @@ impl ToolError {
             ToolError::TimedOut { .. } => "timed_out",
             ToolError::Failed { .. } => "failed",
             ToolError::Panicked { .. } => "panicked",
+            ToolError::Internal { .. } => "internal",
         }
     }
 }

@@ -109,7 +109,7 @@ impl CallEvent {
 /// let coordinator = Coordinator::builder()
 ///     .toolset(Toolset::named(["doc_events_hello"]).unwrap())
 ///     .events(events)
-///     .build();
+///     .build().unwrap();
 /// coordinator.call_blocking(ToolCall::new("doc_events_hello", "{}"));
 /// let mut steps = Vec::new();
 /// while let Ok(event) = received.try_recv() {

@@ -20,7 +20,8 @@
 //!
 //! let coordinator = Coordinator::builder()
 //!     .toolset(Toolset::named(["doc_lib_add"]).unwrap())
-//!     .build();
+//!     .build()
+//!     .unwrap();
 //! let result = coordinator.call_blocking(ToolCall::new("doc_lib_add", r#"{"a": 1, "b": 2}"#));
 //! assert_eq!(result.text(), "3");
 //!
@@ -49,11 +50,11 @@ mod budget;
 mod call;
 mod context;
 mod coordinator;
-mod erased;
 mod error;
 mod events;
 pub mod hooks;
 mod middleware;
+mod names;
 mod output;
 mod panic;
 pub mod policy;
@@ -84,13 +85,11 @@ pub use context::{
     CallInfo, CancellationToken, FromContext, Progress, ProgressSink, ProgressUpdate, State,
     ToolContext,
 };
-pub use coordinator::{BatchOptions, BuildError, CallFuture, Coordinator, CoordinatorBuilder};
+pub use coordinator::{BatchOptions, BuildError, Coordinator, CoordinatorBuilder};
 pub use error::{ArgumentError, ArgumentProblem, ToolError};
 pub use events::{CallEvent, EventSink};
 pub use hooks::{Hook, HookEvent, HookInput, HookOutcome, HookOutput, Hooks};
-pub use middleware::{
-    Artifact, Artifacts, BudgetGuard, Invocation, Middleware, Next, OutputLimit, Timeout, Tracing,
-};
+pub use middleware::{Artifact, Artifacts, Invocation, Middleware, Next};
 pub use output::{Content, IntoToolOutput, IntoToolResult, Json, ToolOutput};
 pub use policy::{
     ClassifiedCall, Decision, DecisionSource, Explanation, Layer, Mode, PermissionRule,

@@ -67,9 +67,8 @@ impl Content {
 pub struct ToolOutput {
     /// The parts the model reads, in order.
     pub content: Vec<Content>,
-    /// The structured value, for tools with an output schema. Boxed: most outputs are text,
-    /// and this keeps every output small to move.
-    pub structured: Option<Box<Value>>,
+    /// The structured value, for tools with an output schema.
+    pub structured: Option<Value>,
 }
 
 impl ToolOutput {
@@ -100,7 +99,7 @@ impl ToolOutput {
     /// Sets the structured value.
     #[must_use]
     pub fn with_structured(mut self, value: Value) -> Self {
-        self.structured = Some(Box::new(value));
+        self.structured = Some(value);
         self
     }
 }
@@ -115,7 +114,7 @@ impl ToolOutput {
 /// struct Sum { total: i64 }
 ///
 /// let output = Json(Sum { total: 3 }).into_tool_output().unwrap();
-/// assert_eq!(output.structured.as_deref(), Some(&serde_json::json!({"total": 3})));
+/// assert_eq!(output.structured.as_ref(), Some(&serde_json::json!({"total": 3})));
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
@@ -222,7 +221,7 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
         let text = value.to_string();
         Ok(ToolOutput {
             content: vec![Content::Text { text }],
-            structured: Some(Box::new(value)),
+            structured: Some(value),
         })
     }
 

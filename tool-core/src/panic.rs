@@ -1,5 +1,6 @@
-//! Keeping a tool's panic inside its call: the panic becomes [`ToolError::Panicked`] and the
-//! coordinator goes on working.
+//! Keeping a panic inside the code that raised it: a tool's panic becomes
+//! [`ToolError::Panicked`], a hook's becomes that hook's error, and the coordinator goes on
+//! working. The one place that catches unwinds; tools and hooks both go through it.
 
 use std::any::Any;
 use std::future::Future;
@@ -9,30 +10,49 @@ use std::task::{Context, Poll};
 
 use crate::ToolError;
 
-/// Runs `f`, turning a panic into an error.
-pub(crate) fn guard<T>(f: impl FnOnce() -> Result<T, ToolError>) -> Result<T, ToolError> {
-    // The coordinator shares nothing mutable with the tool that a panic could leave broken:
-    // everything the tool received is dropped with its call.
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(panicked(payload.as_ref())))
+/// Runs `f`; a panic becomes `Err` with the panic's message.
+pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    // Nothing the caller shares with `f` can be left half-changed by the unwind: what a tool or
+    // hook received is dropped with its call.
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_message(payload.as_ref()))
 }
 
-/// A future whose panics while polled become an error.
-pub(crate) struct Guarded<F>(pub(crate) F);
+/// Runs a tool's `f`; a panic becomes [`ToolError::Panicked`].
+pub(crate) fn guard<T>(f: impl FnOnce() -> Result<T, ToolError>) -> Result<T, ToolError> {
+    catch(f).unwrap_or_else(|message| Err(ToolError::Panicked { message }))
+}
 
-impl<T, F: Future<Output = Result<T, ToolError>> + Unpin> Future for Guarded<F> {
-    type Output = Result<T, ToolError>;
+/// A future whose panics while polled (or while dropped after such a panic) become `Err` with
+/// the panic's message.
+pub(crate) struct CatchUnwind<F>(Option<F>);
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = &mut self.0;
-        catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx)))
-            .unwrap_or_else(|payload| Poll::Ready(Err(panicked(payload.as_ref()))))
+impl<F> CatchUnwind<F> {
+    pub(crate) fn new(future: F) -> Self {
+        CatchUnwind(Some(future))
     }
 }
 
-/// The error for a panic payload.
-pub(crate) fn panicked(payload: &(dyn Any + Send)) -> ToolError {
-    ToolError::Panicked {
-        message: panic_message(payload),
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let Some(future) = self.0.as_mut() else {
+            return Poll::Ready(Err("polled after it finished".to_owned()));
+        };
+        match catch(|| Pin::new(future).poll(cx)) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(output)) => {
+                self.0 = None;
+                Poll::Ready(Ok(output))
+            }
+            Err(message) => {
+                // Dropped now, so what it owns (a hook's child process) goes; dropping a
+                // broken future may panic again.
+                let broken = self.0.take();
+                let _ = catch(move || drop(broken));
+                Poll::Ready(Err(message))
+            }
+        }
     }
 }
 

@@ -107,7 +107,7 @@ pub enum SettingsError {
         source: std::io::Error,
     },
     /// The text is not JSON.
-    #[error("{origin}: not valid JSON at line {line}, column {column}: {message}")]
+    #[error("{origin}: not valid JSON at line {line}, column {column}: {source}")]
     Syntax {
         /// The file.
         origin: String,
@@ -116,7 +116,7 @@ pub enum SettingsError {
         /// 1-based column.
         column: usize,
         /// What the parser said.
-        message: String,
+        source: serde_json::Error,
     },
     /// A value of the wrong kind.
     #[error("{origin}: `{location}` should be {expected}, found {found}")]
@@ -236,7 +236,7 @@ impl Settings {
             origin: origin.to_owned(),
             line: error.line(),
             column: error.column(),
-            message: error.to_string(),
+            source: error,
         })?;
         let reader = Reader { origin };
         let root = reader.object(&value, "the settings")?;

@@ -211,10 +211,6 @@ pub struct ToolSpec {
     pub timeout: Option<Duration>,
     /// The tool has a per-call classifier (`read_only_if`).
     pub classified_per_call: bool,
-    /// `invoke` runs the tool to its end and returns a ready [`ToolFuture`](crate::ToolFuture):
-    /// a `#[tool]` on a plain `fn` (neither `async` nor `blocking`). The coordinator then runs
-    /// the call without a future of its own. `false` unless known.
-    pub synchronous: bool,
     /// Where the tool was defined.
     pub location: SourceLocation,
 }
@@ -240,17 +236,8 @@ impl ToolSpec {
             approval: ApprovalKind::Policy,
             timeout: None,
             classified_per_call: false,
-            synchronous: false,
             location: SourceLocation::runtime(),
         }
-    }
-
-    /// Declares that `invoke` always returns a ready future (the tool never waits). The
-    /// coordinator relies on it: a call of a tool so marked that returns a pending future fails.
-    #[must_use]
-    pub fn synchronous(mut self) -> Self {
-        self.synchronous = true;
-        self
     }
 
     /// Marks the tool read-only, which implies idempotent and not destructive.
@@ -405,7 +392,6 @@ pub struct SpecParts {
     pub approval: ApprovalKind,
     pub timeout_ms: Option<u64>,
     pub classified_per_call: bool,
-    pub synchronous: bool,
     pub crate_name: &'static str,
     pub module: &'static str,
     pub file: &'static str,
@@ -429,7 +415,6 @@ impl ToolSpec {
             approval,
             timeout_ms,
             classified_per_call,
-            synchronous,
             crate_name,
             module,
             file,
@@ -454,7 +439,6 @@ impl ToolSpec {
                 None => None,
             },
             classified_per_call,
-            synchronous,
             location: SourceLocation::new(crate_name, module, file, line),
         }
     }

@@ -1,10 +1,13 @@
-//! "Did you mean …?": the closest names to a misspelled one, for unknown tools, unknown
-//! arguments and unknown selections.
+//! "Did you mean …?": the closest names to a misspelled one (unknown tools, unknown arguments,
+//! unknown selections) and the closest paths to a missing one (`Workspace::suggest`, which
+//! walks the tree and scores each entry here).
 //!
 //! Names are compared case-insensitively with `_` and `-` ignored (so `ReadFile` finds
 //! `read_file`), by Jaro-Winkler similarity, and a name that contains the other as a whole
-//! `_`-separated part (`file_path` and `path`) counts as close. The module also owns how
-//! suggestions read in messages ([`DidYouMean`]).
+//! `_`-separated part (`file_path` and `path`) counts as close. Paths are compared on their
+//! file names (Jaro-Winkler) and whole (Damerau-Levenshtein, so a swapped or wrong directory
+//! counts). Both rank alike ([`ranked`]): nothing under a threshold, and a clearly best match
+//! stands alone. The module also owns how suggestions read in messages ([`DidYouMean`]).
 
 use std::fmt;
 
@@ -14,25 +17,41 @@ pub(crate) fn closest<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
     limit: usize,
 ) -> Vec<&'a str> {
-    const THRESHOLD: f64 = 0.8;
-    const NEAR_TIE: f64 = 0.05;
     let wanted = normalize(target);
-    let mut scored: Vec<(f64, &str)> = candidates
+    let scored = candidates
         .into_iter()
         .filter(|candidate| *candidate != target)
         .map(|candidate| (similarity(target, &wanted, candidate), candidate))
-        .filter(|(score, _)| *score >= THRESHOLD)
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    ranked(scored, limit)
+}
+
+/// The candidates worth offering, best first, at most `limit`: none scoring under the
+/// threshold, ties in name order, and a clearly best match alone (near-ties are all offered).
+pub(crate) fn ranked<T: Ord>(mut scored: Vec<(f64, T)>, limit: usize) -> Vec<T> {
+    const THRESHOLD: f64 = 0.8;
+    const NEAR_TIE: f64 = 0.05;
+    scored.retain(|(score, _)| *score >= THRESHOLD);
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     scored.dedup_by(|a, b| a.1 == b.1);
-    // A clearly best match stands alone; near-ties are all offered.
     let best = scored.first().map_or(0.0, |(score, _)| *score);
     scored
         .into_iter()
         .take_while(|(score, _)| best - score <= NEAR_TIE)
         .take(limit)
-        .map(|(_, name)| name)
+        .map(|(_, candidate)| candidate)
         .collect()
+}
+
+/// How similar an existing root-relative path is to the wanted one (`/`-separated, lowercase
+/// or not), from 0 to 1: the better of the whole paths' similarity and one that weighs the
+/// file names twice (so `main.rs` finds `src/main.rs`).
+pub(crate) fn path_similarity(wanted: &str, candidate: &str) -> f64 {
+    let file_name = |path: &str| path.rsplit('/').next().unwrap_or(path).to_lowercase();
+    let whole =
+        strsim::normalized_damerau_levenshtein(&wanted.to_lowercase(), &candidate.to_lowercase());
+    let name = strsim::jaro_winkler(&file_name(wanted), &file_name(candidate));
+    whole.max((2.0 * name + whole) / 3.0)
 }
 
 fn normalize(name: &str) -> String {
@@ -101,7 +120,7 @@ impl fmt::Display for Backticked<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{DidYouMean, closest};
+    use super::{DidYouMean, closest, path_similarity};
 
     #[test]
     fn suggestions_read_as_one_name_or_a_list() {
@@ -161,5 +180,20 @@ mod tests {
     #[test]
     fn unrelated_names_are_not_suggested() {
         assert!(closest("deploy", ["read_file", "list_dir"], 3).is_empty());
+    }
+
+    #[test]
+    fn a_transposed_file_name_is_a_close_path() {
+        assert!(path_similarity("src/mian.rs", "src/main.rs") > 0.9);
+    }
+
+    #[test]
+    fn the_same_file_name_in_another_directory_is_a_close_path() {
+        assert!(path_similarity("main.rs", "src/main.rs") > 0.8);
+    }
+
+    #[test]
+    fn another_file_in_the_same_directory_is_not_a_close_path() {
+        assert!(path_similarity("src/mian.rs", "src/lib.rs") < 0.8);
     }
 }

@@ -2,6 +2,7 @@
 //! hand-written implementations, dynamic tools such as imported MCP tools) — and the values a
 //! call passes through: [`Prepared`] arguments and the [`ToolFuture`] of an invocation.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
@@ -12,7 +13,6 @@ use std::task::{Context, Poll};
 
 use schemars::Schema;
 
-use crate::erased::ErasedArgs;
 use crate::spec::{Effect, ResourceKind, ToolSpec};
 use crate::{ToolContext, ToolError, ToolOutput};
 
@@ -62,18 +62,19 @@ pub trait Tool: Send + Sync + 'static {
 }
 
 /// A call's arguments after [`Tool::prepare`]: parsed, validated, classified, with the values of
-/// resource arguments extracted for the policy.
+/// resource arguments extracted for the policy. `Send + Sync`, so a call can be looked at from
+/// anywhere while it waits (for an approval, a hook).
 pub struct Prepared {
-    args: ErasedArgs,
+    args: Box<dyn Any + Send + Sync>,
     effect: Option<Effect>,
     resources: Vec<Resource>,
 }
 
 impl Prepared {
     /// Prepared arguments of any type; the tool gets them back with [`Prepared::take`].
-    pub fn new<T: Send + 'static>(args: T) -> Self {
+    pub fn new<T: Send + Sync + 'static>(args: T) -> Self {
         Prepared {
-            args: ErasedArgs::new(args),
+            args: Box::new(args),
             effect: None,
             resources: Vec::new(),
         }
@@ -115,17 +116,17 @@ impl Prepared {
     /// Takes the arguments back out.
     ///
     /// # Errors
-    /// When they are not of type `T` — a bug in the tool, reported as a failure, never a panic.
+    /// [`ToolError::Internal`] when they are not of type `T`: a bug in the tool, reported,
+    /// never a panic.
     pub fn take<T: 'static>(self) -> Result<T, ToolError> {
-        match self.args.take::<T>() {
-            Some(args) => Ok(args),
-            None => Err(wrong_arguments_type()),
+        match self.args.downcast::<T>() {
+            Ok(args) => Ok(*args),
+            Err(_) => Err(ToolError::internal(format!(
+                "the prepared arguments are not the `{}` this tool takes",
+                std::any::type_name::<T>()
+            ))),
         }
     }
-}
-
-fn wrong_arguments_type() -> ToolError {
-    ToolError::failed("internal error: the prepared arguments are not of the type this tool takes")
 }
 
 impl fmt::Debug for Prepared {
@@ -172,24 +173,14 @@ impl<'a> ToolFuture<'a> {
     }
 }
 
-impl<'a> ToolFuture<'a> {
-    /// The result if it is already there, else the future itself.
-    pub(crate) fn into_ready(self) -> Result<Result<ToolOutput, ToolError>, Self> {
-        match self.0 {
-            FutureState::Ready(Some(result)) => Ok(result),
-            other => Err(ToolFuture(other)),
-        }
-    }
-}
-
 impl Future for ToolFuture<'_> {
     type Output = Result<ToolOutput, ToolError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match &mut self.get_mut().0 {
             FutureState::Ready(result) => Poll::Ready(result.take().unwrap_or_else(|| {
-                Err(ToolError::failed(
-                    "internal error: a tool future was polled after it finished",
+                Err(ToolError::internal(
+                    "a tool's future was polled after it finished",
                 ))
             })),
             FutureState::Boxed(future) => future.as_mut().poll(cx),

@@ -3,10 +3,9 @@
 
 use std::fmt;
 
-use rustc_hash::FxHashMap;
-
+use crate::names::{Clash, NameIndex};
 use crate::registry::Registry;
-use crate::spec::{Effect, SourceLocation, ToolSpec, is_valid_tool_name};
+use crate::spec::{Effect, SourceLocation, ToolSpec};
 use crate::suggest::{DidYouMean, closest};
 use crate::tool::ToolHandle;
 
@@ -29,8 +28,7 @@ use crate::tool::ToolHandle;
 #[derive(Clone, Default)]
 pub struct Toolset {
     tools: Vec<ToolHandle>,
-    // Names are the tools' own, not attacker-chosen keys: a fast hash is safe here.
-    index: FxHashMap<String, usize>,
+    index: NameIndex,
 }
 
 impl Toolset {
@@ -109,7 +107,7 @@ impl Toolset {
         // The registry already checked names and uniqueness, and is sorted.
         let mut set = Toolset {
             tools,
-            index: FxHashMap::default(),
+            index: NameIndex::default(),
         };
         set.reindex();
         set
@@ -151,7 +149,7 @@ impl Toolset {
 
     /// Removes the tool with this name or alias, returning it.
     pub fn remove(&mut self, name: &str) -> Option<ToolHandle> {
-        let position = *self.index.get(name)?;
+        let position = self.index.get(name)?;
         let removed = self.tools.remove(position);
         self.reindex();
         Some(removed)
@@ -160,13 +158,13 @@ impl Toolset {
     /// The tool with this name or alias.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&ToolHandle> {
-        self.index.get(name).map(|&position| &self.tools[position])
+        self.index.get(name).map(|position| &self.tools[position])
     }
 
     /// `true` if a tool answers to this name or alias.
     #[must_use]
     pub fn contains(&self, name: &str) -> bool {
-        self.index.contains_key(name)
+        self.index.get(name).is_some()
     }
 
     /// The tools, sorted by name.
@@ -189,7 +187,7 @@ impl Toolset {
     /// The names closest to `name`, best first, for "did you mean" messages.
     #[must_use]
     pub fn suggest(&self, name: &str) -> Vec<String> {
-        closest(name, self.index.keys().map(String::as_str), 3)
+        closest(name, self.index.names(), 3)
             .into_iter()
             .map(str::to_owned)
             .collect()
@@ -198,17 +196,20 @@ impl Toolset {
     fn insert(&mut self, tool: ToolHandle) -> Result<(), ToolsetError> {
         let spec = tool.spec();
         for name in spec.names() {
-            if !is_valid_tool_name(name) {
-                return Err(ToolsetError::InvalidName {
-                    name: name.to_string(),
-                });
-            }
-            if let Some(existing) = self.get(name) {
-                return Err(ToolsetError::Duplicate {
-                    name: name.to_string(),
-                    existing: Box::new(existing.spec().location.clone()),
-                    added: Box::new(spec.location.clone()),
-                });
+            match self.index.check(name) {
+                Ok(()) => {}
+                Err(Clash::Invalid) => {
+                    return Err(ToolsetError::InvalidName {
+                        name: name.to_string(),
+                    });
+                }
+                Err(Clash::TakenBy(position)) => {
+                    return Err(ToolsetError::Duplicate {
+                        name: name.to_string(),
+                        existing: Box::new(self.tools[position].spec().location.clone()),
+                        added: Box::new(spec.location.clone()),
+                    });
+                }
             }
         }
         let position = self
@@ -220,12 +221,8 @@ impl Toolset {
     }
 
     fn reindex(&mut self) {
-        self.index.clear();
-        for (position, tool) in self.tools.iter().enumerate() {
-            for name in tool.spec().names() {
-                self.index.insert(name.to_owned(), position);
-            }
-        }
+        // Every name was checked as its tool came in (or by the registry): nothing clashes.
+        self.index = NameIndex::build(self.tools.iter().map(|tool| tool.spec()), |_, _, _| {});
     }
 }
 

@@ -240,7 +240,6 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let classified = attrs.read_only_if.is_some();
-    let synchronous = !tool.is_async() && attrs.blocking.is_none();
     // Spanned at the function's name, so `line!()` is the function's line.
     let location = quote_spanned! {fn_ident.span()=>
         crate_name: match ::core::option_env!("CARGO_CRATE_NAME") {
@@ -268,7 +267,6 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
             approval: #krate::ApprovalKind::#approval,
             timeout_ms: #timeout,
             classified_per_call: #classified,
-            synchronous: #synchronous,
             #location
         });
     }

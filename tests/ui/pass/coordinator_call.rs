@@ -92,7 +92,7 @@ fn main() {
         .toolset(Toolset::all())
         .state(Counter(AtomicU64::new(40)))
         .workspace(Workspace::new(".").unwrap())
-        .build();
+        .build().unwrap();
     let call = |name: &str, args: &str| coordinator.call_blocking(ToolCall::new(name, args));
 
     let result = call("add", r#"{"a": 1, "b": 2}"#);

@@ -44,7 +44,7 @@ fn main() {
         .approver(tool_core::AutoApprove)
         .toolset(Toolset::matching(|spec| spec.name.starts_with("edge_")))
         .state(Greeting("hello"))
-        .build();
+        .build().unwrap();
     let run = |name: &str, arguments: &str| coordinator.call_blocking(ToolCall::new(name, arguments)).text().into_owned();
     assert_eq!(run("edge_args", r#"{"args": 3}"#), "3");
     assert_eq!(run("edge_ctx", r#"{"ctx": 1, "prepared": 2}"#), "3");

@@ -44,7 +44,7 @@ fn sum(
 }
 
 fn main() {
-    let coordinator = Coordinator::builder().build();
+    let coordinator = Coordinator::builder().build().unwrap();
     let call = |name: &str, args: &str| coordinator.call_blocking(ToolCall::new(name, args));
     assert_eq!(call("join", r#"{"args": ["a", "b"]}"#).text(), "a b");
     assert_eq!(

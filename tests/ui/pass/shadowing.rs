@@ -177,7 +177,7 @@ fn main() {
     ] {
         assert!(registry.get(name).is_some(), "{name} is not registered");
     }
-    let coordinator = tool_core::Coordinator::builder().approver(tool_core::AutoApprove).build();
+    let coordinator = tool_core::Coordinator::builder().approver(tool_core::AutoApprove).build().unwrap();
     let result = coordinator.call_blocking(tool_core::ToolCall::new(
         "shadowed_add",
         r#"{"a": 1, "b": 2}"#,

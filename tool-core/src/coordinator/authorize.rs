@@ -3,14 +3,14 @@
 //! Order, and why:
 //! 1. the policy decides on the session snapshot; a deny ends the call here (no hook, no user
 //!    can overrule safety or the user's deny rules);
-//! 2. the budget is checked, so nobody is asked about a call that could not run;
+//! 2. the budget is charged, so nobody is asked about a call that could not run (a call the
+//!    user then rejects has still been made, and counts);
 //! 3. PreToolUse hooks may block, replace the input (which is then validated and decided again,
 //!    so a hook cannot smuggle a path out of the workspace), force an ask, or settle an ask
 //!    with an allow;
 //! 4. an ask goes to PermissionRequest hooks, then to the approver; without an approver it is
-//!    a deny that says so.
-
-use std::borrow::Cow;
+//!    a deny that says so. After an approval the call is decided again on the session as it
+//!    is then.
 
 use serde_json::Value;
 
@@ -22,70 +22,50 @@ use crate::hooks::{HookEvent, HookInput, HookOutcome};
 use crate::policy::{
     ClassifiedCall, Decision, DecisionSource, Layer, Mode, PermissionRule, PolicyContext, Verdict,
 };
-use crate::spec::Effect;
-use crate::tool::{Resource, ToolHandle};
-use crate::workspace::ResolvedPath;
+use crate::tool::ToolHandle;
 use crate::{CancellationToken, Content, ToolError, ToolResult};
 
-/// What asking needs of a staged call: borrowed field by field, because a prepared call's
-/// arguments are `Send` but not `Sync`, so the call itself cannot be borrowed across an await.
-struct Pending<'a> {
-    id: &'a str,
-    tool: &'a ToolHandle,
-    arguments: &'a str,
-    effect: Effect,
-    resources: &'a [Resource],
-    paths: &'a [ResolvedPath],
-}
-
-/// Why a call did not pass: its id, its tool's name, the error, and whether a hook asked to
-/// stop the agent's turn (`continue: false`).
+/// Why a call did not pass: the error, and whether a hook asked to stop the agent's turn
+/// (`continue: false`).
 pub(super) struct Refusal {
-    pub(super) id: String,
-    pub(super) tool: Cow<'static, str>,
-    pub(super) error: Box<ToolError>,
+    pub(super) error: ToolError,
     pub(super) stop: Option<String>,
 }
 
-impl Refusal {
-    fn new(staged: &mut Staged, error: ToolError) -> Self {
-        Refusal {
-            id: std::mem::take(&mut staged.id),
-            tool: staged.tool.spec().name.clone(),
-            error: Box::new(error),
-            stop: None,
-        }
+impl From<ToolError> for Refusal {
+    fn from(error: ToolError) -> Self {
+        Refusal { error, stop: None }
     }
 }
 
 impl Coordinator {
     /// Decides whether a staged call may run (a hook may replace its input, in place). On
     /// success, returns the context lines hooks added for the model.
-    ///
-    /// `decision` is the policy's, already made: a plainly allowed call with no budget and no
-    /// PreToolUse hooks never comes here (see [`Coordinator::needs_authorizing`]).
     pub(super) async fn authorize(
         &self,
         staged: &mut Staged,
-        mut decision: Decision,
         snapshot: &PolicyContext,
         batch_abort: Option<&CancellationToken>,
     ) -> Result<Vec<String>, Refusal> {
+        let mut decision = self.decide(staged, snapshot);
         if decision.verdict == Verdict::Deny {
             return Err(self.refuse(staged, decision));
         }
         if let Some(budget) = &self.inner.budget
-            && let Err(exhausted) = budget.check(staged.effect, snapshot.mode)
+            && let Err(exhausted) = budget.charge(staged.effect, snapshot.mode)
         {
             let decision = Decision::deny(
-                exhausted.to_string(),
+                format!(
+                    "{exhausted}; do not start more of these calls: wrap up with what you have, \
+                     and tell the user what is done and what is left"
+                ),
                 DecisionSource::new(Layer::Budget, exhausted.kind.as_str()),
             );
             return Err(self.refuse(staged, decision));
         }
 
         let mut context = Vec::new();
-        if self.has_hooks(HookEvent::PreToolUse) {
+        if self.inner.hooks.has(HookEvent::PreToolUse) {
             let input = self.hook_input(
                 HookInput::pre_tool_use(
                     staged.tool.spec().name.to_string(),
@@ -135,33 +115,16 @@ impl Coordinator {
         self.decided(staged, &decision);
 
         if decision.verdict == Verdict::Ask {
-            let pending = Pending {
-                id: &staged.id,
-                tool: &staged.tool,
-                arguments: &staged.arguments,
-                effect: staged.effect,
-                resources: staged.prepared.resources(),
-                paths: &staged.paths,
-            };
-            self.ask(pending, &decision, snapshot, batch_abort, &mut context)
-                .await
-                .map_err(|error| Refusal::new(staged, error))?;
+            self.ask(staged, &decision, snapshot, batch_abort, &mut context)
+                .await?;
             // The session may have changed while the user was asked (plan mode switched on,
             // a deny added): an approval does not outrank what the policy says now.
-            let now = self.decide(staged, &self.session());
+            let now = self.decide(staged, &self.snapshot());
             if now.verdict == Verdict::Deny {
                 return Err(self.refuse(staged, now));
             }
         }
         Ok(context)
-    }
-
-    /// `false` when the policy's decision settles the call: it is allowed, and neither a budget
-    /// nor a PreToolUse hook has a say.
-    pub(super) fn needs_authorizing(&self, decision: &Decision) -> bool {
-        decision.verdict != Verdict::Allow
-            || self.inner.budget.is_some()
-            || self.has_hooks(HookEvent::PreToolUse)
     }
 
     pub(super) fn decide(&self, staged: &Staged, snapshot: &PolicyContext) -> Decision {
@@ -183,10 +146,12 @@ impl Coordinator {
         }
     }
 
-    fn refuse(&self, staged: &mut Staged, decision: Decision) -> Refusal {
+    fn refuse(&self, staged: &Staged, decision: Decision) -> Refusal {
         self.decided(staged, &decision);
-        let error = ToolError::denied(decision.reason, decision.source.to_string());
-        Refusal::new(staged, error)
+        Refusal::from(ToolError::denied(
+            decision.reason,
+            decision.source.to_string(),
+        ))
     }
 
     /// The call with the input a hook gave it: validated like any model input, classified and
@@ -205,7 +170,7 @@ impl Coordinator {
                 let error = ToolError::failed(format!(
                     "a PreToolUse hook replaced this call's arguments with invalid ones, so the tool did not run: {error}"
                 ));
-                Err(Refusal::new(staged, error))
+                Err(Refusal::from(error))
             }
         }
     }
@@ -213,24 +178,24 @@ impl Coordinator {
     /// Settles an ask: PermissionRequest hooks first, then the approver.
     async fn ask(
         &self,
-        call: Pending<'_>,
+        call: &Staged,
         decision: &Decision,
         snapshot: &PolicyContext,
         batch_abort: Option<&CancellationToken>,
         context: &mut Vec<String>,
     ) -> Result<(), ToolError> {
         let spec = call.tool.spec();
-        if self.has_hooks(HookEvent::PermissionRequest) {
+        if self.inner.hooks.has(HookEvent::PermissionRequest) {
             let input = self.hook_input(
                 HookInput::permission_request(
                     spec.name.to_string(),
-                    arguments_value(call.arguments),
+                    arguments_value(&call.arguments),
                 ),
-                call.id,
+                &call.id,
                 snapshot.mode,
             );
             let outcome = self
-                .run_hooks(HookEvent::PermissionRequest, call.tool, &input)
+                .run_hooks(HookEvent::PermissionRequest, &call.tool, &input)
                 .await;
             match outcome.decision() {
                 Some(hook) if hook.verdict == Verdict::Allow => return Ok(()),
@@ -251,12 +216,12 @@ impl Coordinator {
             ));
         };
         let request = ApprovalRequest::new(
-            call.id.to_owned(),
+            call.id.clone(),
             spec.name.clone(),
-            call.arguments,
+            &call.arguments,
             call.effect,
-            call.resources,
-            call.paths,
+            call.prepared.resources(),
+            &call.paths,
             decision.reason.clone(),
             decision.source.clone(),
         );
@@ -366,7 +331,7 @@ impl Coordinator {
         let name = tool.spec().name.to_string();
         let input = match result.error() {
             Some(error) => {
-                if !self.has_hooks(HookEvent::PostToolUseFailure) {
+                if !self.inner.hooks.has(HookEvent::PostToolUseFailure) {
                     return;
                 }
                 HookInput::post_tool_use_failure(
@@ -376,7 +341,7 @@ impl Coordinator {
                 )
             }
             None => {
-                if !self.has_hooks(HookEvent::PostToolUse) {
+                if !self.inner.hooks.has(HookEvent::PostToolUse) {
                     return;
                 }
                 let response = result
@@ -395,7 +360,7 @@ impl Coordinator {
             };
             result.content = vec![Content::text(text)];
             if result.structured.is_some() {
-                result.structured = Some(Box::new(replacement));
+                result.structured = Some(replacement);
             }
         }
         for block in outcome.blocks {

@@ -80,19 +80,25 @@ impl Coordinator {
         if options.sequential || calls.len() <= 1 || Handle::try_current().is_err() {
             let mut results = Vec::with_capacity(calls.len());
             for call in calls {
-                let started = self.inner.events.as_ref().map(|_| Instant::now());
-                results.push(match self.stage(call) {
-                    Ok(staged) if abort.is_cancelled() => self.aborted(&staged, started),
-                    Ok(staged) => self.run_staged(staged, started, Some(&abort)).await,
-                    Err(result) => *result,
+                let started = Instant::now();
+                results.push(match self.stage(call, started) {
+                    Ok(staged) if abort.is_cancelled() => self.aborted(staged, started),
+                    Ok(staged) => self.run(staged, started, Some(&abort)).await,
+                    Err(result) => result,
                 });
             }
             return results;
         }
 
-        let started = self.inner.events.as_ref().map(|_| Instant::now());
-        let staged: Vec<Result<Staged, Box<ToolResult>>> =
-            calls.into_iter().map(|call| self.stage(call)).collect();
+        let started = Instant::now();
+        #[expect(
+            clippy::result_large_err,
+            reason = "the failure is the call's answer, moved once to its task"
+        )]
+        let staged: Vec<Result<Staged, ToolResult>> = calls
+            .into_iter()
+            .map(|call| self.stage(call, started))
+            .collect();
         let footprints: Vec<Footprint> = staged
             .iter()
             .map(|staged| match staged {
@@ -127,7 +133,7 @@ impl Coordinator {
             let (coordinator, slots, abort) = (self.clone(), Arc::clone(&slots), abort.clone());
             tasks.0.push(tokio::spawn(async move {
                 let result = match staged {
-                    Err(result) => *result,
+                    Err(result) => result,
                     Ok(mut staged) => {
                         let waited = !waits.is_empty();
                         for mut wait in waits {
@@ -144,9 +150,9 @@ impl Coordinator {
                         }
                         let _slot = slots.acquire_owned().await;
                         if abort.is_cancelled() {
-                            coordinator.aborted(&staged, started)
+                            coordinator.aborted(staged, started)
                         } else {
-                            coordinator.run_staged(staged, started, Some(&abort)).await
+                            coordinator.run(staged, started, Some(&abort)).await
                         }
                     }
                 };
@@ -162,7 +168,7 @@ impl Coordinator {
                 // Calls catch their own panics; this is a task that died some other way.
                 Err(error) => ToolResult::failure(
                     id,
-                    ToolError::failed(format!("the call's task ended abnormally: {error}")),
+                    ToolError::internal(format!("the call's task ended abnormally: {error}")),
                 ),
             });
         }
@@ -172,10 +178,13 @@ impl Coordinator {
 
 impl Coordinator {
     /// The result of a call not started because the user aborted the batch.
-    fn aborted(&self, staged: &Staged, started: Option<Instant>) -> ToolResult {
-        let result = ToolResult::failure(staged.id.clone(), ToolError::Cancelled);
-        self.finished(&result, staged.tool.spec().name.clone(), started);
-        result
+    fn aborted(&self, staged: Staged, started: Instant) -> ToolResult {
+        let name = staged.tool.spec().name.clone();
+        self.finish(
+            ToolResult::failure(staged.id, ToolError::Cancelled),
+            name,
+            started,
+        )
     }
 }
 

@@ -11,7 +11,7 @@ use crate::budget::Budget;
 use crate::context::{ProgressSink, SharedContext};
 use crate::events::{CallEvent, EventSink};
 use crate::hooks::Hooks;
-use crate::middleware::{Artifacts, BudgetGuard, Middleware, OutputLimit, Timeout, Tracing};
+use crate::middleware::{Artifacts, CallSpans, Middleware, OutputLimit, Timeout};
 use crate::policy::{
     Mode, PermissionRule, PermissionRules, PermissionSet, PolicyBuilder, PolicyContext,
 };
@@ -51,7 +51,7 @@ pub struct CoordinatorBuilder {
     hooks: Option<Hooks>,
     middleware: Vec<Arc<dyn Middleware>>,
     default_timeout: Option<Duration>,
-    output_limit: Option<OutputLimit>,
+    output_limit: Option<(usize, Artifacts)>,
     tracing: bool,
     budget: Option<Arc<Budget>>,
     events: Option<Arc<dyn EventSink>>,
@@ -161,12 +161,14 @@ impl CoordinatorBuilder {
         self
     }
 
-    /// Cuts long outputs to `max_chars`, keeping head and tail; the whole output goes to an
-    /// [`Artifacts`] store, which tools reach as `State<Artifacts>`.
+    /// Cuts long outputs to `max_chars` (at least 200), keeping head and tail; the whole
+    /// output goes to an [`Artifacts`] store, which tools reach as `State<Artifacts>`. The
+    /// note left in the cut text tells the model to page through it with `read_artifact` when
+    /// the toolset has that tool.
     pub fn output_limit(mut self, max_chars: usize) -> Self {
         let artifacts = Artifacts::default();
         self.shared.state.insert(Arc::new(artifacts.clone()));
-        self.output_limit = Some(OutputLimit::new(max_chars, artifacts));
+        self.output_limit = Some((max_chars, artifacts));
         self
     }
 
@@ -176,7 +178,8 @@ impl CoordinatorBuilder {
         self
     }
 
-    /// The session's budgets; shared, so the caller can read its status.
+    /// The session's budgets; shared, so the caller can read its status. Each call that the
+    /// policy does not deny is charged once, before any hook or approval.
     pub fn budget(mut self, budget: Arc<Budget>) -> Self {
         self.budget = Some(budget);
         self
@@ -200,25 +203,13 @@ impl CoordinatorBuilder {
         self
     }
 
-    /// Builds the coordinator.
-    ///
-    /// # Panics
-    /// When [`try_build`](Self::try_build) fails: an invalid permission rule in the settings,
-    /// an unreadable grants file, or an invalid registry.
-    #[must_use]
-    pub fn build(self) -> Coordinator {
-        match self.try_build() {
-            Ok(coordinator) => coordinator,
-            Err(error) => panic!("cannot build the coordinator: {error}"),
-        }
-    }
-
-    /// Builds the coordinator.
+    /// Builds the coordinator. Settings and grants files are outside input, so a mistake in
+    /// them is an error to show the user, never a panic.
     ///
     /// # Errors
     /// An invalid permission rule in the settings, an unreadable grants file, a workspace
     /// directory that cannot be used, or an invalid registry (when no toolset was given).
-    pub fn try_build(mut self) -> Result<Coordinator, BuildError> {
+    pub fn build(mut self) -> Result<Coordinator, BuildError> {
         let toolset = match self.toolset.take() {
             Some(toolset) => toolset,
             None => {
@@ -277,21 +268,19 @@ impl CoordinatorBuilder {
         }
         let any_timeout = self.default_timeout.is_some()
             || toolset.iter().any(|tool| tool.spec().timeout.is_some());
-        // Outermost first: tracing sees everything, the budget is charged before the timer
-        // starts, and the output limit cuts what the tool returned.
+        // Outermost first: the spans see everything, the user's middleware sees the timeout's
+        // error, and the output limit cuts what the tool returned.
         let mut chain: Vec<Arc<dyn Middleware>> = Vec::new();
         if self.tracing {
-            chain.push(Arc::new(Tracing));
-        }
-        if let Some(budget) = &self.budget {
-            chain.push(Arc::new(BudgetGuard::new(Arc::clone(budget))));
+            chain.push(Arc::new(CallSpans));
         }
         chain.append(&mut self.middleware);
         if any_timeout {
             chain.push(Arc::new(Timeout::new(self.default_timeout)));
         }
-        if let Some(limit) = self.output_limit.take() {
-            chain.push(Arc::new(limit));
+        if let Some((max_chars, artifacts)) = self.output_limit.take() {
+            let readable = toolset.get("read_artifact").is_some();
+            chain.push(Arc::new(OutputLimit::new(max_chars, artifacts, readable)));
         }
         if let (Some(events), None) = (&self.events, &self.shared.progress) {
             let events = Arc::clone(events);
@@ -299,9 +288,6 @@ impl CoordinatorBuilder {
                 events.send(CallEvent::Progress(update));
             }));
         }
-        // A middleware (a timeout, the user's own) may cancel a call's token: it must be the
-        // call's own, not the coordinator's.
-        let per_call_cancellation = any_timeout || !chain.is_empty();
         Ok(Coordinator {
             inner: Arc::new(Inner {
                 toolset,
@@ -314,7 +300,6 @@ impl CoordinatorBuilder {
                 chain: chain.into(),
                 budget: self.budget,
                 events: self.events,
-                per_call_cancellation,
                 batch: self.batch,
                 session_id: self.session_id.unwrap_or_else(new_session_id),
                 runtime: OnceLock::new(),

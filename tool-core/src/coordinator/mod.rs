@@ -21,20 +21,19 @@
 //! Every failure is a [`ToolResult`] the model can read; nothing a tool does can crash the
 //! coordinator.
 //!
-//! Files: this one holds the call path; `builder.rs` puts settings, policy, grants, hooks and
-//! middleware together once; `inline.rs` runs the common call without a future of its own;
-//! `authorize.rs` is stage 3; `batch.rs` and `schedule.rs` run many calls
-//! ([`Coordinator::call_batch`]).
+//! Files: this one holds the call path, top to bottom in [`Coordinator::call`];
+//! `builder.rs` puts settings, policy, grants, hooks and middleware together once;
+//! `authorize.rs` is stage 3 and the hooks after the call; `batch.rs` and `schedule.rs` run
+//! many calls ([`Coordinator::call_batch`]).
 
 mod authorize;
 mod batch;
 mod builder;
-mod inline;
 mod schedule;
 
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tokio::runtime::{Handle, Runtime, RuntimeFlavor};
 
@@ -42,8 +41,8 @@ use crate::approval::{Approver, GrantsFile};
 use crate::budget::Budget;
 use crate::context::SharedContext;
 use crate::events::{CallEvent, EventSink};
-use crate::hooks::{HookEvent, Hooks};
-use crate::middleware::{Invocation, Middleware, Next, Started};
+use crate::hooks::Hooks;
+use crate::middleware::{Invocation, Middleware, Next};
 use crate::panic::guard;
 use crate::policy::{ClassifiedCall, Explanation, Mode, PermissionRule, Policy, PolicyContext};
 use crate::spec::{Effect, ResourceKind};
@@ -53,7 +52,6 @@ use crate::{CallInfo, CancellationToken, ToolCall, ToolContext, ToolError, ToolR
 
 pub use batch::BatchOptions;
 pub use builder::{BuildError, CoordinatorBuilder};
-pub use inline::CallFuture;
 
 /// Runs tool calls. Cheap to clone; clones share everything, including the session's mode and
 /// grants.
@@ -67,7 +65,7 @@ pub use inline::CallFuture;
 ///
 /// let coordinator = Coordinator::builder()
 ///     .toolset(Toolset::named(["doc_coordinator_add"]).unwrap())
-///     .build();
+///     .build().unwrap();
 /// let result = coordinator.call_blocking(ToolCall::new("doc_coordinator_add", r#"{"a": 1, "b": 2}"#));
 /// assert_eq!(result.text(), "3");
 ///
@@ -93,13 +91,10 @@ struct Inner {
     chain: Arc<[Arc<dyn Middleware>]>,
     budget: Option<Arc<Budget>>,
     events: Option<Arc<dyn EventSink>>,
-    /// Each call gets its own cancellation token (a child of the coordinator's), so that a
-    /// timeout stops only that call.
-    per_call_cancellation: bool,
     batch: BatchOptions,
     session_id: String,
     /// The runtime `call_blocking` drives calls on when the caller has none.
-    runtime: OnceLock<Result<Runtime, String>>,
+    runtime: OnceLock<std::io::Result<Runtime>>,
 }
 
 impl Drop for Inner {
@@ -120,11 +115,11 @@ struct Armed {
     events: Arc<dyn EventSink>,
     call_id: String,
     tool: Cow<'static, str>,
-    started: Option<Instant>,
+    started: Instant,
 }
 
 impl Unfinished {
-    fn arm(coordinator: &Coordinator, staged: &Staged, started: Option<Instant>) -> Self {
+    fn arm(coordinator: &Coordinator, staged: &Staged, started: Instant) -> Self {
         Unfinished(coordinator.inner.events.as_ref().map(|events| Armed {
             events: Arc::clone(events),
             call_id: staged.id.clone(),
@@ -146,9 +141,7 @@ impl Drop for Unfinished {
                 tool: armed.tool,
                 is_error: true,
                 error_kind: Some(ToolError::Cancelled.kind()),
-                elapsed: armed
-                    .started
-                    .map_or(Duration::ZERO, |started| started.elapsed()),
+                elapsed: armed.started.elapsed(),
             });
         }
     }
@@ -208,14 +201,8 @@ impl Coordinator {
     /// The session's policy context: mode, grants and allow-list as they are now.
     #[must_use]
     pub fn snapshot(&self) -> Arc<PolicyContext> {
-        Arc::clone(&self.session())
-    }
-
-    pub(crate) fn session(&self) -> std::sync::RwLockReadGuard<'_, Arc<PolicyContext>> {
-        self.inner
-            .session
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        let session = self.inner.session.read();
+        Arc::clone(&session.unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 
     fn update_session(&self, change: impl FnOnce(&mut PolicyContext)) {
@@ -241,19 +228,24 @@ impl Coordinator {
         self.inner.budget.as_deref()
     }
 
-    /// Runs one call to its result. Async and blocking tools need a Tokio runtime; synchronous
-    /// tools run on any executor, as do calls that need no hooks and no approval.
+    /// Runs one call to its result: the whole call path, stage by stage.
     ///
-    /// The future runs a plainly allowed call of a synchronous tool, in a coordinator without
-    /// hooks or middleware, as an ordinary function when first polled; everything else goes
-    /// through the staged path (authorize, middleware, hooks).
-    pub fn call(&self, call: ToolCall) -> CallFuture<'_> {
-        CallFuture::new(self, call)
+    /// Async and `blocking` tools need a Tokio runtime (so do command hooks and timeouts);
+    /// from synchronous code use [`call_blocking`](Self::call_blocking).
+    pub async fn call(&self, call: ToolCall) -> ToolResult {
+        let started = Instant::now();
+        match self.stage(call, started) {
+            Ok(staged) => self.run(staged, started, None).await,
+            Err(result) => result,
+        }
     }
 
-    /// Looks the tool up and prepares the call; a failure is the call's result (boxed: it is
-    /// the rare path, and keeps the common one small).
-    pub(crate) fn stage(&self, call: ToolCall) -> Result<Staged, Box<ToolResult>> {
+    /// Stages 1 and 2: looks the tool up and prepares the call. A failure is the call's result.
+    #[expect(
+        clippy::result_large_err,
+        reason = "the failure is the call's answer, moved once to the caller"
+    )]
+    pub(crate) fn stage(&self, call: ToolCall, started: Instant) -> Result<Staged, ToolResult> {
         let ToolCall {
             id,
             name,
@@ -269,17 +261,14 @@ impl Coordinator {
         let tool = match self.lookup(&name) {
             Ok(tool) => tool.clone(),
             Err(error) => {
-                let result = ToolResult::failure(id, error);
-                self.finished(&result, name.into(), None);
-                return Err(Box::new(result));
+                return Err(self.finish(ToolResult::failure(id, error), name.into(), started));
             }
         };
         let prepared = match self.prepare(&tool, &arguments) {
             Ok(prepared) => prepared,
             Err(error) => {
-                let result = ToolResult::failure(id, error);
-                self.finished(&result, tool.spec().name.clone(), None);
-                return Err(Box::new(result));
+                let name = tool.spec().name.clone();
+                return Err(self.finish(ToolResult::failure(id, error), name, started));
             }
         };
         let effect = prepared.effect(tool.spec());
@@ -293,6 +282,57 @@ impl Coordinator {
             effect,
             paths,
         })
+    }
+
+    /// Stages 3 to 5 of a staged call: authorize, invoke through the middleware chain, the
+    /// hooks after it; then the result. `batch_abort` is cancelled when the user aborts.
+    pub(crate) async fn run(
+        &self,
+        mut staged: Staged,
+        started: Instant,
+        batch_abort: Option<&CancellationToken>,
+    ) -> ToolResult {
+        // Should this future be dropped before the call ends (the caller gave up, a batch was
+        // dropped), the event sink still hears that the call finished, as cancelled.
+        let unfinished = Unfinished::arm(self, &staged, started);
+        let snapshot = self.snapshot();
+        let context = match self.authorize(&mut staged, &snapshot, batch_abort).await {
+            Ok(context) => context,
+            Err(refusal) => {
+                unfinished.disarm();
+                let name = staged.tool.spec().name.clone();
+                let mut result = ToolResult::failure(staged.id, refusal.error);
+                result.stop = refusal.stop;
+                return self.finish(result, name, started);
+            }
+        };
+
+        let Staged {
+            id,
+            tool,
+            arguments,
+            depth,
+            prepared,
+            effect,
+            paths: _,
+        } = staged;
+        let ctx = self.open(id, &tool, depth);
+        let invocation = Invocation {
+            spec: tool.spec(),
+            effect,
+            mode: snapshot.mode,
+            ctx: &ctx,
+        };
+        let outcome = Next::new(&self.inner.chain, &*tool, prepared, &invocation)
+            .run()
+            .await;
+        let mut result = ToolResult::from_outcome(ctx.into_call().id, outcome);
+        result.context.extend(context);
+
+        self.after_hooks(&tool, &arguments, &mut result, snapshot.mode)
+            .await;
+        unfinished.disarm();
+        self.finish(result, tool.spec().name.clone(), started)
     }
 
     /// The tool answering to `name`, or an error naming the closest names.
@@ -320,7 +360,7 @@ impl Coordinator {
     /// let coordinator = Coordinator::builder()
     ///     .toolset(Toolset::named(["doc_explain_shell"]).unwrap())
     ///     .policy(PolicyBuilder::default().deny("doc_explain_shell(rm:*)"))
-    ///     .build();
+    ///     .build().unwrap();
     /// let explained = coordinator
     ///     .explain(&ToolCall::new("doc_explain_shell", r#"{"command": "rm -rf /"}"#))
     ///     .unwrap();
@@ -339,7 +379,7 @@ impl Coordinator {
             .with_effect(prepared.effect(tool.spec()))
             .with_resources(prepared.resources())
             .with_paths(&paths);
-        Ok(self.inner.policy.explain(&classified, &self.session()))
+        Ok(self.inner.policy.explain(&classified, &self.snapshot()))
     }
 
     /// Parses and validates arguments, with the workspace in scope so `WorkspacePath`
@@ -401,87 +441,16 @@ impl Coordinator {
         paths
     }
 
-    /// Authorizes, invokes and finishes a staged call.
-    pub(crate) async fn run_staged(
-        &self,
-        mut staged: Staged,
-        started: Option<Instant>,
-        batch_abort: Option<&CancellationToken>,
-    ) -> ToolResult {
-        // Should this future be dropped before the call ends (the caller gave up, a batch was
-        // dropped), the event sink still hears that the call finished, as cancelled.
-        let unfinished = Unfinished::arm(self, &staged, started);
-        // Decided under the read lock, without cloning the snapshot: the common call needs
-        // nothing more from it than the mode. A call that goes on to hooks or approval keeps
-        // the very snapshot it was decided on.
-        let (decision, mode, snapshot) = {
-            let session = self.session();
-            let decision = self.decide(&staged, &session);
-            let snapshot = self
-                .needs_authorizing(&decision)
-                .then(|| Arc::clone(&session));
-            (decision, session.mode, snapshot)
-        };
-        let context = if let Some(snapshot) = snapshot {
-            // Boxed: the slow path's state stays out of every call's future.
-            match Box::pin(self.authorize(&mut staged, decision, &snapshot, batch_abort)).await {
-                Ok(context) => context,
-                Err(refusal) => {
-                    let mut result = ToolResult::failure(refusal.id, *refusal.error);
-                    result.stop = refusal.stop;
-                    unfinished.disarm();
-                    self.finished(&result, refusal.tool, started);
-                    return result;
-                }
-            }
-        } else {
-            self.decided(&staged, &decision);
-            Vec::new()
-        };
-        // Fields are moved out one by one, not destructured: the staged call is the future's
-        // parameter, and a destructured copy would be stored beside it.
-        let tool = staged.tool;
-        let spec = tool.spec();
-        let ctx = self.open(staged.id, &tool, staged.depth);
-        let outcome = if self.inner.chain.is_empty() {
-            match crate::middleware::start(&*tool, staged.prepared, &ctx) {
-                Started::Done(result) => result,
-                Started::Running(pending) => pending.await,
-            }
-        } else {
-            let invocation = Invocation {
-                spec,
-                effect: staged.effect,
-                mode,
-                ctx: &ctx,
-            };
-            Box::pin(Next::new(&self.inner.chain, &*tool, staged.prepared, &invocation).run()).await
-        };
-        let mut result = ToolResult::from_outcome(ctx.into_call().id, outcome);
-        result.context.extend(context);
-        if !self.inner.hooks.is_empty() {
-            Box::pin(self.after_hooks(&tool, &staged.arguments, &mut result, mode)).await;
-        }
-        unfinished.disarm();
-        self.finished(&result, tool.spec().name.clone(), started);
-        result
-    }
-
-    /// The context of a call about to run (its own cancellation token when a timeout or a
-    /// middleware may cancel it); tells the event sink the call started.
+    /// The context of a call about to run, with its own cancellation token; tells the event
+    /// sink the call started.
     pub(crate) fn open(&self, id: String, tool: &ToolHandle, depth: u32) -> ToolContext {
         let spec = tool.spec();
-        let cancellation = self
-            .inner
-            .per_call_cancellation
-            .then(|| self.inner.shared.cancellation.child_token());
         let ctx = ToolContext::new(
             CallInfo {
                 id,
                 tool: spec.name.clone(),
                 depth,
             },
-            cancellation,
             Arc::clone(&self.inner.shared),
         );
         if let Some(events) = &self.inner.events {
@@ -493,21 +462,23 @@ impl Coordinator {
         ctx
     }
 
-    pub(crate) fn finished(
+    /// Tells the event sink the call finished; returns its result.
+    pub(crate) fn finish(
         &self,
-        result: &ToolResult,
-        tool: std::borrow::Cow<'static, str>,
-        started: Option<Instant>,
-    ) {
+        result: ToolResult,
+        tool: Cow<'static, str>,
+        started: Instant,
+    ) -> ToolResult {
         if let Some(events) = &self.inner.events {
             events.send(CallEvent::Finished {
                 call_id: result.call_id.clone(),
                 tool,
                 is_error: result.is_error(),
                 error_kind: result.error().map(ToolError::kind),
-                elapsed: started.map_or(Duration::ZERO, |started| started.elapsed()),
+                elapsed: started.elapsed(),
             });
         }
+        result
     }
 
     /// Runs one call from synchronous code and waits for its result.
@@ -528,7 +499,13 @@ impl Coordinator {
                         .spawn(|| self.call_on_own_runtime(call))
                         .join()
                         .unwrap_or_else(|payload| {
-                            ToolResult::failure(id, crate::panic::panicked(payload.as_ref()))
+                            let message = crate::panic::panic_message(payload.as_ref());
+                            ToolResult::failure(
+                                id,
+                                ToolError::internal(format!(
+                                    "the call's thread panicked: {message}"
+                                )),
+                            )
                         })
                 })
             }
@@ -541,25 +518,20 @@ impl Coordinator {
             Ok(runtime) => runtime.block_on(self.call(call)),
             Err(error) => ToolResult::failure(
                 call.id,
-                ToolError::failed(format!("could not start a runtime for the call: {error}")),
+                ToolError::internal(format!("could not start a runtime for the call: {error}")),
             ),
         }
     }
 
-    fn own_runtime(&self) -> Result<&Runtime, &String> {
+    fn own_runtime(&self) -> Result<&Runtime, &std::io::Error> {
         self.inner
             .runtime
             .get_or_init(|| {
                 tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
-                    .map_err(|error| error.to_string())
             })
             .as_ref()
-    }
-
-    pub(crate) fn has_hooks(&self, event: HookEvent) -> bool {
-        self.inner.hooks.has(event)
     }
 }
 

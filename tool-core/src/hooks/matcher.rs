@@ -47,13 +47,13 @@ enum MatcherKind {
 /// A matcher that is neither plain names nor a valid regular expression.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error(
-    "hook matcher `{matcher}` is not a valid regular expression ({reason}); write `*` for every tool, `Name` or `A|B` for exact names, or a valid regex"
+    "hook matcher `{matcher}` is not a valid regular expression ({source}); write `*` for every tool, `Name` or `A|B` for exact names, or a valid regex"
 )]
 pub struct MatcherError {
     /// The matcher as written.
     pub matcher: String,
     /// What the regex parser said.
-    pub reason: String,
+    pub source: regex::Error,
 }
 
 impl Matcher {
@@ -80,7 +80,7 @@ impl Matcher {
         } else {
             MatcherKind::Pattern(Regex::new(trimmed).map_err(|error| MatcherError {
                 matcher: matcher.to_owned(),
-                reason: error.to_string(),
+                source: error,
             })?)
         };
         Ok(Matcher {

@@ -39,7 +39,6 @@ mod output;
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -51,6 +50,7 @@ pub use outcome::{HookDecision, HookMessage, HookOutcome};
 pub use output::{HookOutput, HookPermission};
 
 use crate::BoxFuture;
+use crate::panic::{CatchUnwind, catch};
 
 /// A hook: given the input of an event, an answer.
 ///
@@ -238,9 +238,9 @@ impl Hooks {
             .iter()
             .map(|hook| {
                 // Even building the future runs the hook's code.
-                catch_unwind(AssertUnwindSafe(|| hook.run(input))).unwrap_or_else(|payload| {
-                    Box::pin(std::future::ready(panicked(payload.as_ref())))
-                })
+                let future = catch(|| hook.run(input))
+                    .unwrap_or_else(|message| Box::pin(std::future::ready(panicked(&message))));
+                CatchUnwind::new(future)
             })
             .collect();
         let outputs = JoinAll::new(futures).await;
@@ -270,15 +270,15 @@ impl fmt::Debug for Hooks {
 /// Polls every hook's future in the calling task until all are done, keeping the answers in
 /// the hooks' order; a panic while polling becomes that hook's non-blocking error.
 struct JoinAll<'a> {
-    pending: Vec<Option<BoxFuture<'a, HookOutput>>>,
+    pending: Vec<CatchUnwind<BoxFuture<'a, HookOutput>>>,
     done: Vec<Option<HookOutput>>,
 }
 
 impl<'a> JoinAll<'a> {
-    fn new(futures: Vec<BoxFuture<'a, HookOutput>>) -> Self {
+    fn new(futures: Vec<CatchUnwind<BoxFuture<'a, HookOutput>>>) -> Self {
         let done = futures.iter().map(|_| None).collect();
         JoinAll {
-            pending: futures.into_iter().map(Some).collect(),
+            pending: futures,
             done,
         }
     }
@@ -290,20 +290,14 @@ impl Future for JoinAll<'_> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         let mut all_done = true;
-        for (slot, answer) in this.pending.iter_mut().zip(this.done.iter_mut()) {
-            let Some(future) = slot else { continue };
-            let polled = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
-            match polled {
-                Ok(Poll::Pending) => all_done = false,
-                Ok(Poll::Ready(output)) => {
-                    *answer = Some(output);
-                    *slot = None;
-                }
-                Err(payload) => {
-                    *answer = Some(panicked(payload.as_ref()));
-                    // Dropped now so a command hook's processes die; its drop may panic again.
-                    let broken = slot.take();
-                    let _ = catch_unwind(AssertUnwindSafe(move || drop(broken)));
+        for (future, answer) in this.pending.iter_mut().zip(this.done.iter_mut()) {
+            if answer.is_some() {
+                continue;
+            }
+            match Pin::new(future).poll(cx) {
+                Poll::Pending => all_done = false,
+                Poll::Ready(output) => {
+                    *answer = Some(output.unwrap_or_else(|message| panicked(&message)));
                 }
             }
         }
@@ -321,9 +315,6 @@ impl Future for JoinAll<'_> {
 }
 
 /// The answer of a hook that panicked.
-fn panicked(payload: &(dyn std::any::Any + Send)) -> HookOutput {
-    HookOutput::error(format!(
-        "panicked: {}",
-        crate::panic::panic_message(payload)
-    ))
+fn panicked(message: &str) -> HookOutput {
+    HookOutput::error(format!("panicked: {message}"))
 }

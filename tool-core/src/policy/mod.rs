@@ -80,11 +80,8 @@ pub const DEFAULT_PROTECTED_PATHS: &[&str] = &[".git"];
 /// meaning `$HOME` as it was when the policy was made.
 #[derive(Clone)]
 pub struct Policy {
-    /// Every rule, in evaluation order: what `explain` shows.
+    /// Every rule, in evaluation order.
     rules: Arc<[Arc<dyn Rule>]>,
-    /// The rules that can have an opinion: `rules` less the user-rule layers that hold no rule
-    /// at all. What `decide` walks, so an empty layer costs nothing per call.
-    deciding: Arc<[Arc<dyn Rule>]>,
 }
 
 impl Policy {
@@ -96,7 +93,7 @@ impl Policy {
     /// Decides about a call: the decision of the first rule (in priority order) that has one.
     #[must_use]
     pub fn decide(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Decision {
-        self.deciding
+        self.rules
             .iter()
             .find_map(|rule| rule.evaluate(call, context))
             .unwrap_or_else(no_rule_decided)
@@ -139,7 +136,6 @@ impl Default for Policy {
         // Only user-supplied text can fail to parse, and a default builder has none.
         built.unwrap_or_else(|_| Policy {
             rules: Arc::from(Vec::new()),
-            deciding: Arc::from(Vec::new()),
         })
     }
 }
@@ -268,50 +264,33 @@ impl PolicyBuilder {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        // Each rule with whether it can ever decide: a user-rule layer with no rules cannot.
-        let (no_deny, no_ask, no_allow) = (deny.is_empty(), ask.is_empty(), allow.is_empty());
-        let mut rules: Vec<(Arc<dyn Rule>, bool)> = vec![
-            (Arc::new(SafetyRule::new(protected, home.clone())), true),
-            (
-                Arc::new(DenyRules {
-                    rules: deny,
-                    home: home.clone(),
-                }),
-                !no_deny,
-            ),
-            (Arc::new(SelfApprovingRule), true),
-            (Arc::new(PlanModeRule), true),
-            (Arc::new(BypassModeRule), true),
-            (Arc::new(AcceptEditsRule), true),
-            (
-                Arc::new(AskRules {
-                    rules: ask,
-                    home: home.clone(),
-                }),
-                !no_ask,
-            ),
-            (
-                Arc::new(AllowRules {
-                    rules: allow,
-                    home: home.clone(),
-                }),
-                !no_allow,
-            ),
-            (Arc::new(SessionGrantsRule { home: home.clone() }), true),
-            (Arc::new(AllowListRule { home }), true),
-            (Arc::new(DefaultByEffectRule), true),
+        let mut rules: Vec<Arc<dyn Rule>> = vec![
+            Arc::new(SafetyRule::new(protected, home.clone())),
+            Arc::new(DenyRules {
+                rules: deny,
+                home: home.clone(),
+            }),
+            Arc::new(SelfApprovingRule),
+            Arc::new(PlanModeRule),
+            Arc::new(BypassModeRule),
+            Arc::new(AcceptEditsRule),
+            Arc::new(AskRules {
+                rules: ask,
+                home: home.clone(),
+            }),
+            Arc::new(AllowRules {
+                rules: allow,
+                home: home.clone(),
+            }),
+            Arc::new(SessionGrantsRule { home: home.clone() }),
+            Arc::new(AllowListRule { home }),
+            Arc::new(DefaultByEffectRule),
         ];
-        rules.extend(self.custom.into_iter().map(|rule| (Arc::from(rule), true)));
+        rules.extend(self.custom.into_iter().map(Arc::from));
         // A stable sort: equal priorities keep insertion order, built-in rules first.
-        rules.sort_by_key(|(rule, _)| rule.priority());
-        let deciding: Vec<Arc<dyn Rule>> = rules
-            .iter()
-            .filter(|(_, can_decide)| *can_decide)
-            .map(|(rule, _)| Arc::clone(rule))
-            .collect();
+        rules.sort_by_key(|rule| rule.priority());
         Ok(Policy {
-            rules: rules.into_iter().map(|(rule, _)| rule).collect(),
-            deciding: Arc::from(deciding),
+            rules: rules.into(),
         })
     }
 }

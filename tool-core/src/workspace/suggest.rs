@@ -4,24 +4,19 @@
 //! tree always gives the same answer, with bounded effort: at most [`MAX_ENTRIES`] entries and
 //! [`MAX_DEPTH`] levels, skipping `.git`, `target`, `node_modules` and every hidden directory,
 //! and never following a symlinked directory (it may lead out of the workspace, or in a
-//! circle). Each entry is scored on its file name against the wanted one (Jaro-Winkler, as
-//! tool names are in `crate::suggest`) and on its whole root-relative path (Damerau-Levenshtein,
-//! so a swapped or wrong directory counts).
+//! circle). Each entry is scored and ranked by `crate::suggest`, as tool names are.
 
 use std::collections::VecDeque;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::Workspace;
+use crate::suggest::{path_similarity, ranked};
 
 /// The most entries one suggestion looks at.
 pub(super) const MAX_ENTRIES: usize = 20_000;
 /// The deepest directory level one suggestion looks into.
 pub(super) const MAX_DEPTH: usize = 16;
-/// Below this similarity nothing is suggested.
-const THRESHOLD: f64 = 0.8;
-/// A clearly best match stands alone; matches this close to the best are all offered.
-const NEAR_TIE: f64 = 0.05;
 /// Directories that hold build output or other people's code, never what a model means.
 const SKIPPED: [&str; 3] = [".git", "target", "node_modules"];
 
@@ -47,7 +42,6 @@ impl Workspace {
             return Vec::new();
         }
         let wanted = self.wanted(path);
-        let wanted_name = file_name(&wanted).to_lowercase();
         let mut scored: Vec<(f64, String)> = Vec::new();
         let mut budget = MAX_ENTRIES;
         for (index, root) in self.roots().iter().enumerate() {
@@ -57,20 +51,12 @@ impl Workspace {
                 } else {
                     format!("{}/{relative}", root.display())
                 };
-                let score = similarity(&wanted, &wanted_name, relative);
-                if score >= THRESHOLD && shown != wanted {
-                    scored.push((score, shown));
+                if shown != wanted {
+                    scored.push((path_similarity(&wanted, relative), shown));
                 }
             });
         }
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        let best = scored.first().map_or(0.0, |(score, _)| *score);
-        scored
-            .into_iter()
-            .take_while(|(score, _)| best - score <= NEAR_TIE)
-            .take(limit)
-            .map(|(_, path)| path)
-            .collect()
+        ranked(scored, limit)
     }
 
     /// The path to compare with: relative to the root containing it when it is absolute,
@@ -84,20 +70,6 @@ impl Workspace {
             .unwrap_or(as_path);
         slash_separated(relative.components().collect::<PathBuf>().as_path())
     }
-}
-
-/// How similar an existing root-relative path is to the wanted one, from 0 to 1: the better of
-/// the whole paths' similarity and one that weighs the file names twice (so `main.rs` finds
-/// `src/main.rs`).
-fn similarity(wanted: &str, wanted_name: &str, candidate: &str) -> f64 {
-    let whole =
-        strsim::normalized_damerau_levenshtein(&wanted.to_lowercase(), &candidate.to_lowercase());
-    let name = strsim::jaro_winkler(wanted_name, &file_name(candidate).to_lowercase());
-    whole.max((2.0 * name + whole) / 3.0)
-}
-
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
 }
 
 fn slash_separated(path: &Path) -> String {
@@ -147,25 +119,5 @@ fn walk(root: &Path, budget: &mut usize, each: &mut dyn FnMut(&str)) {
                 queue.push_back((directory.join(&name), entry, depth + 1));
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::similarity;
-
-    #[test]
-    fn a_transposed_file_name_is_close() {
-        assert!(similarity("src/mian.rs", "mian.rs", "src/main.rs") > 0.9);
-    }
-
-    #[test]
-    fn the_same_name_in_another_directory_is_close() {
-        assert!(similarity("main.rs", "main.rs", "src/main.rs") > 0.8);
-    }
-
-    #[test]
-    fn another_file_in_the_same_directory_is_not() {
-        assert!(similarity("src/mian.rs", "mian.rs", "src/lib.rs") < 0.8);
     }
 }
