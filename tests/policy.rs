@@ -337,7 +337,36 @@ fn built_in_rules_run_in_the_published_priority_order() {
             (Layer::Default, priority::DEFAULT),
         ]
     );
-    assert_eq!(priority::DEFAULT - priority::SAFETY, 800);
+}
+
+#[test]
+fn a_custom_rule_fits_between_any_two_built_in_layers() {
+    let built_in: Vec<(Layer, i32)> = Policy::default()
+        .rules()
+        .map(|rule| (rule.layer(), rule.priority()))
+        .collect();
+    for pair in built_in.windows(2) {
+        let [(before, low), (after, high)] = [pair[0], pair[1]];
+        if before == after {
+            continue;
+        }
+        let between = low + (high - low) / 2;
+        assert!(
+            low < between && between < high,
+            "no priority is free between {before} ({low}) and {after} ({high})"
+        );
+        let policy = policy(|b| b.rule(NoDestructiveCalls { priority: between }));
+        let layers: Vec<Layer> = policy.rules().map(|rule| rule.layer()).collect();
+        let custom = layers
+            .iter()
+            .position(|layer| *layer == Layer::Custom)
+            .expect("the custom rule is in the policy");
+        assert_eq!(
+            (layers[custom - 1], layers[custom + 1]),
+            (before, after),
+            "a custom rule of priority {between} runs between {before} and {after}: {layers:?}"
+        );
+    }
 }
 
 // --- Modes ---
