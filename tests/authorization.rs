@@ -338,25 +338,33 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .build();
-    for command in ["cargo test -q", "python -c 'import os'", "make && rm -rf /"] {
+    let cases = [
+        (
+            "cargo test -q",
+            Some("auth_shell(cargo test:*)"),
+            "a known subcommand: its prefix",
+        ),
+        (
+            "python -c 'import os'",
+            Some("auth_shell(python -c 'import os')"),
+            "no known subcommand: the exact command",
+        ),
+        (
+            "make && rm -rf /",
+            None,
+            "a compound command: no suggestion",
+        ),
+    ];
+    for (command, suggestion, why) in cases {
         let arguments = serde_json::json!({ "command": command }).to_string();
         coordinator.call_blocking(call("auth_shell", &arguments));
+        let request = approver.requests.lock().unwrap().pop().expect("asked");
+        assert_eq!(
+            request.suggested_rule.as_deref(),
+            suggestion,
+            "{command}: {why}"
+        );
     }
-    let suggestions: Vec<Option<String>> = approver
-        .requests
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|request| request.suggested_rule.clone())
-        .collect();
-    assert_eq!(
-        suggestions,
-        [
-            Some("auth_shell(cargo test:*)".to_owned()),
-            Some("auth_shell(python -c 'import os')".to_owned()),
-            None,
-        ]
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -501,63 +509,74 @@ fn assert_outside_denied(coordinator: &Coordinator, arguments: &str) {
 }
 
 #[test]
-fn a_path_escaping_through_dot_dot_is_denied_by_the_safety_layer_even_in_bypass_mode() {
+fn a_path_outside_the_workspace_is_denied_by_the_safety_layer_even_in_bypass_mode() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
-    assert_outside_denied(
-        &coordinator,
-        r#"{"path": "../outside.txt", "text": "pwned"}"#,
-    );
-    assert_outside_denied(
-        &coordinator,
-        r#"{"path": "src/../../outside.txt", "text": "pwned"}"#,
-    );
-    assert_eq!(
-        std::fs::read_to_string(fixture.dir.path().join("outside.txt")).unwrap(),
-        "outside"
-    );
-}
-
-#[test]
-fn an_absolute_path_outside_is_denied_by_the_safety_layer() {
-    let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
     let outside = fixture.dir.path().join("outside.txt");
-    let arguments = serde_json::json!({"path": outside, "text": "pwned"}).to_string();
-    assert_outside_denied(&coordinator, &arguments);
-    let result = coordinator.call_blocking(call("auth_read", r#"{"path": "/etc/passwd"}"#));
-    assert!(denied_by(&result).starts_with("safety"));
-}
-
-#[cfg(unix)]
-#[test]
-fn a_symlink_pointing_outside_is_denied_by_the_safety_layer() {
-    let fixture = Fixture::new();
-    std::os::unix::fs::symlink(fixture.dir.path(), fixture.root().join("escape")).unwrap();
+    let mut cases = vec![
+        (
+            "auth_write",
+            r#"{"path": "../outside.txt", "text": "pwned"}"#.to_owned(),
+            "escaping through `..`",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "src/../../outside.txt", "text": "pwned"}"#.to_owned(),
+            "escaping through `..` after a directory",
+        ),
+        (
+            "auth_write",
+            serde_json::json!({"path": outside, "text": "pwned"}).to_string(),
+            "an absolute path outside",
+        ),
+        (
+            "auth_read",
+            r#"{"path": "/etc/passwd"}"#.to_owned(),
+            "an absolute path outside, read",
+        ),
+        (
+            "auth_read_args",
+            r#"{"path": "../outside.txt"}"#.to_owned(),
+            "a path inside an `Args` struct is confined like any other",
+        ),
+        (
+            "auth_grep",
+            // `$CARGO_MANIFEST_DIR` is set by cargo, and is outside the temporary workspace.
+            r#"{"path": "$CARGO_MANIFEST_DIR/Cargo.toml", "pattern": "x"}"#.to_owned(),
+            "a raw path argument is checked where the workspace would resolve it too",
+        ),
+    ];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(fixture.dir.path(), fixture.root().join("escape")).unwrap();
+        cases.extend([
+            (
+                "auth_write",
+                r#"{"path": "escape/outside.txt", "text": "pwned"}"#.to_owned(),
+                "a symlink pointing outside, to an existing file",
+            ),
+            (
+                "auth_write",
+                r#"{"path": "escape/new.txt", "text": "pwned"}"#.to_owned(),
+                "a symlink pointing outside, to a new file",
+            ),
+            (
+                "auth_read",
+                r#"{"path": "escape/outside.txt"}"#.to_owned(),
+                "a symlink pointing outside, read",
+            ),
+        ]);
+    }
     let coordinator = fixture.builder().mode(Mode::Bypass).build();
-    assert_outside_denied(
-        &coordinator,
-        r#"{"path": "escape/outside.txt", "text": "pwned"}"#,
-    );
-    assert_outside_denied(
-        &coordinator,
-        r#"{"path": "escape/new.txt", "text": "pwned"}"#,
-    );
-    let result = coordinator.call_blocking(call("auth_read", r#"{"path": "escape/outside.txt"}"#));
-    assert!(denied_by(&result).starts_with("safety"));
+    for (tool, arguments, why) in cases {
+        let result = coordinator.call_blocking(call(tool, &arguments));
+        assert!(
+            denied_by(&result).starts_with("safety"),
+            "{tool} {arguments}: {why}: {:?}",
+            result.error()
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside");
     assert!(!fixture.dir.path().join("new.txt").exists());
-}
-
-#[test]
-fn a_path_inside_an_args_struct_is_confined_like_any_other() {
-    let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
-    let result = coordinator.call_blocking(call("auth_read_args", r#"{"path": "../outside.txt"}"#));
-    assert!(
-        denied_by(&result).starts_with("safety"),
-        "{:?}",
-        result.error()
-    );
     let inside = coordinator.call_blocking(call("auth_read_args", r#"{"path": "notes.txt"}"#));
     assert_eq!(inside.text(), "hello notes");
 }
@@ -597,22 +616,6 @@ fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
     assert!(
         preview.contains("a.txt") && preview.contains("b.txt"),
         "{preview}"
-    );
-}
-
-#[test]
-fn a_raw_path_argument_is_checked_where_the_workspace_would_resolve_it_too() {
-    let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build();
-    // `$CARGO_MANIFEST_DIR` is set by cargo, and is outside the temporary workspace.
-    let result = coordinator.call_blocking(call(
-        "auth_grep",
-        r#"{"path": "$CARGO_MANIFEST_DIR/Cargo.toml", "pattern": "x"}"#,
-    ));
-    assert!(
-        denied_by(&result).starts_with("safety"),
-        "{:?}",
-        result.error()
     );
 }
 
