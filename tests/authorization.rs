@@ -179,8 +179,7 @@ fn read_only_calls_run_without_asking() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build()
-        .unwrap();
+        .build().unwrap();
     let result = coordinator.call_blocking(call("auth_read", r#"{"path": "notes.txt"}"#));
     assert_eq!(result.text(), "hello notes");
     assert_eq!(approver.asked(), 0);
@@ -193,8 +192,7 @@ fn a_mutating_call_asks_and_runs_once_approved() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build()
-        .unwrap();
+        .build().unwrap();
     let result = coordinator.call_blocking(call(
         "auth_write",
         r#"{"path": "src/new.rs", "text": "fn main() {}"}"#,
@@ -232,11 +230,7 @@ fn without_an_approver_a_call_that_needs_approval_is_denied_and_says_why() {
 fn a_rejection_tells_the_model_the_tool_did_not_run_and_passes_on_the_guidance() {
     let fixture = Fixture::new();
     let approver = Counting::new(ApprovalResponse::reject("write to docs/ instead"));
-    let coordinator = fixture
-        .builder()
-        .approver(Shared(approver))
-        .build()
-        .unwrap();
+    let coordinator = fixture.builder().approver(Shared(approver)).build().unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     let text = result.text();
     assert!(text.contains("did not run"), "{text}");
@@ -263,8 +257,7 @@ fn a_session_approval_stops_asking_about_that_tool() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build()
-        .unwrap();
+        .build().unwrap();
     for file in ["a.txt", "b.txt", "c.txt"] {
         let arguments = format!(r#"{{"path": "{file}", "text": "x"}}"#);
         assert_eq!(
@@ -290,8 +283,7 @@ fn a_pattern_approval_covers_matching_calls_only() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build()
-        .unwrap();
+        .build().unwrap();
     coordinator.call_blocking(call("auth_shell", r#"{"command": "make build"}"#));
     coordinator.call_blocking(call("auth_shell", r#"{"command": "make test"}"#));
     assert_eq!(approver.asked(), 1);
@@ -323,8 +315,7 @@ fn the_suggested_pattern_for_a_file_covers_that_file_and_no_other() {
     let coordinator = fixture
         .builder()
         .approver(AcceptSuggestion(Arc::clone(&approver)))
-        .build()
-        .unwrap();
+        .build().unwrap();
     let write = call("auth_write", r#"{"path": "src/[id].tsx", "text": "x"}"#);
     coordinator.call_blocking(write.clone());
     assert_eq!(
@@ -346,27 +337,34 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build()
-        .unwrap();
-    for command in ["cargo test -q", "python -c 'import os'", "make && rm -rf /"] {
+        .build().unwrap();
+    let cases = [
+        (
+            "cargo test -q",
+            Some("auth_shell(cargo test:*)"),
+            "a known subcommand: its prefix",
+        ),
+        (
+            "python -c 'import os'",
+            Some("auth_shell(python -c 'import os')"),
+            "no known subcommand: the exact command",
+        ),
+        (
+            "make && rm -rf /",
+            None,
+            "a compound command: no suggestion",
+        ),
+    ];
+    for (command, suggestion, why) in cases {
         let arguments = serde_json::json!({ "command": command }).to_string();
         coordinator.call_blocking(call("auth_shell", &arguments));
+        let request = approver.requests.lock().unwrap().pop().expect("asked");
+        assert_eq!(
+            request.suggested_rule.as_deref(),
+            suggestion,
+            "{command}: {why}"
+        );
     }
-    let suggestions: Vec<Option<String>> = approver
-        .requests
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|request| request.suggested_rule.clone())
-        .collect();
-    assert_eq!(
-        suggestions,
-        [
-            Some("auth_shell(cargo test:*)".to_owned()),
-            Some("auth_shell(python -c 'import os')".to_owned()),
-            None,
-        ]
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -411,8 +409,7 @@ fn a_grant_made_by_the_program_applies_to_later_calls() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build()
-        .unwrap();
+        .build().unwrap();
     coordinator.grant("auth_shell(make:*)").unwrap();
     let result = coordinator.call_blocking(call("auth_shell", r#"{"command": "make test"}"#));
     assert_eq!(result.text(), "ran make test");
@@ -432,8 +429,7 @@ fn an_always_approval_survives_a_new_coordinator() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .grants_file(&grants)
-        .build()
-        .unwrap();
+        .build().unwrap();
     first.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(approver.asked(), 1);
     drop(first);
@@ -443,8 +439,7 @@ fn an_always_approval_survives_a_new_coordinator() {
         .builder()
         .approver(Shared(Arc::clone(&later)))
         .grants_file(&grants)
-        .build()
-        .unwrap();
+        .build().unwrap();
     let result = second.call_blocking(call("auth_write", r#"{"path": "b.txt", "text": "x"}"#));
     assert_eq!(result.text(), "written");
     assert_eq!(later.asked(), 0);
@@ -457,8 +452,7 @@ fn plan_mode_denies_changes_and_says_plan_mode_is_on() {
         .builder()
         .approver(AutoApprove)
         .mode(Mode::Plan)
-        .build()
-        .unwrap();
+        .build().unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert!(result.text().contains("plan mode"), "{}", result.text());
     assert!(!fixture.root().join("a.txt").exists());
@@ -470,8 +464,7 @@ fn plan_mode_denies_changes_and_says_plan_mode_is_on() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .mode(Mode::Plan)
-        .build()
-        .unwrap();
+        .build().unwrap();
     let plan = coordinator.call_blocking(call("auth_present_plan", r#"{"plan": "step 1"}"#));
     assert_eq!(plan.text(), "presented: step 1");
     assert_eq!(approver.asked(), 0);
@@ -484,8 +477,7 @@ fn the_mode_can_change_during_the_session() {
         .builder()
         .approver(AutoApprove)
         .mode(Mode::Plan)
-        .build()
-        .unwrap();
+        .build().unwrap();
     let write = call("auth_write", WRITE_A);
     assert!(coordinator.call_blocking(write.clone()).is_error());
     coordinator.set_mode(Mode::Default);
@@ -501,8 +493,7 @@ fn bypass_mode_runs_changes_without_asking() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .mode(Mode::Bypass)
-        .build()
-        .unwrap();
+        .build().unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.text(), "written");
     assert_eq!(approver.asked(), 0);
@@ -518,63 +509,74 @@ fn assert_outside_denied(coordinator: &Coordinator, arguments: &str) {
 }
 
 #[test]
-fn a_path_escaping_through_dot_dot_is_denied_by_the_safety_layer_even_in_bypass_mode() {
+fn a_path_outside_the_workspace_is_denied_by_the_safety_layer_even_in_bypass_mode() {
     let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
-    assert_outside_denied(
-        &coordinator,
-        r#"{"path": "../outside.txt", "text": "pwned"}"#,
-    );
-    assert_outside_denied(
-        &coordinator,
-        r#"{"path": "src/../../outside.txt", "text": "pwned"}"#,
-    );
-    assert_eq!(
-        std::fs::read_to_string(fixture.dir.path().join("outside.txt")).unwrap(),
-        "outside"
-    );
-}
-
-#[test]
-fn an_absolute_path_outside_is_denied_by_the_safety_layer() {
-    let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
     let outside = fixture.dir.path().join("outside.txt");
-    let arguments = serde_json::json!({"path": outside, "text": "pwned"}).to_string();
-    assert_outside_denied(&coordinator, &arguments);
-    let result = coordinator.call_blocking(call("auth_read", r#"{"path": "/etc/passwd"}"#));
-    assert!(denied_by(&result).starts_with("safety"));
-}
-
-#[cfg(unix)]
-#[test]
-fn a_symlink_pointing_outside_is_denied_by_the_safety_layer() {
-    let fixture = Fixture::new();
-    std::os::unix::fs::symlink(fixture.dir.path(), fixture.root().join("escape")).unwrap();
+    let mut cases = vec![
+        (
+            "auth_write",
+            r#"{"path": "../outside.txt", "text": "pwned"}"#.to_owned(),
+            "escaping through `..`",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "src/../../outside.txt", "text": "pwned"}"#.to_owned(),
+            "escaping through `..` after a directory",
+        ),
+        (
+            "auth_write",
+            serde_json::json!({"path": outside, "text": "pwned"}).to_string(),
+            "an absolute path outside",
+        ),
+        (
+            "auth_read",
+            r#"{"path": "/etc/passwd"}"#.to_owned(),
+            "an absolute path outside, read",
+        ),
+        (
+            "auth_read_args",
+            r#"{"path": "../outside.txt"}"#.to_owned(),
+            "a path inside an `Args` struct is confined like any other",
+        ),
+        (
+            "auth_grep",
+            // `$CARGO_MANIFEST_DIR` is set by cargo, and is outside the temporary workspace.
+            r#"{"path": "$CARGO_MANIFEST_DIR/Cargo.toml", "pattern": "x"}"#.to_owned(),
+            "a raw path argument is checked where the workspace would resolve it too",
+        ),
+    ];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(fixture.dir.path(), fixture.root().join("escape")).unwrap();
+        cases.extend([
+            (
+                "auth_write",
+                r#"{"path": "escape/outside.txt", "text": "pwned"}"#.to_owned(),
+                "a symlink pointing outside, to an existing file",
+            ),
+            (
+                "auth_write",
+                r#"{"path": "escape/new.txt", "text": "pwned"}"#.to_owned(),
+                "a symlink pointing outside, to a new file",
+            ),
+            (
+                "auth_read",
+                r#"{"path": "escape/outside.txt"}"#.to_owned(),
+                "a symlink pointing outside, read",
+            ),
+        ]);
+    }
     let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
-    assert_outside_denied(
-        &coordinator,
-        r#"{"path": "escape/outside.txt", "text": "pwned"}"#,
-    );
-    assert_outside_denied(
-        &coordinator,
-        r#"{"path": "escape/new.txt", "text": "pwned"}"#,
-    );
-    let result = coordinator.call_blocking(call("auth_read", r#"{"path": "escape/outside.txt"}"#));
-    assert!(denied_by(&result).starts_with("safety"));
+    for (tool, arguments, why) in cases {
+        let result = coordinator.call_blocking(call(tool, &arguments));
+        assert!(
+            denied_by(&result).starts_with("safety"),
+            "{tool} {arguments}: {why}: {:?}",
+            result.error()
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside");
     assert!(!fixture.dir.path().join("new.txt").exists());
-}
-
-#[test]
-fn a_path_inside_an_args_struct_is_confined_like_any_other() {
-    let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
-    let result = coordinator.call_blocking(call("auth_read_args", r#"{"path": "../outside.txt"}"#));
-    assert!(
-        denied_by(&result).starts_with("safety"),
-        "{:?}",
-        result.error()
-    );
     let inside = coordinator.call_blocking(call("auth_read_args", r#"{"path": "notes.txt"}"#));
     assert_eq!(inside.text(), "hello notes");
 }
@@ -586,8 +588,7 @@ fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build()
-        .unwrap();
+        .build().unwrap();
     let escape = r#"{"edits": [{"path": "a.txt", "text": "x"}, {"path": "../outside.txt", "text": "pwned"}]}"#;
     let result = coordinator.call_blocking(call("auth_write_many", escape));
     assert!(
@@ -615,22 +616,6 @@ fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
     assert!(
         preview.contains("a.txt") && preview.contains("b.txt"),
         "{preview}"
-    );
-}
-
-#[test]
-fn a_raw_path_argument_is_checked_where_the_workspace_would_resolve_it_too() {
-    let fixture = Fixture::new();
-    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
-    // `$CARGO_MANIFEST_DIR` is set by cargo, and is outside the temporary workspace.
-    let result = coordinator.call_blocking(call(
-        "auth_grep",
-        r#"{"path": "$CARGO_MANIFEST_DIR/Cargo.toml", "pattern": "x"}"#,
-    ));
-    assert!(
-        denied_by(&result).starts_with("safety"),
-        "{:?}",
-        result.error()
     );
 }
 
@@ -678,8 +663,7 @@ fn per_call_classification_lets_read_only_commands_run_without_asking() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build()
-        .unwrap();
+        .build().unwrap();
     let status = coordinator.call_blocking(call("auth_shell", r#"{"command": "git status"}"#));
     assert_eq!(status.text(), "ran git status");
     assert_eq!(approver.asked(), 0);
@@ -766,8 +750,7 @@ fn additional_directories_from_the_settings_widen_the_workspace() {
     let wide = fixture
         .builder()
         .settings(Settings::from_json(&settings.to_string()).unwrap())
-        .build()
-        .unwrap();
+        .build().unwrap();
     assert_eq!(
         wide.call_blocking(call("auth_read", &read_guide)).text(),
         "the guide"
@@ -790,8 +773,7 @@ fn a_template_allow_list_runs_its_tools_without_asking() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .allow_list(["auth_write"])
-        .build()
-        .unwrap();
+        .build().unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.text(), "written");
     assert_eq!(approver.asked(), 0);
@@ -811,8 +793,7 @@ fn an_exhausted_budget_denies_with_a_message_to_wrap_up_and_asks_nobody() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .budget(Arc::clone(&budget))
-        .build()
-        .unwrap();
+        .build().unwrap();
     let read = call("auth_read", r#"{"path": "notes.txt"}"#);
     assert!(!coordinator.call_blocking(read.clone()).is_error());
     assert!(!coordinator.call_blocking(read.clone()).is_error());
@@ -861,8 +842,7 @@ fn events_follow_a_call_from_request_to_result() {
                 .unwrap()
                 .push((event.call_id().to_owned(), step));
         })
-        .build()
-        .unwrap();
+        .build().unwrap();
     coordinator.call_blocking(call("auth_write", WRITE_A));
     let steps: Vec<String> = seen
         .lock()
@@ -891,8 +871,7 @@ fn the_grants_file_is_protected_from_the_tools_themselves() {
         .builder()
         .grants_file(&grants)
         .mode(Mode::Bypass)
-        .build()
-        .unwrap();
+        .build().unwrap();
     let result = coordinator.call_blocking(call(
         "auth_write",
         r#"{"path": ".toolkit/grants.json", "text": "{\"allow\": [\"auth_shell\"]}"}"#,
@@ -918,8 +897,7 @@ fn the_settings_files_are_protected_from_the_tools_themselves() {
     let coordinator = fixture
         .builder()
         .settings(Settings::load(&settings_path).unwrap())
-        .build()
-        .unwrap();
+        .build().unwrap();
     assert_eq!(coordinator.mode(), Mode::AcceptEdits);
     let result = coordinator.call_blocking(call(
         "auth_write",
@@ -941,7 +919,11 @@ fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
     let fixture = Fixture::new();
     let grants = fixture.dir.path().join("grants.json");
     std::fs::write(&grants, "not json").unwrap();
-    let error = fixture.builder().grants_file(&grants).build().unwrap_err();
+    let error = fixture
+        .builder()
+        .grants_file(&grants)
+        .build()
+        .unwrap_err();
     assert!(
         error.to_string().contains(&*grants.to_string_lossy()),
         "{error}"
@@ -952,6 +934,10 @@ fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
 fn a_bad_rule_in_the_settings_fails_the_build_naming_the_rule() {
     let fixture = Fixture::new();
     let settings = Settings::from_json(r#"{"permissions": {"allow": ["Bash(npm test"]}}"#).unwrap();
-    let error = fixture.builder().settings(settings).build().unwrap_err();
+    let error = fixture
+        .builder()
+        .settings(settings)
+        .build()
+        .unwrap_err();
     assert!(error.to_string().contains("Bash(npm test"), "{error}");
 }

@@ -22,11 +22,23 @@ async fn slow(text: String) -> String {
     format!("async {text}")
 }
 
-/// Block a thread.
+/// The two ends a blocking tool uses to learn whether the runtime went on while it blocked.
+struct Rendezvous {
+    started: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+    go_on: Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+/// Block a thread until another task of the runtime answers.
 #[tool(blocking, name = "co_blocking", tags("co"))]
-fn blocking(text: String) -> String {
-    std::thread::sleep(std::time::Duration::from_millis(5));
-    format!("blocking {text}")
+fn blocking(rendezvous: State<Rendezvous>, text: String) -> String {
+    if let Some(started) = rendezvous.started.lock().unwrap().take() {
+        let _ = started.send(());
+    }
+    let go_on = rendezvous.go_on.lock().unwrap();
+    match go_on.recv_timeout(std::time::Duration::from_secs(10)) {
+        Ok(()) => format!("blocking {text}"),
+        Err(_) => "stalled: no other task of the runtime ran while the tool blocked".to_owned(),
+    }
 }
 
 /// Panic in a synchronous tool.
@@ -145,15 +157,31 @@ async fn an_async_tool_runs() {
     );
 }
 
+// A current-thread runtime: the test and every task it spawns share one thread, which a tool
+// run in place would block.
 #[tokio::test]
 async fn a_blocking_tool_runs_on_the_blocking_pool() {
-    assert_eq!(
-        coordinator()
-            .call(ToolCall::new("co_blocking", r#"{"text": "hi"}"#))
-            .await
-            .text(),
-        "blocking hi"
-    );
+    let (started, has_started) = tokio::sync::oneshot::channel();
+    let (go_on, wait) = std::sync::mpsc::channel();
+    let coordinator = Coordinator::builder()
+        .approver(tool_core::AutoApprove)
+        .toolset(Toolset::named(["co_blocking"]).unwrap())
+        .state(Rendezvous {
+            started: Mutex::new(Some(started)),
+            go_on: Mutex::new(wait),
+        })
+        .build().unwrap();
+    // Answers once the tool has started: it can only run while the tool blocks if the tool
+    // is not blocking the runtime's thread.
+    let other_task = tokio::spawn(async move {
+        has_started.await.expect("the tool started");
+        go_on.send(()).expect("the tool is waiting");
+    });
+    let result = coordinator
+        .call(ToolCall::new("co_blocking", r#"{"text": "hi"}"#))
+        .await;
+    assert_eq!(result.text(), "blocking hi");
+    other_task.await.unwrap();
 }
 
 #[test]

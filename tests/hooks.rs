@@ -106,54 +106,44 @@ async fn exit_zero_without_output_decides_nothing() {
 }
 
 #[tokio::test]
-async fn exit_two_blocks_with_stderr_as_the_message() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(
+async fn exit_two_blocks_with_stderr_as_the_message_on_every_event() {
+    let cases = [
+        (
             HookEvent::PreToolUse,
             "echo '{\"systemMessage\": \"ignored on exit 2\"}'\necho 'rm is not allowed here' >&2\nexit 2",
-        )
-        .await;
-    assert!(outcome.is_blocked());
-    assert_eq!(
-        outcome.block_message().as_deref(),
-        Some("rm is not allowed here")
-    );
-    let decision = outcome.decision().expect("a block decides");
-    assert_eq!(decision.verdict, Verdict::Deny);
-    assert!(
-        outcome.system_messages.is_empty(),
-        "stdout is ignored on exit 2"
-    );
-}
-
-#[tokio::test]
-async fn exit_two_after_a_call_sends_stderr_to_the_model() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(
+            "rm is not allowed here",
+            "before a call: the call is denied, and stdout is ignored",
+        ),
+        (
             HookEvent::PostToolUse,
             "echo 'lint failed: fix line 3' >&2\nexit 2",
-        )
-        .await;
-    assert_eq!(
-        outcome.block_message().as_deref(),
-        Some("lint failed: fix line 3")
-    );
-}
-
-#[tokio::test]
-async fn exit_two_on_a_permission_request_denies() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(
+            "lint failed: fix line 3",
+            "after a call: stderr is sent to the model",
+        ),
+        (
             HookEvent::PermissionRequest,
             "echo 'not on this branch' >&2\nexit 2",
-        )
-        .await;
-    let decision = outcome.decision().expect("a block decides");
-    assert_eq!(decision.verdict, Verdict::Deny);
-    assert_eq!(decision.reason, "not on this branch");
+            "not on this branch",
+            "on a permission request: the request is denied",
+        ),
+    ];
+    for (event, body, stderr, why) in cases {
+        let scripts = Scripts::new();
+        let outcome = scripts.run_one(event, body).await;
+        assert!(outcome.is_blocked(), "{event}: {why}");
+        assert_eq!(
+            outcome.block_message().as_deref(),
+            Some(stderr),
+            "{event}: {why}"
+        );
+        let decision = outcome.decision().expect("a block decides");
+        assert_eq!(decision.verdict, Verdict::Deny, "{event}: {why}");
+        assert_eq!(decision.reason, stderr, "{event}: {why}");
+        assert!(
+            outcome.system_messages.is_empty(),
+            "{event}: stdout is ignored on exit 2"
+        );
+    }
 }
 
 #[tokio::test]
@@ -230,34 +220,46 @@ async fn garbage_stdout_is_ignored_for_decisions_and_kept_as_plain_output() {
 }
 
 #[tokio::test]
-async fn broken_json_starting_with_a_brace_is_a_non_blocking_error() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(HookEvent::PreToolUse, "echo '{\"decision\": \"block\",'")
-        .await;
-    assert_eq!(outcome.decision(), None);
-    assert!(
-        outcome.errors[0].message.contains("not valid JSON"),
-        "{:?}",
-        outcome.errors
-    );
-}
-
-#[tokio::test]
-async fn a_field_of_the_wrong_type_is_a_non_blocking_error_naming_it() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(
-            HookEvent::PreToolUse,
+async fn an_answer_that_breaks_the_protocol_is_a_non_blocking_error_naming_the_problem() {
+    let cases = [
+        (
+            r#"echo '{"decision": "block",'"#,
+            "not valid JSON",
+            "broken JSON starting with a brace",
+        ),
+        (
             r#"echo '{"hookSpecificOutput": {"permissionDecision": "deny", "additionalContext": 7}}'"#,
-        )
-        .await;
-    assert_eq!(outcome.decision(), None, "the whole answer is ignored");
-    let error = &outcome.errors[0].message;
-    assert!(
-        error.contains("`hookSpecificOutput.additionalContext` should be a string, found a number"),
-        "{error}"
-    );
+            "`hookSpecificOutput.additionalContext` should be a string, found a number",
+            "a field of the wrong type, named; the whole answer is ignored",
+        ),
+        (
+            r#"echo '{"hookSpecificOutput": {"permissionDecision": "maybe"}}'"#,
+            "\"allow\", \"deny\" or \"ask\"",
+            "an unknown permission decision",
+        ),
+        (
+            r#"echo '{"hookSpecificOutput": {"updatedInput": "ls"}}'"#,
+            "`hookSpecificOutput.updatedInput` should be an object",
+            "updated input that is not an object",
+        ),
+        (
+            r#"echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "deny"}}'"#,
+            "hookEventName",
+            "the hook event name of another event",
+        ),
+    ];
+    for (body, problem, why) in cases {
+        let scripts = Scripts::new();
+        let outcome = scripts.run_one(HookEvent::PreToolUse, body).await;
+        assert!(!outcome.is_blocked(), "{why}");
+        assert_eq!(outcome.decision(), None, "{why}");
+        assert_eq!(outcome.updated_input, None, "{why}");
+        assert!(
+            outcome.errors[0].message.contains(problem),
+            "{why}: {:?}",
+            outcome.errors
+        );
+    }
 }
 
 #[tokio::test]
@@ -326,26 +328,30 @@ async fn decision_block_after_a_call_sends_the_reason_to_the_model() {
 }
 
 #[tokio::test]
-async fn legacy_decision_block_before_a_call_denies_with_the_reason() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(
-            HookEvent::PreToolUse,
+async fn legacy_decision_before_a_call_blocks_with_the_reason_or_approves() {
+    let cases = [
+        (
             r#"echo '{"decision": "block", "reason": "no force pushes"}'"#,
-        )
-        .await;
-    let decision = outcome.decision().expect("decided");
-    assert_eq!(decision.verdict, Verdict::Deny);
-    assert_eq!(decision.reason, "no force pushes");
-}
-
-#[tokio::test]
-async fn legacy_decision_approve_before_a_call_allows() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(HookEvent::PreToolUse, r#"echo '{"decision": "approve"}'"#)
-        .await;
-    assert_eq!(outcome.decision().expect("decided").verdict, Verdict::Allow);
+            Verdict::Deny,
+            Some("no force pushes"),
+            "block denies with the reason",
+        ),
+        (
+            r#"echo '{"decision": "approve"}'"#,
+            Verdict::Allow,
+            None,
+            "approve allows",
+        ),
+    ];
+    for (body, verdict, reason, why) in cases {
+        let scripts = Scripts::new();
+        let outcome = scripts.run_one(HookEvent::PreToolUse, body).await;
+        let decision = outcome.decision().expect("decided");
+        assert_eq!(decision.verdict, verdict, "{why}");
+        if let Some(reason) = reason {
+            assert_eq!(decision.reason, reason, "{why}");
+        }
+    }
 }
 
 #[tokio::test]
@@ -361,27 +367,10 @@ async fn permission_decision_allow_deny_and_ask_become_verdicts_with_their_reaso
         );
         let outcome = scripts.run_one(HookEvent::PreToolUse, &body).await;
         let decision = outcome.decision().expect("decided");
-        assert_eq!(decision.verdict, verdict);
-        assert_eq!(decision.reason, format!("because {word}"));
-        assert_eq!(decision.source.layer, tool_core::Layer::Hook);
+        assert_eq!(decision.verdict, verdict, "{word}");
+        assert_eq!(decision.reason, format!("because {word}"), "{word}");
+        assert_eq!(decision.source.layer, tool_core::Layer::Hook, "{word}");
     }
-}
-
-#[tokio::test]
-async fn an_unknown_permission_decision_is_a_non_blocking_error() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(
-            HookEvent::PreToolUse,
-            r#"echo '{"hookSpecificOutput": {"permissionDecision": "maybe"}}'"#,
-        )
-        .await;
-    assert_eq!(outcome.decision(), None);
-    assert!(
-        outcome.errors[0]
-            .message
-            .contains("\"allow\", \"deny\" or \"ask\"")
-    );
 }
 
 #[tokio::test]
@@ -395,23 +384,6 @@ async fn updated_input_replaces_the_tool_input() {
         .await;
     let updated = outcome.updated_input.expect("updated");
     assert_eq!(Value::Object(updated), json!({"command": "ls"}));
-}
-
-#[tokio::test]
-async fn updated_input_that_is_not_an_object_is_a_non_blocking_error() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(
-            HookEvent::PreToolUse,
-            r#"echo '{"hookSpecificOutput": {"updatedInput": "ls"}}'"#,
-        )
-        .await;
-    assert_eq!(outcome.updated_input, None);
-    assert!(
-        outcome.errors[0]
-            .message
-            .contains("`hookSpecificOutput.updatedInput` should be an object")
-    );
 }
 
 #[tokio::test]
@@ -436,19 +408,6 @@ async fn updated_tool_output_replaces_what_the_model_reads() {
         )
         .await;
     assert_eq!(outcome.updated_tool_output, Some(json!("[redacted]")));
-}
-
-#[tokio::test]
-async fn a_hook_event_name_of_another_event_is_a_non_blocking_error() {
-    let scripts = Scripts::new();
-    let outcome = scripts
-        .run_one(
-            HookEvent::PreToolUse,
-            r#"echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "deny"}}'"#,
-        )
-        .await;
-    assert_eq!(outcome.decision(), None);
-    assert!(outcome.errors[0].message.contains("hookEventName"));
 }
 
 #[tokio::test]
@@ -684,36 +643,48 @@ async fn background_children_do_not_keep_a_finished_hook_waiting() {
 // ---- Matchers ----
 
 #[test]
-fn an_exact_matcher_matches_only_that_name() {
-    let matcher = Matcher::new("Bash").expect("valid");
-    assert!(matcher.matches(&["Bash"]));
-    assert!(!matcher.matches(&["BashOutput"]));
-    assert!(!matcher.matches(&["bash"]));
-}
-
-#[test]
-fn alternatives_match_each_name_exactly() {
-    let matcher = Matcher::new("Edit|Write").expect("valid");
-    assert!(matcher.matches(&["Edit"]) && matcher.matches(&["Write"]));
-    assert!(!matcher.matches(&["MultiEdit"]));
-}
-
-#[test]
-fn other_matchers_are_unanchored_regexes() {
-    let matcher = Matcher::new("mcp__.*__write").expect("valid");
-    assert!(matcher.matches(&["mcp__fs__write_file"]));
-    assert!(!matcher.matches(&["mcp__fs__read"]));
-    assert!(
-        Matcher::new("^Notebook")
-            .expect("valid")
-            .matches(&["NotebookEdit"])
-    );
-}
-
-#[test]
-fn star_and_empty_match_every_tool() {
-    assert!(Matcher::new("*").expect("valid").matches(&["anything"]));
-    assert!(Matcher::new("").expect("valid").matches(&["anything"]));
+fn matchers_select_tools_like_claude_code() {
+    let cases = [
+        ("Bash", "Bash", true, "an exact matcher matches that name"),
+        ("Bash", "BashOutput", false, "and no longer name"),
+        ("Bash", "bash", false, "and not another case"),
+        ("Edit|Write", "Edit", true, "each alternative matches"),
+        ("Edit|Write", "Write", true, "each alternative matches"),
+        (
+            "Edit|Write",
+            "MultiEdit",
+            false,
+            "alternatives match exactly",
+        ),
+        (
+            "mcp__.*__write",
+            "mcp__fs__write_file",
+            true,
+            "another matcher is an unanchored regex",
+        ),
+        (
+            "mcp__.*__write",
+            "mcp__fs__read",
+            false,
+            "a regex that does not match",
+        ),
+        (
+            "^Notebook",
+            "NotebookEdit",
+            true,
+            "a regex may anchor itself",
+        ),
+        ("*", "anything", true, "a star matches every tool"),
+        ("", "anything", true, "an empty matcher matches every tool"),
+    ];
+    for (pattern, tool, matches, why) in cases {
+        let matcher = Matcher::new(pattern).expect("valid");
+        assert_eq!(
+            matcher.matches(&[tool]),
+            matches,
+            "`{pattern}` on `{tool}`: {why}"
+        );
+    }
 }
 
 #[test]
@@ -765,10 +736,17 @@ fn an_empty_registry_has_no_hooks_for_any_event() {
 
 #[test]
 fn hook_events_have_claude_code_names() {
-    for event in HookEvent::ALL {
-        assert_eq!(event.as_str().parse::<HookEvent>(), Ok(event));
+    let cases = [
+        (HookEvent::PreToolUse, "PreToolUse"),
+        (HookEvent::PermissionRequest, "PermissionRequest"),
+        (HookEvent::PostToolUse, "PostToolUse"),
+        (HookEvent::PostToolUseFailure, "PostToolUseFailure"),
+    ];
+    assert_eq!(HookEvent::ALL.len(), cases.len(), "every event has a row");
+    for (event, name) in cases {
+        assert_eq!(event.as_str(), name);
+        assert_eq!(name.parse::<HookEvent>(), Ok(event), "{name}");
     }
-    assert_eq!(HookEvent::PostToolUseFailure.as_str(), "PostToolUseFailure");
     assert!("UserPromptSubmit".parse::<HookEvent>().is_err());
 }
 

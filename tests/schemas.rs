@@ -1,5 +1,7 @@
 //! Input and output schemas as the model sees them.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use serde_json::{Value, json};
 use tool_core::{Args, Json, Registry, ToolError, Url, WorkspacePath, tool};
 
@@ -187,10 +189,43 @@ fn json_output_has_an_output_schema() {
     );
 }
 
+/// How many times the schema of [`Counted`] was generated.
+static COUNTED_SCHEMAS: AtomicUsize = AtomicUsize::new(0);
+
+#[derive(serde::Deserialize)]
+struct Counted {
+    text: String,
+}
+
+impl schemars::JsonSchema for Counted {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Counted".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        COUNTED_SCHEMAS.fetch_add(1, Ordering::SeqCst);
+        schemars::json_schema!({
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"]
+        })
+    }
+}
+
+/// Echo the text, with arguments whose schema counts how often it is generated.
+#[tool(read_only, name = "schema_counted")]
+fn counted(Args(arguments): Args<Counted>) -> String {
+    arguments.text
+}
+
 #[test]
 fn schemas_are_built_once_and_cached() {
-    let tool = Registry::global().get("schema_read").unwrap();
-    assert!(std::ptr::eq(tool.input_schema(), tool.input_schema()));
+    let tool = Registry::global().get("schema_counted").unwrap();
+    let first = tool.input_schema().clone();
+    // Explaining an argument error reads the schema too.
+    assert!(tool.prepare(r#"{"txt": "hi"}"#).is_err());
+    assert_eq!(tool.input_schema(), &first);
+    assert_eq!(COUNTED_SCHEMAS.load(Ordering::SeqCst), 1);
 }
 
 #[test]

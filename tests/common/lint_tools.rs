@@ -187,7 +187,7 @@ fn tag(
     Ok(Json(all))
 }
 
-/// Checks that every tool above registered and answers.
+/// Checks that every tool above registered.
 fn check_tools() {
     let registry = tool_core::Registry::global();
     for name in [
