@@ -16,8 +16,11 @@
 use std::collections::VecDeque;
 
 use tool_core::{
-    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, BoxFuture, CallEvent, Coordinator,
-    Mode, ToolCall, ToolError, ToolResult, Toolset, Workspace, WorkspacePath, tool,
+    BoxFuture, Coordinator, ToolCall, ToolError, ToolResult, Toolset, Workspace, WorkspacePath,
+    approval::{ApprovalRequest, ApprovalResponse, ApprovalScope, Approver},
+    events::CallEvent,
+    policy::Mode,
+    tool,
 };
 
 /// List the entries of a directory in the workspace, directories marked with a trailing `/`.

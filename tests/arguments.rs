@@ -1,7 +1,8 @@
 //! Argument errors a model can act on: each names the JSON path and what was expected.
 
 use tool_core::{
-    ArgumentProblem, Coordinator, ToolCall, ToolError, ToolResult, Toolset, WorkspacePath, tool,
+    Coordinator, ToolCall, ToolError, ToolResult, Toolset, WorkspacePath, error::ArgumentProblem,
+    tool,
 };
 
 /// Read a file.
@@ -44,7 +45,7 @@ fn none() -> &'static str {
 
 fn call(name: &str, arguments: &str) -> ToolResult {
     let coordinator = Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(Toolset::named(["args_read", "args_edit", "args_none"]).unwrap())
         .build()
         .unwrap();
@@ -273,14 +274,14 @@ fn errors_in_multi_line_arguments_are_located() {
 
 /// Fetch a page.
 #[tool(read_only, name = "args_fetch")]
-fn fetch(url: tool_core::Url) -> String {
+fn fetch(url: tool_core::WebUrl) -> String {
     url.to_string()
 }
 
 #[test]
 fn a_bad_url_says_what_was_sent_and_what_a_url_looks_like() {
     let coordinator = Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(Toolset::named(["args_fetch"]).unwrap())
         .build()
         .unwrap();

@@ -6,9 +6,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tool_core::{
-    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, Args, AutoApprove, BoxFuture,
-    Budget, BudgetConfig, CallEvent, Coordinator, CoordinatorBuilder, DenyAll, Mode, Settings,
-    ToolCall, ToolError, ToolResult, Toolset, Workspace, WorkspacePath, tool,
+    Args, BoxFuture, Coordinator, ToolCall, ToolError, ToolResult, Toolset, Workspace,
+    WorkspacePath,
+    approval::{ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, AutoApprove, DenyAll},
+    budget::{Budget, BudgetConfig},
+    coordinator::CoordinatorBuilder,
+    events::CallEvent,
+    policy::Mode,
+    settings::Settings,
+    tool,
 };
 
 /// Read a file.
@@ -179,7 +185,8 @@ fn read_only_calls_run_without_asking() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_read", r#"{"path": "notes.txt"}"#));
     assert_eq!(result.text(), "hello notes");
     assert_eq!(approver.asked(), 0);
@@ -192,7 +199,8 @@ fn a_mutating_call_asks_and_runs_once_approved() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call(
         "auth_write",
         r#"{"path": "src/new.rs", "text": "fn main() {}"}"#,
@@ -230,7 +238,11 @@ fn without_an_approver_a_call_that_needs_approval_is_denied_and_says_why() {
 fn a_rejection_tells_the_model_the_tool_did_not_run_and_passes_on_the_guidance() {
     let fixture = Fixture::new();
     let approver = Counting::new(ApprovalResponse::reject("write to docs/ instead"));
-    let coordinator = fixture.builder().approver(Shared(approver)).build().unwrap();
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(approver))
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     let text = result.text();
     assert!(text.contains("did not run"), "{text}");
@@ -257,7 +269,8 @@ fn a_session_approval_stops_asking_about_that_tool() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build().unwrap();
+        .build()
+        .unwrap();
     for file in ["a.txt", "b.txt", "c.txt"] {
         let arguments = format!(r#"{{"path": "{file}", "text": "x"}}"#);
         assert_eq!(
@@ -283,7 +296,8 @@ fn a_pattern_approval_covers_matching_calls_only() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build().unwrap();
+        .build()
+        .unwrap();
     coordinator.call_blocking(call("auth_shell", r#"{"command": "make build"}"#));
     coordinator.call_blocking(call("auth_shell", r#"{"command": "make test"}"#));
     assert_eq!(approver.asked(), 1);
@@ -315,7 +329,8 @@ fn the_suggested_pattern_for_a_file_covers_that_file_and_no_other() {
     let coordinator = fixture
         .builder()
         .approver(AcceptSuggestion(Arc::clone(&approver)))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let write = call("auth_write", r#"{"path": "src/[id].tsx", "text": "x"}"#);
     coordinator.call_blocking(write.clone());
     assert_eq!(
@@ -337,7 +352,8 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let cases = [
         (
             "cargo test -q",
@@ -370,7 +386,7 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_approval_does_not_outrank_plan_mode_switched_on_while_asking() {
     let fixture = Fixture::new();
-    let (approver, mut requests) = tool_core::ChannelApprover::new(4);
+    let (approver, mut requests) = tool_core::approval::ChannelApprover::new(4);
     let coordinator = fixture.builder().approver(approver).build().unwrap();
     let user = {
         let coordinator = coordinator.clone();
@@ -389,7 +405,7 @@ async fn an_approval_does_not_outrank_plan_mode_switched_on_while_asking() {
 #[test]
 fn a_channel_approver_nobody_listens_to_rejects_and_says_nobody_answered() {
     let fixture = Fixture::new();
-    let (approver, requests) = tool_core::ChannelApprover::new(1);
+    let (approver, requests) = tool_core::approval::ChannelApprover::new(1);
     drop(requests);
     let coordinator = fixture.builder().approver(approver).build().unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
@@ -409,7 +425,8 @@ fn a_grant_made_by_the_program_applies_to_later_calls() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build().unwrap();
+        .build()
+        .unwrap();
     coordinator.grant("auth_shell(make:*)").unwrap();
     let result = coordinator.call_blocking(call("auth_shell", r#"{"command": "make test"}"#));
     assert_eq!(result.text(), "ran make test");
@@ -429,7 +446,8 @@ fn an_always_approval_survives_a_new_coordinator() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .grants_file(&grants)
-        .build().unwrap();
+        .build()
+        .unwrap();
     first.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(approver.asked(), 1);
     drop(first);
@@ -439,7 +457,8 @@ fn an_always_approval_survives_a_new_coordinator() {
         .builder()
         .approver(Shared(Arc::clone(&later)))
         .grants_file(&grants)
-        .build().unwrap();
+        .build()
+        .unwrap();
     let result = second.call_blocking(call("auth_write", r#"{"path": "b.txt", "text": "x"}"#));
     assert_eq!(result.text(), "written");
     assert_eq!(later.asked(), 0);
@@ -452,7 +471,8 @@ fn plan_mode_denies_changes_and_says_plan_mode_is_on() {
         .builder()
         .approver(AutoApprove)
         .mode(Mode::Plan)
-        .build().unwrap();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert!(result.text().contains("plan mode"), "{}", result.text());
     assert!(!fixture.root().join("a.txt").exists());
@@ -464,7 +484,8 @@ fn plan_mode_denies_changes_and_says_plan_mode_is_on() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .mode(Mode::Plan)
-        .build().unwrap();
+        .build()
+        .unwrap();
     let plan = coordinator.call_blocking(call("auth_present_plan", r#"{"plan": "step 1"}"#));
     assert_eq!(plan.text(), "presented: step 1");
     assert_eq!(approver.asked(), 0);
@@ -477,7 +498,8 @@ fn the_mode_can_change_during_the_session() {
         .builder()
         .approver(AutoApprove)
         .mode(Mode::Plan)
-        .build().unwrap();
+        .build()
+        .unwrap();
     let write = call("auth_write", WRITE_A);
     assert!(coordinator.call_blocking(write.clone()).is_error());
     coordinator.set_mode(Mode::Default);
@@ -493,7 +515,8 @@ fn bypass_mode_runs_changes_without_asking() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .mode(Mode::Bypass)
-        .build().unwrap();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.text(), "written");
     assert_eq!(approver.asked(), 0);
@@ -588,7 +611,8 @@ fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let escape = r#"{"edits": [{"path": "a.txt", "text": "x"}, {"path": "../outside.txt", "text": "pwned"}]}"#;
     let result = coordinator.call_blocking(call("auth_write_many", escape));
     assert!(
@@ -663,7 +687,8 @@ fn per_call_classification_lets_read_only_commands_run_without_asking() {
     let coordinator = fixture
         .builder()
         .approver(Shared(Arc::clone(&approver)))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let status = coordinator.call_blocking(call("auth_shell", r#"{"command": "git status"}"#));
     assert_eq!(status.text(), "ran git status");
     assert_eq!(approver.asked(), 0);
@@ -750,7 +775,8 @@ fn additional_directories_from_the_settings_widen_the_workspace() {
     let wide = fixture
         .builder()
         .settings(Settings::from_json(&settings.to_string()).unwrap())
-        .build().unwrap();
+        .build()
+        .unwrap();
     assert_eq!(
         wide.call_blocking(call("auth_read", &read_guide)).text(),
         "the guide"
@@ -773,7 +799,8 @@ fn a_template_allow_list_runs_its_tools_without_asking() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .allow_list(["auth_write"])
-        .build().unwrap();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call("auth_write", WRITE_A));
     assert_eq!(result.text(), "written");
     assert_eq!(approver.asked(), 0);
@@ -793,7 +820,8 @@ fn an_exhausted_budget_denies_with_a_message_to_wrap_up_and_asks_nobody() {
         .builder()
         .approver(Shared(Arc::clone(&approver)))
         .budget(Arc::clone(&budget))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let read = call("auth_read", r#"{"path": "notes.txt"}"#);
     assert!(!coordinator.call_blocking(read.clone()).is_error());
     assert!(!coordinator.call_blocking(read.clone()).is_error());
@@ -842,7 +870,8 @@ fn events_follow_a_call_from_request_to_result() {
                 .unwrap()
                 .push((event.call_id().to_owned(), step));
         })
-        .build().unwrap();
+        .build()
+        .unwrap();
     coordinator.call_blocking(call("auth_write", WRITE_A));
     let steps: Vec<String> = seen
         .lock()
@@ -871,7 +900,8 @@ fn the_grants_file_is_protected_from_the_tools_themselves() {
         .builder()
         .grants_file(&grants)
         .mode(Mode::Bypass)
-        .build().unwrap();
+        .build()
+        .unwrap();
     let result = coordinator.call_blocking(call(
         "auth_write",
         r#"{"path": ".toolkit/grants.json", "text": "{\"allow\": [\"auth_shell\"]}"}"#,
@@ -897,7 +927,8 @@ fn the_settings_files_are_protected_from_the_tools_themselves() {
     let coordinator = fixture
         .builder()
         .settings(Settings::load(&settings_path).unwrap())
-        .build().unwrap();
+        .build()
+        .unwrap();
     assert_eq!(coordinator.mode(), Mode::AcceptEdits);
     let result = coordinator.call_blocking(call(
         "auth_write",
@@ -919,11 +950,7 @@ fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
     let fixture = Fixture::new();
     let grants = fixture.dir.path().join("grants.json");
     std::fs::write(&grants, "not json").unwrap();
-    let error = fixture
-        .builder()
-        .grants_file(&grants)
-        .build()
-        .unwrap_err();
+    let error = fixture.builder().grants_file(&grants).build().unwrap_err();
     assert!(
         error.to_string().contains(&*grants.to_string_lossy()),
         "{error}"
@@ -934,10 +961,6 @@ fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
 fn a_bad_rule_in_the_settings_fails_the_build_naming_the_rule() {
     let fixture = Fixture::new();
     let settings = Settings::from_json(r#"{"permissions": {"allow": ["Bash(npm test"]}}"#).unwrap();
-    let error = fixture
-        .builder()
-        .settings(settings)
-        .build()
-        .unwrap_err();
+    let error = fixture.builder().settings(settings).build().unwrap_err();
     assert!(error.to_string().contains("Bash(npm test"), "{error}");
 }

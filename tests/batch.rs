@@ -7,8 +7,10 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 use tool_core::{
-    ApprovalRequest, ApprovalResponse, Approver, AutoApprove, BatchOptions, BoxFuture, Coordinator,
-    State, ToolCall, ToolError, Toolset, tool,
+    BoxFuture, Coordinator, State, ToolCall, ToolError, Toolset,
+    approval::{ApprovalRequest, ApprovalResponse, Approver, AutoApprove},
+    coordinator::BatchOptions,
+    tool,
 };
 
 /// The meeting point of a test: how many of its calls run at once. A call "meets" the others
@@ -296,7 +298,7 @@ async fn every_call_of_an_aborted_batch_is_reported_finished() {
         .await;
     let mut finished = Vec::new();
     while let Ok(event) = received.try_recv() {
-        if let tool_core::CallEvent::Finished { call_id, .. } = event {
+        if let tool_core::events::CallEvent::Finished { call_id, .. } = event {
             finished.push(call_id);
         }
     }

@@ -4,9 +4,14 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tool_core::{
-    CallInfo, Content, Coordinator, Json, Prepared, Progress, Schema, State, Tool, ToolCall,
-    ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec, Toolset, ToolsetError, Workspace,
+    Coordinator, Json, State, Tool, ToolCall, ToolError, ToolOutput, Toolset, Workspace,
+    context::{CallInfo, Progress, ToolContext},
+    output::Content,
+    schema::Schema,
+    spec::ToolSpec,
     tool,
+    tool::{Prepared, ToolFuture},
+    toolset::ToolsetError,
 };
 
 /// Add two integers.
@@ -128,7 +133,7 @@ fn unit() {}
 
 fn coordinator() -> Coordinator {
     Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(Toolset::tagged("co"))
         .state(Visits(AtomicU32::new(0)))
         .workspace(Workspace::new(env!("CARGO_MANIFEST_DIR")).unwrap())
@@ -164,13 +169,14 @@ async fn a_blocking_tool_runs_on_the_blocking_pool() {
     let (started, has_started) = tokio::sync::oneshot::channel();
     let (go_on, wait) = std::sync::mpsc::channel();
     let coordinator = Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(Toolset::named(["co_blocking"]).unwrap())
         .state(Rendezvous {
             started: Mutex::new(Some(started)),
             go_on: Mutex::new(wait),
         })
-        .build().unwrap();
+        .build()
+        .unwrap();
     // Answers once the tool has started: it can only run while the tool blocks if the tool
     // is not blocking the runtime's thread.
     let other_task = tokio::spawn(async move {
@@ -242,7 +248,7 @@ fn a_nested_call_is_one_level_deeper() {
 #[test]
 fn a_missing_state_value_is_a_clear_error() {
     let coordinator = Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(Toolset::tagged("co"))
         .build()
         .unwrap();
@@ -274,9 +280,11 @@ fn progress_reports_reach_the_sink() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
     let coordinator = Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(Toolset::tagged("co"))
-        .on_progress(move |update: tool_core::ProgressUpdate| sink.lock().unwrap().push(update))
+        .on_progress(move |update: tool_core::context::ProgressUpdate| {
+            sink.lock().unwrap().push(update)
+        })
         .build()
         .unwrap();
     coordinator.call_blocking(ToolCall::new("co_progress", "{}").with_id("p1"));
@@ -317,7 +325,7 @@ async fn a_call_given_up_on_is_still_reported_finished_as_cancelled() {
     assert!(given_up.is_err(), "the call was still running");
     let mut finished = None;
     while let Ok(event) = received.try_recv() {
-        if let tool_core::CallEvent::Finished {
+        if let tool_core::events::CallEvent::Finished {
             call_id,
             error_kind,
             ..
@@ -342,11 +350,13 @@ fn progress_reports_reach_the_event_sink_between_start_and_finish() {
     while let Ok(event) = received.try_recv() {
         assert_eq!(event.call_id(), "p1");
         steps.push(match event {
-            tool_core::CallEvent::Requested { .. } => "requested".to_owned(),
-            tool_core::CallEvent::Decided { .. } => "decided".to_owned(),
-            tool_core::CallEvent::Started { .. } => "started".to_owned(),
-            tool_core::CallEvent::Progress(update) => format!("progress {}", update.progress),
-            tool_core::CallEvent::Finished { .. } => "finished".to_owned(),
+            tool_core::events::CallEvent::Requested { .. } => "requested".to_owned(),
+            tool_core::events::CallEvent::Decided { .. } => "decided".to_owned(),
+            tool_core::events::CallEvent::Started { .. } => "started".to_owned(),
+            tool_core::events::CallEvent::Progress(update) => {
+                format!("progress {}", update.progress)
+            }
+            tool_core::events::CallEvent::Finished { .. } => "finished".to_owned(),
             other => format!("{other:?}"),
         });
     }
@@ -457,7 +467,7 @@ impl Tool for Shout {
 fn shout(name: &'static str) -> Shout {
     Shout {
         spec: ToolSpec::new(name, "Shout the text.").read_only(),
-        schema: tool_core::input_schema_for::<()>(),
+        schema: tool_core::schema::input_schema_for::<()>(),
     }
 }
 
@@ -465,7 +475,7 @@ fn shout(name: &'static str) -> Shout {
 fn a_hand_written_tool_added_at_run_time_runs_beside_macro_tools() {
     let toolset = Toolset::tagged("co").with(shout("co_shout")).unwrap();
     let coordinator = Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(toolset)
         .build()
         .unwrap();

@@ -11,8 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tool_core::{
-    ApprovalRequest, ApprovalResponse, Approver, BoxFuture, Coordinator, Settings, ToolCall,
-    ToolError, Toolset, Workspace, WorkspacePath, tool,
+    BoxFuture, Coordinator, ToolCall, ToolError, Toolset, Workspace, WorkspacePath,
+    approval::{ApprovalRequest, ApprovalResponse, Approver},
+    settings::Settings,
+    tool,
 };
 
 /// Write a file.
@@ -406,7 +408,7 @@ fn system_messages_and_hook_failures_reach_the_event_sink() {
     assert_eq!(result.text(), "hello");
     let mut notices = Vec::new();
     while let Ok(event) = received.try_recv() {
-        if let tool_core::CallEvent::HookNotice {
+        if let tool_core::events::CallEvent::HookNotice {
             call_id,
             message,
             is_error,

@@ -51,7 +51,7 @@ fn a_toolset_selects_the_tools_of_one_crate() {
 #[test]
 fn tools_from_other_crates_run_through_the_coordinator() {
     let coordinator = Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(Toolset::tagged("fixture"))
         .build()
         .unwrap();

@@ -1,7 +1,7 @@
 //! Two tools claiming one name make the registry invalid, and the error names both places.
 //! (A test binary of its own: the global registry of every other test binary stays valid.)
 
-use tool_core::{Registry, RegistryProblem, tool};
+use tool_core::{Registry, registry::RegistryProblem, tool};
 
 mod first {
     use super::tool;

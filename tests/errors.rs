@@ -4,8 +4,10 @@
 use std::time::Duration;
 
 use tool_core::{
-    ApprovalRequest, ApprovalResponse, Approver, BoxFuture, Coordinator, Policy, ToolCall,
-    ToolError, Toolset, tool,
+    BoxFuture, Coordinator, ToolCall, ToolError, Toolset,
+    approval::{ApprovalRequest, ApprovalResponse, Approver},
+    policy::Policy,
+    tool,
 };
 
 /// Echo the text.
@@ -82,7 +84,8 @@ async fn every_error_kind_reaches_the_model_with_its_kind_and_message() {
         )
         .policy(Policy::builder().deny("err_delete"))
         .approver(User)
-        .build().unwrap();
+        .build()
+        .unwrap();
     let cases = [
         (
             ToolCall::new("err_echo", r#"{"txt": "hi"}"#),

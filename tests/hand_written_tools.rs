@@ -4,8 +4,11 @@
 use std::sync::OnceLock;
 
 use tool_core::{
-    Coordinator, Prepared, Schema, Tool, ToolCall, ToolContext, ToolError, ToolFuture, ToolOutput,
-    ToolSpec, Toolset,
+    Coordinator, Tool, ToolCall, ToolError, ToolOutput, Toolset,
+    context::ToolContext,
+    schema::Schema,
+    spec::ToolSpec,
+    tool::{Prepared, ToolFuture},
 };
 
 /// What a hand-written tool's `invoke` does.

@@ -6,9 +6,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tool_core::hooks::{
-    CommandHook, HookEvent, HookInput, HookOutcome, HookOutput, Hooks, Matcher, hook_fn,
+    CombinedOutput, CommandHook, HookEvent, HookInput, HookOutput, Hooks, Matcher, hook_fn,
 };
-use tool_core::{Mode, Verdict};
+use tool_core::policy::{Mode, Verdict};
 
 /// A directory for one test's scripts, which is also the hooks' `cwd`.
 struct Scripts {
@@ -56,7 +56,7 @@ impl Scripts {
     }
 
     /// Runs one script as the only hook of `event` and returns the outcome.
-    async fn run_one(&self, event: HookEvent, body: &str) -> HookOutcome {
+    async fn run_one(&self, event: HookEvent, body: &str) -> CombinedOutput {
         let mut hooks = Hooks::new();
         hooks
             .register(event, "*", CommandHook::new(self.script("hook.sh", body)))
@@ -369,7 +369,11 @@ async fn permission_decision_allow_deny_and_ask_become_verdicts_with_their_reaso
         let decision = outcome.decision().expect("decided");
         assert_eq!(decision.verdict, verdict, "{word}");
         assert_eq!(decision.reason, format!("because {word}"), "{word}");
-        assert_eq!(decision.source.layer, tool_core::Layer::Hook, "{word}");
+        assert_eq!(
+            decision.source.layer,
+            tool_core::policy::PolicyLayer::Hook,
+            "{word}"
+        );
     }
 }
 

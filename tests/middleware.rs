@@ -5,8 +5,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tool_core::{
-    Artifacts, BoxFuture, CancellationToken, Coordinator, Invocation, Middleware, Next, State,
-    ToolCall, ToolError, ToolOutput, Toolset, tool,
+    BoxFuture, Coordinator, State, ToolCall, ToolError, ToolOutput, Toolset,
+    context::CancellationToken,
+    middleware::{Artifacts, Downstream, Invocation, Middleware},
+    tool,
 };
 
 /// Wait until cancelled.
@@ -175,7 +177,7 @@ impl Middleware for CancelEachCall {
     fn handle<'a>(
         &'a self,
         call: &'a Invocation<'a>,
-        next: Next<'a>,
+        next: Downstream<'a>,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         call.ctx.cancellation().cancel();
         Box::pin(next.run())
@@ -226,7 +228,7 @@ impl Middleware for Record {
     fn handle<'a>(
         &'a self,
         call: &'a Invocation<'a>,
-        next: Next<'a>,
+        next: Downstream<'a>,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             self.log
@@ -250,7 +252,7 @@ impl Middleware for Refuse {
     fn handle<'a>(
         &'a self,
         _: &'a Invocation<'a>,
-        _: Next<'a>,
+        _: Downstream<'a>,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async { Err(ToolError::failed("refused by middleware")) })
     }

@@ -5,11 +5,15 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-use tool_core::policy::{PermissionRule, PermissionSet, priority};
+use tool_core::policy::{PatternSet, RulePattern, priority};
 use tool_core::{
-    ClassifiedCall, Decision, DecisionSource, Effect, Layer, Mode, PermissionRules, Policy,
-    PolicyContext, ResolvedPath, Resource, ResourceArg, ResourceKind, Rule, RuleSyntaxError,
-    ToolSpec, Verdict,
+    policy::{
+        ClassifiedCall, Decision, DecisionSource, Mode, Policy, PolicyContext, PolicyLayer, Rule,
+        RuleSyntaxError, UserRules, Verdict,
+    },
+    spec::{Effect, ResourceArg, ResourceKind, ToolSpec},
+    tool::Resource,
+    workspace::ResolvedPath,
 };
 
 const ROOT: &str = "/ws";
@@ -143,7 +147,9 @@ fn present_plan() -> Call {
     Call::of(ToolSpec::new("present_plan", "Present the plan to the user.").self_approving())
 }
 
-fn policy(build: impl FnOnce(tool_core::PolicyBuilder) -> tool_core::PolicyBuilder) -> Policy {
+fn policy(
+    build: impl FnOnce(tool_core::policy::PolicyBuilder) -> tool_core::policy::PolicyBuilder,
+) -> Policy {
     build(Policy::builder().home("/home/ada"))
         .build()
         .expect("valid rules")
@@ -165,7 +171,7 @@ fn self_approving_tool_never_asks_even_in_plan_mode() {
     for mode in [Mode::Default, Mode::Plan, Mode::AcceptEdits] {
         let decision = present_plan().decide(&policy, &in_mode(mode));
         assert_eq!(decision.verdict, Verdict::Allow, "{mode}");
-        assert_eq!(decision.source.layer, Layer::SelfApproving, "{mode}");
+        assert_eq!(decision.source.layer, PolicyLayer::SelfApproving, "{mode}");
     }
 }
 
@@ -175,7 +181,7 @@ fn plan_mode_denies_write_tools_and_says_what_to_do_instead() {
         .path("src/lib.rs")
         .decide(&Policy::default(), &in_mode(Mode::Plan));
     assert_eq!(decision.verdict, Verdict::Deny);
-    assert_eq!(decision.source.layer, Layer::Mode);
+    assert_eq!(decision.source.layer, PolicyLayer::Mode);
     assert!(
         decision.reason.contains("plan mode is on"),
         "{}",
@@ -205,7 +211,7 @@ fn by_default_read_only_tools_run_and_tools_that_change_things_ask() {
             .path("README.md")
             .decide(&Policy::default(), &default_context());
         assert_eq!(decision.verdict, verdict, "{why}");
-        assert_eq!(decision.source.layer, Layer::Default, "{why}");
+        assert_eq!(decision.source.layer, PolicyLayer::Default, "{why}");
     }
 }
 
@@ -236,14 +242,14 @@ fn the_per_call_effect_decides_not_the_spec_effect() {
 #[test]
 fn template_allow_list_allows_listed_tools() {
     let context = default_context()
-        .with_allow_list(PermissionSet::parse(["write_file", "run_shell(cargo test:*)"]).unwrap());
+        .with_allow_list(PatternSet::parse(["write_file", "run_shell(cargo test:*)"]).unwrap());
     let decision = write_file()
         .path("notes.md")
         .decide(&Policy::default(), &context);
     assert_eq!(decision.verdict, Verdict::Allow);
     assert_eq!(
         decision.source,
-        DecisionSource::new(Layer::AllowList, "write_file")
+        DecisionSource::new(PolicyLayer::AllowList, "write_file")
     );
     let cases = [
         ("cargo test -p x", Verdict::Allow, "listed by prefix"),
@@ -264,20 +270,20 @@ fn yolo_is_bypass_mode_and_allows_what_would_ask() {
     assert_eq!(decision.verdict, Verdict::Allow);
     assert_eq!(
         decision.source,
-        DecisionSource::new(Layer::Mode, "bypass mode")
+        DecisionSource::new(PolicyLayer::Mode, "bypass mode")
     );
 }
 
 #[test]
 fn session_grants_allow_what_the_user_always_allowed() {
-    let context = default_context().grant(PermissionRule::parse("write_file").unwrap());
+    let context = default_context().grant(RulePattern::parse("write_file").unwrap());
     let decision = write_file()
         .path("notes.md")
         .decide(&Policy::default(), &context);
     assert_eq!(decision.verdict, Verdict::Allow);
     assert_eq!(
         decision.source,
-        DecisionSource::new(Layer::SessionGrant, "write_file")
+        DecisionSource::new(PolicyLayer::SessionGrant, "write_file")
     );
 }
 
@@ -286,7 +292,7 @@ fn granting_makes_a_new_set_and_leaves_the_old_one() {
     let before = default_context();
     let after = before
         .clone()
-        .grant(PermissionRule::parse("write_file").unwrap());
+        .grant(RulePattern::parse("write_file").unwrap());
     let call = write_file().path("notes.md");
     assert_eq!(call.verdict(&Policy::default(), &before), Verdict::Ask);
     assert_eq!(call.verdict(&Policy::default(), &after), Verdict::Allow);
@@ -295,53 +301,53 @@ fn granting_makes_a_new_set_and_leaves_the_old_one() {
 #[test]
 fn plan_mode_beats_session_grants_and_allow_lists() {
     let context = in_mode(Mode::Plan)
-        .grant(PermissionRule::parse("write_file").unwrap())
-        .with_allow_list(PermissionSet::parse(["write_file"]).unwrap());
+        .grant(RulePattern::parse("write_file").unwrap())
+        .with_allow_list(PatternSet::parse(["write_file"]).unwrap());
     let decision = write_file()
         .path("notes.md")
         .decide(&Policy::default(), &context);
     assert_eq!(decision.verdict, Verdict::Deny);
-    assert_eq!(decision.source.layer, Layer::Mode);
+    assert_eq!(decision.source.layer, PolicyLayer::Mode);
 }
 
 #[test]
 fn session_grants_come_before_the_allow_list() {
     let context = default_context()
-        .grant(PermissionRule::parse("write_file").unwrap())
-        .with_allow_list(PermissionSet::parse(["write_file"]).unwrap());
+        .grant(RulePattern::parse("write_file").unwrap())
+        .with_allow_list(PatternSet::parse(["write_file"]).unwrap());
     let decision = write_file()
         .path("notes.md")
         .decide(&Policy::default(), &context);
-    assert_eq!(decision.source.layer, Layer::SessionGrant);
+    assert_eq!(decision.source.layer, PolicyLayer::SessionGrant);
 }
 
 #[test]
 fn built_in_rules_run_in_the_published_priority_order() {
-    let order: Vec<(Layer, i32)> = Policy::default()
+    let order: Vec<(PolicyLayer, i32)> = Policy::default()
         .rules()
         .map(|rule| (rule.layer(), rule.priority()))
         .collect();
     assert_eq!(
         order,
         [
-            (Layer::Safety, priority::SAFETY),
-            (Layer::DenyRule, priority::DENY_RULES),
-            (Layer::SelfApproving, priority::SELF_APPROVING),
-            (Layer::Mode, priority::MODE),
-            (Layer::Mode, priority::MODE),
-            (Layer::Mode, priority::MODE),
-            (Layer::AskRule, priority::ASK_RULES),
-            (Layer::AllowRule, priority::ALLOW_RULES),
-            (Layer::SessionGrant, priority::SESSION_GRANTS),
-            (Layer::AllowList, priority::ALLOW_LIST),
-            (Layer::Default, priority::DEFAULT),
+            (PolicyLayer::Safety, priority::SAFETY),
+            (PolicyLayer::DenyRule, priority::DENY_RULES),
+            (PolicyLayer::SelfApproving, priority::SELF_APPROVING),
+            (PolicyLayer::Mode, priority::MODE),
+            (PolicyLayer::Mode, priority::MODE),
+            (PolicyLayer::Mode, priority::MODE),
+            (PolicyLayer::AskRule, priority::ASK_RULES),
+            (PolicyLayer::AllowRule, priority::ALLOW_RULES),
+            (PolicyLayer::SessionGrant, priority::SESSION_GRANTS),
+            (PolicyLayer::AllowList, priority::ALLOW_LIST),
+            (PolicyLayer::Default, priority::DEFAULT),
         ]
     );
 }
 
 #[test]
 fn a_custom_rule_fits_between_any_two_built_in_layers() {
-    let built_in: Vec<(Layer, i32)> = Policy::default()
+    let built_in: Vec<(PolicyLayer, i32)> = Policy::default()
         .rules()
         .map(|rule| (rule.layer(), rule.priority()))
         .collect();
@@ -356,10 +362,10 @@ fn a_custom_rule_fits_between_any_two_built_in_layers() {
             "no priority is free between {before} ({low}) and {after} ({high})"
         );
         let policy = policy(|b| b.rule(NoDestructiveCalls { priority: between }));
-        let layers: Vec<Layer> = policy.rules().map(|rule| rule.layer()).collect();
+        let layers: Vec<PolicyLayer> = policy.rules().map(|rule| rule.layer()).collect();
         let custom = layers
             .iter()
-            .position(|layer| *layer == Layer::Custom)
+            .position(|layer| *layer == PolicyLayer::Custom)
             .expect("the custom rule is in the policy");
         assert_eq!(
             (layers[custom - 1], layers[custom + 1]),
@@ -378,7 +384,7 @@ fn bypass_mode_does_not_beat_deny_rules() {
     assert_eq!(decision.verdict, Verdict::Deny);
     assert_eq!(
         decision.source,
-        DecisionSource::new(Layer::DenyRule, "run_shell(rm:*)")
+        DecisionSource::new(PolicyLayer::DenyRule, "run_shell(rm:*)")
     );
 }
 
@@ -399,7 +405,7 @@ fn accept_edits_allows_file_edits_inside_the_workspace() {
     assert_eq!(decision.verdict, Verdict::Allow);
     assert_eq!(
         decision.source,
-        DecisionSource::new(Layer::Mode, "accept_edits mode")
+        DecisionSource::new(PolicyLayer::Mode, "accept_edits mode")
     );
 }
 
@@ -492,13 +498,13 @@ fn allow_rule_beats_the_default_ask() {
     assert_eq!(decision.verdict, Verdict::Allow);
     assert_eq!(
         decision.source,
-        DecisionSource::new(Layer::AllowRule, "write_file")
+        DecisionSource::new(PolicyLayer::AllowRule, "write_file")
     );
 }
 
 #[test]
 fn settings_lists_are_accepted_at_once() {
-    let rules = PermissionRules {
+    let rules = UserRules {
         allow: vec!["write_file".into()],
         ask: vec![],
         deny: vec!["Write(secrets/**)".into()],
@@ -534,7 +540,7 @@ fn read_glob_denies_the_same_path_for_every_read_only_tool() {
         );
         assert_eq!(
             decision.source,
-            DecisionSource::new(Layer::DenyRule, "Read(./secrets/**)"),
+            DecisionSource::new(PolicyLayer::DenyRule, "Read(./secrets/**)"),
             "{tool}"
         );
     }
@@ -607,7 +613,7 @@ fn home_patterns_use_the_home_directory_given_at_build_time() {
     let deny = explanation
         .steps
         .iter()
-        .find(|step| step.layer == Layer::DenyRule)
+        .find(|step| step.layer == PolicyLayer::DenyRule)
         .unwrap();
     assert_eq!(
         deny.outcome.as_ref().map(|d| d.verdict),
@@ -753,7 +759,7 @@ fn rule_syntax_errors_name_the_rule_and_show_valid_rules() {
         ("Read(src/[oops)", "not a valid path pattern"),
     ];
     for (rule, expected) in cases {
-        let message = PermissionRule::parse(rule).unwrap_err().to_string();
+        let message = RulePattern::parse(rule).unwrap_err().to_string();
         assert!(message.contains(expected), "{rule}: {message}");
     }
 }
@@ -916,7 +922,7 @@ fn a_path_outside_the_workspace_is_denied_even_in_bypass_with_an_allow_rule() {
         .outside("../../etc/passwd", "/etc/passwd")
         .decide(&policy, &in_mode(Mode::Bypass));
     assert_eq!(decision.verdict, Verdict::Deny);
-    assert_eq!(decision.source.layer, Layer::Safety);
+    assert_eq!(decision.source.layer, PolicyLayer::Safety);
     assert!(
         decision.reason.contains("`../../etc/passwd`"),
         "{}",
@@ -932,7 +938,7 @@ fn protected_git_writes_are_denied_and_reads_allowed() {
     let context = in_mode(Mode::Bypass);
     let decision = write_file().path(".git/config").decide(&policy, &context);
     assert_eq!(decision.verdict, Verdict::Deny);
-    assert_eq!(decision.source.layer, Layer::Safety);
+    assert_eq!(decision.source.layer, PolicyLayer::Safety);
     assert!(decision.reason.contains("protected"), "{}", decision.reason);
     let cases = [
         (
@@ -977,13 +983,13 @@ fn raw_path_arguments_are_matched_lexically_without_a_workspace() {
         (
             read_file().resource("path", ResourceKind::Path, "./secrets/key"),
             default_context(),
-            Layer::DenyRule,
+            PolicyLayer::DenyRule,
             "a deny rule's glob",
         ),
         (
             write_file().resource("path", ResourceKind::Path, ".git/HEAD"),
             in_mode(Mode::Bypass),
-            Layer::Safety,
+            PolicyLayer::Safety,
             "a protected path",
         ),
     ];
@@ -1014,7 +1020,7 @@ impl Rule for NoDestructiveCalls {
         (call.effect == Effect::Destructive).then(|| {
             Decision::deny(
                 "destructive calls are off",
-                DecisionSource::new(Layer::Custom, "no destructive calls"),
+                DecisionSource::new(PolicyLayer::Custom, "no destructive calls"),
             )
         })
     }
@@ -1065,7 +1071,7 @@ fn a_custom_rule_with_a_built_in_priority_runs_after_the_built_in() {
         })
     });
     let decision = delete_file().decide(&policy, &in_mode(Mode::Bypass));
-    assert_eq!(decision.source.layer, Layer::Mode);
+    assert_eq!(decision.source.layer, PolicyLayer::Mode);
 }
 
 #[test]
@@ -1079,12 +1085,12 @@ fn explain_lists_every_rule_and_the_one_that_decided() {
         call.decide(&policy, &default_context())
     );
     let decider = explanation.decider().unwrap();
-    assert_eq!(decider.layer, Layer::DenyRule);
+    assert_eq!(decider.layer, PolicyLayer::DenyRule);
     assert_eq!(decider.priority, priority::DENY_RULES);
     let allow = explanation
         .steps
         .iter()
-        .find(|step| step.layer == Layer::AllowRule)
+        .find(|step| step.layer == PolicyLayer::AllowRule)
         .unwrap();
     assert_eq!(
         allow.outcome.as_ref().map(|d| d.verdict),

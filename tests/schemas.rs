@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use tool_core::{Args, Json, Registry, ToolError, Url, WorkspacePath, tool};
+use tool_core::{Args, Json, Registry, ToolError, WebUrl, WorkspacePath, tool};
 
 /// Read a text file from the workspace.
 ///
@@ -31,7 +31,7 @@ fn order(
     zeta: bool,
     #[arg(rename = "alpha-value", desc = "Described by attribute.")] alpha: String,
     #[arg(url)] middle: String,
-    link: Url,
+    link: WebUrl,
 ) -> String {
     format!("{zeta}{alpha}{middle}{link}")
 }
@@ -250,7 +250,7 @@ struct Range {
 
 /// Optional arguments of several shapes.
 #[tool(read_only, name = "schema_optional")]
-fn optional(range: Option<Range>, names: Option<Vec<String>>, link: Option<Url>) -> String {
+fn optional(range: Option<Range>, names: Option<Vec<String>>, link: Option<WebUrl>) -> String {
     format!(
         "{} {names:?} {link:?}",
         range.map_or(0, |range| range.start)

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use tool_core::hooks::{HookEvent, HookInput};
-use tool_core::{Mode, Settings, SettingsError};
+use tool_core::{
+    policy::Mode,
+    settings::{Settings, SettingsError},
+};
 
 /// Claude Code's documented settings, with keys this framework does not use.
 const CLAUDE_CODE_EXAMPLE: &str = r#"{

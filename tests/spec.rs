@@ -2,7 +2,11 @@
 
 use std::time::Duration;
 
-use tool_core::{ApprovalKind, Effect, Registry, Toolset, tool};
+use tool_core::{
+    Registry, Toolset,
+    spec::{ApprovalKind, Effect},
+    tool,
+};
 
 /// Look.
 #[tool(
@@ -40,7 +44,7 @@ fn shell(#[arg(command)] command: String, timeout: Option<u64>) -> String {
     format!("{command} {timeout:?}")
 }
 
-fn spec(name: &str) -> &'static tool_core::ToolSpec {
+fn spec(name: &str) -> &'static tool_core::spec::ToolSpec {
     Registry::global().get(name).unwrap().spec()
 }
 

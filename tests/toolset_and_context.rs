@@ -2,7 +2,10 @@
 //! directly with a detached context (as a unit test of one tool would).
 
 use tool_core::{
-    CallInfo, CancellationToken, Registry, ToolContext, Toolset, Workspace, WorkspaceError, tool,
+    Registry, Toolset, Workspace,
+    context::{CallInfo, CancellationToken, ToolContext},
+    tool,
+    workspace::WorkspaceError,
 };
 
 /// First.

@@ -9,7 +9,10 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
-use tool_core::{Normalization, ResolveError, Workspace};
+use tool_core::{
+    Workspace,
+    workspace::{Normalization, ResolveError},
+};
 
 /// A workspace root named `myproj` inside a scratch directory, which is outside it. Holds
 /// `src/main.rs`, `src/lib.rs` and `Cargo.toml`; `outside/secret.txt` lies next to it.

@@ -5,10 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tool_core::{
-    Args, CallInfo, CancellationToken, Content, Json, Progress, State, ToolContext, ToolError,
-    ToolOutput, Url, Workspace, WorkspacePath, tool,
-};
+use tool_core::{Args, Json, State, ToolError, ToolOutput, WebUrl, Workspace, WorkspacePath, tool, context::{CallInfo, CancellationToken, Progress, ToolContext}, output::Content};
 
 /// Add two integers.
 ///
@@ -82,7 +79,7 @@ fn search(Args(input): Args<SearchInput>, info: &CallInfo) -> Json<Vec<Hit>> {
 /// * `max_bytes` - At most this many bytes of the body.
 #[tool(read_only, open_world)]
 async fn fetch(
-    url: Url,
+    url: WebUrl,
     #[arg(default = 4096)] max_bytes: usize,
     #[arg(rename = "userAgent", desc = "The User-Agent header to send.")] user_agent: Option<
         String,
@@ -176,7 +173,7 @@ fn tag(
     #[serde(alias = "labels")]
     #[schemars(length(max = 8))]
     tags: Vec<String>,
-    links: Option<Vec<Url>>,
+    links: Option<Vec<WebUrl>>,
 ) -> Result<Json<Vec<String>>, std::io::Error> {
     if tags.iter().any(String::is_empty) {
         return Err(std::io::Error::other("a tag cannot be empty"));

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use tool_core::{BatchOptions, Coordinator, ToolCall, Toolset, tool};
+use tool_core::{Coordinator, ToolCall, Toolset, coordinator::BatchOptions, tool};
 
 /// Wait 10 ms, as a read-only call waiting on I/O does.
 #[tool(read_only, name = "bench_wait")]

@@ -11,8 +11,10 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use tool_core::{
-    ClassifiedCall, Policy, PolicyContext, ResolvedPath, Resource, ResourceArg, ResourceKind,
-    ToolSpec, Verdict,
+    policy::{ClassifiedCall, Policy, PolicyContext, Verdict},
+    spec::{ResourceArg, ResourceKind, ToolSpec},
+    tool::Resource,
+    workspace::ResolvedPath,
 };
 
 /// 100 rules of every kind; the ones the calls below meet are among them.

@@ -9,19 +9,26 @@ pub use serde_json;
 pub use std::borrow::Cow;
 pub use std::sync::OnceLock;
 
-pub use crate::args::parse_arguments;
-pub use crate::registry::ToolRegistration;
-pub use crate::spec::SpecParts;
+// Every name generated code uses, from one place, so the public layout can change freely.
+pub use crate::definition::args::parse_arguments;
+pub use crate::definition::context::{FromContext, ToolContext};
+pub use crate::definition::output::IntoToolResult;
+pub use crate::definition::registry::ToolRegistration;
+pub use crate::definition::spec::{
+    ApprovalKind, Effect, ResourceArg, ResourceKind, SpecParts, ToolSpec,
+};
+pub use crate::definition::tool::{Prepared, ToolFuture};
+pub use crate::{Args, Tool, ToolError, ToolOutput};
+pub use schemars::Schema;
 
 use std::path::PathBuf;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator};
+use schemars::{JsonSchema, SchemaGenerator};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::spec::ResourceKind;
-use crate::tool::Resource;
-use crate::{IntoToolResult, ToolContext, ToolError, ToolOutput, Url, WorkspacePath};
+use crate::definition::tool::Resource;
+use crate::{WebUrl, WorkspacePath};
 
 /// A tool's input schema, built on first use from its arguments type's
 /// `JsonSchema::json_schema`. Everything here takes `fn` pointers rather than type parameters
@@ -30,7 +37,7 @@ pub fn cached_input_schema(
     cell: &'static OnceLock<Schema>,
     json_schema: fn(&mut SchemaGenerator) -> Schema,
 ) -> &'static Schema {
-    cell.get_or_init(|| crate::schema::input_schema(json_schema))
+    cell.get_or_init(|| crate::definition::schema::input_schema(json_schema))
 }
 
 /// A tool's output schema, built on first use (see [`cached_input_schema`]).
@@ -44,10 +51,10 @@ pub fn cached_output_schema(
 /// The output schema of a tool function's return type.
 #[must_use]
 pub fn output_schema<R: IntoToolResult>() -> Option<Schema> {
-    let mut generator = crate::schema::generator();
+    let mut generator = crate::definition::schema::generator();
     let schema = R::output_schema(&mut generator)?;
-    let schema = crate::schema::with_definitions(schema, &mut generator);
-    Some(crate::schema::normalize_output(schema))
+    let schema = crate::definition::schema::with_definitions(schema, &mut generator);
+    Some(crate::definition::schema::normalize_output(schema))
 }
 
 /// A JSON argument's type.
@@ -71,7 +78,7 @@ pub const fn assert_tool_return<R: IntoToolResult>() {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a resource argument",
     label = "`#[arg(path)]`, `#[arg(url)]` and `#[arg(command)]` need a text-like type",
-    note = "resource arguments are `String`, `PathBuf`, `WorkspacePath` or `Url`, or an `Option` or `Vec` of them"
+    note = "resource arguments are `String`, `PathBuf`, `WorkspacePath` or `WebUrl`, or an `Option` or `Vec` of them"
 )]
 pub trait ResourceValue {
     /// Hands each text the value names to `each`.
@@ -96,7 +103,7 @@ impl ResourceValue for WorkspacePath {
     }
 }
 
-impl ResourceValue for Url {
+impl ResourceValue for WebUrl {
     fn each_text(&self, each: &mut dyn FnMut(Cow<'_, str>)) {
         each(Cow::Borrowed(self.as_str()));
     }
@@ -158,7 +165,7 @@ pub async fn run_blocking(
     match tokio::task::spawn_blocking(move || body(&ctx)).await {
         Ok(result) => result,
         Err(error) if error.is_panic() => Err(ToolError::Panicked {
-            message: crate::panic::panic_message(error.into_panic().as_ref()),
+            message: crate::definition::panic::panic_message(error.into_panic().as_ref()),
         }),
         Err(_) => Err(ToolError::Cancelled),
     }

@@ -1,8 +1,8 @@
 //! Turn ordinary Rust functions into tools a language model can call.
 //!
-//! Annotate a function with [`#[tool]`](tool); linking the crate is enough for the tool to
-//! exist, with its JSON Schema, argument validation with errors a model can act on, and an entry
-//! in the link-time [`Registry`]. A [`Coordinator`] then runs model tool calls against a
+//! Annotate a function with [`#[tool]`](macro@tool); linking the crate is enough for the tool
+//! to exist, with its JSON Schema, argument validation with errors a model can act on, and an
+//! entry in the link-time [`Registry`]. A [`Coordinator`] then runs model tool calls against a
 //! [`Toolset`].
 //!
 //! ```
@@ -18,102 +18,140 @@
 //!     a + b
 //! }
 //!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let coordinator = Coordinator::builder()
-//!     .toolset(Toolset::named(["doc_lib_add"]).unwrap())
-//!     .build()
-//!     .unwrap();
+//!     .toolset(Toolset::named(["doc_lib_add"])?)
+//!     .build()?;
 //! let result = coordinator.call_blocking(ToolCall::new("doc_lib_add", r#"{"a": 1, "b": 2}"#));
 //! assert_eq!(result.text(), "3");
 //!
-//! let schema = Toolset::named(["doc_lib_add"]).unwrap().get("doc_lib_add").unwrap().input_schema().clone();
+//! let schema = coordinator.toolset().get("doc_lib_add").unwrap().input_schema();
 //! assert_eq!(schema.as_value()["properties"]["a"]["description"], "The first addend.");
+//! # Ok(())
+//! # }
 //! ```
 //!
-//! # Modules by job
+//! # The crate root, and modules by job
 //!
-//! - [`spec`](ToolSpec): what a tool is, as data ([`ToolSpec`], [`Effect`]).
-//! - [`Tool`]: the one trait behind macro, hand-written and dynamic tools.
-//! - [`Registry`] and [`Toolset`]: the tools linked in, and the selection a coordinator offers.
-//! - Schemas and argument errors: [`Tool::input_schema`], [`ToolError::InvalidArguments`].
-//! - Context: [`FromContext`] and the built-in context types.
-//! - [`Coordinator`]: runs calls.
-//! - [`Workspace`]: the roots tools work in, resolution of a model's paths
-//!   ([`Workspace::resolve`]) and the hard boundary ([`Workspace::confine`]).
-//! - [`hooks`]: code run around calls (Claude Code's hook protocol); [`Settings`]: Claude Code
-//!   style `settings.json` (rules, mode, hooks).
+//! The root holds what a first program names: the attribute [`tool`](macro@tool), [`Args`],
+//! [`Json`], [`State`], [`Tool`], [`ToolCall`], [`ToolResult`], [`ToolError`],
+//! [`ToolOutput`], [`Toolset`], [`Registry`], [`Workspace`], [`WorkspacePath`], [`WebUrl`],
+//! [`Coordinator`] and [`BoxFuture`]. Everything else lives in one module, reachable one way:
+//!
+//! - Defining tools: [`spec`] (a tool as data), [`tool`](mod@tool) (what a call passes through
+//!   a tool), [`context`] (what a tool receives besides its arguments), [`output`], [`error`]
+//!   (argument errors), [`schema`], [`registry`], [`toolset`], [`workspace`] (resolving and
+//!   confining a model's paths).
+//! - Running them (the default `runtime` feature): [`coordinator`], [`policy`], [`approval`],
+//!   [`hooks`], [`settings`], [`middleware`], [`budget`], [`events`].
+//!
+//! # Features
+//!
+//! - `runtime` (default): the coordinator and everything around a call (policy, approvals,
+//!   hooks, settings, middleware, budgets, events). A crate that only defines tools can turn it
+//!   off (`default-features = false`): it then depends on neither process spawning nor libc,
+//!   and builds on any target the definition side builds on.
 
 #![warn(missing_docs)]
 
-mod approval;
-mod args;
-mod budget;
-mod call;
-mod context;
-mod coordinator;
-mod error;
-mod events;
-pub mod hooks;
-mod middleware;
-mod names;
-mod output;
-mod panic;
-pub mod policy;
-mod registry;
-mod schema;
-mod settings;
-mod spec;
-mod suggest;
-mod tool;
-mod toolset;
-mod workspace;
+mod definition;
+#[cfg(feature = "runtime")]
+mod runtime;
 
 #[doc(hidden)]
 pub mod __private;
+
+pub use definition::call::{ToolCall, ToolResult};
+pub use definition::context::State;
+pub use definition::error::ToolError;
+pub use definition::output::{Json, ToolOutput};
+pub use definition::registry::Registry;
+pub use definition::tool::Tool;
+pub use definition::toolset::Toolset;
+pub use definition::workspace::{WebUrl, Workspace, WorkspacePath};
+#[cfg(feature = "runtime")]
+pub use runtime::coordinator::Coordinator;
+
+/// Turns a function into a tool. See the [crate documentation](crate) and the README's
+/// attribute reference.
+pub use tool_macros::tool;
 
 /// A boxed, sendable future: what the object-safe async traits here (approvers, hooks,
 /// middleware) return.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
-pub use approval::{
-    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, AutoApprove, ChannelApprover,
-    DenyAll, GrantsError, GrantsFile, PendingApproval,
-};
-pub use args::parse_arguments;
-pub use budget::{Budget, BudgetConfig, BudgetExhausted, BudgetKind, BudgetStatus};
-pub use call::{ToolCall, ToolResult};
-pub use context::{
-    CallInfo, CancellationToken, FromContext, Progress, ProgressSink, ProgressUpdate, State,
-    ToolContext,
-};
-pub use coordinator::{BatchOptions, BuildError, Coordinator, CoordinatorBuilder};
-pub use error::{ArgumentError, ArgumentProblem, ToolError};
-pub use events::{CallEvent, EventSink};
-pub use hooks::{Hook, HookEvent, HookInput, HookOutcome, HookOutput, Hooks};
-pub use middleware::{Artifact, Artifacts, Invocation, Middleware, Next};
-pub use output::{Content, IntoToolOutput, IntoToolResult, Json, ToolOutput};
-pub use policy::{
-    ClassifiedCall, Decision, DecisionSource, Explanation, Layer, Mode, PermissionRule,
-    PermissionRules, PermissionSet, Policy, PolicyBuilder, PolicyContext, Rule, RuleSyntaxError,
-    Verdict,
-};
-pub use registry::{Claim, Registry, RegistryError, RegistryProblem};
-pub use schema::input_schema_for;
-pub use schemars::Schema;
-pub use settings::{IgnoredEntry, PermissionSettings, Settings, SettingsError};
-pub use spec::{
-    ApprovalKind, Effect, ResourceArg, ResourceKind, SourceLocation, ToolAnnotations, ToolSpec,
-    is_valid_tool_name,
-};
-pub use tool::{Prepared, Resource, Tool, ToolFuture, ToolHandle};
-pub use toolset::{Toolset, ToolsetError};
-pub use workspace::{
-    Normalization, Resolution, ResolveError, ResolvedPath, Url, Workspace, WorkspaceError,
-    WorkspacePath,
-};
+/// What a tool is, as data: its [`ToolSpec`](spec::ToolSpec), [`Effect`](spec::Effect) and
+/// resource arguments, and the MCP annotations derived from them.
+pub mod spec {
+    pub use crate::definition::spec::{
+        ApprovalKind, Effect, ResourceArg, ResourceKind, SourceLocation, ToolAnnotations, ToolSpec,
+        is_valid_tool_name,
+    };
+}
 
-/// Turns a function into a tool. See the [crate documentation](crate) and the README's
-/// attribute reference.
-pub use tool_macros::tool;
+/// What one call passes through a [`Tool`]: its [`Prepared`](tool::Prepared)
+/// arguments, the [`Resource`](tool::Resource)s it names, the [`ToolFuture`](tool::ToolFuture)
+/// of its invocation; and the [`ToolHandle`](tool::ToolHandle) a registry or toolset keeps a
+/// tool behind. For hand-written and dynamic tools.
+pub mod tool {
+    pub use crate::definition::tool::{Prepared, Resource, ToolFuture, ToolHandle};
+}
+
+/// What a tool can receive besides its JSON arguments: the per-call
+/// [`ToolContext`](context::ToolContext), the [`FromContext`](context::FromContext) extractor
+/// trait, and the built-in context types (besides [`State`] and
+/// [`Workspace`] at the crate root).
+pub mod context {
+    pub use crate::definition::context::{
+        CallInfo, CancellationToken, FromContext, Progress, ProgressSink, ProgressUpdate,
+        ToolContext,
+    };
+}
+
+/// What a tool may return: the conversions into a [`ToolOutput`] and its
+/// [`Content`](output::Content) parts.
+pub mod output {
+    pub use crate::definition::output::{Content, IntoToolOutput, IntoToolResult};
+}
+
+/// Arguments a model got wrong: each [`ArgumentError`](error::ArgumentError) in a
+/// [`ToolError::InvalidArguments`], with its JSON path.
+pub mod error {
+    pub use crate::definition::error::{ArgumentError, ArgumentProblem};
+}
+
+/// JSON Schemas of tool arguments and outputs.
+pub mod schema {
+    pub use crate::definition::schema::input_schema_for;
+    pub use schemars::Schema;
+}
+
+/// Why the link-time [`Registry`] is invalid.
+pub mod registry {
+    pub use crate::definition::registry::{Claim, RegistryError, RegistryProblem};
+}
+
+/// Why a [`Toolset`] could not be made.
+pub mod toolset {
+    pub use crate::definition::toolset::ToolsetError;
+}
+
+/// Resolving a model's paths against the [`Workspace`] and the boundary no
+/// tool crosses.
+pub mod workspace {
+    pub use crate::definition::workspace::{
+        Normalization, Resolution, ResolveError, ResolvedPath, WorkspaceError,
+    };
+}
+
+/// Configuring a [`Coordinator`] and running batches of calls.
+#[cfg(feature = "runtime")]
+pub mod coordinator {
+    pub use crate::runtime::coordinator::{BatchOptions, BuildError, CoordinatorBuilder};
+}
+
+#[cfg(feature = "runtime")]
+pub use runtime::{approval, budget, events, hooks, middleware, policy, settings};
 
 /// The whole input of a tool as one type: `Args(args): Args<T>` where
 /// `T: Deserialize + JsonSchema`. Its fields are the tool's arguments; document them with doc

@@ -238,7 +238,7 @@ fn resource_kind(attrs: &ParamAttrs, ty: &Type) -> Option<(ResourceKind, Span)> 
     explicit.or_else(|| {
         if mentions_type(ty, "WorkspacePath") {
             Some((ResourceKind::Path, ty.span()))
-        } else if mentions_type(ty, "Url") {
+        } else if mentions_type(ty, "WebUrl") {
             Some((ResourceKind::Url, ty.span()))
         } else {
             None
@@ -329,7 +329,7 @@ pub(crate) fn any_part(ty: &Type, found: &impl Fn(TypePart<'_>) -> bool) -> bool
     }
 }
 
-/// `true` if `name` appears as a path segment anywhere in the type (`Option<Vec<Url>>`).
+/// `true` if `name` appears as a path segment anywhere in the type (`Option<Vec<WebUrl>>`).
 fn mentions_type(ty: &Type, name: &str) -> bool {
     any_part(
         ty,

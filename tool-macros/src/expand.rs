@@ -28,8 +28,8 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -
     // Text and unit have no output schema, which is the trait's default: leave the method out.
     let output_schema = (!returns_text(tool)).then(|| {
         quote! {
-            fn output_schema(&self) -> ::core::option::Option<&#krate::Schema> {
-                static SCHEMA: #private::OnceLock<::core::option::Option<#krate::Schema>> =
+            fn output_schema(&self) -> ::core::option::Option<&#krate::__private::Schema> {
+                static SCHEMA: #private::OnceLock<::core::option::Option<#krate::__private::Schema>> =
                     #private::OnceLock::new();
                 #private::cached_output_schema(&SCHEMA, #private::output_schema::<#output_ty>)
             }
@@ -62,13 +62,13 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -
 
             struct __Tool;
 
-            impl #krate::Tool for __Tool {
-                fn spec(&self) -> &#krate::ToolSpec {
+            impl #krate::__private::Tool for __Tool {
+                fn spec(&self) -> &#krate::__private::ToolSpec {
                     &__SPEC
                 }
 
-                fn input_schema(&self) -> &#krate::Schema {
-                    static SCHEMA: #private::OnceLock<#krate::Schema> = #private::OnceLock::new();
+                fn input_schema(&self) -> &#krate::__private::Schema {
+                    static SCHEMA: #private::OnceLock<#krate::__private::Schema> = #private::OnceLock::new();
                     #private::cached_input_schema(
                         &SCHEMA,
                         <#args_ty as #private::schemars::JsonSchema>::json_schema,
@@ -219,7 +219,7 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
             let (kind, _) = json.resource?;
             let wire = &json.wire_name;
             let kind = Ident::new(kind.variant(), Span::call_site());
-            Some(quote!(#krate::ResourceArg::new(#wire, #krate::ResourceKind::#kind)))
+            Some(quote!(#krate::__private::ResourceArg::new(#wire, #krate::__private::ResourceKind::#kind)))
         })
         .collect();
     let str_cow = quote!(#private::Cow<'static, ::core::primitive::str>);
@@ -227,7 +227,7 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
     let (tag_static, tag_ref) = static_array(&format_ident!("__TAGS"), &str_cow, &tags);
     let (resource_static, resource_ref) = static_array(
         &format_ident!("__RESOURCES"),
-        &quote!(#krate::ResourceArg),
+        &quote!(#krate::__private::ResourceArg),
         &resources,
     );
     let approval = if attrs.self_approving.is_some() {
@@ -254,17 +254,17 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
         #alias_static
         #tag_static
         #resource_static
-        static __SPEC: #krate::ToolSpec = #krate::ToolSpec::from_parts(#private::SpecParts {
+        static __SPEC: #krate::__private::ToolSpec = #krate::__private::ToolSpec::from_parts(#private::SpecParts {
             name: #name,
             title: #title,
             description: #description,
-            effect: #krate::Effect::#effect,
+            effect: #krate::__private::Effect::#effect,
             idempotent: #idempotent,
             open_world: #open_world,
             aliases: #alias_ref,
             tags: #tag_ref,
             resources: #resource_ref,
-            approval: #krate::ApprovalKind::#approval,
+            approval: #krate::__private::ApprovalKind::#approval,
             timeout_ms: #timeout,
             classified_per_call: #classified,
             #location
@@ -366,7 +366,7 @@ fn prepare(
             // The function path is spanned at the type: a type that cannot be a resource is
             // reported there.
             let push = quote_spanned!(param.ty.span()=> #private::push_resources);
-            Some(quote!(#push(&mut #resources, #wire, #krate::ResourceKind::#kind, &#args.#ident);))
+            Some(quote!(#push(&mut #resources, #wire, #krate::__private::ResourceKind::#kind, &#args.#ident);))
         })
         .collect();
     let collect_resources = (!pushes.is_empty()).then(|| {
@@ -396,7 +396,7 @@ fn prepare(
             });
             quote!(#classifier(#(#fields),*))
         };
-        quote!(let #effect = if #call { #krate::Effect::ReadOnly } else { __SPEC.effect };)
+        quote!(let #effect = if #call { #krate::__private::Effect::ReadOnly } else { __SPEC.effect };)
     });
     let with_effect = classify
         .is_some()
@@ -406,12 +406,12 @@ fn prepare(
         fn prepare(
             &self,
             #arguments: &::core::primitive::str,
-        ) -> ::core::result::Result<#krate::Prepared, #krate::ToolError> {
+        ) -> ::core::result::Result<#krate::__private::Prepared, #krate::__private::ToolError> {
             let #args: #args_ty =
-                #krate::parse_arguments(&__SPEC.name, #krate::Tool::input_schema(self), #arguments)?;
+                #krate::__private::parse_arguments(&__SPEC.name, #krate::__private::Tool::input_schema(self), #arguments)?;
             #collect_resources
             #classify
-            let #prepared = #krate::Prepared::new(#args);
+            let #prepared = #krate::__private::Prepared::new(#args);
             #with_resources
             #with_effect
             ::core::result::Result::Ok(#prepared)
@@ -432,13 +432,12 @@ fn invoke(
     let mut call_args = Vec::new();
     for (index, param) in tool.params.iter().enumerate() {
         match &param.kind {
-            ParamKind::Args { .. } => call_args.push(quote!(#krate::Args(#args))),
+            ParamKind::Args { .. } => call_args.push(quote!(#krate::__private::Args(#args))),
             ParamKind::Context => {
                 let ty: &Type = param.ty;
                 let binding = local(&format!("context_{index}"));
                 // Spanned at the type: a type that is no context is reported there.
-                let from_context =
-                    quote_spanned!(ty.span()=> <#ty as #krate::FromContext<'_>>::from_context);
+                let from_context = quote_spanned!(ty.span()=> <#ty as #krate::__private::FromContext<'_>>::from_context);
                 extract.push(quote!(let #binding = #from_context(#ctx)?;));
                 call_args.push(quote!(#binding));
             }
@@ -452,27 +451,27 @@ fn invoke(
     let awaited = asyncness.map(|_| quote!(.await));
     let body = quote! {
         #asyncness fn __invoke(
-            #prepared: #krate::Prepared,
-            #ctx: &#krate::ToolContext,
-        ) -> ::core::result::Result<#krate::ToolOutput, #krate::ToolError> {
+            #prepared: #krate::__private::Prepared,
+            #ctx: &#krate::__private::ToolContext,
+        ) -> ::core::result::Result<#krate::__private::ToolOutput, #krate::__private::ToolError> {
             let #args: #args_ty = #prepared.take()?;
             #(#extract)*
-            #krate::IntoToolResult::into_tool_result(#fn_ident(#(#call_args),*)#awaited)
+            #krate::__private::IntoToolResult::into_tool_result(#fn_ident(#(#call_args),*)#awaited)
         }
     };
     let run = if asyncness.is_some() {
-        quote!(#krate::ToolFuture::new(__invoke(#prepared, #ctx)))
+        quote!(#krate::__private::ToolFuture::new(__invoke(#prepared, #ctx)))
     } else if attrs.blocking.is_some() {
-        quote!(#krate::ToolFuture::new(#private::run_blocking(#ctx, move |#ctx| __invoke(#prepared, #ctx))))
+        quote!(#krate::__private::ToolFuture::new(#private::run_blocking(#ctx, move |#ctx| __invoke(#prepared, #ctx))))
     } else {
-        quote!(#krate::ToolFuture::ready(__invoke(#prepared, #ctx)))
+        quote!(#krate::__private::ToolFuture::ready(__invoke(#prepared, #ctx)))
     };
     quote! {
         fn invoke<'a>(
             &'a self,
-            #prepared: #krate::Prepared,
-            #ctx: &'a #krate::ToolContext,
-        ) -> #krate::ToolFuture<'a> {
+            #prepared: #krate::__private::Prepared,
+            #ctx: &'a #krate::__private::ToolContext,
+        ) -> #krate::__private::ToolFuture<'a> {
             #body
             #run
         }

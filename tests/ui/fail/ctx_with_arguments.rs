@@ -1,4 +1,4 @@
-use tool_core::{tool, ToolContext};
+use tool_core::{tool, context::ToolContext};
 
 /// Show the call.
 #[tool(read_only)]

@@ -2,10 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tool_core::{
-    Args, Coordinator, Effect, Json, State, ToolCall, ToolError, Toolset, Workspace,
-    WorkspacePath, tool,
-};
+use tool_core::{Args, Coordinator, Json, State, ToolCall, ToolError, Toolset, Workspace, WorkspacePath, tool, spec::Effect};
 
 /// Add two integers.
 ///
@@ -88,7 +85,7 @@ fn main() {
     }
 
     let coordinator = Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(Toolset::all())
         .state(Counter(AtomicU64::new(40)))
         .workspace(Workspace::new(".").unwrap())

@@ -41,7 +41,7 @@ fn borrowed(greeting: &State<Greeting>, ws: Option<&Workspace>, #[arg(default)] 
 
 fn main() {
     let coordinator = Coordinator::builder()
-        .approver(tool_core::AutoApprove)
+        .approver(tool_core::approval::AutoApprove)
         .toolset(Toolset::matching(|spec| spec.name.starts_with("edge_")))
         .state(Greeting("hello"))
         .build().unwrap();

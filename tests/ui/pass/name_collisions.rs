@@ -1,7 +1,7 @@
 //! Parameters named like the generated code's own bindings (`args`, `ctx`, `prepared`,
 //! `resources`, `deserializer`, `context_0`) still work.
 
-use tool_core::{Coordinator, ToolCall, ToolContext, tool};
+use tool_core::{Coordinator, ToolCall, tool, context::ToolContext};
 
 /// Join words.
 ///

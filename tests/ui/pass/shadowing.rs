@@ -149,7 +149,7 @@ mod shadowed_variants {
     /// Describe the call.
     #[tool(read_only, blocking, name = "shadowed_call")]
     fn call(
-        info: &::tool_core::CallInfo,
+        info: &::tool_core::context::CallInfo,
         #[ctx] ws: ::core::option::Option<&::tool_core::Workspace>,
     ) -> String {
         ::std::format!("{} {}", info.tool, ws.is_some())
@@ -177,7 +177,7 @@ fn main() {
     ] {
         assert!(registry.get(name).is_some(), "{name} is not registered");
     }
-    let coordinator = tool_core::Coordinator::builder().approver(tool_core::AutoApprove).build().unwrap();
+    let coordinator = tool_core::Coordinator::builder().approver(tool_core::approval::AutoApprove).build().unwrap();
     let result = coordinator.call_blocking(tool_core::ToolCall::new(
         "shadowed_add",
         r#"{"a": 1, "b": 2}"#,

@@ -1,0 +1,387 @@
+//! What a tool can receive besides its JSON arguments: the per-call [`ToolContext`] and the
+//! [`FromContext`] extractor trait, with the built-in context types [`State<T>`], [`Progress`],
+//! [`CallInfo`], [`CancellationToken`] and [`Workspace`](crate::Workspace).
+//!
+//! Injection lives here, in one runtime trait, not in the macro: the macro only recognizes a
+//! context parameter (`#[ctx]`, or a built-in type name) and calls
+//! `<Type as FromContext>::from_context(ctx)`. Any type implementing the trait can be a context
+//! parameter, by value or — for the built-ins — by reference.
+
+use std::any::{Any, TypeId, type_name};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+pub use tokio_util::sync::CancellationToken;
+
+use crate::{ToolError, Workspace};
+
+/// Everything a call can draw on besides its arguments. Built by the coordinator for each call;
+/// cheap to clone.
+#[derive(Clone)]
+pub struct ToolContext {
+    call: CallInfo,
+    /// This call's own token, a child of the coordinator's: a timeout cancels this call only.
+    cancellation: CancellationToken,
+    shared: Arc<SharedContext>,
+}
+
+/// The context that is the same for every call of one coordinator.
+#[derive(Default)]
+pub(crate) struct SharedContext {
+    pub(crate) workspace: Option<Workspace>,
+    pub(crate) state: StateMap,
+    pub(crate) cancellation: CancellationToken,
+    pub(crate) progress: Option<Arc<dyn ProgressSink>>,
+}
+
+impl ToolContext {
+    pub(crate) fn new(call: CallInfo, shared: Arc<SharedContext>) -> Self {
+        ToolContext {
+            call,
+            cancellation: shared.cancellation.child_token(),
+            shared,
+        }
+    }
+
+    pub(crate) fn into_call(self) -> CallInfo {
+        self.call
+    }
+
+    /// A context with no workspace, no state and no progress sink, for calling a tool directly
+    /// (in a test, say) without a coordinator.
+    #[must_use]
+    pub fn detached(call: CallInfo) -> Self {
+        ToolContext::new(call, Arc::default())
+    }
+
+    /// The call being run.
+    #[must_use]
+    pub fn call(&self) -> &CallInfo {
+        &self.call
+    }
+
+    /// The workspace, if the coordinator has one.
+    #[must_use]
+    pub fn workspace(&self) -> Option<&Workspace> {
+        self.shared.workspace.as_ref()
+    }
+
+    /// The state value of type `T` given to the coordinator with `.state(..)`.
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&State<T>> {
+        self.shared.state.get::<T>()
+    }
+
+    /// The token that is cancelled when this call should stop.
+    #[must_use]
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// A handle for reporting this call's progress.
+    #[must_use]
+    pub fn progress(&self) -> Progress {
+        Progress {
+            sink: self
+                .shared
+                .progress
+                .as_ref()
+                .map(|sink| (Arc::clone(sink), self.call.clone())),
+        }
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call", &self.call)
+            .field("workspace", &self.shared.workspace)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Which call is running: its id, the tool's name and how deeply it is nested in other calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallInfo {
+    /// The call id the model gave (empty when it gave none).
+    pub id: String,
+    /// The tool's name (its canonical name, also when called by an alias).
+    pub tool: Cow<'static, str>,
+    /// 0 for a call from the model; one more for each tool that calls another.
+    pub depth: u32,
+}
+
+impl CallInfo {
+    /// Information about a call.
+    pub fn new(id: impl Into<String>, tool: impl Into<Cow<'static, str>>, depth: u32) -> Self {
+        CallInfo {
+            id: id.into(),
+            tool: tool.into(),
+            depth,
+        }
+    }
+}
+
+/// Shared state given to the coordinator with `.state(value)` and received by tools as a
+/// `State<T>` parameter. Derefs to `T`.
+///
+/// ```
+/// use tool_core::{tool, Coordinator, State, ToolCall, Toolset, approval::AutoApprove};
+/// use std::sync::atomic::{AtomicU64, Ordering};
+///
+/// struct Counter(AtomicU64);
+///
+/// /// Count one more visit.
+/// #[tool(name = "doc_state_visit")]
+/// fn visit(counter: State<Counter>) -> u64 {
+///     counter.0.fetch_add(1, Ordering::SeqCst) + 1
+/// }
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_state_visit"]).unwrap())
+///     .approver(AutoApprove) // `visit` changes state: the policy asks before it runs
+///     .state(Counter(AtomicU64::new(41)))
+///     .build().unwrap();
+/// let result = coordinator.call_blocking(ToolCall::new("doc_state_visit", "{}"));
+/// assert_eq!(result.text(), "42");
+/// ```
+pub struct State<T: ?Sized>(Arc<T>);
+
+impl<T: ?Sized> State<T> {
+    /// The shared value, to keep beyond the call.
+    #[must_use]
+    pub fn into_arc(self) -> Arc<T> {
+        self.0
+    }
+}
+
+impl<T: ?Sized> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(Arc::clone(&self.0))
+    }
+}
+
+impl<T: ?Sized> Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("State").field(&&*self.0).finish()
+    }
+}
+
+/// State values by type, each kept as a `State<T>` so tools can borrow it.
+#[derive(Default)]
+pub(crate) struct StateMap {
+    values: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+}
+
+impl StateMap {
+    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        self.values
+            .insert(TypeId::of::<T>(), Box::new(State(value)));
+    }
+
+    fn get<T: Send + Sync + 'static>(&self) -> Option<&State<T>> {
+        self.values
+            .get(&TypeId::of::<T>())?
+            .downcast_ref::<State<T>>()
+    }
+}
+
+/// Receives the progress reports of running tools (a UI, an MCP progress notification).
+pub trait ProgressSink: Send + Sync + 'static {
+    /// Called for each report.
+    fn report(&self, update: ProgressUpdate);
+}
+
+impl<F: Fn(ProgressUpdate) + Send + Sync + 'static> ProgressSink for F {
+    fn report(&self, update: ProgressUpdate) {
+        self(update);
+    }
+}
+
+/// One progress report of a running call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressUpdate {
+    /// The call that reported.
+    pub call: CallInfo,
+    /// How far along, in units of `total`.
+    pub progress: f64,
+    /// The amount of work, if known.
+    pub total: Option<f64>,
+    /// What is happening now.
+    pub message: Option<String>,
+}
+
+/// Reports a call's progress to whoever watches the coordinator. Reporting when nobody watches
+/// costs nothing.
+#[derive(Clone, Default)]
+pub struct Progress {
+    sink: Option<(Arc<dyn ProgressSink>, CallInfo)>,
+}
+
+impl Progress {
+    /// Reports that `progress` of `total` units are done.
+    pub fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some((sink, call)) = &self.sink {
+            sink.report(ProgressUpdate {
+                call: call.clone(),
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            });
+        }
+    }
+}
+
+impl fmt::Debug for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Progress")
+            .field("watched", &self.sink.is_some())
+            .finish()
+    }
+}
+
+/// A value a tool receives from the call context instead of from the model's arguments.
+///
+/// The `#[tool]` macro calls this for every parameter marked `#[ctx]` and for the built-in
+/// context types (`ToolContext`, `Workspace`, `State`, `CancellationToken`, `Progress`,
+/// `CallInfo`, by value or by reference; `Progress` by value). Implement it for your own types
+/// to inject them:
+///
+/// ```
+/// use tool_core::{ToolError, context::{FromContext, ToolContext}};
+///
+/// struct CallId(String);
+///
+/// impl FromContext<'_> for CallId {
+///     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+///         Ok(CallId(ctx.call().id.clone()))
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be taken from the tool context",
+    label = "not a context type",
+    note = "context parameters are `ToolContext`, `Workspace`, `State<T>`, `CancellationToken`, `CallInfo` (by value or by reference), `Progress` (by value), `Option<&Workspace>`, or any type implementing `FromContext`"
+)]
+pub trait FromContext<'a>: Sized {
+    /// Extracts the value.
+    ///
+    /// # Errors
+    /// When the context lacks what the tool needs (no workspace, no state of that type).
+    fn from_context(ctx: &'a ToolContext) -> Result<Self, ToolError>;
+}
+
+impl<'a> FromContext<'a> for &'a ToolContext {
+    fn from_context(ctx: &'a ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx)
+    }
+}
+
+impl FromContext<'_> for ToolContext {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.clone())
+    }
+}
+
+impl<'a> FromContext<'a> for &'a Workspace {
+    fn from_context(ctx: &'a ToolContext) -> Result<Self, ToolError> {
+        ctx.workspace().ok_or_else(no_workspace)
+    }
+}
+
+impl FromContext<'_> for Workspace {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        ctx.workspace().cloned().ok_or_else(no_workspace)
+    }
+}
+
+impl<'a> FromContext<'a> for Option<&'a Workspace> {
+    fn from_context(ctx: &'a ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.workspace())
+    }
+}
+
+fn no_workspace() -> ToolError {
+    ToolError::failed(
+        "this tool needs a workspace, but the coordinator has none \
+         (build it with `.workspace(Workspace::new(root)?)`)",
+    )
+}
+
+impl<'a, T: Send + Sync + 'static> FromContext<'a> for &'a State<T> {
+    fn from_context(ctx: &'a ToolContext) -> Result<Self, ToolError> {
+        ctx.state::<T>().ok_or_else(no_state::<T>)
+    }
+}
+
+impl<T: Send + Sync + 'static> FromContext<'_> for State<T> {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        ctx.state::<T>().cloned().ok_or_else(no_state::<T>)
+    }
+}
+
+fn no_state<T>() -> ToolError {
+    ToolError::failed(format!(
+        "this tool needs `State<{name}>`, but the coordinator has no state of that type \
+         (build it with `.state(value)` where value is a `{name}`)",
+        name = type_name::<T>()
+    ))
+}
+
+impl<'a> FromContext<'a> for &'a CancellationToken {
+    fn from_context(ctx: &'a ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.cancellation())
+    }
+}
+
+impl FromContext<'_> for CancellationToken {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.cancellation().clone())
+    }
+}
+
+impl FromContext<'_> for Progress {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.progress())
+    }
+}
+
+impl<'a> FromContext<'a> for &'a CallInfo {
+    fn from_context(ctx: &'a ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.call())
+    }
+}
+
+impl FromContext<'_> for CallInfo {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.call().clone())
+    }
+}
+
+macro_rules! tuple_from_context {
+    ($($name:ident),+) => {
+        impl<'a, $($name: FromContext<'a>),+> FromContext<'a> for ($($name,)+) {
+            fn from_context(ctx: &'a ToolContext) -> Result<Self, ToolError> {
+                Ok(($($name::from_context(ctx)?,)+))
+            }
+        }
+    };
+}
+
+tuple_from_context!(A);
+tuple_from_context!(A, B);
+tuple_from_context!(A, B, C);
+tuple_from_context!(A, B, C, D);
+tuple_from_context!(A, B, C, D, E);
+tuple_from_context!(A, B, C, D, E, F);

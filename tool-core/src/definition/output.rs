@@ -1,0 +1,270 @@
+//! What a tool returns: [`ToolOutput`] (content parts and an optional structured value),
+//! [`Json<T>`] for structured output with an output schema, and the conversions
+//! ([`IntoToolOutput`], [`IntoToolResult`]) that let a tool function return `String`, `&str`,
+//! numbers, `()`, `Json<T>`, `ToolOutput` or a `Result` of any of them.
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::ToolError;
+
+/// One part of a tool's output, in the shapes every provider understands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Content {
+    /// Text for the model.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// The base64 data.
+        data: String,
+        /// The MIME type, such as `image/png`.
+        mime_type: String,
+    },
+    /// Audio, base64-encoded.
+    Audio {
+        /// The base64 data.
+        data: String,
+        /// The MIME type, such as `audio/wav`.
+        mime_type: String,
+    },
+}
+
+impl Content {
+    /// A text part.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Text { text: text.into() }
+    }
+
+    /// The text, if this is a text part.
+    #[must_use]
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Content::Text { text } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+/// A tool's successful output: content parts for the model and, for tools that return
+/// [`Json<T>`], the structured value.
+///
+/// ```
+/// use tool_core::{ToolOutput, output::Content};
+///
+/// let output = ToolOutput::text("3 files").with_content(Content::text("a.rs b.rs c.rs"));
+/// assert_eq!(output.content.len(), 2);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ToolOutput {
+    /// The parts the model reads, in order.
+    pub content: Vec<Content>,
+    /// The structured value, for tools with an output schema.
+    pub structured: Option<Value>,
+}
+
+impl ToolOutput {
+    /// An output of one text part.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![Content::text(text)],
+            structured: None,
+        }
+    }
+
+    /// An output of the given parts.
+    #[must_use]
+    pub fn from_content(content: Vec<Content>) -> Self {
+        ToolOutput {
+            content,
+            structured: None,
+        }
+    }
+
+    /// Adds a part.
+    #[must_use]
+    pub fn with_content(mut self, content: Content) -> Self {
+        self.content.push(content);
+        self
+    }
+
+    /// Sets the structured value.
+    #[must_use]
+    pub fn with_structured(mut self, value: Value) -> Self {
+        self.structured = Some(value);
+        self
+    }
+}
+
+/// Structured output: the value is serialized to JSON, sent as the structured result and as
+/// text, and its type's schema becomes the tool's output schema.
+///
+/// ```
+/// use tool_core::{Json, output::IntoToolOutput};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Sum { total: i64 }
+///
+/// let output = Json(Sum { total: 3 }).into_tool_output().unwrap();
+/// assert_eq!(output.structured.as_ref(), Some(&serde_json::json!({"total": 3})));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+/// A value a tool function may return.
+///
+/// Implemented for strings (text), `()` ("ok"), numbers and `bool` (their text), [`Json<T>`]
+/// (structured) and [`ToolOutput`] itself.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool output",
+    label = "this type cannot be returned from a #[tool] function",
+    note = "return `String` or `&str` for text, `Json<T>` for structured output, `ToolOutput` for several parts, or `()`; wrap any of them in `Result<_, E>` where `E: Into<ToolError>`"
+)]
+pub trait IntoToolOutput {
+    /// Converts the value.
+    ///
+    /// # Errors
+    /// When the value cannot be serialized.
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
+
+    /// The schema of the structured value, for types that have one. Schemas of nested types
+    /// may be left in the generator's definitions; the caller attaches them as `$defs`.
+    fn output_schema(_generator: &mut schemars::SchemaGenerator) -> Option<Schema> {
+        None
+    }
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolOutput for String {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for &str {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for Cow<'_, str> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for () {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("ok"))
+    }
+}
+
+impl IntoToolOutput for Content {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::from_content(vec![self]))
+    }
+}
+
+impl IntoToolOutput for Vec<Content> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::from_content(self))
+    }
+}
+
+macro_rules! display_output {
+    ($($ty:ty),* $(,)?) => {$(
+        impl IntoToolOutput for $ty {
+            fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+                Ok(ToolOutput::text(self.to_string()))
+            }
+        }
+    )*};
+}
+
+display_output!(bool, char, f32, f64);
+
+macro_rules! integer_output {
+    ($($ty:ty),* $(,)?) => {$(
+        impl IntoToolOutput for $ty {
+            fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+                // itoa skips the formatting machinery: integers are the commonest small output.
+                Ok(ToolOutput::text(itoa::Buffer::new().format(self)))
+            }
+        }
+    )*};
+}
+
+integer_output!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        let value = serde_json::to_value(&self.0).map_err(|error| {
+            ToolError::failed(format!(
+                "the tool's output could not be serialized: {error}"
+            ))
+        })?;
+        let text = value.to_string();
+        Ok(ToolOutput {
+            content: vec![Content::Text { text }],
+            structured: Some(value),
+        })
+    }
+
+    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<Schema> {
+        // The type's own schema; the caller attaches the definitions it collected.
+        Some(T::json_schema(generator))
+    }
+}
+
+/// The return type of a `#[tool]` function: a tool output, or a `Result` of one whose error
+/// converts into [`ToolError`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool output",
+    label = "this type cannot be returned from a #[tool] function",
+    note = "return `String` or `&str` for text, `Json<T>` for structured output, `ToolOutput` for several parts, or `()`; wrap any of them in `Result<_, E>` where `E: Into<ToolError>`"
+)]
+pub trait IntoToolResult {
+    /// Converts the value.
+    ///
+    /// # Errors
+    /// The function's own error, converted, or a serialization failure.
+    fn into_tool_result(self) -> Result<ToolOutput, ToolError>;
+
+    /// The schema of the structured value, for outputs that have one.
+    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<Schema>;
+}
+
+impl<T: IntoToolOutput> IntoToolResult for T {
+    fn into_tool_result(self) -> Result<ToolOutput, ToolError> {
+        self.into_tool_output()
+    }
+
+    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<Schema> {
+        T::output_schema(generator)
+    }
+}
+
+impl<T: IntoToolOutput, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> Result<ToolOutput, ToolError> {
+        self.map_err(Into::into)?.into_tool_output()
+    }
+
+    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<Schema> {
+        T::output_schema(generator)
+    }
+}

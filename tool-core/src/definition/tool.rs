@@ -1,0 +1,241 @@
+//! The [`Tool`] trait — one trait for the three sources of tools (`#[tool]` functions,
+//! hand-written implementations, dynamic tools such as imported MCP tools) — and the values a
+//! call passes through: [`Prepared`] arguments and the [`ToolFuture`] of an invocation.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::ops::Deref;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use schemars::Schema;
+
+use crate::definition::context::ToolContext;
+use crate::definition::spec::{Effect, ResourceKind, ToolSpec};
+use crate::{ToolError, ToolOutput};
+
+/// A tool a model can call.
+///
+/// `#[tool]` implements it for annotated functions. Implement it by hand for tools whose shape is
+/// known only at run time:
+///
+/// ```
+/// use std::sync::OnceLock;
+/// use tool_core::{Tool, ToolError, ToolOutput, tool::{Prepared, ToolFuture}, schema::Schema, context::ToolContext, spec::ToolSpec};
+///
+/// struct Echo { spec: ToolSpec, schema: Schema }
+///
+/// impl Tool for Echo {
+///     fn spec(&self) -> &ToolSpec { &self.spec }
+///     fn input_schema(&self) -> &Schema { &self.schema }
+///     fn prepare(&self, arguments: &str) -> Result<Prepared, ToolError> {
+///         Ok(Prepared::new(arguments.to_owned()))
+///     }
+///     fn invoke<'a>(&'a self, prepared: Prepared, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+///         ToolFuture::ready(prepared.take::<String>().map(ToolOutput::text))
+///     }
+/// }
+/// ```
+pub trait Tool: Send + Sync + 'static {
+    /// The tool's name, description and classifications.
+    fn spec(&self) -> &ToolSpec;
+
+    /// The JSON Schema (2020-12) of the arguments: always an object schema.
+    fn input_schema(&self) -> &Schema;
+
+    /// The JSON Schema of the structured output, for tools that return structured values.
+    fn output_schema(&self) -> Option<&Schema> {
+        None
+    }
+
+    /// Parses and validates the raw JSON arguments once, classifies the call and extracts the
+    /// values of its resource arguments.
+    ///
+    /// # Errors
+    /// [`ToolError::InvalidArguments`] describing every problem found.
+    fn prepare(&self, arguments: &str) -> Result<Prepared, ToolError>;
+
+    /// Runs the tool on prepared arguments.
+    fn invoke<'a>(&'a self, prepared: Prepared, ctx: &'a ToolContext) -> ToolFuture<'a>;
+}
+
+/// A call's arguments after [`Tool::prepare`]: parsed, validated, classified, with the values of
+/// resource arguments extracted for the policy. `Send + Sync`, so a call can be looked at from
+/// anywhere while it waits (for an approval, a hook).
+pub struct Prepared {
+    args: Box<dyn Any + Send + Sync>,
+    effect: Option<Effect>,
+    resources: Vec<Resource>,
+}
+
+impl Prepared {
+    /// Prepared arguments of any type; the tool gets them back with [`Prepared::take`].
+    pub fn new<T: Send + Sync + 'static>(args: T) -> Self {
+        Prepared {
+            args: Box::new(args),
+            effect: None,
+            resources: Vec::new(),
+        }
+    }
+
+    /// Classifies this call, overriding the spec's effect (for `read_only_if` tools).
+    #[must_use]
+    pub fn with_effect(mut self, effect: Effect) -> Self {
+        self.effect = Some(effect);
+        self
+    }
+
+    /// Records a resource this call names.
+    #[must_use]
+    pub fn with_resource(mut self, resource: Resource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Records the resources this call names, replacing any recorded before.
+    #[must_use]
+    pub fn with_resources(mut self, resources: Vec<Resource>) -> Self {
+        self.resources = resources;
+        self
+    }
+
+    /// This call's effect: the per-call classification if there is one, else the spec's.
+    #[must_use]
+    pub fn effect(&self, spec: &ToolSpec) -> Effect {
+        self.effect.unwrap_or(spec.effect)
+    }
+
+    /// The resources this call names, in argument order.
+    #[must_use]
+    pub fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+
+    /// Takes the arguments back out.
+    ///
+    /// # Errors
+    /// [`ToolError::Internal`] when they are not of type `T`: a bug in the tool, reported,
+    /// never a panic.
+    pub fn take<T: 'static>(self) -> Result<T, ToolError> {
+        match self.args.downcast::<T>() {
+            Ok(args) => Ok(*args),
+            Err(_) => Err(ToolError::internal(format!(
+                "the prepared arguments are not the `{}` this tool takes",
+                std::any::type_name::<T>()
+            ))),
+        }
+    }
+}
+
+impl fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Prepared")
+            .field("effect", &self.effect)
+            .field("resources", &self.resources)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A resource a call names: which argument, what kind, and the value sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// The argument's name.
+    pub arg: Cow<'static, str>,
+    /// What kind of resource.
+    pub kind: ResourceKind,
+    /// The value, as text.
+    pub value: String,
+}
+
+/// The future of one invocation. A synchronous tool's result is ready at once and costs no
+/// allocation; an async tool's future is boxed.
+#[must_use = "a tool future does nothing unless awaited"]
+pub struct ToolFuture<'a>(FutureState<'a>);
+
+type BoxedToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+
+enum FutureState<'a> {
+    Ready(Option<Result<ToolOutput, ToolError>>),
+    Boxed(BoxedToolFuture<'a>),
+}
+
+impl<'a> ToolFuture<'a> {
+    /// A result that is already there.
+    pub fn ready(result: Result<ToolOutput, ToolError>) -> Self {
+        ToolFuture(FutureState::Ready(Some(result)))
+    }
+
+    /// A result still to be computed.
+    pub fn new(future: impl Future<Output = Result<ToolOutput, ToolError>> + Send + 'a) -> Self {
+        ToolFuture(FutureState::Boxed(Box::pin(future)))
+    }
+}
+
+impl Future for ToolFuture<'_> {
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.get_mut().0 {
+            FutureState::Ready(result) => Poll::Ready(result.take().unwrap_or_else(|| {
+                Err(ToolError::internal(
+                    "a tool's future was polled after it finished",
+                ))
+            })),
+            FutureState::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl fmt::Debug for ToolFuture<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.0 {
+            FutureState::Ready(_) => "ToolFuture::Ready",
+            FutureState::Boxed(_) => "ToolFuture::Pending",
+        })
+    }
+}
+
+/// A tool as stored in a [`Registry`](crate::Registry) or [`Toolset`](crate::Toolset): a
+/// link-time tool by reference, or a run-time tool behind an `Arc`. Cheap to clone; derefs to
+/// [`Tool`].
+#[derive(Clone)]
+pub enum ToolHandle {
+    /// A tool collected at link time.
+    Static(&'static dyn Tool),
+    /// A tool added at run time.
+    Shared(Arc<dyn Tool>),
+}
+
+impl Deref for ToolHandle {
+    type Target = dyn Tool;
+
+    fn deref(&self) -> &(dyn Tool + 'static) {
+        match self {
+            ToolHandle::Static(tool) => *tool,
+            ToolHandle::Shared(tool) => &**tool,
+        }
+    }
+}
+
+impl fmt::Debug for ToolHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ToolHandle")
+            .field(&self.spec().name)
+            .finish()
+    }
+}
+
+impl<T: Tool> From<T> for ToolHandle {
+    fn from(tool: T) -> Self {
+        ToolHandle::Shared(Arc::new(tool))
+    }
+}
+
+impl From<Arc<dyn Tool>> for ToolHandle {
+    fn from(tool: Arc<dyn Tool>) -> Self {
+        ToolHandle::Shared(tool)
+    }
+}

@@ -1,0 +1,470 @@
+//! Asking the user: the [`Approver`] trait and its implementations ([`AutoApprove`],
+//! [`DenyAll`], [`ChannelApprover`]), what is asked ([`ApprovalRequest`]), what comes back
+//! ([`ApprovalResponse`] with an [`ApprovalScope`]), and the [`GrantsFile`] where "always"
+//! answers are kept.
+//!
+//! The coordinator asks only when the policy says [`Verdict::Ask`](crate::policy::Verdict::Ask); an
+//! approver never decides policy, and the policy never does I/O. A console approver for the
+//! `toolbox` command lives with that command.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::BoxFuture;
+use crate::definition::spec::{Effect, ResourceKind};
+use crate::definition::tool::Resource;
+use crate::definition::workspace::ResolvedPath;
+use crate::runtime::policy::DecisionSource;
+
+/// What the user is asked about one call.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ApprovalRequest {
+    /// The call's id.
+    pub call_id: String,
+    /// The tool's name.
+    pub tool: Cow<'static, str>,
+    /// The arguments as the model sent them (a JSON string when they were not valid JSON).
+    pub arguments: serde_json::Value,
+    /// What the call does: read-only calls are rarely asked about, destructive ones deserve
+    /// attention.
+    pub effect: Effect,
+    /// The resources the call names.
+    pub resources: Vec<Resource>,
+    /// Why the policy asks.
+    pub reason: Cow<'static, str>,
+    /// Which layer and rule asked.
+    pub source: DecisionSource,
+    /// A one-line summary to show: the tool and what it acts on.
+    pub preview: String,
+    /// A rule the UI can offer as a pattern grant, such as `run_shell(cargo test:*)`.
+    pub suggested_rule: Option<String>,
+}
+
+impl ApprovalRequest {
+    /// A request, with its preview and suggested rule derived from the call.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        call_id: String,
+        tool: Cow<'static, str>,
+        arguments: &str,
+        effect: Effect,
+        resources: &[Resource],
+        paths: &[ResolvedPath],
+        reason: Cow<'static, str>,
+        source: DecisionSource,
+    ) -> Self {
+        let arguments = crate::definition::call::arguments_value(arguments);
+        ApprovalRequest {
+            preview: preview(&tool, effect, resources),
+            suggested_rule: suggested_rule(&tool, resources, paths),
+            call_id,
+            tool,
+            arguments,
+            effect,
+            resources: resources.to_vec(),
+            reason,
+            source,
+        }
+    }
+}
+
+fn preview(tool: &str, effect: Effect, resources: &[Resource]) -> String {
+    let mut text = format!("{tool} ({effect})");
+    for (i, resource) in resources.iter().enumerate() {
+        text.push_str(if i == 0 { ": " } else { ", " });
+        text.push_str(&resource.arg);
+        text.push_str(" = ");
+        text.push_str(&resource.value);
+    }
+    text
+}
+
+/// Tools whose second word is a subcommand, so that `cargo test:*` means "cargo's tests". For
+/// anything else (an interpreter with `-c`, a script) a prefix could allow arbitrary code, so
+/// the exact command is suggested instead.
+const SUBCOMMAND_TOOLS: &[&str] = &[
+    "cargo", "docker", "git", "go", "just", "kubectl", "make", "npm", "pnpm", "poetry", "uv",
+    "yarn",
+];
+
+/// A rule that covers this call and no more than its like: a subcommand prefix of a well-known
+/// tool (`run_shell(cargo test:*)`) or else the exact command; the exact file, relative to the
+/// workspace and with glob characters escaped; the URL's domain. `None` when no rule would be
+/// both right and narrow: a compound command, a path outside the workspace.
+fn suggested_rule(tool: &str, resources: &[Resource], paths: &[ResolvedPath]) -> Option<String> {
+    let resource = resources.first()?;
+    match resource.kind {
+        ResourceKind::Command => {
+            let command = resource.value.trim();
+            if command.is_empty()
+                || crate::runtime::policy::shell::split_commands(command).len() != 1
+            {
+                return None;
+            }
+            let mut words = command.split_whitespace();
+            let (first, second) = (words.next()?, words.next());
+            match second {
+                Some(second)
+                    if SUBCOMMAND_TOOLS.contains(&first)
+                        && second
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                        && !second.starts_with('-') =>
+                {
+                    Some(format!("{tool}({first} {second}:*)"))
+                }
+                _ => Some(format!("{tool}({command})")),
+            }
+        }
+        ResourceKind::Path => {
+            let relative = paths
+                .iter()
+                .find(|path| path.arg == resource.arg)?
+                .relative
+                .as_ref()?;
+            let relative = relative.to_str().filter(|text| !text.is_empty())?;
+            Some(format!("{tool}(./{})", globset::escape(relative)))
+        }
+        ResourceKind::Url => {
+            let host = url::Url::parse(&resource.value)
+                .ok()?
+                .host_str()?
+                .to_owned();
+            Some(format!("{tool}(domain:{host})"))
+        }
+    }
+}
+
+/// How far an approval reaches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalScope {
+    /// This call only.
+    Once,
+    /// Every call of this tool, for the rest of the session.
+    Session,
+    /// Every call of this tool, now and in later sessions (kept in the grants file).
+    Always,
+    /// Every call matching a permission rule such as `run_shell(cargo test:*)`.
+    Pattern {
+        /// The rule, in the policy's rule syntax.
+        rule: String,
+        /// Keep it in the grants file for later sessions too.
+        always: bool,
+    },
+}
+
+/// The user's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalResponse {
+    /// Run the call; the scope says what else the answer covers.
+    Approve(ApprovalScope),
+    /// Do not run the call. The guidance, if any, is passed to the model.
+    Reject {
+        /// What the user wants done instead.
+        guidance: Option<String>,
+    },
+    /// Do not run this call, and stop: calls of the same batch not yet started are cancelled.
+    Abort,
+}
+
+impl ApprovalResponse {
+    /// Approve this call only.
+    #[must_use]
+    pub const fn once() -> Self {
+        ApprovalResponse::Approve(ApprovalScope::Once)
+    }
+
+    /// Reject with guidance for the model.
+    pub fn reject(guidance: impl Into<String>) -> Self {
+        ApprovalResponse::Reject {
+            guidance: Some(guidance.into()),
+        }
+    }
+}
+
+/// Answers approval requests: a UI, a protocol peer, or a fixed answer.
+///
+/// ```
+/// use tool_core::{BoxFuture, approval::{ApprovalRequest, ApprovalResponse, Approver}};
+///
+/// /// Approves what reads, rejects the rest with a hint.
+/// struct ReadsOnly;
+///
+/// impl Approver for ReadsOnly {
+///     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+///         let answer = if request.effect.is_read_only() {
+///             ApprovalResponse::once()
+///         } else {
+///             ApprovalResponse::reject("only reads are allowed right now")
+///         };
+///         Box::pin(async move { answer })
+///     }
+/// }
+/// ```
+pub trait Approver: Send + Sync + 'static {
+    /// Answers one request. Called only for calls the policy asks about; may take as long as
+    /// the user does.
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse>;
+}
+
+/// Approves every request, once. For tests, scripted runs and trusted automation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AutoApprove;
+
+impl Approver for AutoApprove {
+    fn approve<'a>(&'a self, _: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        Box::pin(std::future::ready(ApprovalResponse::once()))
+    }
+}
+
+/// Rejects every request: nothing the policy asks about runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DenyAll;
+
+impl Approver for DenyAll {
+    fn approve<'a>(&'a self, _: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        Box::pin(std::future::ready(ApprovalResponse::Reject {
+            guidance: Some(
+                "nothing that needs approval may run in this session; use read-only tools"
+                    .to_owned(),
+            ),
+        }))
+    }
+}
+
+/// Sends each request over a channel to a UI or protocol task, and waits for its answer.
+///
+/// ```
+/// use tool_core::{approval::{ApprovalResponse, ChannelApprover}};
+///
+/// let (approver, mut requests) = ChannelApprover::new(16);
+/// // A UI task answers:
+/// # let _ = async move {
+/// while let Some(pending) = requests.recv().await {
+///     println!("{}? {}", pending.request().preview, pending.request().reason);
+///     pending.respond(ApprovalResponse::once());
+/// }
+/// # };
+/// # drop(approver);
+/// ```
+///
+/// When the receiving side is gone, or drops a request unanswered, the call is rejected with a
+/// note saying that nobody answered.
+#[derive(Debug, Clone)]
+pub struct ChannelApprover {
+    requests: mpsc::Sender<PendingApproval>,
+}
+
+impl ChannelApprover {
+    /// An approver and the receiver of its requests; at most `capacity` requests wait unread.
+    #[must_use]
+    pub fn new(capacity: usize) -> (Self, mpsc::Receiver<PendingApproval>) {
+        let (requests, receiver) = mpsc::channel(capacity.max(1));
+        (ChannelApprover { requests }, receiver)
+    }
+}
+
+impl Approver for ChannelApprover {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        Box::pin(async move {
+            let (answer, answered) = oneshot::channel();
+            let pending = PendingApproval {
+                request: request.clone(),
+                answer,
+            };
+            if self.requests.send(pending).await.is_err() {
+                return unanswered("the approval channel is closed");
+            }
+            answered
+                .await
+                .unwrap_or_else(|_| unanswered("the request was dropped without an answer"))
+        })
+    }
+}
+
+fn unanswered(why: &str) -> ApprovalResponse {
+    ApprovalResponse::Reject {
+        guidance: Some(format!(
+            "nobody answered the approval request ({why}); ask the user before trying again"
+        )),
+    }
+}
+
+/// One request waiting for an answer, as a [`ChannelApprover`]'s receiver gets it.
+pub struct PendingApproval {
+    request: ApprovalRequest,
+    answer: oneshot::Sender<ApprovalResponse>,
+}
+
+impl PendingApproval {
+    /// What is asked.
+    #[must_use]
+    pub fn request(&self) -> &ApprovalRequest {
+        &self.request
+    }
+
+    /// Answers. An answer to a call that has meanwhile been cancelled is dropped.
+    pub fn respond(self, response: ApprovalResponse) {
+        let _ = self.answer.send(response);
+    }
+}
+
+impl fmt::Debug for PendingApproval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingApproval")
+            .field("request", &self.request)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the grants file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GrantsError {
+    /// The file exists but could not be read, or could not be written.
+    #[error("grants file `{}`: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the file system said.
+        source: std::io::Error,
+    },
+    /// The file is not a grants file.
+    #[error(
+        "grants file `{}` is not valid ({source}); expected a JSON object like {{\"allow\": [\"run_shell(cargo test:*)\"]}}",
+        path.display()
+    )]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said.
+        source: serde_json::Error,
+    },
+}
+
+/// The file where "always" approvals are kept between sessions: a JSON object
+/// `{"allow": ["rule", ...]}` in the policy's rule syntax. Writes replace the file atomically
+/// (a temporary file in the same directory, then a rename), so a crash never leaves half a file.
+///
+/// ```
+/// use tool_core::approval::GrantsFile;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let grants = GrantsFile::new(dir.path().join("grants.json"));
+/// assert!(grants.load().unwrap().is_empty()); // no file yet: no grants
+/// grants.add("run_shell(cargo test:*)").unwrap();
+/// grants.add("run_shell(cargo test:*)").unwrap(); // kept once
+/// assert_eq!(grants.load().unwrap(), ["run_shell(cargo test:*)"]);
+/// ```
+#[derive(Debug)]
+pub struct GrantsFile {
+    path: PathBuf,
+}
+
+/// One writer at a time within the process, whatever `GrantsFile` value it goes through (an
+/// agent and its subagent may each have one for the same file): read-modify-write must not
+/// interleave. Another process writing the same file at the same moment can still lose a grant.
+static WRITING: Mutex<()> = Mutex::new(());
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct GrantsDocument {
+    #[serde(default)]
+    allow: Vec<String>,
+}
+
+impl GrantsFile {
+    /// The grants file at `path` (it need not exist yet).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        GrantsFile { path: path.into() }
+    }
+
+    /// Where the file is.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The rules granted so far; none when the file does not exist.
+    ///
+    /// # Errors
+    /// When the file cannot be read or is not a grants file.
+    pub fn load(&self) -> Result<Vec<String>, GrantsError> {
+        Ok(self.read()?.allow)
+    }
+
+    /// Adds a rule (once) and writes the file atomically.
+    ///
+    /// # Errors
+    /// When the file cannot be read, parsed or written; the old file is then left as it was.
+    pub fn add(&self, rule: &str) -> Result<(), GrantsError> {
+        let _writing = WRITING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut document = self.read()?;
+        if document.allow.iter().any(|existing| existing == rule) {
+            return Ok(());
+        }
+        document.allow.push(rule.to_owned());
+        self.write(&document)
+    }
+
+    fn read(&self) -> Result<GrantsDocument, GrantsError> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(GrantsDocument::default());
+            }
+            Err(source) => {
+                return Err(GrantsError::Io {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        };
+        serde_json::from_str(&text).map_err(|source| GrantsError::Invalid {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    fn write(&self, document: &GrantsDocument) -> Result<(), GrantsError> {
+        let io = |source| GrantsError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let dir = match self.path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        let mut text = serde_json::to_vec_pretty(document).map_err(|error| io(error.into()))?;
+        text.push(b'\n');
+        let file_name = self
+            .path
+            .file_name()
+            .map_or_else(|| "grants".into(), |name| name.to_string_lossy());
+        // Unique per write, so no two writers ever share a temporary file.
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = dir.join(format!(".{file_name}.{}.{write}.tmp", std::process::id()));
+        let written = (|| {
+            let mut file = std::fs::File::create(&temp)?;
+            file.write_all(&text)?;
+            file.sync_all()?;
+            std::fs::rename(&temp, &self.path)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        written.map_err(io)
+    }
+}

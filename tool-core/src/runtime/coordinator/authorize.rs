@@ -1,0 +1,380 @@
+//! The authorize stage of a call, and the hooks after it.
+//!
+//! Order, and why:
+//! 1. the policy decides on the session snapshot; a deny ends the call here (no hook, no user
+//!    can overrule safety or the user's deny rules);
+//! 2. the budget is charged, so nobody is asked about a call that could not run (a call the
+//!    user then rejects has still been made, and counts);
+//! 3. PreToolUse hooks may block, replace the input (which is then validated and decided again,
+//!    so a hook cannot smuggle a path out of the workspace), force an ask, or settle an ask
+//!    with an allow;
+//! 4. an ask goes to PermissionRequest hooks, then to the approver; without an approver it is
+//!    a deny that says so. After an approval the call is decided again on the session as it
+//!    is then.
+
+use serde_json::Value;
+
+use super::{Coordinator, Staged};
+use crate::definition::call::arguments_value;
+use crate::definition::context::CancellationToken;
+use crate::definition::output::Content;
+use crate::definition::tool::ToolHandle;
+use crate::runtime::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
+use crate::runtime::events::CallEvent;
+use crate::runtime::hooks::{CombinedOutput, HookEvent, HookInput};
+use crate::runtime::policy::{
+    ClassifiedCall, Decision, DecisionSource, Mode, PolicyContext, PolicyLayer, RulePattern,
+    Verdict,
+};
+use crate::{ToolError, ToolResult};
+
+/// Why a call did not pass: the error, and whether a hook asked to stop the agent's turn
+/// (`continue: false`).
+pub(super) struct Refusal {
+    pub(super) error: ToolError,
+    pub(super) stop: Option<String>,
+}
+
+impl From<ToolError> for Refusal {
+    fn from(error: ToolError) -> Self {
+        Refusal { error, stop: None }
+    }
+}
+
+impl Coordinator {
+    /// Decides whether a staged call may run (a hook may replace its input, in place). On
+    /// success, returns the context lines hooks added for the model.
+    pub(super) async fn authorize(
+        &self,
+        staged: &mut Staged,
+        snapshot: &PolicyContext,
+        batch_abort: Option<&CancellationToken>,
+    ) -> Result<Vec<String>, Refusal> {
+        let mut decision = self.decide(staged, snapshot);
+        if decision.verdict == Verdict::Deny {
+            return Err(self.refuse(staged, decision));
+        }
+        if let Some(budget) = &self.inner.budget
+            && let Err(exhausted) = budget.charge(staged.effect, snapshot.mode)
+        {
+            let decision = Decision::deny(
+                format!(
+                    "{exhausted}; do not start more of these calls: wrap up with what you have, \
+                     and tell the user what is done and what is left"
+                ),
+                DecisionSource::new(PolicyLayer::Budget, exhausted.kind.as_str()),
+            );
+            return Err(self.refuse(staged, decision));
+        }
+
+        let mut context = Vec::new();
+        if self.inner.hooks.has(HookEvent::PreToolUse) {
+            let input = self.hook_input(
+                HookInput::pre_tool_use(
+                    staged.tool.spec().name.to_string(),
+                    arguments_value(&staged.arguments),
+                ),
+                &staged.id,
+                snapshot.mode,
+            );
+            let outcome = self
+                .run_hooks(HookEvent::PreToolUse, &staged.tool, &input)
+                .await;
+            context.extend(outcome.additional_context.iter().cloned());
+            if let Some(stop) = outcome.stops.first() {
+                let decision = Decision::deny(
+                    format!("a hook stopped the session: {}", stop.message),
+                    DecisionSource::new(PolicyLayer::Hook, stop.hook.clone()),
+                );
+                let mut refusal = self.refuse(staged, decision);
+                refusal.stop = Some(stop.message.clone());
+                return Err(refusal);
+            }
+            let hook_decision = outcome.decision();
+            if let Some(updated) = outcome.updated_input {
+                self.restage(staged, Value::Object(updated))?;
+                decision = self.decide(staged, snapshot);
+                if decision.verdict == Verdict::Deny {
+                    return Err(self.refuse(staged, decision));
+                }
+            }
+            if let Some(hook_decision) = hook_decision {
+                match hook_decision.verdict {
+                    Verdict::Deny => return Err(self.refuse(staged, hook_decision)),
+                    // A hook may ask about a call the policy allows, and may settle the
+                    // default ask; it never overrides the user's ask rules (as in Claude Code)
+                    // nor a deny (that returned above).
+                    Verdict::Ask => decision = hook_decision,
+                    Verdict::Allow
+                        if decision.verdict == Verdict::Ask
+                            && decision.source.layer == PolicyLayer::Default =>
+                    {
+                        decision = hook_decision;
+                    }
+                    Verdict::Allow => {}
+                }
+            }
+        }
+        self.decided(staged, &decision);
+
+        if decision.verdict == Verdict::Ask {
+            self.ask(staged, &decision, snapshot, batch_abort, &mut context)
+                .await?;
+            // The session may have changed while the user was asked (plan mode switched on,
+            // a deny added): an approval does not outrank what the policy says now.
+            let now = self.decide(staged, &self.snapshot());
+            if now.verdict == Verdict::Deny {
+                return Err(self.refuse(staged, now));
+            }
+        }
+        Ok(context)
+    }
+
+    pub(super) fn decide(&self, staged: &Staged, snapshot: &PolicyContext) -> Decision {
+        let call = ClassifiedCall::new(staged.tool.spec())
+            .with_effect(staged.effect)
+            .with_resources(staged.prepared.resources())
+            .with_paths(&staged.paths);
+        self.inner.policy.decide(&call, snapshot)
+    }
+
+    pub(super) fn decided(&self, staged: &Staged, decision: &Decision) {
+        if let Some(events) = &self.inner.events {
+            events.send(CallEvent::Decided {
+                call_id: staged.id.clone(),
+                tool: staged.tool.spec().name.clone(),
+                effect: staged.effect,
+                decision: decision.clone(),
+            });
+        }
+    }
+
+    fn refuse(&self, staged: &Staged, decision: Decision) -> Refusal {
+        self.decided(staged, &decision);
+        Refusal::from(ToolError::denied(
+            decision.reason,
+            decision.source.to_string(),
+        ))
+    }
+
+    /// The call with the input a hook gave it: validated like any model input, classified and
+    /// resolved again.
+    fn restage(&self, staged: &mut Staged, input: Value) -> Result<(), Refusal> {
+        let arguments = input.to_string();
+        match self.prepare(&staged.tool, &arguments) {
+            Ok(prepared) => {
+                staged.effect = prepared.effect(staged.tool.spec());
+                staged.paths = self.resolve_paths(&prepared);
+                staged.prepared = prepared;
+                staged.arguments = arguments;
+                Ok(())
+            }
+            Err(error) => {
+                let error = ToolError::failed(format!(
+                    "a PreToolUse hook replaced this call's arguments with invalid ones, so the tool did not run: {error}"
+                ));
+                Err(Refusal::from(error))
+            }
+        }
+    }
+
+    /// Settles an ask: PermissionRequest hooks first, then the approver.
+    async fn ask(
+        &self,
+        call: &Staged,
+        decision: &Decision,
+        snapshot: &PolicyContext,
+        batch_abort: Option<&CancellationToken>,
+        context: &mut Vec<String>,
+    ) -> Result<(), ToolError> {
+        let spec = call.tool.spec();
+        if self.inner.hooks.has(HookEvent::PermissionRequest) {
+            let input = self.hook_input(
+                HookInput::permission_request(
+                    spec.name.to_string(),
+                    arguments_value(&call.arguments),
+                ),
+                &call.id,
+                snapshot.mode,
+            );
+            let outcome = self
+                .run_hooks(HookEvent::PermissionRequest, &call.tool, &input)
+                .await;
+            match outcome.decision() {
+                Some(hook) if hook.verdict == Verdict::Allow => return Ok(()),
+                Some(hook) if hook.verdict == Verdict::Deny => {
+                    return Err(ToolError::denied(hook.reason, hook.source.to_string()));
+                }
+                _ => {}
+            }
+        }
+        let Some(approver) = &self.inner.approver else {
+            return Err(ToolError::denied(
+                format!(
+                    "`{}` needs the user's approval ({}), and this session has no way to ask; \
+                     do not retry it: tell the user what you wanted to do",
+                    spec.name, decision.reason
+                ),
+                DecisionSource::new(PolicyLayer::User, "no approver configured").to_string(),
+            ));
+        };
+        let request = ApprovalRequest::new(
+            call.id.clone(),
+            spec.name.clone(),
+            &call.arguments,
+            call.effect,
+            call.prepared.resources(),
+            &call.paths,
+            decision.reason.clone(),
+            decision.source.clone(),
+        );
+        if let Some(events) = &self.inner.events {
+            events.send(CallEvent::AwaitingApproval {
+                request: Box::new(request.clone()),
+            });
+        }
+        match approver.approve(&request).await {
+            ApprovalResponse::Approve(scope) => {
+                self.remember(&scope, &spec.name, context);
+                Ok(())
+            }
+            ApprovalResponse::Reject { guidance } => Err(ToolError::Rejected { guidance }),
+            ApprovalResponse::Abort => {
+                if let Some(abort) = batch_abort {
+                    abort.cancel();
+                }
+                Err(ToolError::Cancelled)
+            }
+        }
+    }
+
+    /// Records what an approval's scope grants beyond this call.
+    fn remember(&self, scope: &ApprovalScope, tool: &str, context: &mut Vec<String>) {
+        let (rule, persist) = match scope {
+            ApprovalScope::Once => return,
+            ApprovalScope::Session => (tool, false),
+            ApprovalScope::Always => (tool, true),
+            ApprovalScope::Pattern { rule, always } => (rule.as_str(), *always),
+        };
+        let parsed = match RulePattern::parse(rule) {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                // The call itself was approved and runs; only the wider grant is lost.
+                tracing::warn!(%error, "an approval's pattern is not a valid rule; approved once");
+                context.push(format!(
+                    "note: the approval's pattern `{rule}` is not a valid rule ({error}); this call was approved once"
+                ));
+                return;
+            }
+        };
+        self.update_session(|session| session.grants = session.grants.with(parsed));
+        if persist {
+            match &self.inner.grants_file {
+                Some(file) => {
+                    if let Err(error) = file.add(rule) {
+                        tracing::warn!(%error, "could not keep an \"always\" approval");
+                    }
+                }
+                None => tracing::warn!(
+                    rule,
+                    "an \"always\" approval was granted for this session only: the coordinator has no grants file"
+                ),
+            }
+        }
+    }
+
+    fn hook_input(&self, input: HookInput, call_id: &str, mode: Mode) -> HookInput {
+        let cwd = self.inner.shared.workspace.as_ref().map_or_else(
+            || std::env::current_dir().unwrap_or_default(),
+            |workspace| workspace.root().to_owned(),
+        );
+        input
+            .session_id(self.inner.session_id.clone())
+            .cwd(cwd)
+            .tool_use_id(call_id)
+            .permission_mode(mode)
+    }
+
+    async fn run_hooks(
+        &self,
+        event: HookEvent,
+        tool: &ToolHandle,
+        input: &HookInput,
+    ) -> CombinedOutput {
+        let names: Vec<&str> = tool.spec().names().collect();
+        let outcome = self.inner.hooks.run(event, &names, input).await;
+        for error in &outcome.errors {
+            tracing::warn!(hook = %error.hook, event = event.as_str(), "hook failed: {}", error.message);
+        }
+        if let Some(events) = &self.inner.events {
+            let call_id = input.tool_use_id.clone().unwrap_or_default();
+            let notices = (outcome.system_messages.iter().map(|m| (m, false)))
+                .chain(outcome.errors.iter().map(|m| (m, true)));
+            for (notice, is_error) in notices {
+                events.send(CallEvent::HookNotice {
+                    call_id: call_id.clone(),
+                    hook: notice.hook.clone(),
+                    message: notice.message.clone(),
+                    is_error,
+                });
+            }
+        }
+        outcome
+    }
+
+    /// PostToolUse or PostToolUseFailure hooks: they may add context for the model, give it
+    /// feedback, or replace what it reads.
+    pub(super) async fn after_hooks(
+        &self,
+        tool: &ToolHandle,
+        arguments: &str,
+        result: &mut ToolResult,
+        mode: Mode,
+    ) {
+        let name = tool.spec().name.to_string();
+        let input = match result.error() {
+            Some(error) => {
+                if !self.inner.hooks.has(HookEvent::PostToolUseFailure) {
+                    return;
+                }
+                HookInput::post_tool_use_failure(
+                    name,
+                    arguments_value(arguments),
+                    error.to_string(),
+                )
+            }
+            None => {
+                if !self.inner.hooks.has(HookEvent::PostToolUse) {
+                    return;
+                }
+                let response = result
+                    .structured()
+                    .cloned()
+                    .unwrap_or_else(|| Value::String(result.text().into_owned()));
+                HookInput::post_tool_use(name, arguments_value(arguments), response)
+            }
+        };
+        let input = self.hook_input(input, &result.call_id.clone(), mode);
+        let outcome = self.run_hooks(input.event(), tool, &input).await;
+        if let Some(replacement) = outcome.updated_tool_output {
+            let text = match &replacement {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            result.content = vec![Content::text(text)];
+            if result.structured.is_some() {
+                result.structured = Some(replacement);
+            }
+        }
+        for block in outcome.blocks {
+            result.context.push(format!(
+                "feedback from hook `{}`: {}",
+                block.hook, block.message
+            ));
+        }
+        result.context.extend(outcome.additional_context);
+        if let Some(stop) = outcome.stops.into_iter().next() {
+            result.stop = Some(stop.message);
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! [`CoordinatorBuilder`]: what a coordinator is built from, and the one place where
+//! settings, policy, grants, hooks and middleware are put together, once, at `build()`.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock, RwLock};
+use std::time::Duration;
+
+use super::{BatchOptions, Coordinator, Inner};
+use crate::definition::context::CancellationToken;
+use crate::definition::context::{ProgressSink, SharedContext};
+use crate::runtime::approval::{Approver, GrantsFile};
+use crate::runtime::budget::Budget;
+use crate::runtime::events::{CallEvent, EventSink};
+use crate::runtime::hooks::Hooks;
+use crate::runtime::middleware::{Artifacts, CallSpans, Middleware, OutputLimit, Timeout};
+use crate::runtime::policy::{
+    Mode, PatternSet, PolicyBuilder, PolicyContext, RulePattern, UserRules,
+};
+use crate::runtime::settings::Settings;
+use crate::{Toolset, Workspace};
+
+/// Why a coordinator could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A permission rule (from settings or the builder) is not valid.
+    #[error(transparent)]
+    Rule(#[from] crate::runtime::policy::RuleSyntaxError),
+    /// The grants file could not be read.
+    #[error(transparent)]
+    Grants(#[from] crate::runtime::approval::GrantsError),
+    /// A workspace directory from the settings cannot be used.
+    #[error(transparent)]
+    Workspace(#[from] crate::definition::workspace::WorkspaceError),
+    /// The registry is invalid (two tools claim a name).
+    #[error(transparent)]
+    Registry(#[from] crate::definition::registry::RegistryError),
+}
+
+/// Configures a [`Coordinator`].
+#[must_use = "a builder does nothing until `.build()`"]
+#[derive(Default)]
+pub struct CoordinatorBuilder {
+    toolset: Option<Toolset>,
+    shared: SharedContext,
+    policy: Option<PolicyBuilder>,
+    settings: Vec<Settings>,
+    mode: Option<Mode>,
+    allow_list: Option<Vec<String>>,
+    approver: Option<Arc<dyn Approver>>,
+    grants_file: Option<GrantsFile>,
+    hooks: Option<Hooks>,
+    middleware: Vec<Arc<dyn Middleware>>,
+    default_timeout: Option<Duration>,
+    output_limit: Option<(usize, Artifacts)>,
+    tracing: bool,
+    budget: Option<Arc<Budget>>,
+    events: Option<Arc<dyn EventSink>>,
+    batch: BatchOptions,
+    session_id: Option<String>,
+}
+
+impl CoordinatorBuilder {
+    /// The tools offered (default: every linked tool, [`Toolset::all`]).
+    pub fn toolset(mut self, toolset: Toolset) -> Self {
+        self.toolset = Some(toolset);
+        self
+    }
+
+    /// A state value, reached by tools through a `State<T>` parameter. One value per type; a
+    /// second value of the same type replaces the first.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.shared.state.insert(Arc::new(value));
+        self
+    }
+
+    /// A state value already behind an `Arc`, shared with the caller.
+    pub fn shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.shared.state.insert(value);
+        self
+    }
+
+    /// The workspace tools work in: path arguments are resolved against it, and none may leave
+    /// it.
+    pub fn workspace(mut self, workspace: Workspace) -> Self {
+        self.shared.workspace = Some(workspace);
+        self
+    }
+
+    /// A token that cancels every running call when cancelled.
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.shared.cancellation = token;
+        self
+    }
+
+    /// Where tools' progress reports go.
+    pub fn on_progress(mut self, sink: impl ProgressSink) -> Self {
+        self.shared.progress = Some(Arc::new(sink));
+        self
+    }
+
+    /// The policy's user rules, custom rules and protected paths (default: the built-in layers
+    /// only, as [`Policy::default`](crate::policy::Policy::default)). It is built with the coordinator, after the rules of the
+    /// [`settings`](Self::settings) are added to it.
+    pub fn policy(mut self, policy: PolicyBuilder) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
+    /// Claude Code style settings: permission rules, default mode, extra workspace
+    /// directories and hooks. Several calls merge, later ones adding to earlier ones.
+    pub fn settings(mut self, settings: Settings) -> Self {
+        self.settings.push(settings);
+        self
+    }
+
+    /// The permission mode the session starts in (default: the settings' `defaultMode`, else
+    /// [`Mode::Default`]). Change it later with [`Coordinator::set_mode`].
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+
+    /// A template's allow-list: these tools (names or permission rules) run without asking.
+    pub fn allow_list<I, S>(mut self, rules: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allow_list = Some(rules.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Who answers when the policy asks. Without one, a call that needs approval is denied
+    /// with a message saying so.
+    pub fn approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Where "always" approvals are kept; its grants are loaded at `build()`.
+    pub fn grants_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.grants_file = Some(GrantsFile::new(path));
+        self
+    }
+
+    /// In-process and command hooks (added to the hooks of the settings).
+    pub fn hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// A middleware around every invocation; the first added is the outermost.
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// The longest any call may run when its tool declares no `timeout_ms`.
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// Cuts long outputs to `max_chars` (at least 200), keeping head and tail; the whole
+    /// output goes to an [`Artifacts`] store, which tools reach as `State<Artifacts>`. The
+    /// note left in the cut text tells the model to page through it with `read_artifact` when
+    /// the toolset has that tool.
+    pub fn output_limit(mut self, max_chars: usize) -> Self {
+        let artifacts = Artifacts::default();
+        self.shared.state.insert(Arc::new(artifacts.clone()));
+        self.output_limit = Some((max_chars, artifacts));
+        self
+    }
+
+    /// A tracing span per call, named by the OpenTelemetry GenAI conventions.
+    pub fn tracing(mut self) -> Self {
+        self.tracing = true;
+        self
+    }
+
+    /// The session's budgets; shared, so the caller can read its status. Each call that the
+    /// policy does not deny is charged once, before any hook or approval.
+    pub fn budget(mut self, budget: Arc<Budget>) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Who watches calls: a closure or a Tokio channel sender receiving [`CallEvent`]s.
+    pub fn events(mut self, sink: impl EventSink) -> Self {
+        self.events = Some(Arc::new(sink));
+        self
+    }
+
+    /// How [`Coordinator::call_batch`] schedules.
+    pub fn batch(mut self, options: BatchOptions) -> Self {
+        self.batch = options;
+        self
+    }
+
+    /// The session id hooks receive (default: made from the time and the process id).
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+
+    /// Builds the coordinator. Settings and grants files are outside input, so a mistake in
+    /// them is an error to show the user, never a panic.
+    ///
+    /// # Errors
+    /// An invalid permission rule in the settings, an unreadable grants file, a workspace
+    /// directory that cannot be used, or an invalid registry (when no toolset was given).
+    pub fn build(mut self) -> Result<Coordinator, BuildError> {
+        let toolset = match self.toolset.take() {
+            Some(toolset) => toolset,
+            None => {
+                crate::Registry::try_global().map_err(Clone::clone)?;
+                Toolset::all()
+            }
+        };
+        let mut policy = self.policy.take().unwrap_or_default();
+        let mut mode = Mode::Default;
+        let mut hooks = Hooks::default();
+        for settings in &self.settings {
+            policy = policy.permissions(UserRules {
+                allow: settings.permissions.allow.clone(),
+                ask: settings.permissions.ask.clone(),
+                deny: settings.permissions.deny.clone(),
+            });
+            if let Some(default_mode) = settings.permissions.default_mode {
+                mode = default_mode;
+            }
+            hooks.extend(&settings.hooks);
+        }
+        // The settings' extra directories become roots of the workspace (without a workspace
+        // there is nothing to widen).
+        if let Some(mut workspace) = self.shared.workspace.take() {
+            let extra = self.settings.iter();
+            for dir in extra.flat_map(|s| &s.permissions.additional_directories) {
+                workspace = workspace.with_root(dir)?;
+            }
+            self.shared.workspace = Some(workspace);
+        }
+        if let Some(extra) = self.hooks.take() {
+            hooks.extend(&extra);
+        }
+        // A tool that could write the grants file or the settings could grant itself anything.
+        let granting = self.grants_file.iter().map(GrantsFile::path).chain(
+            self.settings
+                .iter()
+                .flat_map(|s| s.files.iter().map(PathBuf::as_path)),
+        );
+        for file in granting {
+            policy = policy.protect(absolute_pattern(file));
+        }
+        let policy = policy.build()?;
+        let mode = self.mode.unwrap_or(mode);
+        let mut session = PolicyContext {
+            mode,
+            ..PolicyContext::default()
+        };
+        if let Some(allow_list) = &self.allow_list {
+            session.allow_list = Some(PatternSet::parse(allow_list)?);
+        }
+        if let Some(grants_file) = &self.grants_file {
+            for rule in grants_file.load()? {
+                session.grants = session.grants.with(RulePattern::parse(&rule)?);
+            }
+        }
+        let any_timeout = self.default_timeout.is_some()
+            || toolset.iter().any(|tool| tool.spec().timeout.is_some());
+        // Outermost first: the spans see everything, the user's middleware sees the timeout's
+        // error, and the output limit cuts what the tool returned.
+        let mut chain: Vec<Arc<dyn Middleware>> = Vec::new();
+        if self.tracing {
+            chain.push(Arc::new(CallSpans));
+        }
+        chain.append(&mut self.middleware);
+        if any_timeout {
+            chain.push(Arc::new(Timeout::new(self.default_timeout)));
+        }
+        if let Some((max_chars, artifacts)) = self.output_limit.take() {
+            let readable = toolset.get("read_artifact").is_some();
+            chain.push(Arc::new(OutputLimit::new(max_chars, artifacts, readable)));
+        }
+        if let (Some(events), None) = (&self.events, &self.shared.progress) {
+            let events = Arc::clone(events);
+            self.shared.progress = Some(Arc::new(move |update| {
+                events.send(CallEvent::Progress(update));
+            }));
+        }
+        Ok(Coordinator {
+            inner: Arc::new(Inner {
+                toolset,
+                shared: Arc::new(self.shared),
+                policy,
+                session: RwLock::new(Arc::new(session)),
+                approver: self.approver,
+                grants_file: self.grants_file,
+                hooks,
+                chain: chain.into(),
+                budget: self.budget,
+                events: self.events,
+                batch: self.batch,
+                session_id: self.session_id.unwrap_or_else(new_session_id),
+                runtime: OnceLock::new(),
+            }),
+        })
+    }
+}
+
+/// A protected-path pattern naming exactly `path`, absolute and with its directory's symlinks
+/// followed (as the boundary resolves the paths it is compared with).
+fn absolute_pattern(path: &std::path::Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    // The longest existing ancestor, canonical, then the part that does not exist yet.
+    let resolved = absolute
+        .ancestors()
+        .find_map(|ancestor| {
+            let canonical = ancestor.canonicalize().ok()?;
+            let rest = absolute.strip_prefix(ancestor).ok()?;
+            Some(canonical.join(rest))
+        })
+        .unwrap_or(absolute);
+    // `//` anchors the pattern at the file-system root.
+    format!("/{}", globset::escape(&resolved.to_string_lossy()))
+}
+
+fn new_session_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos());
+    format!("session-{}-{nanos:x}", std::process::id())
+}

@@ -1,0 +1,550 @@
+//! The [`Coordinator`]: runs a model's tool calls against a [`Toolset`].
+//!
+//! One call goes through fixed stages, each in one place:
+//!
+//! 1. **look up** the tool (an unknown name answers with the closest names);
+//! 2. **prepare**: parse and validate the arguments, with the workspace in scope so
+//!    `WorkspacePath` arguments arrive resolved; classify the call (its effect, per call for
+//!    `read_only_if` tools) and extract its resources; resolve every path argument against
+//!    the workspace boundary;
+//! 3. **authorize** (`authorize.rs`): the [`Policy`](crate::policy::Policy) decides from an immutable
+//!    snapshot (mode, session grants, allow-list); the budget is checked; PreToolUse hooks may
+//!    block, change the input (validated and decided again) or settle an ask; an ask goes to
+//!    PermissionRequest hooks, then to the [`Approver`](crate::approval::Approver);
+//! 4. **invoke** through the middleware chain (built once, at `build()`), panics caught;
+//! 5. **PostToolUse / PostToolUseFailure hooks**, then the result.
+//!
+//! PreToolUse hooks run after the policy and before the approver, not after it: a hook's
+//! `permissionDecision` (Claude Code's protocol) settles whether to ask at all, and a hook
+//! never overrides a deny from safety or the user's deny rules.
+//!
+//! Every failure is a [`ToolResult`] the model can read; nothing a tool does can crash the
+//! coordinator.
+//!
+//! Files: this one holds the call path, top to bottom in [`Coordinator::call`];
+//! `builder.rs` puts settings, policy, grants, hooks and middleware together once;
+//! `authorize.rs` is stage 3 and the hooks after the call; `batch.rs` and `schedule.rs` run
+//! many calls ([`Coordinator::call_batch`]).
+
+mod authorize;
+mod batch;
+mod builder;
+mod schedule;
+
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock, RwLock};
+use std::time::Instant;
+
+use tokio::runtime::{Handle, Runtime, RuntimeFlavor};
+
+use crate::definition::context::CallInfo;
+use crate::definition::context::CancellationToken;
+use crate::definition::context::SharedContext;
+use crate::definition::context::ToolContext;
+use crate::definition::panic::guard;
+use crate::definition::spec::{Effect, ResourceKind};
+use crate::definition::tool::{Prepared, Resource, ToolHandle};
+use crate::definition::workspace::{ResolvedPath, with_workspace_recording};
+use crate::runtime::approval::{Approver, GrantsFile};
+use crate::runtime::budget::Budget;
+use crate::runtime::events::{CallEvent, EventSink};
+use crate::runtime::hooks::Hooks;
+use crate::runtime::middleware::{Downstream, Invocation, Middleware};
+use crate::runtime::policy::{
+    ClassifiedCall, Explanation, Mode, Policy, PolicyContext, RulePattern,
+};
+use crate::{ToolCall, ToolError, ToolResult, Toolset};
+
+pub use batch::BatchOptions;
+pub use builder::{BuildError, CoordinatorBuilder};
+
+/// Runs tool calls. Cheap to clone; clones share everything, including the session's mode and
+/// grants.
+///
+/// ```
+/// use tool_core::{tool, Coordinator, ToolCall, Toolset};
+///
+/// /// Add two integers.
+/// #[tool(read_only, name = "doc_coordinator_add")]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_coordinator_add"]).unwrap())
+///     .build().unwrap();
+/// let result = coordinator.call_blocking(ToolCall::new("doc_coordinator_add", r#"{"a": 1, "b": 2}"#));
+/// assert_eq!(result.text(), "3");
+///
+/// let result = coordinator.call_blocking(ToolCall::new("doc_coordinator_add", r#"{"a": 1}"#));
+/// assert!(result.is_error());
+/// assert!(result.text().contains("missing required argument `b` (an integer)"));
+/// ```
+#[derive(Clone)]
+pub struct Coordinator {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    toolset: Toolset,
+    shared: Arc<SharedContext>,
+    policy: Policy,
+    /// What changes during a session (mode, grants, allow-list); each call decides on a
+    /// snapshot, so a change never tears a decision in half.
+    session: RwLock<Arc<PolicyContext>>,
+    approver: Option<Arc<dyn Approver>>,
+    grants_file: Option<GrantsFile>,
+    hooks: Hooks,
+    chain: Arc<[Arc<dyn Middleware>]>,
+    budget: Option<Arc<Budget>>,
+    events: Option<Arc<dyn EventSink>>,
+    batch: BatchOptions,
+    session_id: String,
+    /// The runtime `call_blocking` drives calls on when the caller has none.
+    runtime: OnceLock<std::io::Result<Runtime>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The last clone may be dropped inside some other runtime, where a blocking shutdown
+        // would panic; calls in flight on our runtime have ended by now.
+        if let Some(Ok(runtime)) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// Sends a call's `Finished` event (as cancelled) if the call's future is dropped before the
+/// call ends; disarmed when it ends. Nothing at all without an event sink.
+struct Unfinished(Option<Armed>);
+
+struct Armed {
+    events: Arc<dyn EventSink>,
+    call_id: String,
+    tool: Cow<'static, str>,
+    started: Instant,
+}
+
+impl Unfinished {
+    fn arm(coordinator: &Coordinator, staged: &Staged, started: Instant) -> Self {
+        Unfinished(coordinator.inner.events.as_ref().map(|events| Armed {
+            events: Arc::clone(events),
+            call_id: staged.id.clone(),
+            tool: staged.tool.spec().name.clone(),
+            started,
+        }))
+    }
+
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let Some(armed) = self.0.take() {
+            armed.events.send(CallEvent::Finished {
+                call_id: armed.call_id,
+                tool: armed.tool,
+                is_error: true,
+                error_kind: Some(ToolError::Cancelled.kind()),
+                elapsed: armed.started.elapsed(),
+            });
+        }
+    }
+}
+
+/// A call after lookup and preparation: everything later stages need.
+pub(crate) struct Staged {
+    pub(crate) id: String,
+    pub(crate) tool: ToolHandle,
+    pub(crate) arguments: String,
+    pub(crate) depth: u32,
+    pub(crate) prepared: Prepared,
+    pub(crate) effect: Effect,
+    pub(crate) paths: Vec<ResolvedPath>,
+}
+
+impl Coordinator {
+    /// Starts configuring a coordinator.
+    pub fn builder() -> CoordinatorBuilder {
+        CoordinatorBuilder::default()
+    }
+
+    /// The tools this coordinator offers.
+    #[must_use]
+    pub fn toolset(&self) -> &Toolset {
+        &self.inner.toolset
+    }
+
+    /// The policy.
+    #[must_use]
+    pub fn policy(&self) -> &Policy {
+        &self.inner.policy
+    }
+
+    /// The session's current mode.
+    #[must_use]
+    pub fn mode(&self) -> Mode {
+        self.snapshot().mode
+    }
+
+    /// Switches the permission mode; calls decided from now on see the new mode.
+    pub fn set_mode(&self, mode: Mode) {
+        self.update_session(|session| session.mode = mode);
+    }
+
+    /// Grants a permission rule for the rest of the session, as an approval with a pattern
+    /// scope does.
+    ///
+    /// # Errors
+    /// When the rule is not valid.
+    pub fn grant(&self, rule: &str) -> Result<(), crate::runtime::policy::RuleSyntaxError> {
+        let rule = RulePattern::parse(rule)?;
+        self.update_session(|session| session.grants = session.grants.with(rule));
+        Ok(())
+    }
+
+    /// The session's policy context: mode, grants and allow-list as they are now.
+    #[must_use]
+    pub fn snapshot(&self) -> Arc<PolicyContext> {
+        let session = self.inner.session.read();
+        Arc::clone(&session.unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    fn update_session(&self, change: impl FnOnce(&mut PolicyContext)) {
+        let mut session = self
+            .inner
+            .session
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut next = PolicyContext::clone(&session);
+        change(&mut next);
+        *session = Arc::new(next);
+    }
+
+    /// The session id hooks receive.
+    #[must_use]
+    pub fn session_id(&self) -> &str {
+        &self.inner.session_id
+    }
+
+    /// The budgets, if the coordinator has them.
+    #[must_use]
+    pub fn budget(&self) -> Option<&Budget> {
+        self.inner.budget.as_deref()
+    }
+
+    /// Runs one call to its result: the whole call path, stage by stage.
+    ///
+    /// Async and `blocking` tools need a Tokio runtime (so do command hooks and timeouts);
+    /// from synchronous code use [`call_blocking`](Self::call_blocking).
+    pub async fn call(&self, call: ToolCall) -> ToolResult {
+        let started = Instant::now();
+        match self.stage(call, started) {
+            Ok(staged) => self.run(staged, started, None).await,
+            Err(result) => result,
+        }
+    }
+
+    /// Stages 1 and 2: looks the tool up and prepares the call. A failure is the call's result.
+    #[expect(
+        clippy::result_large_err,
+        reason = "the failure is the call's answer, moved once to the caller"
+    )]
+    pub(crate) fn stage(&self, call: ToolCall, started: Instant) -> Result<Staged, ToolResult> {
+        let ToolCall {
+            id,
+            name,
+            arguments,
+            depth,
+        } = call;
+        if let Some(events) = &self.inner.events {
+            events.send(CallEvent::Requested {
+                call_id: id.clone(),
+                tool: name.clone(),
+            });
+        }
+        let tool = match self.lookup(&name) {
+            Ok(tool) => tool.clone(),
+            Err(error) => {
+                return Err(self.finish(ToolResult::failure(id, error), name.into(), started));
+            }
+        };
+        let prepared = match self.prepare(&tool, &arguments) {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                let name = tool.spec().name.clone();
+                return Err(self.finish(ToolResult::failure(id, error), name, started));
+            }
+        };
+        let effect = prepared.effect(tool.spec());
+        let paths = self.resolve_paths(&prepared);
+        Ok(Staged {
+            id,
+            tool,
+            arguments,
+            depth,
+            prepared,
+            effect,
+            paths,
+        })
+    }
+
+    /// Stages 3 to 5 of a staged call: authorize, invoke through the middleware chain, the
+    /// hooks after it; then the result. `batch_abort` is cancelled when the user aborts.
+    pub(crate) async fn run(
+        &self,
+        mut staged: Staged,
+        started: Instant,
+        batch_abort: Option<&CancellationToken>,
+    ) -> ToolResult {
+        // Should this future be dropped before the call ends (the caller gave up, a batch was
+        // dropped), the event sink still hears that the call finished, as cancelled.
+        let unfinished = Unfinished::arm(self, &staged, started);
+        let snapshot = self.snapshot();
+        let context = match self.authorize(&mut staged, &snapshot, batch_abort).await {
+            Ok(context) => context,
+            Err(refusal) => {
+                unfinished.disarm();
+                let name = staged.tool.spec().name.clone();
+                let mut result = ToolResult::failure(staged.id, refusal.error);
+                result.stop = refusal.stop;
+                return self.finish(result, name, started);
+            }
+        };
+
+        let Staged {
+            id,
+            tool,
+            arguments,
+            depth,
+            prepared,
+            effect,
+            paths: _,
+        } = staged;
+        let ctx = self.open(id, &tool, depth);
+        let invocation = Invocation {
+            spec: tool.spec(),
+            effect,
+            mode: snapshot.mode,
+            ctx: &ctx,
+        };
+        let outcome = Downstream::new(&self.inner.chain, &*tool, prepared, &invocation)
+            .run()
+            .await;
+        let mut result = ToolResult::from_outcome(ctx.into_call().id, outcome);
+        result.context.extend(context);
+
+        self.after_hooks(&tool, &arguments, &mut result, snapshot.mode)
+            .await;
+        unfinished.disarm();
+        self.finish(result, tool.spec().name.clone(), started)
+    }
+
+    /// The tool answering to `name`, or an error naming the closest names.
+    fn lookup(&self, name: &str) -> Result<&ToolHandle, ToolError> {
+        self.inner
+            .toolset
+            .get(name)
+            .ok_or_else(|| ToolError::UnknownTool {
+                name: name.to_owned(),
+                suggestions: self.inner.toolset.suggest(name),
+            })
+    }
+
+    /// How the policy would decide `call` now, rule by rule, without running it: nothing is
+    /// asked and no hook runs. The arguments are parsed and the paths resolved as for a real
+    /// call, so path rules and the workspace boundary see what the tool would.
+    ///
+    /// ```
+    /// use tool_core::{tool, Coordinator, ToolCall, Toolset, policy::{PolicyBuilder, PolicyLayer, Verdict}};
+    ///
+    /// /// Run a command.
+    /// #[tool(name = "doc_explain_shell")]
+    /// fn shell(#[arg(command)] command: String) -> String { command }
+    ///
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_explain_shell"]).unwrap())
+    ///     .policy(PolicyBuilder::default().deny("doc_explain_shell(rm:*)"))
+    ///     .build().unwrap();
+    /// let explained = coordinator
+    ///     .explain(&ToolCall::new("doc_explain_shell", r#"{"command": "rm -rf /"}"#))
+    ///     .unwrap();
+    /// assert_eq!(explained.decision.verdict, Verdict::Deny);
+    /// assert_eq!(explained.decider().unwrap().layer, PolicyLayer::DenyRule);
+    /// println!("{explained}"); // every rule considered, and which one decided
+    /// ```
+    ///
+    /// # Errors
+    /// An unknown tool or invalid arguments, as a call would get.
+    pub fn explain(&self, call: &ToolCall) -> Result<Explanation, ToolError> {
+        let tool = self.lookup(&call.name)?;
+        let prepared = self.prepare(tool, &call.arguments)?;
+        let paths = self.resolve_paths(&prepared);
+        let classified = ClassifiedCall::new(tool.spec())
+            .with_effect(prepared.effect(tool.spec()))
+            .with_resources(prepared.resources())
+            .with_paths(&paths);
+        Ok(self.inner.policy.explain(&classified, &self.snapshot()))
+    }
+
+    /// Parses and validates arguments, with the workspace in scope so `WorkspacePath`
+    /// arguments arrive resolved.
+    pub(crate) fn prepare(
+        &self,
+        tool: &ToolHandle,
+        arguments: &str,
+    ) -> Result<Prepared, ToolError> {
+        let Some(workspace) = self.inner.shared.workspace.as_ref() else {
+            // Nothing to put in scope (and nothing can be in scope: scopes never outlive
+            // `prepare`), so skip the thread-local.
+            return guard(|| tool.prepare(arguments));
+        };
+        let (prepared, resolved) =
+            with_workspace_recording(Some(workspace), || guard(|| tool.prepare(arguments)));
+        let mut prepared = prepared?;
+        // Every `WorkspacePath` parsed counts as a path of the call, also those the macro
+        // cannot see (inside an `Args<T>` struct, a list of edits): each is confined and
+        // matched by path rules like a top-level one.
+        for path in resolved {
+            let value = path.to_string_lossy();
+            let known = prepared
+                .resources()
+                .iter()
+                .any(|r| r.kind == ResourceKind::Path && r.value == value);
+            if !known {
+                let value = value.into_owned();
+                prepared = prepared.with_resource(Resource {
+                    arg: Cow::Borrowed("path"),
+                    kind: ResourceKind::Path,
+                    value,
+                });
+            }
+        }
+        Ok(prepared)
+    }
+
+    /// Every path argument, resolved against the workspace boundary (none without a
+    /// workspace).
+    pub(crate) fn resolve_paths(&self, prepared: &Prepared) -> Vec<ResolvedPath> {
+        let Some(workspace) = &self.inner.shared.workspace else {
+            return Vec::new();
+        };
+        let mut paths = Vec::new();
+        for resource in prepared.resources() {
+            if resource.kind != ResourceKind::Path {
+                continue;
+            }
+            paths.push(workspace.confine(resource.arg.clone(), &resource.value));
+            // A tool given the text may resolve it as the workspace does (`$VAR`, a dropped
+            // first component): where that leads is checked too.
+            let lenient = workspace.resolve_lenient(&resource.value);
+            if lenient.normalization.is_some() {
+                paths
+                    .push(workspace.confine(resource.arg.clone(), &lenient.path.to_string_lossy()));
+            }
+        }
+        paths
+    }
+
+    /// The context of a call about to run, with its own cancellation token; tells the event
+    /// sink the call started.
+    pub(crate) fn open(&self, id: String, tool: &ToolHandle, depth: u32) -> ToolContext {
+        let spec = tool.spec();
+        let ctx = ToolContext::new(
+            CallInfo {
+                id,
+                tool: spec.name.clone(),
+                depth,
+            },
+            Arc::clone(&self.inner.shared),
+        );
+        if let Some(events) = &self.inner.events {
+            events.send(CallEvent::Started {
+                call_id: ctx.call().id.clone(),
+                tool: spec.name.clone(),
+            });
+        }
+        ctx
+    }
+
+    /// Tells the event sink the call finished; returns its result.
+    pub(crate) fn finish(
+        &self,
+        result: ToolResult,
+        tool: Cow<'static, str>,
+        started: Instant,
+    ) -> ToolResult {
+        if let Some(events) = &self.inner.events {
+            events.send(CallEvent::Finished {
+                call_id: result.call_id.clone(),
+                tool,
+                is_error: result.is_error(),
+                error_kind: result.error().map(ToolError::kind),
+                elapsed: started.elapsed(),
+            });
+        }
+        result
+    }
+
+    /// Runs one call from synchronous code and waits for its result.
+    ///
+    /// Outside any runtime it drives the call on a runtime of its own; inside a multi-threaded
+    /// Tokio runtime it blocks in place; inside a current-thread runtime, which cannot block, it
+    /// runs the call on a helper thread.
+    pub fn call_blocking(&self, call: ToolCall) -> ToolResult {
+        match Handle::try_current() {
+            Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(|| handle.block_on(self.call(call)))
+            }
+            Ok(_) => {
+                // Kept for the answer if the helper thread itself fails.
+                let id = call.id.clone();
+                std::thread::scope(|scope| {
+                    scope
+                        .spawn(|| self.call_on_own_runtime(call))
+                        .join()
+                        .unwrap_or_else(|payload| {
+                            let message = crate::definition::panic::panic_message(payload.as_ref());
+                            ToolResult::failure(
+                                id,
+                                ToolError::internal(format!(
+                                    "the call's thread panicked: {message}"
+                                )),
+                            )
+                        })
+                })
+            }
+            Err(_) => self.call_on_own_runtime(call),
+        }
+    }
+
+    fn call_on_own_runtime(&self, call: ToolCall) -> ToolResult {
+        match self.own_runtime() {
+            Ok(runtime) => runtime.block_on(self.call(call)),
+            Err(error) => ToolResult::failure(
+                call.id,
+                ToolError::internal(format!("could not start a runtime for the call: {error}")),
+            ),
+        }
+    }
+
+    fn own_runtime(&self) -> Result<&Runtime, &std::io::Error> {
+        self.inner
+            .runtime
+            .get_or_init(|| {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+            })
+            .as_ref()
+    }
+}
+
+impl std::fmt::Debug for Coordinator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Coordinator")
+            .field("toolset", &self.inner.toolset)
+            .field("mode", &self.mode())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,228 @@
+//! What a hook is told: the [`HookEvent`] it runs for and the [`HookInput`] it receives, which
+//! serializes to exactly the JSON Claude Code writes on a command hook's stdin.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use crate::runtime::policy::Mode;
+
+/// The moments of a tool call at which hooks run, with Claude Code's names.
+///
+/// ```
+/// use tool_core::hooks::HookEvent;
+///
+/// assert_eq!(HookEvent::PreToolUse.as_str(), "PreToolUse");
+/// assert_eq!("PostToolUseFailure".parse::<HookEvent>().unwrap(), HookEvent::PostToolUseFailure);
+/// assert!("Stop".parse::<HookEvent>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum HookEvent {
+    /// Before the tool runs, after the policy allowed it: may block it, decide its permission,
+    /// or replace its input.
+    PreToolUse,
+    /// After the tool succeeded: may add context for the model or replace what it reads.
+    PostToolUse,
+    /// After the tool failed.
+    PostToolUseFailure,
+    /// When the user would be asked to approve the call: may allow or deny in their place.
+    PermissionRequest,
+}
+
+impl HookEvent {
+    /// Every event, in the order of a call.
+    pub const ALL: [HookEvent; 4] = [
+        HookEvent::PreToolUse,
+        HookEvent::PermissionRequest,
+        HookEvent::PostToolUse,
+        HookEvent::PostToolUseFailure,
+    ];
+
+    /// Claude Code's name of the event.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::PostToolUseFailure => "PostToolUseFailure",
+            HookEvent::PermissionRequest => "PermissionRequest",
+        }
+    }
+
+    /// A dense index, for per-event tables.
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            HookEvent::PreToolUse => 0,
+            HookEvent::PermissionRequest => 1,
+            HookEvent::PostToolUse => 2,
+            HookEvent::PostToolUseFailure => 3,
+        }
+    }
+}
+
+impl fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An event name that is none of the events hooks run for here.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown hook event `{0}`; expected one of `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PermissionRequest`"
+)]
+pub struct UnknownHookEvent(pub String);
+
+impl FromStr for HookEvent {
+    type Err = UnknownHookEvent;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        HookEvent::ALL
+            .into_iter()
+            .find(|event| event.as_str() == text)
+            .ok_or_else(|| UnknownHookEvent(text.to_owned()))
+    }
+}
+
+/// What a hook receives: Claude Code's hook input.
+///
+/// Serialized, it is the JSON object a command hook reads on stdin, with Claude Code's field
+/// names; fields that do not apply (`tool_response` outside `PostToolUse`, `error` outside
+/// `PostToolUseFailure`, an unknown `tool_use_id`) are omitted, never `null`.
+///
+/// ```
+/// use tool_core::hooks::HookInput;
+/// use serde_json::json;
+///
+/// let input = HookInput::pre_tool_use("Bash", json!({"command": "ls"}))
+///     .session_id("s1")
+///     .cwd("/work");
+/// assert_eq!(
+///     serde_json::to_value(&input).unwrap(),
+///     json!({
+///         "session_id": "s1",
+///         "cwd": "/work",
+///         "hook_event_name": "PreToolUse",
+///         "tool_name": "Bash",
+///         "tool_input": {"command": "ls"},
+///         "permission_mode": "default",
+///     })
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct HookInput {
+    /// The session (conversation) the call belongs to.
+    pub session_id: String,
+    /// The working directory: a command hook runs here, and `CLAUDE_PROJECT_DIR` names it.
+    /// Defaults to the process's current directory.
+    pub cwd: PathBuf,
+    /// The event.
+    pub hook_event_name: HookEvent,
+    /// The name the model called the tool by.
+    pub tool_name: String,
+    /// The call's arguments.
+    pub tool_input: Value,
+    /// The model's id for the call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    /// What the tool returned (`PostToolUse` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_response: Option<Value>,
+    /// Why the tool failed (`PostToolUseFailure` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The session's permission mode, by Claude Code's name.
+    #[serde(serialize_with = "serialize_claude_mode")]
+    pub permission_mode: Mode,
+}
+
+fn serialize_claude_mode<S: Serializer>(mode: &Mode, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(mode.claude_name())
+}
+
+impl HookInput {
+    fn new(event: HookEvent, tool_name: impl Into<String>, tool_input: Value) -> Self {
+        HookInput {
+            session_id: String::new(),
+            // The process's directory until the caller names the workspace's.
+            cwd: std::env::current_dir().unwrap_or_default(),
+            hook_event_name: event,
+            tool_name: tool_name.into(),
+            tool_input,
+            tool_use_id: None,
+            tool_response: None,
+            error: None,
+            permission_mode: Mode::Default,
+        }
+    }
+
+    /// The input of a `PreToolUse` hook.
+    pub fn pre_tool_use(tool_name: impl Into<String>, tool_input: Value) -> Self {
+        HookInput::new(HookEvent::PreToolUse, tool_name, tool_input)
+    }
+
+    /// The input of a `PermissionRequest` hook.
+    pub fn permission_request(tool_name: impl Into<String>, tool_input: Value) -> Self {
+        HookInput::new(HookEvent::PermissionRequest, tool_name, tool_input)
+    }
+
+    /// The input of a `PostToolUse` hook, with what the tool returned.
+    pub fn post_tool_use(
+        tool_name: impl Into<String>,
+        tool_input: Value,
+        tool_response: Value,
+    ) -> Self {
+        let mut input = HookInput::new(HookEvent::PostToolUse, tool_name, tool_input);
+        input.tool_response = Some(tool_response);
+        input
+    }
+
+    /// The input of a `PostToolUseFailure` hook, with why the tool failed.
+    pub fn post_tool_use_failure(
+        tool_name: impl Into<String>,
+        tool_input: Value,
+        error: impl Into<String>,
+    ) -> Self {
+        let mut input = HookInput::new(HookEvent::PostToolUseFailure, tool_name, tool_input);
+        input.error = Some(error.into());
+        input
+    }
+
+    /// The same input with this session id.
+    #[must_use]
+    pub fn session_id(mut self, session_id: impl Into<String>) -> Self {
+        self.session_id = session_id.into();
+        self
+    }
+
+    /// The same input with this working directory.
+    #[must_use]
+    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = cwd.into();
+        self
+    }
+
+    /// The same input with the model's id for the call.
+    #[must_use]
+    pub fn tool_use_id(mut self, tool_use_id: impl Into<String>) -> Self {
+        self.tool_use_id = Some(tool_use_id.into());
+        self
+    }
+
+    /// The same input with this permission mode.
+    #[must_use]
+    pub fn permission_mode(mut self, mode: Mode) -> Self {
+        self.permission_mode = mode;
+        self
+    }
+
+    /// The event this input is for.
+    #[must_use]
+    pub fn event(&self) -> HookEvent {
+        self.hook_event_name
+    }
+}

@@ -1,0 +1,320 @@
+//! Hooks: code that runs around tool calls and may block them, decide their permission,
+//! rewrite their input, or add context for the model, speaking Claude Code's hook protocol.
+//!
+//! - [`event`](HookEvent): the events and the [`HookInput`] a hook receives;
+//! - [`output`](HookOutput): what one hook answers, and how a command's exit code and JSON
+//!   become that answer;
+//! - [`CommandHook`]: shell commands (spawn, stdin, timeout, process-group kill);
+//! - [`Matcher`]: which tools a hook applies to;
+//! - [`CombinedOutput`]: what all the hooks of an event answered together;
+//! - [`Hooks`] (here): the registry, and running the matching hooks of an event in parallel.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use tool_core::hooks::{hook_fn, HookEvent, HookInput, HookOutput, Hooks};
+//! use tool_core::policy::Verdict;
+//! use serde_json::json;
+//!
+//! let mut hooks = Hooks::new();
+//! hooks.register(HookEvent::PreToolUse, "Bash", hook_fn("no-sudo", |input: &HookInput| {
+//!     let sudo = input.tool_input["command"].as_str().is_some_and(|c| c.starts_with("sudo"));
+//!     async move {
+//!         if sudo { HookOutput::default().permission(Verdict::Deny, "no sudo") } else { HookOutput::default() }
+//!     }
+//! }))?;
+//!
+//! let input = HookInput::pre_tool_use("run_shell", json!({"command": "sudo ls"}));
+//! let outcome = hooks.run(HookEvent::PreToolUse, &["run_shell", "Bash"], &input).await;
+//! assert_eq!(outcome.decision().unwrap().verdict, Verdict::Deny);
+//! # Ok::<(), tool_core::hooks::MatcherError>(())
+//! # }).unwrap();
+//! ```
+
+mod command;
+mod event;
+mod matcher;
+mod outcome;
+mod output;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+pub use command::{CommandHook, DEFAULT_TIMEOUT, OUTPUT_CAP};
+pub use event::{HookEvent, HookInput, UnknownHookEvent};
+pub use matcher::{Matcher, MatcherError};
+pub use outcome::{CombinedOutput, HookDecision, HookMessage};
+pub use output::{HookOutput, HookPermission};
+
+use crate::BoxFuture;
+use crate::definition::panic::{CatchUnwind, catch};
+
+/// A hook: given the input of an event, an answer.
+///
+/// Object-safe, so hooks of different kinds live in one [`Hooks`]. Make one from a closure with
+/// [`hook_fn`]; [`CommandHook`] runs a shell command.
+pub trait Hook: Send + Sync {
+    /// The hook's name in messages and logs.
+    fn name(&self) -> Cow<'_, str>;
+
+    /// Runs the hook. A panic inside is caught by [`Hooks::run`] and becomes a non-blocking
+    /// error.
+    fn run<'a>(&'a self, input: &'a HookInput) -> BoxFuture<'a, HookOutput>;
+
+    /// Hooks of one event with the same identity run once per event, as Claude Code runs
+    /// identical commands once. `None` (the default): the hook always runs.
+    fn identity(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// A hook made from a closure; see [`hook_fn`].
+pub struct FnHook<F> {
+    name: String,
+    function: F,
+}
+
+/// A hook from a name and a closure returning a future of its answer. The future may not
+/// borrow the input: copy what it needs out of it first.
+///
+/// ```
+/// use tool_core::hooks::{hook_fn, Hook, HookInput, HookOutput};
+///
+/// let hook = hook_fn("audit", |input: &HookInput| {
+///     let tool = input.tool_name.clone();
+///     async move { HookOutput::default().additional_context(format!("{tool} was audited")) }
+/// });
+/// assert_eq!(hook.name(), "audit");
+/// ```
+pub fn hook_fn<F, Fut>(name: impl Into<String>, function: F) -> FnHook<F>
+where
+    F: Fn(&HookInput) -> Fut + Send + Sync,
+    Fut: Future<Output = HookOutput> + Send + 'static,
+{
+    FnHook {
+        name: name.into(),
+        function,
+    }
+}
+
+impl<F, Fut> Hook for FnHook<F>
+where
+    F: Fn(&HookInput) -> Fut + Send + Sync,
+    Fut: Future<Output = HookOutput> + Send + 'static,
+{
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.name)
+    }
+
+    fn run<'a>(&'a self, input: &'a HookInput) -> BoxFuture<'a, HookOutput> {
+        Box::pin((self.function)(input))
+    }
+}
+
+impl<F> fmt::Debug for FnHook<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FnHook").field("name", &self.name).finish()
+    }
+}
+
+#[derive(Clone)]
+struct Entry {
+    matcher: Matcher,
+    hook: Arc<dyn Hook>,
+}
+
+/// The registered hooks, by event, in registration order. Cheap to clone (shared inside).
+///
+/// [`Hooks::has`] is one load and one comparison, so a coordinator without hooks for an event
+/// pays nothing for them.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    by_event: Arc<[Vec<Entry>; 4]>,
+}
+
+impl Hooks {
+    /// No hooks.
+    #[must_use]
+    pub fn new() -> Self {
+        Hooks::default()
+    }
+
+    /// Registers `hook` for `event` on the tools `matcher` matches (see [`Matcher`]).
+    ///
+    /// # Errors
+    ///
+    /// [`MatcherError`] if the matcher is an invalid regular expression.
+    pub fn register(
+        &mut self,
+        event: HookEvent,
+        matcher: &str,
+        hook: impl Hook + 'static,
+    ) -> Result<&mut Self, MatcherError> {
+        let matcher = Matcher::new(matcher)?;
+        Ok(self.register_shared(event, matcher, Arc::new(hook)))
+    }
+
+    /// Registers a shared hook with a parsed matcher.
+    pub fn register_shared(
+        &mut self,
+        event: HookEvent,
+        matcher: Matcher,
+        hook: Arc<dyn Hook>,
+    ) -> &mut Self {
+        Arc::make_mut(&mut self.by_event)[event.index()].push(Entry { matcher, hook });
+        self
+    }
+
+    /// Appends every hook of `other`, after this one's (as a later settings file's hooks come
+    /// after an earlier one's).
+    pub fn extend(&mut self, other: &Hooks) {
+        if other.is_empty() {
+            return;
+        }
+        let by_event = Arc::make_mut(&mut self.by_event);
+        for (mine, theirs) in by_event.iter_mut().zip(other.by_event.iter()) {
+            mine.extend(theirs.iter().cloned());
+        }
+    }
+
+    /// `true` if no hook is registered.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.by_event.iter().all(Vec::is_empty)
+    }
+
+    /// `true` if some hook is registered for `event`.
+    #[must_use]
+    pub fn has(&self, event: HookEvent) -> bool {
+        !self.by_event[event.index()].is_empty()
+    }
+
+    /// The registered hooks of `event`, in order: each one's matcher and name.
+    pub fn registered(&self, event: HookEvent) -> impl Iterator<Item = (&Matcher, Cow<'_, str>)> {
+        self.by_event[event.index()]
+            .iter()
+            .map(|entry| (&entry.matcher, entry.hook.name()))
+    }
+
+    /// Runs every hook of `event` whose matcher matches one of `tool_names` (the tool's name
+    /// and aliases, as [`ToolSpec::names`](crate::spec::ToolSpec::names) gives them), all at once,
+    /// and aggregates their answers in registration order (see [`CombinedOutput`]). Hooks with the
+    /// same [`Hook::identity`] (command hooks with the same command) run once, as the first
+    /// registered.
+    ///
+    /// `input` should be built for `event`. Hooks run concurrently in the calling task:
+    /// command hooks are processes and run in parallel; an in-process hook that computes for
+    /// long should move the work to a blocking thread. Nothing a hook does reaches the caller as
+    /// a panic. Dropping the future cancels every hook (killing command hooks' processes).
+    pub async fn run(
+        &self,
+        event: HookEvent,
+        tool_names: &[&str],
+        input: &HookInput,
+    ) -> CombinedOutput {
+        let mut selected: Vec<&Arc<dyn Hook>> = Vec::new();
+        for entry in &self.by_event[event.index()] {
+            if !entry.matcher.matches(tool_names) {
+                continue;
+            }
+            let duplicate = entry.hook.identity().is_some_and(|identity| {
+                selected
+                    .iter()
+                    .any(|chosen| chosen.identity() == Some(identity))
+            });
+            if !duplicate {
+                selected.push(&entry.hook);
+            }
+        }
+
+        let mut outcome = CombinedOutput::default();
+        if selected.is_empty() {
+            return outcome;
+        }
+        let futures = selected
+            .iter()
+            .map(|hook| {
+                // Even building the future runs the hook's code.
+                let future = catch(|| hook.run(input))
+                    .unwrap_or_else(|message| Box::pin(std::future::ready(panicked(&message))));
+                CatchUnwind::new(future)
+            })
+            .collect();
+        let outputs = JoinAll::new(futures).await;
+        for (hook, output) in selected.iter().zip(outputs) {
+            outcome.absorb(&hook.name(), output);
+        }
+        outcome
+    }
+}
+
+impl fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut map = f.debug_map();
+        for event in HookEvent::ALL {
+            let hooks: Vec<String> = self
+                .registered(event)
+                .map(|(matcher, name)| format!("{matcher} => {name}"))
+                .collect();
+            if !hooks.is_empty() {
+                map.entry(&event.as_str(), &hooks);
+            }
+        }
+        map.finish()
+    }
+}
+
+/// Polls every hook's future in the calling task until all are done, keeping the answers in
+/// the hooks' order; a panic while polling becomes that hook's non-blocking error.
+struct JoinAll<'a> {
+    pending: Vec<CatchUnwind<BoxFuture<'a, HookOutput>>>,
+    done: Vec<Option<HookOutput>>,
+}
+
+impl<'a> JoinAll<'a> {
+    fn new(futures: Vec<CatchUnwind<BoxFuture<'a, HookOutput>>>) -> Self {
+        let done = futures.iter().map(|_| None).collect();
+        JoinAll {
+            pending: futures,
+            done,
+        }
+    }
+}
+
+impl Future for JoinAll<'_> {
+    type Output = Vec<HookOutput>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        let mut all_done = true;
+        for (future, answer) in this.pending.iter_mut().zip(this.done.iter_mut()) {
+            if answer.is_some() {
+                continue;
+            }
+            match Pin::new(future).poll(cx) {
+                Poll::Pending => all_done = false,
+                Poll::Ready(output) => {
+                    *answer = Some(output.unwrap_or_else(|message| panicked(&message)));
+                }
+            }
+        }
+        if all_done {
+            Poll::Ready(
+                this.done
+                    .iter_mut()
+                    .map(|answer| answer.take().unwrap_or_default())
+                    .collect(),
+            )
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// The answer of a hook that panicked.
+fn panicked(message: &str) -> HookOutput {
+    HookOutput::error(format!("panicked: {message}"))
+}

@@ -1,0 +1,177 @@
+//! What all the hooks of one event answered together: [`CombinedOutput`], aggregated from each
+//! hook's [`HookOutput`] in registration order, whatever order they finished in.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use super::output::HookOutput;
+use crate::runtime::policy::{Decision, DecisionSource, PolicyLayer, Verdict};
+
+/// A message from one hook, naming the hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookMessage {
+    /// The hook's name (a command hook's command).
+    pub hook: String,
+    /// What it said.
+    pub message: String,
+}
+
+impl fmt::Display for HookMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "hook `{}`: {}", self.hook, self.message)
+    }
+}
+
+/// The permission decision of the hooks: the strictest one given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookDecision {
+    /// The hook that gave it (the first registered among those giving the strictest verdict).
+    pub hook: String,
+    /// Allow, ask or deny.
+    pub verdict: Verdict,
+    /// Its reason, if the hook gave one.
+    pub reason: Option<String>,
+}
+
+/// What the matching hooks of one event answered, together.
+///
+/// Aggregation rules:
+/// - `blocks`, `stops`, `errors`, `system_messages`, `additional_context`: every hook's, in
+///   registration order;
+/// - `permission`: the strictest verdict (deny > ask > allow); among equals, the first
+///   registered;
+/// - `updated_input`, `updated_tool_output`: if several hooks replace it, the **last
+///   registered** wins (later settings files register later, so the most local one wins);
+/// - `suppress_output`: if any hook asks.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct CombinedOutput {
+    /// How many hooks ran (identical command hooks count once).
+    pub hooks_run: usize,
+    /// Blocking answers (exit 2, or `decision: "block"` after a call): messages for the model.
+    pub blocks: Vec<HookMessage>,
+    /// The strictest permission decision.
+    pub permission: Option<HookDecision>,
+    /// A replacement tool input, to be validated like any model input.
+    pub updated_input: Option<Map<String, Value>>,
+    /// Text added for the model.
+    pub additional_context: Vec<String>,
+    /// A replacement of what the model reads of the tool's result.
+    pub updated_tool_output: Option<Value>,
+    /// Warnings for the user.
+    pub system_messages: Vec<HookMessage>,
+    /// Requests to stop the agent's turn (`continue: false`), with their reasons.
+    pub stops: Vec<HookMessage>,
+    /// Some hook asked not to show its output to the user.
+    pub suppress_output: bool,
+    /// Stdout that was not JSON, for the log.
+    pub plain_outputs: Vec<HookMessage>,
+    /// Non-blocking errors: failed, timed-out or confused hooks. The call goes on.
+    pub errors: Vec<HookMessage>,
+}
+
+impl CombinedOutput {
+    /// `true` if a hook blocked.
+    #[must_use]
+    pub fn is_blocked(&self) -> bool {
+        !self.blocks.is_empty()
+    }
+
+    /// `true` if a hook asked to stop the agent's turn.
+    #[must_use]
+    pub fn should_stop(&self) -> bool {
+        !self.stops.is_empty()
+    }
+
+    /// Every blocking message, one per line, for the model.
+    #[must_use]
+    pub fn block_message(&self) -> Option<String> {
+        join_messages(&self.blocks)
+    }
+
+    /// The hooks' verdict as a policy [`Decision`] from [`PolicyLayer::Hook`]: a block is a deny
+    /// (before a call it stops the call; for a permission request it denies), otherwise the
+    /// strictest permission decision. `None` if the hooks decided nothing.
+    #[must_use]
+    pub fn decision(&self) -> Option<Decision> {
+        if let Some(message) = self.block_message() {
+            let hooks: Vec<&str> = self
+                .blocks
+                .iter()
+                .map(|block| block.hook.as_str())
+                .collect();
+            return Some(Decision::deny(
+                message,
+                DecisionSource::new(PolicyLayer::Hook, hooks.join(", ")),
+            ));
+        }
+        let permission = self.permission.as_ref()?;
+        let reason = permission.reason.clone().unwrap_or_else(|| {
+            format!("hook `{}` decided {}", permission.hook, permission.verdict)
+        });
+        Some(Decision::new(
+            permission.verdict,
+            reason,
+            DecisionSource::new(PolicyLayer::Hook, permission.hook.clone()),
+        ))
+    }
+
+    /// Adds one hook's answer; called in registration order.
+    pub(crate) fn absorb(&mut self, hook: &str, output: HookOutput) {
+        let message = |message: String| HookMessage {
+            hook: hook.to_owned(),
+            message,
+        };
+        self.hooks_run += 1;
+        if let Some(block) = output.block {
+            self.blocks.push(message(block));
+        }
+        if let Some(permission) = output.permission {
+            let stricter = self
+                .permission
+                .as_ref()
+                .is_none_or(|current| permission.verdict > current.verdict);
+            if stricter {
+                self.permission = Some(HookDecision {
+                    hook: hook.to_owned(),
+                    verdict: permission.verdict,
+                    reason: permission.reason,
+                });
+            }
+        }
+        if output.updated_input.is_some() {
+            self.updated_input = output.updated_input;
+        }
+        self.additional_context.extend(output.additional_context);
+        if output.updated_tool_output.is_some() {
+            self.updated_tool_output = output.updated_tool_output;
+        }
+        if let Some(warning) = output.system_message {
+            self.system_messages.push(message(warning));
+        }
+        if let Some(reason) = output.stop {
+            self.stops.push(message(reason));
+        }
+        self.suppress_output |= output.suppress_output;
+        if let Some(text) = output.plain_output {
+            self.plain_outputs.push(message(text));
+        }
+        if let Some(error) = output.error {
+            self.errors.push(message(error));
+        }
+    }
+}
+
+fn join_messages(messages: &[HookMessage]) -> Option<String> {
+    if messages.is_empty() {
+        return None;
+    }
+    Some(
+        messages
+            .iter()
+            .map(|message| message.message.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}

@@ -1,0 +1,390 @@
+//! What one hook answered: [`HookOutput`], and how a command hook's exit code, stdout and
+//! stderr become one, following Claude Code's protocol.
+//!
+//! - Exit 0: stdout that is a JSON object is the structured answer ([`HookOutput::from_json`]);
+//!   other stdout is plain output, kept but never a decision; stdout that starts with `{` and
+//!   does not parse is a non-blocking error.
+//! - Exit 2: blocking; stderr is the message for the model. Stdout is ignored, as in Claude
+//!   Code.
+//! - Anything else: a non-blocking error carrying stderr; the call goes on.
+//!
+//! A JSON answer with a field of the wrong type is ignored whole and becomes a non-blocking
+//! error naming the field: applying half of an answer (an `updatedInput` without the decision
+//! that came with it) would do something the hook never said.
+
+use serde_json::{Map, Value};
+
+use super::event::HookEvent;
+use crate::definition::args::json_kind;
+use crate::runtime::policy::Verdict;
+
+/// A hook's permission decision, with its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookPermission {
+    /// Allow, ask or deny.
+    pub verdict: Verdict,
+    /// Why, for the user (allow, ask) or the model (deny).
+    pub reason: Option<String>,
+}
+
+/// What one hook answered. Every field is optional; [`HookOutput::default`] is "nothing to
+/// say", the answer of a hook that exits 0 silently.
+///
+/// In-process hooks build one directly:
+///
+/// ```
+/// use tool_core::hooks::HookOutput;
+/// use tool_core::policy::Verdict;
+///
+/// let out = HookOutput::default().permission(Verdict::Deny, "no pushes on Fridays");
+/// assert_eq!(out.permission.unwrap().verdict, Verdict::Deny);
+/// assert!(HookOutput::block("rm -rf is not allowed").block.is_some());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct HookOutput {
+    /// Blocking (exit 2, or `decision: "block"` after the tool ran): the message for the model.
+    /// Before a call it blocks the call; for a permission request it denies; after a call the
+    /// message goes to the model.
+    pub block: Option<String>,
+    /// `continue: false`: stop the agent's turn, with `stopReason` (empty if none was given).
+    pub stop: Option<String>,
+    /// `suppressOutput`: do not show the hook's output to the user.
+    pub suppress_output: bool,
+    /// `systemMessage`: a warning for the user.
+    pub system_message: Option<String>,
+    /// `permissionDecision` (or the legacy `decision: "approve"/"block"` before a call, or a
+    /// permission request's `decision.behavior`).
+    pub permission: Option<HookPermission>,
+    /// `updatedInput`: an object replacing the tool's input.
+    pub updated_input: Option<Map<String, Value>>,
+    /// `additionalContext`: text added for the model.
+    pub additional_context: Option<String>,
+    /// `updatedToolOutput`: replaces what the model reads of the tool's result.
+    pub updated_tool_output: Option<Value>,
+    /// Stdout that was not JSON: kept for the log, never a decision.
+    pub plain_output: Option<String>,
+    /// A non-blocking error: the hook failed, timed out or answered nonsense; the call goes on.
+    pub error: Option<String>,
+}
+
+impl HookOutput {
+    /// A blocking answer with this message for the model.
+    pub fn block(message: impl Into<String>) -> Self {
+        HookOutput {
+            block: Some(message.into()),
+            ..HookOutput::default()
+        }
+    }
+
+    /// A non-blocking error.
+    pub fn error(message: impl Into<String>) -> Self {
+        HookOutput {
+            error: Some(message.into()),
+            ..HookOutput::default()
+        }
+    }
+
+    /// The same answer with a permission decision and its reason.
+    #[must_use]
+    pub fn permission(mut self, verdict: Verdict, reason: impl Into<String>) -> Self {
+        self.permission = Some(HookPermission {
+            verdict,
+            reason: Some(reason.into()),
+        });
+        self
+    }
+
+    /// The same answer with text added for the model.
+    #[must_use]
+    pub fn additional_context(mut self, context: impl Into<String>) -> Self {
+        self.additional_context = Some(context.into());
+        self
+    }
+
+    /// The same answer with a replacement tool input.
+    #[must_use]
+    pub fn updated_input(mut self, input: Map<String, Value>) -> Self {
+        self.updated_input = Some(input);
+        self
+    }
+
+    /// The same answer with a replacement of what the model reads.
+    #[must_use]
+    pub fn updated_tool_output(mut self, output: Value) -> Self {
+        self.updated_tool_output = Some(output);
+        self
+    }
+
+    /// The same answer with a warning for the user.
+    #[must_use]
+    pub fn system_message(mut self, message: impl Into<String>) -> Self {
+        self.system_message = Some(message.into());
+        self
+    }
+
+    /// The same answer asking to stop, with this reason.
+    #[must_use]
+    pub fn stop(mut self, reason: impl Into<String>) -> Self {
+        self.stop = Some(reason.into());
+        self
+    }
+
+    /// The answer of a command hook, from its exit code (`None` if a signal ended it), stdout
+    /// and stderr, for `event`.
+    #[must_use]
+    pub fn from_command(
+        event: HookEvent,
+        exit_code: Option<i32>,
+        stdout: &str,
+        stderr: &str,
+    ) -> Self {
+        let stderr = stderr.trim();
+        match exit_code {
+            Some(0) => HookOutput::from_stdout(event, stdout),
+            Some(2) if stderr.is_empty() => {
+                HookOutput::block("blocked by a hook (exit code 2, nothing on stderr)")
+            }
+            Some(2) => HookOutput::block(stderr),
+            Some(code) => {
+                HookOutput::error(with_stderr(format!("exited with code {code}"), stderr))
+            }
+            None => HookOutput::error(with_stderr("was ended by a signal".to_owned(), stderr)),
+        }
+    }
+
+    fn from_stdout(event: HookEvent, stdout: &str) -> Self {
+        let text = stdout.trim();
+        if text.is_empty() {
+            return HookOutput::default();
+        }
+        if !text.starts_with('{') {
+            return HookOutput {
+                plain_output: Some(text.to_owned()),
+                ..HookOutput::default()
+            };
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(value) => HookOutput::from_json(event, &value),
+            Err(error) => HookOutput {
+                plain_output: Some(text.to_owned()),
+                error: Some(format!(
+                    "printed output that starts with `{{` but is not valid JSON ({error}); expected one JSON object with Claude Code's hook output fields"
+                )),
+                ..HookOutput::default()
+            },
+        }
+    }
+
+    /// The answer a hook gave as a JSON object with Claude Code's hook output fields. Unknown
+    /// fields are ignored; a known field of the wrong type makes the whole answer a
+    /// non-blocking error naming the field.
+    ///
+    /// ```
+    /// use tool_core::hooks::{HookEvent, HookOutput};
+    /// use tool_core::policy::Verdict;
+    /// use serde_json::json;
+    ///
+    /// let out = HookOutput::from_json(HookEvent::PreToolUse, &json!({
+    ///     "hookSpecificOutput": {
+    ///         "hookEventName": "PreToolUse",
+    ///         "permissionDecision": "deny",
+    ///         "permissionDecisionReason": "secrets stay secret",
+    ///     }
+    /// }));
+    /// assert_eq!(out.permission.unwrap().verdict, Verdict::Deny);
+    ///
+    /// let out = HookOutput::from_json(HookEvent::PreToolUse, &json!({"systemMessage": 3}));
+    /// assert!(out.error.unwrap().contains("`systemMessage` should be a string"));
+    /// ```
+    #[must_use]
+    pub fn from_json(event: HookEvent, value: &Value) -> Self {
+        match parse_json(event, value) {
+            Ok(output) => output,
+            Err(problem) => HookOutput {
+                plain_output: Some(value.to_string()),
+                error: Some(format!("answered JSON that was ignored: {problem}")),
+                ..HookOutput::default()
+            },
+        }
+    }
+}
+
+fn with_stderr(what: String, stderr: &str) -> String {
+    if stderr.is_empty() {
+        what
+    } else {
+        format!("{what}: {stderr}")
+    }
+}
+
+fn parse_json(event: HookEvent, value: &Value) -> Result<HookOutput, String> {
+    let Value::Object(object) = value else {
+        return Err(format!(
+            "the output should be a JSON object, found {}",
+            json_kind(value)
+        ));
+    };
+    let fields = Fields { object, prefix: "" };
+    let mut output = HookOutput::default();
+
+    if fields.bool("continue")? == Some(false) {
+        output.stop = Some(fields.string("stopReason")?.unwrap_or_default().to_owned());
+    } else {
+        fields.string("stopReason")?;
+    }
+    output.suppress_output = fields.bool("suppressOutput")?.unwrap_or(false);
+    output.system_message = fields.string("systemMessage")?.map(str::to_owned);
+
+    let reason = fields.string("reason")?.map(str::to_owned);
+    match fields.string("decision")? {
+        None => {}
+        Some("block") => match event {
+            // Before a call, and when asked for permission, `block` is the legacy deny.
+            HookEvent::PreToolUse | HookEvent::PermissionRequest => {
+                output.permission = Some(HookPermission {
+                    verdict: Verdict::Deny,
+                    reason,
+                });
+            }
+            HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+                output.block = Some(reason.unwrap_or_else(|| "blocked by a hook".to_owned()));
+            }
+        },
+        Some("approve") => {
+            output.permission = Some(HookPermission {
+                verdict: Verdict::Allow,
+                reason,
+            });
+        }
+        Some(other) => {
+            return Err(format!(
+                "`decision` should be \"block\" or \"approve\", found \"{other}\""
+            ));
+        }
+    }
+
+    if let Some(specific) = fields.object("hookSpecificOutput")? {
+        parse_specific(event, specific, &mut output)?;
+    }
+    Ok(output)
+}
+
+fn parse_specific(
+    event: HookEvent,
+    object: &Map<String, Value>,
+    output: &mut HookOutput,
+) -> Result<(), String> {
+    let fields = Fields {
+        object,
+        prefix: "hookSpecificOutput.",
+    };
+    if let Some(name) = fields.string("hookEventName")?
+        && name != event.as_str()
+    {
+        return Err(format!(
+            "`hookSpecificOutput.hookEventName` is \"{name}\" but the hook ran for \"{event}\""
+        ));
+    }
+    let reason = fields
+        .string("permissionDecisionReason")?
+        .map(str::to_owned);
+    match fields.string("permissionDecision")? {
+        None => {}
+        Some(text) => {
+            let verdict = match text {
+                "allow" => Verdict::Allow,
+                "ask" => Verdict::Ask,
+                "deny" => Verdict::Deny,
+                other => {
+                    return Err(format!(
+                        "`hookSpecificOutput.permissionDecision` should be \"allow\", \"deny\" or \"ask\", found \"{other}\""
+                    ));
+                }
+            };
+            output.permission = Some(HookPermission { verdict, reason });
+        }
+    }
+    if let Some(input) = fields.object("updatedInput")? {
+        output.updated_input = Some(input.clone());
+    }
+    output.additional_context = fields.string("additionalContext")?.map(str::to_owned);
+    output.updated_tool_output = object.get("updatedToolOutput").cloned();
+
+    // Claude Code's PermissionRequest form: `decision: { behavior, updatedInput?, message? }`.
+    if let Some(decision) = fields.object("decision")? {
+        let decision_fields = Fields {
+            object: decision,
+            prefix: "hookSpecificOutput.decision.",
+        };
+        let message = decision_fields.string("message")?.map(str::to_owned);
+        let verdict = match decision_fields.string("behavior")? {
+            Some("allow") => Verdict::Allow,
+            Some("deny") => Verdict::Deny,
+            Some(other) => {
+                return Err(format!(
+                    "`hookSpecificOutput.decision.behavior` should be \"allow\" or \"deny\", found \"{other}\""
+                ));
+            }
+            None => {
+                return Err(
+                    "`hookSpecificOutput.decision.behavior` is missing; expected \"allow\" or \"deny\""
+                        .to_owned(),
+                );
+            }
+        };
+        output.permission = Some(HookPermission {
+            verdict,
+            reason: message,
+        });
+        if let Some(input) = decision_fields.object("updatedInput")? {
+            output.updated_input = Some(input.clone());
+        }
+    }
+    Ok(())
+}
+
+/// Typed reads of an object's fields, with errors that name the field by its full path.
+struct Fields<'a> {
+    object: &'a Map<String, Value>,
+    prefix: &'static str,
+}
+
+impl<'a> Fields<'a> {
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        // `null` is how some scripts say "absent".
+        self.object.get(key).filter(|value| !value.is_null())
+    }
+
+    fn wrong_type(&self, key: &str, expected: &str, found: &Value) -> String {
+        format!(
+            "`{}{key}` should be {expected}, found {}",
+            self.prefix,
+            json_kind(found)
+        )
+    }
+
+    fn string(&self, key: &str) -> Result<Option<&'a str>, String> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(other) => Err(self.wrong_type(key, "a string", other)),
+        }
+    }
+
+    fn bool(&self, key: &str) -> Result<Option<bool>, String> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(flag)) => Ok(Some(*flag)),
+            Some(other) => Err(self.wrong_type(key, "a boolean", other)),
+        }
+    }
+
+    fn object(&self, key: &str) -> Result<Option<&'a Map<String, Value>>, String> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Object(object)) => Ok(Some(object)),
+            Some(other) => Err(self.wrong_type(key, "an object", other)),
+        }
+    }
+}

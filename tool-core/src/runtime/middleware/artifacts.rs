@@ -1,0 +1,122 @@
+//! [`Artifacts`]: whole outputs kept for the model to page through.
+
+use std::sync::{Arc, Mutex};
+
+/// Whole outputs kept when the output limit cuts them, for the model to page through (the
+/// standard library's `read_artifact` and `list_artifacts` tools). Cheap to clone; clones share
+/// the store. The oldest artifacts are dropped when the store passes its size cap.
+///
+/// ```
+/// use tool_core::middleware::Artifacts;
+///
+/// let artifacts = Artifacts::new(1 << 20);
+/// let id = artifacts.store("grep", "call_1", "a\nb\nc\nd".to_owned());
+/// assert_eq!(artifacts.read(&id, 2, 2).unwrap(), "b\nc");
+/// assert!(artifacts.read("art_99", 1, 10).unwrap_err().contains(&id));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Artifacts {
+    inner: Arc<Mutex<ArtifactStore>>,
+}
+
+#[derive(Debug)]
+struct ArtifactStore {
+    next_id: u64,
+    bytes: usize,
+    max_bytes: usize,
+    items: std::collections::VecDeque<Artifact>,
+}
+
+/// One kept output.
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    /// Its id (`art_1`, `art_2`, ...).
+    pub id: String,
+    /// The tool that produced it.
+    pub tool: String,
+    /// The call that produced it.
+    pub call_id: String,
+    /// The whole text.
+    pub text: Arc<str>,
+}
+
+impl Default for Artifacts {
+    fn default() -> Self {
+        Artifacts::new(64 << 20)
+    }
+}
+
+impl Artifacts {
+    /// A store that keeps at most `max_bytes` of text (the newest artifact is always kept).
+    #[must_use]
+    pub fn new(max_bytes: usize) -> Self {
+        Artifacts {
+            inner: Arc::new(Mutex::new(ArtifactStore {
+                next_id: 1,
+                bytes: 0,
+                max_bytes,
+                items: std::collections::VecDeque::new(),
+            })),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ArtifactStore> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keeps a text; returns its id.
+    pub fn store(&self, tool: &str, call_id: &str, text: String) -> String {
+        let mut store = self.lock();
+        let id = format!("art_{}", store.next_id);
+        store.next_id += 1;
+        store.bytes += text.len();
+        store.items.push_back(Artifact {
+            id: id.clone(),
+            tool: tool.to_owned(),
+            call_id: call_id.to_owned(),
+            text: text.into(),
+        });
+        while store.bytes > store.max_bytes && store.items.len() > 1 {
+            if let Some(old) = store.items.pop_front() {
+                store.bytes -= old.text.len();
+            }
+        }
+        id
+    }
+
+    /// The artifact with this id.
+    #[must_use]
+    pub fn get(&self, id: &str) -> Option<Artifact> {
+        self.lock().items.iter().find(|a| a.id == id).cloned()
+    }
+
+    /// Every artifact kept, oldest first.
+    #[must_use]
+    pub fn list(&self) -> Vec<Artifact> {
+        self.lock().items.iter().cloned().collect()
+    }
+
+    /// `limit` lines of an artifact from line `offset` (1-based).
+    ///
+    /// # Errors
+    /// A message for the model when no artifact has that id, naming the ids there are.
+    pub fn read(&self, id: &str, offset: usize, limit: usize) -> Result<String, String> {
+        let Some(artifact) = self.get(id) else {
+            let ids: Vec<String> = self.lock().items.iter().map(|a| a.id.clone()).collect();
+            return Err(if ids.is_empty() {
+                format!("no artifact `{id}`: no output has been kept in this session")
+            } else {
+                format!("no artifact `{id}`; the artifacts are: {}", ids.join(", "))
+            });
+        };
+        let lines: Vec<&str> = artifact
+            .text
+            .lines()
+            .skip(offset.saturating_sub(1))
+            .take(limit)
+            .collect();
+        Ok(lines.join("\n"))
+    }
+}

@@ -1,0 +1,134 @@
+//! What wraps every invocation: the [`Middleware`] chain, built once when the coordinator is
+//! built, and [`Downstream`], through which the chain reaches the tool.
+//!
+//! A middleware runs after the call was authorized (policy, hooks, approval) and around the
+//! tool itself: it can time it, change its output, refuse it or record it. The builder adds the
+//! built-in ones itself (a timeout, the output limit with its [`Artifacts`] store, tracing
+//! spans), each once, when asked for them; add your own with
+//! [`CoordinatorBuilder::middleware`](crate::coordinator::CoordinatorBuilder::middleware).
+
+mod artifacts;
+mod output_limit;
+mod spans;
+mod timeout;
+
+use std::sync::Arc;
+
+use crate::definition::context::ToolContext;
+use crate::definition::panic::{CatchUnwind, guard};
+use crate::definition::spec::{Effect, ToolSpec};
+use crate::definition::tool::{Prepared, Tool};
+use crate::runtime::policy::Mode;
+use crate::{BoxFuture, ToolError, ToolOutput};
+
+pub use artifacts::{Artifact, Artifacts};
+pub(crate) use output_limit::OutputLimit;
+pub(crate) use spans::CallSpans;
+pub(crate) use timeout::Timeout;
+
+/// The call a middleware wraps: the tool's spec, this call's effect, the mode it was decided
+/// in, and its context (call id, cancellation, state).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Invocation<'a> {
+    /// The tool's spec.
+    pub spec: &'a ToolSpec,
+    /// This call's effect.
+    pub effect: Effect,
+    /// The permission mode the call was authorized in.
+    pub mode: Mode,
+    /// The call's context.
+    pub ctx: &'a ToolContext,
+}
+
+/// One link of the chain around every invocation.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use tool_core::{BoxFuture, ToolError, ToolOutput, middleware::{Downstream, Invocation, Middleware}};
+///
+/// /// Counts the calls that fail.
+/// #[derive(Default)]
+/// struct CountFailures(AtomicUsize);
+///
+/// impl Middleware for CountFailures {
+///     fn handle<'a>(&'a self, _call: &'a Invocation<'a>, next: Downstream<'a>)
+///         -> BoxFuture<'a, Result<ToolOutput, ToolError>>
+///     {
+///         Box::pin(async move {
+///             let result = next.run().await;
+///             if result.is_err() {
+///                 self.0.fetch_add(1, Ordering::Relaxed);
+///             }
+///             result
+///         })
+///     }
+/// }
+/// ```
+pub trait Middleware: Send + Sync + 'static {
+    /// Handles one invocation; `next.run()` runs the rest of the chain and the tool.
+    fn handle<'a>(
+        &'a self,
+        call: &'a Invocation<'a>,
+        next: Downstream<'a>,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+}
+
+/// The rest of the chain, then the tool.
+#[must_use = "the tool runs only when `next.run()` is awaited"]
+pub struct Downstream<'a> {
+    rest: &'a [Arc<dyn Middleware>],
+    tool: &'a dyn Tool,
+    prepared: Prepared,
+    call: &'a Invocation<'a>,
+}
+
+impl<'a> Downstream<'a> {
+    pub(crate) fn new(
+        chain: &'a [Arc<dyn Middleware>],
+        tool: &'a dyn Tool,
+        prepared: Prepared,
+        call: &'a Invocation<'a>,
+    ) -> Self {
+        Downstream {
+            rest: chain,
+            tool,
+            prepared,
+            call,
+        }
+    }
+
+    /// Runs the rest of the chain and the tool.
+    pub async fn run(self) -> Result<ToolOutput, ToolError> {
+        match self.rest.split_first() {
+            Some((first, rest)) => {
+                let call = self.call;
+                first
+                    .handle(
+                        call,
+                        Downstream {
+                            rest,
+                            tool: self.tool,
+                            prepared: self.prepared,
+                            call,
+                        },
+                    )
+                    .await
+            }
+            None => invoke(self.tool, self.prepared, self.call.ctx).await,
+        }
+    }
+}
+
+/// Runs the tool itself: the one place a tool's code is called. A panic, while the tool starts
+/// or while its future is polled, becomes [`ToolError::Panicked`].
+async fn invoke(
+    tool: &dyn Tool,
+    prepared: Prepared,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let future = guard(|| Ok(tool.invoke(prepared, ctx)))?;
+    CatchUnwind::new(future)
+        .await
+        .unwrap_or_else(|message| Err(ToolError::Panicked { message }))
+}

@@ -1,0 +1,317 @@
+//! The vocabulary every part of authorization shares: what a decision says ([`Verdict`],
+//! [`Decision`], [`DecisionSource`], [`PolicyLayer`]), the session [`Mode`], and what a decision is
+//! about ([`ClassifiedCall`]: a prepared call with its effect and its resolved paths).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::definition::spec::{Effect, ToolSpec};
+use crate::definition::tool::Resource;
+use crate::definition::workspace::ResolvedPath;
+
+/// What may happen to a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The call runs without asking.
+    Allow,
+    /// The user is asked first.
+    Ask,
+    /// The call does not run.
+    Deny,
+}
+
+impl Verdict {
+    /// The lowercase name: `allow`, `ask`, `deny` (as in Claude Code's `permissionDecision`).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Ask => "ask",
+            Verdict::Deny => "deny",
+        }
+    }
+
+    /// The stricter of two verdicts: deny over ask over allow.
+    #[must_use]
+    pub fn strictest(self, other: Verdict) -> Verdict {
+        self.max(other)
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The session's permission mode.
+///
+/// Parses from our names and from Claude Code's `defaultMode` values:
+///
+/// ```
+/// use tool_core::policy::Mode;
+///
+/// assert_eq!("acceptEdits".parse::<Mode>().unwrap(), Mode::AcceptEdits);
+/// assert_eq!("bypassPermissions".parse::<Mode>().unwrap(), Mode::Bypass);
+/// assert_eq!("plan".parse::<Mode>().unwrap(), Mode::Plan);
+/// assert!("yolo".parse::<Mode>().unwrap_err().to_string().contains("accept_edits"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Rules decide; read-only calls run, others ask.
+    #[default]
+    Default,
+    /// File edits inside the workspace run without asking.
+    AcceptEdits,
+    /// Only read-only and self-approving tools run; everything else is denied.
+    Plan,
+    /// Everything runs that safety and deny rules do not stop.
+    Bypass,
+}
+
+impl Mode {
+    /// Our name: `default`, `accept_edits`, `plan`, `bypass`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::AcceptEdits => "accept_edits",
+            Mode::Plan => "plan",
+            Mode::Bypass => "bypass",
+        }
+    }
+
+    /// Claude Code's name, as hooks receive it in `permission_mode`: `default`, `acceptEdits`,
+    /// `plan`, `bypassPermissions`.
+    #[must_use]
+    pub const fn claude_name(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::AcceptEdits => "acceptEdits",
+            Mode::Plan => "plan",
+            Mode::Bypass => "bypassPermissions",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A mode name that is none of the known ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown permission mode `{0}`; expected one of `default`, `accept_edits` (or `acceptEdits`), `plan`, `bypass` (or `bypassPermissions`)"
+)]
+pub struct UnknownMode(pub String);
+
+impl FromStr for Mode {
+    type Err = UnknownMode;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "default" => Ok(Mode::Default),
+            "accept_edits" | "acceptEdits" => Ok(Mode::AcceptEdits),
+            "plan" => Ok(Mode::Plan),
+            "bypass" | "bypassPermissions" => Ok(Mode::Bypass),
+            other => Err(UnknownMode(other.to_owned())),
+        }
+    }
+}
+
+/// The layers of the policy, highest precedence first. A decision names the layer that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PolicyLayer {
+    /// The workspace boundary and protected paths; never overridable.
+    Safety,
+    /// The user's deny rules, in every mode.
+    DenyRule,
+    /// A self-approving tool, which never asks.
+    SelfApproving,
+    /// The permission mode (plan blocks, bypass allows, accept_edits allows edits).
+    Mode,
+    /// The user's ask rules.
+    AskRule,
+    /// The user's allow rules.
+    AllowRule,
+    /// What the user granted during this session (or persisted as "always").
+    SessionGrant,
+    /// The toolset's or template's allow-list.
+    AllowList,
+    /// The default by effect: read-only runs, everything else asks.
+    Default,
+    /// A custom [`Rule`](crate::policy::Rule).
+    Custom,
+    /// The tool-call budget.
+    Budget,
+    /// A hook's decision.
+    Hook,
+    /// The user's answer to an approval request.
+    User,
+}
+
+impl PolicyLayer {
+    /// The lowercase name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PolicyLayer::Safety => "safety",
+            PolicyLayer::DenyRule => "deny rule",
+            PolicyLayer::SelfApproving => "self-approving tool",
+            PolicyLayer::Mode => "mode",
+            PolicyLayer::AskRule => "ask rule",
+            PolicyLayer::AllowRule => "allow rule",
+            PolicyLayer::SessionGrant => "session grant",
+            PolicyLayer::AllowList => "allow-list",
+            PolicyLayer::Default => "default",
+            PolicyLayer::Custom => "custom rule",
+            PolicyLayer::Budget => "budget",
+            PolicyLayer::Hook => "hook",
+            PolicyLayer::User => "user",
+        }
+    }
+}
+
+impl fmt::Display for PolicyLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who decided: a layer and, within it, the rule (`deny rule Read(./secrets/**)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DecisionSource {
+    /// The layer.
+    pub layer: PolicyLayer,
+    /// The rule within the layer, as the user wrote it or as the built-in rule is named.
+    pub rule: Cow<'static, str>,
+}
+
+impl DecisionSource {
+    /// A source.
+    pub fn new(layer: PolicyLayer, rule: impl Into<Cow<'static, str>>) -> Self {
+        DecisionSource {
+            layer,
+            rule: rule.into(),
+        }
+    }
+}
+
+impl fmt::Display for DecisionSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.rule.is_empty() {
+            write!(f, "{}", self.layer)
+        } else {
+            write!(f, "{}: {}", self.layer, self.rule)
+        }
+    }
+}
+
+/// A verdict with its reason (for the model and the user) and its source (for `explain` and
+/// logs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// What may happen.
+    pub verdict: Verdict,
+    /// Why, in words a model or a user can act on.
+    pub reason: Cow<'static, str>,
+    /// Which layer and rule decided.
+    pub source: DecisionSource,
+}
+
+impl Decision {
+    /// A decision.
+    pub fn new(
+        verdict: Verdict,
+        reason: impl Into<Cow<'static, str>>,
+        source: DecisionSource,
+    ) -> Self {
+        Decision {
+            verdict,
+            reason: reason.into(),
+            source,
+        }
+    }
+
+    /// An allow.
+    pub fn allow(reason: impl Into<Cow<'static, str>>, source: DecisionSource) -> Self {
+        Decision::new(Verdict::Allow, reason, source)
+    }
+
+    /// An ask.
+    pub fn ask(reason: impl Into<Cow<'static, str>>, source: DecisionSource) -> Self {
+        Decision::new(Verdict::Ask, reason, source)
+    }
+
+    /// A deny.
+    pub fn deny(reason: impl Into<Cow<'static, str>>, source: DecisionSource) -> Self {
+        Decision::new(Verdict::Deny, reason, source)
+    }
+}
+
+/// What the policy decides about: a call after [`Tool::prepare`](crate::Tool::prepare), with
+/// its tool's spec, its effect for this call (per-call classification applied), the values of
+/// its resource arguments, and its path arguments resolved against the workspace.
+///
+/// Building one does no I/O; the coordinator resolves paths (which reads the file system)
+/// before, so that deciding is a pure function.
+#[derive(Debug, Clone, Copy)]
+pub struct ClassifiedCall<'a> {
+    /// The tool's spec: its name, aliases, approval kind, declared resources.
+    pub spec: &'a ToolSpec,
+    /// This call's effect.
+    pub effect: Effect,
+    /// The values of the call's resource arguments, in argument order.
+    pub resources: &'a [Resource],
+    /// The call's path arguments, resolved against the workspace (empty without one).
+    pub paths: &'a [ResolvedPath],
+}
+
+impl<'a> ClassifiedCall<'a> {
+    /// A call of `spec` with its spec's effect and no resources.
+    #[must_use]
+    pub fn new(spec: &'a ToolSpec) -> Self {
+        ClassifiedCall {
+            spec,
+            effect: spec.effect,
+            resources: &[],
+            paths: &[],
+        }
+    }
+
+    /// The same call with this effect.
+    #[must_use]
+    pub fn with_effect(mut self, effect: Effect) -> Self {
+        self.effect = effect;
+        self
+    }
+
+    /// The same call with these resource values.
+    #[must_use]
+    pub fn with_resources(mut self, resources: &'a [Resource]) -> Self {
+        self.resources = resources;
+        self
+    }
+
+    /// The same call with these resolved paths.
+    #[must_use]
+    pub fn with_paths(mut self, paths: &'a [ResolvedPath]) -> Self {
+        self.paths = paths;
+        self
+    }
+
+    /// `true` if this call only reads.
+    #[must_use]
+    pub fn is_read_only(&self) -> bool {
+        self.effect.is_read_only()
+    }
+}

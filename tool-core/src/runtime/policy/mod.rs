@@ -1,0 +1,298 @@
+//! Who may run what: the [`Policy`] and its rules.
+//!
+//! Deciding is a pure function of an immutable snapshot: `Policy::decide(&call, &context)` reads
+//! a [`ClassifiedCall`] (spec, effect, resources, resolved paths) and a [`PolicyContext`] (mode,
+//! session grants, allow-list) and returns a [`Decision`]. No I/O, no UI: asking the user is the
+//! coordinator's job, through an [`Approver`](crate::approval::Approver).
+//!
+//! # Layers
+//!
+//! Rules run in [`priority`] order and the first with an opinion decides:
+//!
+//! 1. **safety** ([`priority::SAFETY`]): a path outside the workspace is denied; a call that is
+//!    not read-only is denied on a protected path (`.git` by default). Never overridable.
+//! 2. **deny rules**, in every mode.
+//! 3. **self-approving tools** never ask (they run their own approval flow), even in plan mode.
+//! 4. **mode**: plan denies every call that is not read-only; bypass allows everything; accept
+//!    edits allows calls that only touch paths, all inside the workspace.
+//! 5. **ask rules**, 6. **allow rules**, 7. **session grants**, 8. the **allow-list** of the
+//!    toolset or template.
+//! 9. **default by effect**: read-only calls run, others ask.
+//!
+//! Custom [`Rule`]s slot in anywhere by their priority. The rule syntax (Claude Code's) is
+//! described in [`RulePattern`]'s module: tool names, command prefixes, path globs, domains,
+//! wildcards; compound shell commands are judged part by part.
+//!
+//! ```
+//! use tool_core::policy::{Policy, PolicyContext};
+//! use tool_core::{policy::{ClassifiedCall, Verdict}, tool::Resource, spec::{ResourceArg, ResourceKind, ToolSpec}};
+//!
+//! let policy = Policy::builder()
+//!     .allow("run_shell(git status:*)")
+//!     .deny("run_shell(rm:*)")
+//!     .build()
+//!     .unwrap();
+//! let shell = ToolSpec::new("run_shell", "Run a command.")
+//!     .resources([ResourceArg::new("command", ResourceKind::Command)]);
+//! let command = |text: &str| [Resource { arg: "command".into(), kind: ResourceKind::Command, value: text.into() }];
+//!
+//! let status = command("git status --short");
+//! let call = ClassifiedCall::new(&shell).with_resources(&status);
+//! assert_eq!(policy.decide(&call, &PolicyContext::default()).verdict, Verdict::Allow);
+//!
+//! let sneaky = command("git status && rm -rf src");
+//! let call = ClassifiedCall::new(&shell).with_resources(&sneaky);
+//! assert_eq!(policy.decide(&call, &PolicyContext::default()).verdict, Verdict::Deny);
+//! ```
+
+mod context;
+mod decision;
+mod explain;
+mod paths;
+mod pattern;
+mod rule;
+mod set;
+pub mod shell;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use context::PolicyContext;
+pub use decision::{
+    ClassifiedCall, Decision, DecisionSource, Mode, PolicyLayer, UnknownMode, Verdict,
+};
+pub use explain::{ExplainStep, Explanation};
+pub use paths::{PathCandidate, PathPattern, PathPatternError};
+pub use pattern::{RulePattern, RuleSyntaxError};
+pub use rule::{Rule, priority};
+pub use set::{PatternSet, UserRules};
+
+use rule::{
+    AcceptEditsRule, AllowListRule, AllowRules, AskRules, BypassModeRule, DefaultByEffectRule,
+    DenyRules, Home, PlanModeRule, SafetyRule, SelfApprovingRule, SessionGrantsRule,
+};
+
+/// The protected paths of a policy built without [`PolicyBuilder::protected_paths`]: the
+/// `.git` directory (at any depth) and everything inside it.
+pub const DEFAULT_PROTECTED_PATHS: &[&str] = &[".git"];
+
+/// The layered authorization policy. Cheap to clone, `Send + Sync`, immutable once built.
+///
+/// `Policy::default()` has the built-in layers only: no user rules, `.git` protected, `~/`
+/// meaning `$HOME` as it was when the policy was made.
+#[derive(Clone)]
+pub struct Policy {
+    /// Every rule, in evaluation order.
+    rules: Arc<[Arc<dyn Rule>]>,
+}
+
+impl Policy {
+    /// A builder.
+    pub fn builder() -> PolicyBuilder {
+        PolicyBuilder::default()
+    }
+
+    /// Decides about a call: the decision of the first rule (in priority order) that has one.
+    #[must_use]
+    pub fn decide(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Decision {
+        self.rules
+            .iter()
+            .find_map(|rule| rule.evaluate(call, context))
+            .unwrap_or_else(no_rule_decided)
+    }
+
+    /// Every rule's view of the call, and which rule decided.
+    #[must_use]
+    pub fn explain(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Explanation {
+        let steps: Vec<ExplainStep> = self
+            .rules
+            .iter()
+            .map(|rule| ExplainStep {
+                name: rule.name().into_owned(),
+                layer: rule.layer(),
+                priority: rule.priority(),
+                outcome: rule.evaluate(call, context),
+            })
+            .collect();
+        let decided_by = steps.iter().position(|step| step.outcome.is_some());
+        let decision = decided_by
+            .and_then(|index| steps[index].outcome.clone())
+            .unwrap_or_else(no_rule_decided);
+        Explanation {
+            tool: call.spec.name.to_string(),
+            steps,
+            decided_by,
+            decision,
+        }
+    }
+
+    /// The rules, in evaluation order.
+    pub fn rules(&self) -> impl Iterator<Item = &dyn Rule> {
+        self.rules.iter().map(AsRef::as_ref)
+    }
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        let built = PolicyBuilder::default().build();
+        // Only user-supplied text can fail to parse, and a default builder has none.
+        built.unwrap_or_else(|_| Policy {
+            rules: Arc::from(Vec::new()),
+        })
+    }
+}
+
+impl std::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.rules.iter().map(|rule| (rule.priority(), rule.name())))
+            .finish()
+    }
+}
+
+/// Only reachable when every built-in rule was somehow absent: ask, the safe answer.
+fn no_rule_decided() -> Decision {
+    Decision::ask(
+        "no rule decided about this call, so the user is asked",
+        DecisionSource::new(PolicyLayer::Default, ""),
+    )
+}
+
+/// Builds a [`Policy`]: user rules as text, custom rules, protected paths, the home directory.
+#[derive(Default)]
+#[must_use]
+pub struct PolicyBuilder {
+    rules: UserRules,
+    custom: Vec<Box<dyn Rule>>,
+    protected: Option<Vec<String>>,
+    home: Option<Home>,
+}
+
+impl PolicyBuilder {
+    /// Adds an allow rule (`read_file`, `run_shell(git status:*)`, `Edit(src/**)`).
+    pub fn allow(mut self, rule: impl Into<String>) -> Self {
+        self.rules.allow.push(rule.into());
+        self
+    }
+
+    /// Adds an ask rule.
+    pub fn ask(mut self, rule: impl Into<String>) -> Self {
+        self.rules.ask.push(rule.into());
+        self
+    }
+
+    /// Adds a deny rule.
+    pub fn deny(mut self, rule: impl Into<String>) -> Self {
+        self.rules.deny.push(rule.into());
+        self
+    }
+
+    /// Adds the three lists of a settings file's `permissions` at once.
+    pub fn permissions(mut self, rules: UserRules) -> Self {
+        self.rules.allow.extend(rules.allow);
+        self.rules.ask.extend(rules.ask);
+        self.rules.deny.extend(rules.deny);
+        self
+    }
+
+    /// Adds a custom rule; it runs by its [`priority`](Rule::priority), after built-in rules
+    /// and earlier custom rules of the same priority.
+    pub fn rule(mut self, rule: impl Rule) -> Self {
+        self.custom.push(Box::new(rule));
+        self
+    }
+
+    /// Replaces the protected paths (default: [`DEFAULT_PROTECTED_PATHS`]). Patterns use the
+    /// path-rule syntax; calls that are not read-only are denied on them.
+    pub fn protected_paths<I, S>(mut self, patterns: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.protected = Some(patterns.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Adds a protected path to the current list.
+    pub fn protect(mut self, pattern: impl Into<String>) -> Self {
+        self.protected
+            .get_or_insert_with(|| {
+                DEFAULT_PROTECTED_PATHS
+                    .iter()
+                    .map(|p| (*p).to_owned())
+                    .collect()
+            })
+            .push(pattern.into());
+        self
+    }
+
+    /// The home directory `~/` patterns refer to (default: `$HOME` when the policy is built).
+    pub fn home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(Some(home.into()));
+        self
+    }
+
+    /// No home directory: `~/` patterns match nothing.
+    pub fn without_home(mut self) -> Self {
+        self.home = Some(None);
+        self
+    }
+
+    /// Parses the rules and builds the policy.
+    ///
+    /// # Errors
+    /// The first rule (deny rules first, then ask, allow, and protected paths) that does not
+    /// parse.
+    pub fn build(self) -> Result<Policy, RuleSyntaxError> {
+        let home: Home = self
+            .home
+            .unwrap_or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        let deny = PatternSet::parse(&self.rules.deny)?;
+        let ask = PatternSet::parse(&self.rules.ask)?;
+        let allow = PatternSet::parse(&self.rules.allow)?;
+        let protected_text = self.protected.unwrap_or_else(|| {
+            DEFAULT_PROTECTED_PATHS
+                .iter()
+                .map(|p| (*p).to_owned())
+                .collect()
+        });
+        let protected = protected_text
+            .iter()
+            .map(|text| {
+                PathPattern::parse(text).map_err(|problem| RuleSyntaxError::InvalidPathPattern {
+                    rule: format!("protected path {text}"),
+                    pattern: text.clone(),
+                    problem,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut rules: Vec<Arc<dyn Rule>> = vec![
+            Arc::new(SafetyRule::new(protected, home.clone())),
+            Arc::new(DenyRules {
+                rules: deny,
+                home: home.clone(),
+            }),
+            Arc::new(SelfApprovingRule),
+            Arc::new(PlanModeRule),
+            Arc::new(BypassModeRule),
+            Arc::new(AcceptEditsRule),
+            Arc::new(AskRules {
+                rules: ask,
+                home: home.clone(),
+            }),
+            Arc::new(AllowRules {
+                rules: allow,
+                home: home.clone(),
+            }),
+            Arc::new(SessionGrantsRule { home: home.clone() }),
+            Arc::new(AllowListRule { home }),
+            Arc::new(DefaultByEffectRule),
+        ];
+        rules.extend(self.custom.into_iter().map(Arc::from));
+        // A stable sort: equal priorities keep insertion order, built-in rules first.
+        rules.sort_by_key(|rule| rule.priority());
+        Ok(Policy {
+            rules: rules.into(),
+        })
+    }
+}

@@ -1,0 +1,461 @@
+//! Claude Code style `settings.json`: permission rules, the default mode, additional
+//! directories, and hooks.
+//!
+//! Rules stay strings here (the policy parses them); hooks become a [`Hooks`]. Settings from
+//! several files (user, project, local) merge with [`Settings::merge`]: later lists append,
+//! a later `defaultMode` wins.
+//!
+//! What Claude Code has and this framework does not run (events such as `UserPromptSubmit` or
+//! `Stop`, hook types other than `command`) is not an error: it is kept in
+//! [`Settings::ignored`] so that a `toolbox check` can say so. Keys this module does not know
+//! (`env`, `model`, ...) are skipped silently, as they configure other things.
+//!
+//! ```
+//! use tool_core::{policy::Mode, settings::Settings};
+//! use tool_core::hooks::HookEvent;
+//!
+//! let settings = Settings::from_json(r#"{
+//!     "permissions": {
+//!         "allow": ["Bash(git status:*)"],
+//!         "deny": ["Read(./secrets/**)"],
+//!         "defaultMode": "acceptEdits"
+//!     },
+//!     "hooks": {
+//!         "PreToolUse": [
+//!             { "matcher": "Bash", "hooks": [{ "type": "command", "command": "./check.sh", "timeout": 30 }] }
+//!         ],
+//!         "Stop": [ { "hooks": [{ "type": "command", "command": "notify-send done" }] } ]
+//!     }
+//! }"#).unwrap();
+//! assert_eq!(settings.permissions.default_mode, Some(Mode::AcceptEdits));
+//! assert!(settings.hooks.has(HookEvent::PreToolUse));
+//! assert_eq!(settings.ignored[0].location, "hooks.Stop");
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::runtime::hooks::{
+    CommandHook, DEFAULT_TIMEOUT, HookEvent, Hooks, Matcher, MatcherError,
+};
+use crate::runtime::policy::Mode;
+
+/// Settings read from one or more Claude Code style `settings.json` files.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Settings {
+    /// The `permissions` section.
+    pub permissions: Permissions,
+    /// The command hooks of the events this framework runs.
+    pub hooks: Hooks,
+    /// Entries understood but not run here, for a warning.
+    pub ignored: Vec<IgnoredEntry>,
+    /// The files these settings were read from. A coordinator protects them: a tool that could
+    /// rewrite them could grant itself anything.
+    pub files: Vec<std::path::PathBuf>,
+}
+
+/// The `permissions` section.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Permissions {
+    /// `allow`: rules whose calls run without asking, as written.
+    pub allow: Vec<String>,
+    /// `ask`: rules whose calls ask first, as written.
+    pub ask: Vec<String>,
+    /// `deny`: rules whose calls never run, as written.
+    pub deny: Vec<String>,
+    /// `defaultMode`: the session's starting mode, if set.
+    pub default_mode: Option<Mode>,
+    /// `additionalDirectories`: directories besides the workspace root.
+    pub additional_directories: Vec<PathBuf>,
+}
+
+/// Something in the settings that this framework does not run, and where it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoredEntry {
+    /// The file (or `settings` for text given directly).
+    pub origin: String,
+    /// The JSON location (`hooks.Stop`, `hooks.PreToolUse[0].hooks[1]`).
+    pub location: String,
+    /// Why it is ignored.
+    pub reason: String,
+}
+
+impl fmt::Display for IgnoredEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: `{}` ignored: {}",
+            self.origin, self.location, self.reason
+        )
+    }
+}
+
+/// Settings that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// The file could not be read.
+    #[error("could not read settings file `{}`: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The text is not JSON.
+    #[error("{origin}: not valid JSON at line {line}, column {column}: {source}")]
+    Syntax {
+        /// The file.
+        origin: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser said.
+        source: serde_json::Error,
+    },
+    /// A value of the wrong kind.
+    #[error("{origin}: `{location}` should be {expected}, found {found}")]
+    Invalid {
+        /// The file.
+        origin: String,
+        /// The JSON location.
+        location: String,
+        /// What would be right.
+        expected: String,
+        /// What was there.
+        found: String,
+    },
+    /// A `defaultMode` that is no mode.
+    #[error(
+        "{origin}: `{location}` is \"{value}\", not a permission mode; expected one of \"default\", \"acceptEdits\", \"plan\", \"bypassPermissions\""
+    )]
+    UnknownMode {
+        /// The file.
+        origin: String,
+        /// The JSON location.
+        location: String,
+        /// What was written.
+        value: String,
+    },
+    /// A hook matcher that does not compile.
+    #[error("{origin}: `{location}`: {source}")]
+    Matcher {
+        /// The file.
+        origin: String,
+        /// The JSON location.
+        location: String,
+        /// The matcher's problem.
+        source: MatcherError,
+    },
+}
+
+impl Settings {
+    /// Reads one settings file.
+    ///
+    /// # Errors
+    ///
+    /// [`SettingsError`] naming the file, the JSON location and what was expected.
+    pub fn load(path: impl AsRef<Path>) -> Result<Settings, SettingsError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut settings = Settings::parse(&text, &path.display().to_string())?;
+        settings.files.push(path.to_owned());
+        Ok(settings)
+    }
+
+    /// Reads settings files in order (user, then project, then local) and merges them; files
+    /// that do not exist are skipped.
+    ///
+    /// # Errors
+    ///
+    /// The first file that exists and cannot be read or parsed.
+    pub fn load_merged<P: AsRef<Path>>(
+        paths: impl IntoIterator<Item = P>,
+    ) -> Result<Settings, SettingsError> {
+        let mut merged = Settings::default();
+        for path in paths {
+            let path = path.as_ref();
+            if path.exists() {
+                merged.merge(Settings::load(path)?);
+            }
+        }
+        Ok(merged)
+    }
+
+    /// Claude Code's settings files, lowest precedence first: the user's
+    /// (`~/.claude/settings.json`, if `home` is known), the project's
+    /// (`.claude/settings.json`) and the local one (`.claude/settings.local.json`).
+    #[must_use]
+    pub fn standard_paths(home: Option<&Path>, project: &Path) -> Vec<PathBuf> {
+        let mut paths = Vec::with_capacity(3);
+        if let Some(home) = home {
+            paths.push(home.join(".claude").join("settings.json"));
+        }
+        paths.push(project.join(".claude").join("settings.json"));
+        paths.push(project.join(".claude").join("settings.local.json"));
+        paths
+    }
+
+    /// Parses settings text; errors name it `settings`.
+    ///
+    /// # Errors
+    ///
+    /// [`SettingsError`] naming the JSON location and what was expected.
+    pub fn from_json(text: &str) -> Result<Settings, SettingsError> {
+        Settings::parse(text, "settings")
+    }
+
+    /// Adds `later`'s settings after these: lists append, a later `defaultMode` wins, later
+    /// hooks register after earlier ones.
+    pub fn merge(&mut self, later: Settings) {
+        let permissions = later.permissions;
+        self.permissions.allow.extend(permissions.allow);
+        self.permissions.ask.extend(permissions.ask);
+        self.permissions.deny.extend(permissions.deny);
+        if permissions.default_mode.is_some() {
+            self.permissions.default_mode = permissions.default_mode;
+        }
+        self.permissions
+            .additional_directories
+            .extend(permissions.additional_directories);
+        self.hooks.extend(&later.hooks);
+        self.ignored.extend(later.ignored);
+        self.files.extend(later.files);
+    }
+
+    fn parse(text: &str, origin: &str) -> Result<Settings, SettingsError> {
+        let value: Value = serde_json::from_str(text).map_err(|error| SettingsError::Syntax {
+            origin: origin.to_owned(),
+            line: error.line(),
+            column: error.column(),
+            source: error,
+        })?;
+        let reader = Reader { origin };
+        let root = reader.object(&value, "the settings")?;
+        let mut settings = Settings::default();
+        if let Some(permissions) = present(root, "permissions") {
+            settings.permissions = reader.permissions(permissions)?;
+        }
+        if let Some(hooks) = present(root, "hooks") {
+            reader.hooks(hooks, &mut settings)?;
+        }
+        Ok(settings)
+    }
+}
+
+/// A field that is there and not `null`.
+fn present<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    object.get(key).filter(|value| !value.is_null())
+}
+
+/// Typed reads of the settings' JSON, with errors that name the file and the location.
+struct Reader<'o> {
+    origin: &'o str,
+}
+
+impl Reader<'_> {
+    fn invalid(&self, location: &str, expected: &str, found: &Value) -> SettingsError {
+        let found = match found {
+            Value::String(text) => format!("the string \"{text}\""),
+            other => crate::definition::args::json_kind(other).to_owned(),
+        };
+        SettingsError::Invalid {
+            origin: self.origin.to_owned(),
+            location: location.to_owned(),
+            expected: expected.to_owned(),
+            found,
+        }
+    }
+
+    fn object<'v>(
+        &self,
+        value: &'v Value,
+        location: &str,
+    ) -> Result<&'v Map<String, Value>, SettingsError> {
+        value
+            .as_object()
+            .ok_or_else(|| self.invalid(location, "an object", value))
+    }
+
+    fn array<'v>(&self, value: &'v Value, location: &str) -> Result<&'v [Value], SettingsError> {
+        value
+            .as_array()
+            .map(Vec::as_slice)
+            .ok_or_else(|| self.invalid(location, "an array", value))
+    }
+
+    fn string<'v>(&self, value: &'v Value, location: &str) -> Result<&'v str, SettingsError> {
+        value
+            .as_str()
+            .ok_or_else(|| self.invalid(location, "a string", value))
+    }
+
+    fn strings(&self, value: &Value, location: &str) -> Result<Vec<String>, SettingsError> {
+        self.array(value, location)?
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                let item_location = format!("{location}[{index}]");
+                self.string(item, &item_location).map(str::to_owned)
+            })
+            .collect()
+    }
+
+    fn permissions(&self, value: &Value) -> Result<Permissions, SettingsError> {
+        let object = self.object(value, "permissions")?;
+        let list = |key: &str| -> Result<Vec<String>, SettingsError> {
+            match present(object, key) {
+                Some(value) => self.strings(value, &format!("permissions.{key}")),
+                None => Ok(Vec::new()),
+            }
+        };
+        let default_mode = match present(object, "defaultMode") {
+            None => None,
+            Some(value) => {
+                let location = "permissions.defaultMode";
+                let name = self.string(value, location)?;
+                Some(
+                    name.parse::<Mode>()
+                        .map_err(|_| SettingsError::UnknownMode {
+                            origin: self.origin.to_owned(),
+                            location: location.to_owned(),
+                            value: name.to_owned(),
+                        })?,
+                )
+            }
+        };
+        Ok(Permissions {
+            allow: list("allow")?,
+            ask: list("ask")?,
+            deny: list("deny")?,
+            default_mode,
+            additional_directories: list("additionalDirectories")?
+                .into_iter()
+                .map(PathBuf::from)
+                .collect(),
+        })
+    }
+
+    fn hooks(&self, value: &Value, settings: &mut Settings) -> Result<(), SettingsError> {
+        for (event_name, groups) in self.object(value, "hooks")? {
+            let event_location = format!("hooks.{event_name}");
+            let Ok(event) = event_name.parse::<HookEvent>() else {
+                settings.ignored.push(self.ignored(
+                    &event_location,
+                    format!(
+                        "the `{event_name}` event is not run here; hooks run for PreToolUse, PostToolUse, PostToolUseFailure and PermissionRequest"
+                    ),
+                ));
+                continue;
+            };
+            for (group_index, group) in self.array(groups, &event_location)?.iter().enumerate() {
+                let group_location = format!("{event_location}[{group_index}]");
+                self.group(event, group, &group_location, settings)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn group(
+        &self,
+        event: HookEvent,
+        value: &Value,
+        location: &str,
+        settings: &mut Settings,
+    ) -> Result<(), SettingsError> {
+        let object = self.object(value, location)?;
+        let matcher = match present(object, "matcher") {
+            Some(value) => {
+                let matcher_location = format!("{location}.matcher");
+                let text = self.string(value, &matcher_location)?;
+                Matcher::new(text).map_err(|source| SettingsError::Matcher {
+                    origin: self.origin.to_owned(),
+                    location: matcher_location,
+                    source,
+                })?
+            }
+            None => Matcher::every(),
+        };
+        let hooks_location = format!("{location}.hooks");
+        let hooks = match present(object, "hooks") {
+            Some(value) => self.array(value, &hooks_location)?,
+            None => return Err(self.missing(&hooks_location, "an array of hooks")),
+        };
+        for (index, hook) in hooks.iter().enumerate() {
+            let hook_location = format!("{hooks_location}[{index}]");
+            let hook_object = self.object(hook, &hook_location)?;
+            let type_location = format!("{hook_location}.type");
+            let kind = match present(hook_object, "type") {
+                Some(value) => self.string(value, &type_location)?,
+                None => return Err(self.missing(&type_location, "a hook type such as \"command\"")),
+            };
+            if kind != "command" {
+                settings.ignored.push(self.ignored(
+                    &hook_location,
+                    format!(
+                        "hooks of type \"{kind}\" are not run here; only \"command\" hooks are"
+                    ),
+                ));
+                continue;
+            }
+            let command_location = format!("{hook_location}.command");
+            let command = match present(hook_object, "command") {
+                Some(value) => self.string(value, &command_location)?,
+                None => return Err(self.missing(&command_location, "the command to run")),
+            };
+            let timeout = match present(hook_object, "timeout") {
+                Some(value) => self.timeout(value, &format!("{hook_location}.timeout"))?,
+                None => DEFAULT_TIMEOUT,
+            };
+            settings.hooks.register_shared(
+                event,
+                matcher.clone(),
+                Arc::new(CommandHook::new(command).timeout(timeout)),
+            );
+        }
+        Ok(())
+    }
+
+    fn timeout(&self, value: &Value, location: &str) -> Result<Duration, SettingsError> {
+        const EXPECTED: &str = "a positive number of seconds";
+        let seconds = value
+            .as_f64()
+            .ok_or_else(|| self.invalid(location, EXPECTED, value))?;
+        Duration::try_from_secs_f64(seconds)
+            .ok()
+            .filter(|duration| !duration.is_zero())
+            .ok_or_else(|| SettingsError::Invalid {
+                origin: self.origin.to_owned(),
+                location: location.to_owned(),
+                expected: EXPECTED.to_owned(),
+                found: format!("{seconds}"),
+            })
+    }
+
+    fn missing(&self, location: &str, expected: &str) -> SettingsError {
+        SettingsError::Invalid {
+            origin: self.origin.to_owned(),
+            location: location.to_owned(),
+            expected: expected.to_owned(),
+            found: "nothing".to_owned(),
+        }
+    }
+
+    fn ignored(&self, location: &str, reason: String) -> IgnoredEntry {
+        IgnoredEntry {
+            origin: self.origin.to_owned(),
+            location: location.to_owned(),
+            reason,
+        }
+    }
+}
