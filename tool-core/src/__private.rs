@@ -57,22 +57,82 @@ pub fn output_schema<R: IntoToolResult>() -> Option<Schema> {
     Some(crate::definition::schema::normalize_output(schema))
 }
 
-/// A JSON argument's type.
+/// The type the generated code uses in place of a checked type `T`: `T` itself, written
+/// `<T as Checked<{ check::<T, _>() }>>::Type`.
+///
+/// Each check is a `const fn` spanned at the user's type and `true` when its bound holds. When
+/// the bound does not hold, the check's error is the only one: the constant is erroneous, which
+/// makes `Type` an error type, and rustc says nothing more about the code that uses it (the
+/// serde and schemars derives of the args struct, the default and resource code, the output
+/// schema and the call), where it would otherwise repeat the error for each.
+pub trait Checked<const OK: bool> {
+    /// `Self`.
+    type Type: ?Sized;
+}
+
+impl<T: ?Sized, const OK: bool> Checked<OK> for T {
+    type Type = T;
+}
+
+/// A JSON argument's type, first check: `serde::Deserialize`.
+///
+/// Each argument check has two impls, the real one and a decoy that no type meets. Weighing two
+/// impls, rustc reports a type that meets neither as lacking this trait, once, under the message
+/// below; with the real impl alone, it would report each of the impl's unmet bounds, under the
+/// bound's own message and with a list of its implementors.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool argument",
-    label = "not `Deserialize + JsonSchema`, and not a context type",
+    message = "`{Self}` cannot be a tool argument: it does not implement `serde::Deserialize`",
+    label = "not `Deserialize`, and not a context type",
     note = "a JSON argument's type must implement `serde::Deserialize` and `schemars::JsonSchema` (derive both)",
     note = "if this parameter is context rather than model input, mark it `#[ctx]` and implement `FromContext` for its type"
 )]
-pub trait Argument {}
+pub trait DeserializeArgument<M> {}
 
-impl<T: DeserializeOwned + JsonSchema> Argument for T {}
+impl<T: DeserializeOwned> DeserializeArgument<Real> for T {}
+impl<T: Impossible> DeserializeArgument<Decoy> for T {}
 
-/// Spanned at a JSON parameter's type, so a bad type is reported there.
-pub const fn assert_argument<T: Argument>() {}
+/// A JSON argument's type, second check: `schemars::JsonSchema` (see [`DeserializeArgument`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument: it does not implement `schemars::JsonSchema`",
+    label = "not `JsonSchema`, and not a context type",
+    note = "a JSON argument's type must implement `serde::Deserialize` and `schemars::JsonSchema` (derive both)",
+    note = "if this parameter is context rather than model input, mark it `#[ctx]` and implement `FromContext` for its type"
+)]
+pub trait SchemaArgument<M> {}
 
-/// Spanned at the return type, so a bad return type is reported there.
-pub const fn assert_tool_return<R: IntoToolResult>() {}
+impl<T: JsonSchema> SchemaArgument<Real> for T {}
+impl<T: Impossible> SchemaArgument<Decoy> for T {}
+
+/// Marks the real impl of an argument check.
+pub enum Real {}
+
+/// Marks the decoy impl of an argument check.
+pub enum Decoy {}
+
+/// The bound of the decoy impls, which no type implements.
+pub trait Impossible {}
+
+/// Spanned at a JSON parameter's type: the first check (`M` is inferred).
+#[must_use]
+pub const fn assert_argument_deserialize<T: DeserializeArgument<M>, M>() -> bool {
+    true
+}
+
+/// Spanned at a JSON parameter's type: the second check, made only once `DESERIALIZE`, the first,
+/// has passed, so that a type that fails both is reported once.
+#[must_use]
+pub const fn assert_argument_schema<T, M, const DESERIALIZE: bool>() -> bool
+where
+    <T as Checked<DESERIALIZE>>::Type: SchemaArgument<M>,
+{
+    true
+}
+
+/// Spanned at the return type.
+#[must_use]
+pub const fn assert_tool_return<R: IntoToolResult>() -> bool {
+    true
+}
 
 /// The value of a resource argument (`#[arg(path)]`, `#[arg(url)]`, `#[arg(command)]`).
 #[diagnostic::on_unimplemented(

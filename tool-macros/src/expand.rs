@@ -8,7 +8,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr, Path, Type};
 
-use crate::ast::{ParamKind, ToolFn, ToolItem, unraw};
+use crate::ast::{Param, ParamKind, ToolFn, ToolItem, unraw};
 use crate::attr::ToolAttrs;
 
 pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -> TokenStream {
@@ -24,7 +24,7 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -
     let invoke = invoke(&krate, attrs, tool, &args.ty);
     let args_def = &args.definition;
     let args_ty = &args.ty;
-    let output_ty = output_type(tool);
+    let output_ty = checked_output(&private, tool);
     // Text and unit have no output schema, which is the trait's default: leave the method out.
     let output_schema = (!returns_text(tool)).then(|| {
         quote! {
@@ -100,7 +100,7 @@ impl ArgsCode {
                 unreachable!("checked in valid.rs: `Args<T>` has one type");
             };
             return ArgsCode {
-                ty: inner.to_token_stream(),
+                ty: checked_argument(param, inner).to_token_stream(),
                 definition: TokenStream::new(),
             };
         }
@@ -117,7 +117,8 @@ impl ArgsCode {
         let mut helpers = Vec::new();
         for (param, json) in tool.json_params() {
             let ident = &param.ident;
-            let ty = param.ty;
+            // Every use of the type goes through the check.
+            let ty = checked_argument(param, param.ty);
             let description = param.attrs.desc.as_ref().map(LitStr::value).or_else(|| {
                 tool.docs
                     .arguments
@@ -290,7 +291,9 @@ fn static_array(
 }
 
 /// Checks spanned at the user's types, so a type that cannot be an argument or an output is
-/// reported where it is written.
+/// reported where it is written, and reported once: the rest of the code uses the types the
+/// checks passed (see `__private::Checked`), an alias for each argument and a constant for the
+/// return type (an alias could not hold an elided lifetime such as `&str`'s).
 fn checks(private: &TokenStream, tool: &ToolFn<'_>) -> TokenStream {
     let mut checks = Vec::new();
     for param in &tool.params {
@@ -299,12 +302,40 @@ fn checks(private: &TokenStream, tool: &ToolFn<'_>) -> TokenStream {
             ParamKind::Args { inner: Some(inner) } => inner,
             _ => continue,
         };
-        checks.push(quote_spanned! {ty.span()=> #private::assert_argument::<#ty>();});
+        let checked = checked_argument(param, ty);
+        checks.push(quote_spanned! {ty.span()=>
+            type #checked = <#ty as #private::Checked<{
+                #private::assert_argument_schema::<
+                    #ty,
+                    _,
+                    { #private::assert_argument_deserialize::<#ty, _>() },
+                >()
+            }>>::Type;
+        });
     }
     let output = output_type(tool);
-    checks.push(quote_spanned! {output.span()=> #private::assert_tool_return::<#output>();});
-    // One const item for all checks: each call keeps its own span.
-    quote!(const _: () = { #(#checks)* };)
+    let checked = return_check();
+    checks.push(quote_spanned! {output.span()=>
+        const #checked: ::core::primitive::bool = #private::assert_tool_return::<#output>();
+    });
+    quote!(#(#checks)*)
+}
+
+/// The alias of an argument's type that passed the checks.
+fn checked_argument(param: &Param<'_>, ty: &Type) -> Ident {
+    format_ident!("__Arg_{}", unraw(&param.ident), span = ty.span())
+}
+
+/// The return type's check.
+fn return_check() -> Ident {
+    format_ident!("__RETURN")
+}
+
+/// The return type that passed its check.
+fn checked_output(private: &TokenStream, tool: &ToolFn<'_>) -> TokenStream {
+    let output = output_type(tool);
+    let checked = return_check();
+    quote!(<#output as #private::Checked<{ #checked }>>::Type)
 }
 
 /// `true` when the return type is written as `()`, `String` or `&str`, or a `Result` of one:
@@ -447,6 +478,7 @@ fn invoke(
             }
         }
     }
+    let output_ty = checked_output(&private, tool);
     let asyncness = tool.item.sig.asyncness;
     let awaited = asyncness.map(|_| quote!(.await));
     let body = quote! {
@@ -456,7 +488,7 @@ fn invoke(
         ) -> ::core::result::Result<#krate::__private::ToolOutput, #krate::__private::ToolError> {
             let #args: #args_ty = #prepared.take()?;
             #(#extract)*
-            #krate::__private::IntoToolResult::into_tool_result(#fn_ident(#(#call_args),*)#awaited)
+            <#output_ty as #krate::__private::IntoToolResult>::into_tool_result(#fn_ident(#(#call_args),*)#awaited)
         }
     };
     let run = if asyncness.is_some() {
