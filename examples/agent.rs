@@ -183,7 +183,7 @@ impl ScriptedModel {
                     .into_iter()
                     .enumerate()
                     .map(|(i, (name, arguments))| {
-                        ToolCall::new(name, arguments).with_id(format!("toolu_{turn}_{i}"))
+                        ToolCall::new(name, arguments).with_call_id(format!("toolu_{turn}_{i}"))
                     })
                     .collect(),
             ),

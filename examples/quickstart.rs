@@ -132,7 +132,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("ad", r#"{"a": 1, "b": 2}"#),
     ];
     for (i, (name, arguments)) in calls.into_iter().enumerate() {
-        let call = ToolCall::new(name, arguments).with_id(format!("call_{i}"));
+        let call = ToolCall::new(name, arguments).with_call_id(format!("call_{i}"));
         let result = coordinator.call(call).await;
         let status = if result.is_error() { "error" } else { "ok" };
         println!("{name}({arguments})\n  -> [{status}] {}", result.text());

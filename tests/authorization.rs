@@ -168,7 +168,7 @@ impl Fixture {
 const WRITE_A: &str = r#"{"path": "a.txt", "text": "x"}"#;
 
 fn call(name: &str, arguments: &str) -> ToolCall {
-    ToolCall::new(name, arguments).with_id("call_1")
+    ToolCall::new(name, arguments).with_call_id("call_1")
 }
 
 fn denied_by(result: &ToolResult) -> String {

@@ -94,7 +94,7 @@ fn coordinator(meeting: Meeting, options: BatchOptions) -> Coordinator {
 }
 
 fn read_call(id: &str, path: &str) -> ToolCall {
-    ToolCall::new("batch_read", format!(r#"{{"path": "{path}"}}"#)).with_id(id)
+    ToolCall::new("batch_read", format!(r#"{{"path": "{path}"}}"#)).with_call_id(id)
 }
 
 fn write_call(id: &str, path: &str) -> ToolCall {
@@ -102,7 +102,7 @@ fn write_call(id: &str, path: &str) -> ToolCall {
         "batch_write",
         format!(r#"{{"path": "{path}", "tag": "{id}"}}"#),
     )
-    .with_id(id)
+    .with_call_id(id)
 }
 
 fn texts(results: &[tool_core::ToolResult]) -> Vec<String> {
@@ -232,9 +232,9 @@ async fn results_keep_the_order_of_the_calls_and_one_failure_cancels_nothing() {
     let results = coordinator
         .call_batch(vec![
             read_call("ok1", "a"),
-            ToolCall::new("batch_fail", "{}").with_id("failing"),
-            ToolCall::new("batch_nope", "{}").with_id("unknown"),
-            ToolCall::new("batch_read", r#"{"pth": "a"}"#).with_id("bad"),
+            ToolCall::new("batch_fail", "{}").with_call_id("failing"),
+            ToolCall::new("batch_nope", "{}").with_call_id("unknown"),
+            ToolCall::new("batch_read", r#"{"pth": "a"}"#).with_call_id("bad"),
             read_call("ok2", "b"),
         ])
         .await;
@@ -292,8 +292,8 @@ async fn every_call_of_an_aborted_batch_is_reported_finished() {
         .unwrap();
     coordinator
         .call_batch(vec![
-            ToolCall::new("batch_touch", r#"{"tag": "one"}"#).with_id("1"),
-            ToolCall::new("batch_touch", r#"{"tag": "two"}"#).with_id("2"),
+            ToolCall::new("batch_touch", r#"{"tag": "one"}"#).with_call_id("1"),
+            ToolCall::new("batch_touch", r#"{"tag": "two"}"#).with_call_id("2"),
         ])
         .await;
     let mut finished = Vec::new();

@@ -71,7 +71,10 @@ struct Visits(AtomicU32);
 #[tool(name = "co_visit", tags("co"))]
 fn visit(visits: State<Visits>, call: &CallInfo) -> String {
     let n = visits.0.fetch_add(1, Ordering::SeqCst) + 1;
-    format!("visit {n} by call {:?} at depth {}", call.id, call.depth)
+    format!(
+        "visit {n} by call {:?} at depth {}",
+        call.call_id, call.depth
+    )
 }
 
 /// Name the workspace root.
@@ -192,7 +195,7 @@ async fn a_blocking_tool_runs_on_the_blocking_pool() {
 
 #[test]
 fn an_unknown_tool_answers_with_the_closest_names() {
-    let result = coordinator().call_blocking(ToolCall::new("co_ad", "{}").with_id("c1"));
+    let result = coordinator().call_blocking(ToolCall::new("co_ad", "{}").with_call_id("c1"));
     assert!(result.is_error());
     assert_eq!(result.call_id, "c1");
     assert!(
@@ -234,7 +237,7 @@ async fn a_panicking_tool_becomes_an_error_and_the_coordinator_keeps_working() {
 fn state_reaches_tools_and_call_info_carries_the_id() {
     let coordinator = coordinator();
     coordinator.call_blocking(ToolCall::new("co_visit", "{}"));
-    let result = coordinator.call_blocking(ToolCall::new("co_visit", "{}").with_id("call_7"));
+    let result = coordinator.call_blocking(ToolCall::new("co_visit", "{}").with_call_id("call_7"));
     assert_eq!(result.text(), r#"visit 2 by call "call_7" at depth 0"#);
 }
 
@@ -287,10 +290,10 @@ fn progress_reports_reach_the_sink() {
         })
         .build()
         .unwrap();
-    coordinator.call_blocking(ToolCall::new("co_progress", "{}").with_id("p1"));
+    coordinator.call_blocking(ToolCall::new("co_progress", "{}").with_call_id("p1"));
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 2);
-    assert_eq!(seen[0].call.id, "p1");
+    assert_eq!(seen[0].call.call_id, "p1");
     assert_eq!(seen[0].message.as_deref(), Some("half"));
     assert_eq!(seen[1].progress, 2.0);
 }
@@ -319,7 +322,7 @@ async fn a_call_given_up_on_is_still_reported_finished_as_cancelled() {
         .unwrap();
     let given_up = tokio::time::timeout(
         std::time::Duration::from_millis(1),
-        coordinator.call(ToolCall::new("co_hang", "{}").with_id("h1")),
+        coordinator.call(ToolCall::new("co_hang", "{}").with_call_id("h1")),
     )
     .await;
     assert!(given_up.is_err(), "the call was still running");
@@ -345,7 +348,7 @@ fn progress_reports_reach_the_event_sink_between_start_and_finish() {
         .events(events)
         .build()
         .unwrap();
-    coordinator.call_blocking(ToolCall::new("co_progress", "{}").with_id("p1"));
+    coordinator.call_blocking(ToolCall::new("co_progress", "{}").with_call_id("p1"));
     let mut steps = Vec::new();
     while let Ok(event) = received.try_recv() {
         assert_eq!(event.call_id(), "p1");

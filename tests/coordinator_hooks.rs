@@ -109,7 +109,7 @@ fn write_call(path: &str) -> ToolCall {
         "ch_write",
         format!(r#"{{"path": "{path}", "text": "new"}}"#),
     )
-    .with_id("toolu_1")
+    .with_call_id("toolu_1")
 }
 
 #[test]
@@ -403,8 +403,9 @@ fn system_messages_and_hook_failures_reach_the_event_sink() {
         .events(events)
         .build()
         .unwrap();
-    let result = coordinator
-        .call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#).with_id("toolu_9"));
+    let result = coordinator.call_blocking(
+        ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#).with_call_id("toolu_9"),
+    );
     assert_eq!(result.text(), "hello");
     let mut notices = Vec::new();
     while let Ok(event) = received.try_recv() {

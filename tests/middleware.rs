@@ -375,8 +375,8 @@ fn each_call_is_a_span_named_by_the_opentelemetry_genai_conventions() {
         .build()
         .unwrap();
     tracing::subscriber::with_default(recorder.clone(), || {
-        coordinator.call_blocking(ToolCall::new("mw_answer", "{}").with_id("call_7"));
-        coordinator.call_blocking(ToolCall::new("mw_fail", "{}").with_id("call_8"));
+        coordinator.call_blocking(ToolCall::new("mw_answer", "{}").with_call_id("call_7"));
+        coordinator.call_blocking(ToolCall::new("mw_fail", "{}").with_call_id("call_8"));
     });
     let spans = recorder.spans.lock().unwrap();
     let tools: Vec<&spans::Span> = spans.iter().filter(|s| s.name == "execute_tool").collect();

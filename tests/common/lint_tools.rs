@@ -140,7 +140,7 @@ fn visit(counter: &State<Counter>, info: &CallInfo, token: &CancellationToken) -
 /// Show the workspace root.
 #[tool(read_only, crate = tool_core)]
 fn root(ws: Workspace, ctx: ToolContext) -> String {
-    let text = format!("{} {}", ws.root().display(), ctx.call().id);
+    let text = format!("{} {}", ws.root().display(), ctx.call().call_id);
     drop((ws, ctx));
     text
 }

@@ -34,7 +34,7 @@ fn main() {
         let mut times: Vec<Duration> = (0..RUNS)
             .map(|_| {
                 let calls: Vec<ToolCall> = (0..CALLS)
-                    .map(|i| ToolCall::new("bench_wait", "{}").with_id(i.to_string()))
+                    .map(|i| ToolCall::new("bench_wait", "{}").with_call_id(i.to_string()))
                     .collect();
                 let start = Instant::now();
                 let results = runtime.block_on(coordinator.call_batch(calls));

@@ -63,7 +63,7 @@ fn coordinator() -> Coordinator {
 
 fn criterion_benches(c: &mut Criterion) {
     let coordinator = coordinator();
-    let call = ToolCall::new("bench_add", ARGUMENTS).with_id("call_1");
+    let call = ToolCall::new("bench_add", ARGUMENTS).with_call_id("call_1");
     assert_eq!(complete(coordinator.call(call.clone())).text(), "42");
     let mut group = c.benchmark_group("dispatch");
     group.bench_function("baseline", |b| {
@@ -82,7 +82,7 @@ fn criterion_benches(c: &mut Criterion) {
 /// Times `rounds` alternating batches of both sides and returns the median ratio.
 fn interleaved_ratio(rounds: usize, batch: usize) -> (Duration, Duration, f64) {
     let coordinator = coordinator();
-    let call = ToolCall::new("bench_add", ARGUMENTS).with_id("call_1");
+    let call = ToolCall::new("bench_add", ARGUMENTS).with_call_id("call_1");
     let mut ratios = Vec::with_capacity(rounds);
     let (mut base_total, mut ours_total) = (Duration::ZERO, Duration::ZERO);
     for _ in 0..rounds {

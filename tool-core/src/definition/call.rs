@@ -14,14 +14,15 @@ use crate::{ToolError, ToolOutput};
 /// ```
 /// use tool_core::ToolCall;
 ///
-/// let call = ToolCall::new("add", r#"{"a": 1, "b": 2}"#).with_id("call_1");
+/// let call = ToolCall::new("add", r#"{"a": 1, "b": 2}"#).with_call_id("call_1");
 /// assert_eq!(call.name, "add");
+/// assert_eq!(call.call_id, "call_1");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
-    /// The id the model gave the call, echoed in the result (empty if none).
-    #[serde(default)]
-    pub id: String,
+    /// The id the model gave the call, echoed in the result's `call_id` (empty if none).
+    #[serde(default, alias = "id")]
+    pub call_id: String,
     /// The tool's name or alias.
     pub name: String,
     /// The arguments, as the JSON text the model produced.
@@ -35,7 +36,7 @@ impl ToolCall {
     /// A call with no id.
     pub fn new(name: impl Into<String>, arguments: impl Into<String>) -> Self {
         ToolCall {
-            id: String::new(),
+            call_id: String::new(),
             name: name.into(),
             arguments: arguments.into(),
             depth: 0,
@@ -44,8 +45,8 @@ impl ToolCall {
 
     /// Sets the call id.
     #[must_use]
-    pub fn with_id(mut self, id: impl Into<String>) -> Self {
-        self.id = id.into();
+    pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
+        self.call_id = call_id.into();
         self
     }
 

@@ -107,7 +107,7 @@ impl fmt::Debug for ToolContext {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallInfo {
     /// The call id the model gave (empty when it gave none).
-    pub id: String,
+    pub call_id: String,
     /// The tool's name (its canonical name, also when called by an alias).
     pub tool: Cow<'static, str>,
     /// 0 for a call from the model; one more for each tool that calls another.
@@ -116,9 +116,9 @@ pub struct CallInfo {
 
 impl CallInfo {
     /// Information about a call.
-    pub fn new(id: impl Into<String>, tool: impl Into<Cow<'static, str>>, depth: u32) -> Self {
+    pub fn new(call_id: impl Into<String>, tool: impl Into<Cow<'static, str>>, depth: u32) -> Self {
         CallInfo {
-            id: id.into(),
+            call_id: call_id.into(),
             tool: tool.into(),
             depth,
         }
@@ -265,7 +265,7 @@ impl fmt::Debug for Progress {
 ///
 /// impl FromContext<'_> for CallId {
 ///     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-///         Ok(CallId(ctx.call().id.clone()))
+///         Ok(CallId(ctx.call().call_id.clone()))
 ///     }
 /// }
 /// ```

@@ -89,7 +89,7 @@ impl CallEvent {
             | CallEvent::HookNotice { call_id, .. }
             | CallEvent::Finished { call_id, .. } => call_id,
             CallEvent::AwaitingApproval { request } => &request.call_id,
-            CallEvent::Progress(update) => &update.call.id,
+            CallEvent::Progress(update) => &update.call.call_id,
         }
     }
 }

@@ -74,7 +74,7 @@ impl Coordinator {
                     staged.tool.spec().name.to_string(),
                     arguments_value(&staged.arguments),
                 ),
-                &staged.id,
+                &staged.call_id,
                 snapshot.mode,
             );
             let outcome = self
@@ -141,7 +141,7 @@ impl Coordinator {
     pub(super) fn decided(&self, staged: &Staged, decision: &Decision) {
         if let Some(events) = &self.inner.events {
             events.send(CallEvent::Decided {
-                call_id: staged.id.clone(),
+                call_id: staged.call_id.clone(),
                 tool: staged.tool.spec().name.clone(),
                 effect: staged.effect,
                 decision: decision.clone(),
@@ -194,7 +194,7 @@ impl Coordinator {
                     spec.name.to_string(),
                     arguments_value(&call.arguments),
                 ),
-                &call.id,
+                &call.call_id,
                 snapshot.mode,
             );
             let outcome = self
@@ -219,7 +219,7 @@ impl Coordinator {
             ));
         };
         let request = ApprovalRequest::new(
-            call.id.clone(),
+            call.call_id.clone(),
             spec.name.clone(),
             &call.arguments,
             call.effect,

@@ -114,7 +114,7 @@ impl Coordinator {
         let ids: Vec<String> = staged
             .iter()
             .map(|staged| match staged {
-                Ok(staged) => staged.id.clone(),
+                Ok(staged) => staged.call_id.clone(),
                 Err(result) => result.call_id.clone(),
             })
             .collect();
@@ -182,7 +182,7 @@ impl Coordinator {
     fn aborted(&self, staged: Staged, started: Instant) -> ToolResult {
         let name = staged.tool.spec().name.clone();
         self.finish(
-            ToolResult::failure(staged.id, ToolError::Cancelled),
+            ToolResult::failure(staged.call_id, ToolError::Cancelled),
             name,
             started,
         )

@@ -6,8 +6,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
 use super::{BatchOptions, Coordinator, Inner};
-use crate::definition::context::CancellationToken;
-use crate::definition::context::{ProgressSink, SharedContext};
+use crate::definition::context::{CancellationToken, ProgressSink, SharedContext};
 use crate::runtime::approval::{Approver, GrantsFile};
 use crate::runtime::budget::Budget;
 use crate::runtime::events::{CallEvent, EventSink};

@@ -7,11 +7,12 @@
 //!    `WorkspacePath` arguments arrive resolved; classify the call (its effect, per call for
 //!    `read_only_if` tools) and extract its resources; resolve every path argument against
 //!    the workspace boundary;
-//! 3. **authorize** (`authorize.rs`): the [`Policy`](crate::policy::Policy) decides from an immutable
-//!    snapshot (mode, session grants, allow-list); the budget is checked; PreToolUse hooks may
-//!    block, change the input (validated and decided again) or settle an ask; an ask goes to
-//!    PermissionRequest hooks, then to the [`Approver`](crate::approval::Approver);
-//! 4. **invoke** through the middleware chain (built once, at `build()`), panics caught;
+//! 3. **authorize** (`authorize.rs`): the [`Policy`](crate::policy::Policy) decides from an
+//!    immutable snapshot (mode, session grants, allow-list); the budget is charged; PreToolUse
+//!    hooks may block, change the input (validated and decided again) or settle an ask; an ask
+//!    goes to PermissionRequest hooks, then to the [`Approver`](crate::approval::Approver);
+//! 4. **invoke** through the middleware chain (built once, at `build()`), which ends in
+//!    `invoke` below: the one place a tool's code is called, its panics caught;
 //! 5. **PostToolUse / PostToolUseFailure hooks**, then the result.
 //!
 //! PreToolUse hooks run after the policy and before the approver, not after it: a hook's
@@ -21,7 +22,7 @@
 //! Every failure is a [`ToolResult`] the model can read; nothing a tool does can crash the
 //! coordinator.
 //!
-//! Files: this one holds the call path, top to bottom in [`Coordinator::call`];
+//! Files: this one holds the call path, top to bottom from [`Coordinator::call`] to `invoke`;
 //! `builder.rs` puts settings, policy, grants, hooks and middleware together once;
 //! `authorize.rs` is stage 3 and the hooks after the call; `batch.rs` and `schedule.rs` run
 //! many calls ([`Coordinator::call_batch`]).
@@ -37,11 +38,8 @@ use std::time::Instant;
 
 use tokio::runtime::{Handle, Runtime, RuntimeFlavor};
 
-use crate::definition::context::CallInfo;
-use crate::definition::context::CancellationToken;
-use crate::definition::context::SharedContext;
-use crate::definition::context::ToolContext;
-use crate::definition::panic::guard;
+use crate::definition::context::{CallInfo, CancellationToken, SharedContext, ToolContext};
+use crate::definition::panic::{CatchUnwind, guard};
 use crate::definition::spec::{Effect, ResourceKind};
 use crate::definition::tool::{Prepared, Resource, ToolHandle};
 use crate::definition::workspace::{ResolvedPath, with_workspace_recording};
@@ -53,7 +51,7 @@ use crate::runtime::middleware::{Downstream, Invocation, Middleware};
 use crate::runtime::policy::{
     ClassifiedCall, Explanation, Mode, Policy, PolicyContext, RulePattern,
 };
-use crate::{ToolCall, ToolError, ToolResult, Toolset};
+use crate::{Tool, ToolCall, ToolError, ToolOutput, ToolResult, Toolset};
 
 pub use batch::BatchOptions;
 pub use builder::{BuildError, CoordinatorBuilder};
@@ -127,7 +125,7 @@ impl Unfinished {
     fn arm(coordinator: &Coordinator, staged: &Staged, started: Instant) -> Self {
         Unfinished(coordinator.inner.events.as_ref().map(|events| Armed {
             events: Arc::clone(events),
-            call_id: staged.id.clone(),
+            call_id: staged.call_id.clone(),
             tool: staged.tool.spec().name.clone(),
             started,
         }))
@@ -154,7 +152,7 @@ impl Drop for Unfinished {
 
 /// A call after lookup and preparation: everything later stages need.
 pub(crate) struct Staged {
-    pub(crate) id: String,
+    pub(crate) call_id: String,
     pub(crate) tool: ToolHandle,
     pub(crate) arguments: String,
     pub(crate) depth: u32,
@@ -252,34 +250,34 @@ impl Coordinator {
     )]
     pub(crate) fn stage(&self, call: ToolCall, started: Instant) -> Result<Staged, ToolResult> {
         let ToolCall {
-            id,
+            call_id,
             name,
             arguments,
             depth,
         } = call;
         if let Some(events) = &self.inner.events {
             events.send(CallEvent::Requested {
-                call_id: id.clone(),
+                call_id: call_id.clone(),
                 tool: name.clone(),
             });
         }
         let tool = match self.lookup(&name) {
             Ok(tool) => tool.clone(),
             Err(error) => {
-                return Err(self.finish(ToolResult::failure(id, error), name.into(), started));
+                return Err(self.finish(ToolResult::failure(call_id, error), name.into(), started));
             }
         };
         let prepared = match self.prepare(&tool, &arguments) {
             Ok(prepared) => prepared,
             Err(error) => {
                 let name = tool.spec().name.clone();
-                return Err(self.finish(ToolResult::failure(id, error), name, started));
+                return Err(self.finish(ToolResult::failure(call_id, error), name, started));
             }
         };
         let effect = prepared.effect(tool.spec());
         let paths = self.resolve_paths(&prepared);
         Ok(Staged {
-            id,
+            call_id,
             tool,
             arguments,
             depth,
@@ -306,14 +304,14 @@ impl Coordinator {
             Err(refusal) => {
                 unfinished.disarm();
                 let name = staged.tool.spec().name.clone();
-                let mut result = ToolResult::failure(staged.id, refusal.error);
+                let mut result = ToolResult::failure(staged.call_id, refusal.error);
                 result.stop = refusal.stop;
                 return self.finish(result, name, started);
             }
         };
 
         let Staged {
-            id,
+            call_id,
             tool,
             arguments,
             depth,
@@ -321,7 +319,7 @@ impl Coordinator {
             effect,
             paths: _,
         } = staged;
-        let ctx = self.open(id, &tool, depth);
+        let ctx = self.open(call_id, &tool, depth);
         let invocation = Invocation {
             spec: tool.spec(),
             effect,
@@ -331,7 +329,7 @@ impl Coordinator {
         let outcome = Downstream::new(&self.inner.chain, &*tool, prepared, &invocation)
             .run()
             .await;
-        let mut result = ToolResult::from_outcome(ctx.into_call().id, outcome);
+        let mut result = ToolResult::from_outcome(ctx.into_call().call_id, outcome);
         result.context.extend(context);
 
         self.after_hooks(&tool, &arguments, &mut result, snapshot.mode)
@@ -448,11 +446,11 @@ impl Coordinator {
 
     /// The context of a call about to run, with its own cancellation token; tells the event
     /// sink the call started.
-    pub(crate) fn open(&self, id: String, tool: &ToolHandle, depth: u32) -> ToolContext {
+    pub(crate) fn open(&self, call_id: String, tool: &ToolHandle, depth: u32) -> ToolContext {
         let spec = tool.spec();
         let ctx = ToolContext::new(
             CallInfo {
-                id,
+                call_id,
                 tool: spec.name.clone(),
                 depth,
             },
@@ -460,7 +458,7 @@ impl Coordinator {
         );
         if let Some(events) = &self.inner.events {
             events.send(CallEvent::Started {
-                call_id: ctx.call().id.clone(),
+                call_id: ctx.call().call_id.clone(),
                 tool: spec.name.clone(),
             });
         }
@@ -498,7 +496,7 @@ impl Coordinator {
             }
             Ok(_) => {
                 // Kept for the answer if the helper thread itself fails.
-                let id = call.id.clone();
+                let call_id = call.call_id.clone();
                 std::thread::scope(|scope| {
                     scope
                         .spawn(|| self.call_on_own_runtime(call))
@@ -506,7 +504,7 @@ impl Coordinator {
                         .unwrap_or_else(|payload| {
                             let message = crate::definition::panic::panic_message(payload.as_ref());
                             ToolResult::failure(
-                                id,
+                                call_id,
                                 ToolError::internal(format!(
                                     "the call's thread panicked: {message}"
                                 )),
@@ -522,7 +520,7 @@ impl Coordinator {
         match self.own_runtime() {
             Ok(runtime) => runtime.block_on(self.call(call)),
             Err(error) => ToolResult::failure(
-                call.id,
+                call.call_id,
                 ToolError::internal(format!("could not start a runtime for the call: {error}")),
             ),
         }
@@ -538,6 +536,19 @@ impl Coordinator {
             })
             .as_ref()
     }
+}
+
+/// Runs the tool itself: the one place a tool's code is called. A panic, while the tool starts
+/// or while its future is polled, becomes [`ToolError::Panicked`].
+pub(crate) async fn invoke(
+    tool: &dyn Tool,
+    prepared: Prepared,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let future = guard(|| Ok(tool.invoke(prepared, ctx)))?;
+    CatchUnwind::new(future)
+        .await
+        .unwrap_or_else(|message| Err(ToolError::Panicked { message }))
 }
 
 impl std::fmt::Debug for Coordinator {

@@ -15,7 +15,6 @@ mod timeout;
 use std::sync::Arc;
 
 use crate::definition::context::ToolContext;
-use crate::definition::panic::{CatchUnwind, guard};
 use crate::definition::spec::{Effect, ToolSpec};
 use crate::definition::tool::{Prepared, Tool};
 use crate::runtime::policy::Mode;
@@ -115,20 +114,10 @@ impl<'a> Downstream<'a> {
                     )
                     .await
             }
-            None => invoke(self.tool, self.prepared, self.call.ctx).await,
+            // The chain's end: the tool itself.
+            None => {
+                crate::runtime::coordinator::invoke(self.tool, self.prepared, self.call.ctx).await
+            }
         }
     }
-}
-
-/// Runs the tool itself: the one place a tool's code is called. A panic, while the tool starts
-/// or while its future is polled, becomes [`ToolError::Panicked`].
-async fn invoke(
-    tool: &dyn Tool,
-    prepared: Prepared,
-    ctx: &ToolContext,
-) -> Result<ToolOutput, ToolError> {
-    let future = guard(|| Ok(tool.invoke(prepared, ctx)))?;
-    CatchUnwind::new(future)
-        .await
-        .unwrap_or_else(|message| Err(ToolError::Panicked { message }))
 }

@@ -83,7 +83,7 @@ impl OutputLimit {
         let tail = whole[tail_start..].to_owned();
         let id = self
             .artifacts
-            .store(&call.spec.name, &call.ctx.call().id, whole);
+            .store(&call.spec.name, &call.ctx.call().call_id, whole);
         let mut text = head;
         let _ = write!(
             text,

@@ -24,7 +24,7 @@ impl Middleware for CallSpans {
             "otel.name" = format_args!("execute_tool {name}"),
             "gen_ai.operation.name" = "execute_tool",
             "gen_ai.tool.name" = name,
-            "gen_ai.tool.call.id" = call.ctx.call().id.as_str(),
+            "gen_ai.tool.call.id" = call.ctx.call().call_id.as_str(),
             "gen_ai.tool.type" = "function",
             "error.type" = tracing::field::Empty,
         );
