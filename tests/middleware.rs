@@ -389,3 +389,37 @@ fn each_call_is_a_span_named_by_the_opentelemetry_genai_conventions() {
     assert!(!ok.contains_key("error.type"));
     assert_eq!(tools[1].fields["error.type"], "failed");
 }
+
+/// Spin on the blocking pool until the call's token is cancelled, then say so.
+#[tool(read_only, blocking, name = "mw_spin", timeout_ms = 50)]
+fn spin(
+    cancel: tool_core::context::CancellationToken,
+    seen: State<std::sync::atomic::AtomicBool>,
+) -> String {
+    let started = std::time::Instant::now();
+    while !cancel.is_cancelled() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    seen.store(cancel.is_cancelled(), std::sync::atomic::Ordering::SeqCst);
+    "stopped".into()
+}
+
+#[tokio::test]
+async fn a_blocking_tool_sees_its_call_cancelled_at_the_timeout() {
+    let seen = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["mw_spin"]).unwrap())
+        .shared_state(Arc::clone(&seen))
+        .build()
+        .unwrap();
+    let result = coordinator.call(ToolCall::new("mw_spin", "{}")).await;
+    assert_eq!(result.error().map(ToolError::kind), Some("timed_out"));
+    let waited = std::time::Instant::now();
+    while !seen.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(
+            waited.elapsed() < Duration::from_secs(5),
+            "the blocking thread never saw its token cancelled"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}

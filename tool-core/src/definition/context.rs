@@ -12,19 +12,19 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use tokio_util::sync::CancellationToken;
 
 use crate::{ToolError, Workspace};
 
 /// Everything a call can draw on besides its arguments. Built by the coordinator for each call;
-/// cheap to clone.
-#[derive(Clone)]
+/// cheap to clone (clones share the call's cancellation token).
 pub struct ToolContext {
     call: CallInfo,
-    /// This call's own token, a child of the coordinator's: a timeout cancels this call only.
-    cancellation: CancellationToken,
+    /// This call's own token, a child of the coordinator's (a timeout cancels this call only),
+    /// made when first asked for: most calls never look at it.
+    cancellation: OnceLock<CancellationToken>,
     shared: Arc<SharedContext>,
 }
 
@@ -37,11 +37,23 @@ pub(crate) struct SharedContext {
     pub(crate) progress: Option<Arc<dyn ProgressSink>>,
 }
 
+impl Clone for ToolContext {
+    fn clone(&self) -> Self {
+        // The token is made now, so that the clone and this context share it.
+        let cancellation = OnceLock::from(self.cancellation().clone());
+        ToolContext {
+            call: self.call.clone(),
+            cancellation,
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
 impl ToolContext {
     pub(crate) fn new(call: CallInfo, shared: Arc<SharedContext>) -> Self {
         ToolContext {
             call,
-            cancellation: shared.cancellation.child_token(),
+            cancellation: OnceLock::new(),
             shared,
         }
     }
@@ -78,7 +90,8 @@ impl ToolContext {
     /// The token that is cancelled when this call should stop.
     #[must_use]
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        self.cancellation
+            .get_or_init(|| self.shared.cancellation.child_token())
     }
 
     /// A handle for reporting this call's progress.
