@@ -357,9 +357,15 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
     let cases = [
         (
             "cargo test -q",
-            Some("auth_shell(cargo test:*)"),
-            "a known subcommand: its prefix",
+            Some("auth_shell(cargo test *)"),
+            "a known subcommand: its prefix, in the documented space-star form",
         ),
+        (
+            "ls *.rs",
+            None,
+            "a `*` in the command would be read as a wildcard: no suggestion",
+        ),
+        ("FOO=1 make", None, "an assignment in front: no narrow rule"),
         (
             "python -c 'import os'",
             Some("auth_shell(python -c 'import os')"),

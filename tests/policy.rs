@@ -333,6 +333,8 @@ fn built_in_rules_run_in_the_published_priority_order() {
             (PolicyLayer::Safety, priority::SAFETY),
             (PolicyLayer::DenyRule, priority::DENY_RULES),
             (PolicyLayer::SelfApproving, priority::SELF_APPROVING),
+            // plan, bypass's guarded directories, bypass, accept_edits
+            (PolicyLayer::Mode, priority::MODE),
             (PolicyLayer::Mode, priority::MODE),
             (PolicyLayer::Mode, priority::MODE),
             (PolicyLayer::Mode, priority::MODE),
@@ -748,7 +750,7 @@ fn rule_syntax_errors_name_the_rule_and_show_valid_rules() {
     assert!(matches!(error, RuleSyntaxError::UnclosedSpecifier { .. }));
     let message = error.to_string();
     assert!(message.contains("`run_shell(rm -rf`"), "{message}");
-    assert!(message.contains("run_shell(git status:*)"), "{message}");
+    assert!(message.contains("run_shell(git status *)"), "{message}");
 
     let cases = [
         ("", "empty"),

@@ -21,6 +21,7 @@ use crate::definition::spec::{Effect, ResourceKind};
 use crate::definition::tool::Resource;
 use crate::definition::workspace::ResolvedPath;
 use crate::runtime::policy::DecisionSource;
+use crate::runtime::policy::shell::CommandLine;
 
 /// What the user is asked about one call.
 #[derive(Debug, Clone)]
@@ -102,13 +103,18 @@ fn suggested_rule(tool: &str, resources: &[Resource], paths: &[ResolvedPath]) ->
     let resource = resources.first()?;
     match resource.kind {
         ResourceKind::Command => {
-            let command = resource.value.trim();
-            if command.is_empty()
-                || crate::runtime::policy::shell::split_commands(command).len() != 1
-            {
+            // One command, all of it known, writing no file: else no rule is both right and
+            // narrow. A `*` in it would be read as a wildcard.
+            let line = CommandLine::analyze(&resource.value);
+            let [run] = line.runs() else { return None };
+            if !line.is_fully_known() || !line.writes().is_empty() || !run.assignments.is_empty() {
                 return None;
             }
-            let mut words = command.split_whitespace();
+            let command = run.text();
+            if command.contains('*') {
+                return None;
+            }
+            let mut words = run.words.iter().map(|word| word.text.as_str());
             let (first, second) = (words.next()?, words.next());
             match second {
                 Some(second)
@@ -118,7 +124,7 @@ fn suggested_rule(tool: &str, resources: &[Resource], paths: &[ResolvedPath]) ->
                             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
                         && !second.starts_with('-') =>
                 {
-                    Some(format!("{tool}({first} {second}:*)"))
+                    Some(format!("{tool}({first} {second} *)"))
                 }
                 _ => Some(format!("{tool}({command})")),
             }

@@ -134,7 +134,9 @@ impl Coordinator {
         let call = ClassifiedCall::new(staged.tool.spec())
             .with_effect(staged.effect)
             .with_resources(staged.prepared.resources())
-            .with_paths(&staged.paths);
+            .with_commands(&staged.commands)
+            .with_paths(&staged.paths)
+            .with_arguments(&staged.arguments);
         self.inner.policy.decide(&call, snapshot)
     }
 
@@ -163,8 +165,8 @@ impl Coordinator {
         let arguments = input.to_string();
         match self.prepare(&staged.tool, &arguments) {
             Ok(prepared) => {
-                staged.effect = prepared.effect(staged.tool.spec());
-                staged.paths = self.resolve_paths(&prepared);
+                (staged.effect, staged.commands, staged.paths) =
+                    self.classify(&staged.tool, &prepared);
                 staged.prepared = prepared;
                 staged.arguments = arguments;
                 Ok(())

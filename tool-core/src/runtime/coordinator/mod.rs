@@ -48,6 +48,7 @@ use crate::runtime::budget::Budget;
 use crate::runtime::events::{CallEvent, EventSink};
 use crate::runtime::hooks::Hooks;
 use crate::runtime::middleware::{Downstream, Invocation, Middleware};
+use crate::runtime::policy::shell::CommandLine;
 use crate::runtime::policy::{
     ClassifiedCall, Explanation, Mode, Policy, PolicyContext, RulePattern,
 };
@@ -158,6 +159,8 @@ pub(crate) struct Staged {
     pub(crate) depth: u32,
     pub(crate) prepared: Prepared,
     pub(crate) effect: Effect,
+    /// Each command argument, analysed (in the order of the command resources).
+    pub(crate) commands: Vec<CommandLine>,
     pub(crate) paths: Vec<ResolvedPath>,
 }
 
@@ -274,8 +277,7 @@ impl Coordinator {
                 return Err(self.finish(ToolResult::failure(call_id, error), name, started));
             }
         };
-        let effect = prepared.effect(tool.spec());
-        let paths = self.resolve_paths(&prepared);
+        let (effect, commands, paths) = self.classify(&tool, &prepared);
         Ok(Staged {
             call_id,
             tool,
@@ -283,6 +285,7 @@ impl Coordinator {
             depth,
             prepared,
             effect,
+            commands,
             paths,
         })
     }
@@ -317,6 +320,7 @@ impl Coordinator {
             depth,
             prepared,
             effect,
+            commands: _,
             paths: _,
         } = staged;
         let ctx = self.open(call_id, &tool, depth);
@@ -377,11 +381,13 @@ impl Coordinator {
     pub fn explain(&self, call: &ToolCall) -> Result<Explanation, ToolError> {
         let tool = self.lookup(&call.name)?;
         let prepared = self.prepare(tool, &call.arguments)?;
-        let paths = self.resolve_paths(&prepared);
+        let (effect, commands, paths) = self.classify(tool, &prepared);
         let classified = ClassifiedCall::new(tool.spec())
-            .with_effect(prepared.effect(tool.spec()))
+            .with_effect(effect)
             .with_resources(prepared.resources())
-            .with_paths(&paths);
+            .with_commands(&commands)
+            .with_paths(&paths)
+            .with_arguments(&call.arguments);
         Ok(self.inner.policy.explain(&classified, &self.snapshot()))
     }
 
@@ -421,24 +427,63 @@ impl Coordinator {
         Ok(prepared)
     }
 
-    /// Every path argument, resolved against the workspace boundary (none without a
-    /// workspace).
+    /// What the policy judges of a prepared call besides its tool: its effect, its command
+    /// arguments analysed, and its paths resolved against the workspace boundary.
+    ///
+    /// A command line that writes a file, or that runs something known only at run time, is
+    /// never read-only, whatever the tool's own classifier said.
+    pub(crate) fn classify(
+        &self,
+        tool: &ToolHandle,
+        prepared: &Prepared,
+    ) -> (Effect, Vec<CommandLine>, Vec<ResolvedPath>) {
+        let commands = analyze_commands(prepared);
+        let mut effect = prepared.effect(tool.spec());
+        let writes_or_unknown =
+            |line: &CommandLine| !line.writes().is_empty() || !line.is_fully_known();
+        if effect.is_read_only() && commands.iter().any(writes_or_unknown) {
+            effect = Effect::Mutating;
+        }
+        let paths = self.resolve_paths_of(prepared, &commands);
+        (effect, commands, paths)
+    }
+
+    /// Every path the call names, resolved against the workspace boundary (none without a
+    /// workspace): its path arguments, and the files its commands write.
     pub(crate) fn resolve_paths(&self, prepared: &Prepared) -> Vec<ResolvedPath> {
+        self.resolve_paths_of(prepared, &analyze_commands(prepared))
+    }
+
+    fn resolve_paths_of(&self, prepared: &Prepared, commands: &[CommandLine]) -> Vec<ResolvedPath> {
         let Some(workspace) = &self.inner.shared.workspace else {
             return Vec::new();
         };
         let mut paths = Vec::new();
+        let mut lines = commands.iter();
         for resource in prepared.resources() {
-            if resource.kind != ResourceKind::Path {
-                continue;
-            }
-            paths.push(workspace.confine(resource.arg.clone(), &resource.value));
-            // A tool given the text may resolve it as the workspace does (`$VAR`, a dropped
-            // first component): where that leads is checked too.
-            let lenient = workspace.resolve_lenient(&resource.value);
-            if lenient.normalization.is_some() {
-                paths
-                    .push(workspace.confine(resource.arg.clone(), &lenient.path.to_string_lossy()));
+            match resource.kind {
+                ResourceKind::Path => {
+                    paths.push(workspace.confine(resource.arg.clone(), &resource.value));
+                    // A tool given the text may resolve it as the workspace does (`$VAR`, a
+                    // dropped first component): where that leads is checked too.
+                    let lenient = workspace.resolve_lenient(&resource.value);
+                    if lenient.normalization.is_some() {
+                        paths.push(
+                            workspace
+                                .confine(resource.arg.clone(), &lenient.path.to_string_lossy()),
+                        );
+                    }
+                }
+                // A redirection writes a file, relative to the workspace root where commands
+                // run: confined like a path argument. (A target known only at run time makes
+                // the command unknown, which no allow rule covers.)
+                ResourceKind::Command => {
+                    let Some(line) = lines.next() else { continue };
+                    for write in line.writes().iter().filter(|write| write.target.is_exact()) {
+                        paths.push(workspace.confine(resource.arg.clone(), &write.target.text));
+                    }
+                }
+                ResourceKind::Url => {}
             }
         }
         paths
@@ -549,6 +594,16 @@ pub(crate) async fn invoke(
     CatchUnwind::new(future)
         .await
         .unwrap_or_else(|message| Err(ToolError::Panicked { message }))
+}
+
+/// Each command argument of a prepared call, analysed, in order.
+fn analyze_commands(prepared: &Prepared) -> Vec<CommandLine> {
+    prepared
+        .resources()
+        .iter()
+        .filter(|resource| resource.kind == ResourceKind::Command)
+        .map(|resource| CommandLine::analyze(&resource.value))
+        .collect()
 }
 
 impl std::fmt::Debug for Coordinator {

@@ -8,6 +8,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::shell::CommandLine;
 use crate::definition::spec::{Effect, ToolSpec};
 use crate::definition::tool::Resource;
 use crate::definition::workspace::ResolvedPath;
@@ -58,6 +59,7 @@ impl fmt::Display for Verdict {
 /// assert_eq!("acceptEdits".parse::<Mode>().unwrap(), Mode::AcceptEdits);
 /// assert_eq!("bypassPermissions".parse::<Mode>().unwrap(), Mode::Bypass);
 /// assert_eq!("plan".parse::<Mode>().unwrap(), Mode::Plan);
+/// assert_eq!("dontAsk".parse::<Mode>().unwrap(), Mode::DontAsk);
 /// assert!("yolo".parse::<Mode>().unwrap_err().to_string().contains("accept_edits"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -70,12 +72,16 @@ pub enum Mode {
     AcceptEdits,
     /// Only read-only and self-approving tools run; everything else is denied.
     Plan,
-    /// Everything runs that safety and deny rules do not stop.
+    /// Everything runs that safety and deny rules do not stop (writes under `.git`,
+    /// `.claude`, `.vscode` and `.idea` still ask).
     Bypass,
+    /// Never ask: what no rule allows is denied (Claude Code's `dontAsk`), for sessions
+    /// nobody watches.
+    DontAsk,
 }
 
 impl Mode {
-    /// Our name: `default`, `accept_edits`, `plan`, `bypass`.
+    /// Our name: `default`, `accept_edits`, `plan`, `bypass`, `dont_ask`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -83,11 +89,12 @@ impl Mode {
             Mode::AcceptEdits => "accept_edits",
             Mode::Plan => "plan",
             Mode::Bypass => "bypass",
+            Mode::DontAsk => "dont_ask",
         }
     }
 
     /// Claude Code's name, as hooks receive it in `permission_mode`: `default`, `acceptEdits`,
-    /// `plan`, `bypassPermissions`.
+    /// `plan`, `bypassPermissions`, `dontAsk`.
     #[must_use]
     pub const fn claude_name(self) -> &'static str {
         match self {
@@ -95,6 +102,7 @@ impl Mode {
             Mode::AcceptEdits => "acceptEdits",
             Mode::Plan => "plan",
             Mode::Bypass => "bypassPermissions",
+            Mode::DontAsk => "dontAsk",
         }
     }
 }
@@ -108,7 +116,7 @@ impl fmt::Display for Mode {
 /// A mode name that is none of the known ones.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown permission mode `{0}`; expected one of `default`, `accept_edits` (or `acceptEdits`), `plan`, `bypass` (or `bypassPermissions`)"
+    "unknown permission mode `{0}`; expected one of `default`, `accept_edits` (or `acceptEdits`), `plan`, `bypass` (or `bypassPermissions`), `dont_ask` (or `dontAsk`)"
 )]
 pub struct UnknownMode(pub String);
 
@@ -121,6 +129,7 @@ impl FromStr for Mode {
             "accept_edits" | "acceptEdits" => Ok(Mode::AcceptEdits),
             "plan" => Ok(Mode::Plan),
             "bypass" | "bypassPermissions" => Ok(Mode::Bypass),
+            "dont_ask" | "dontAsk" => Ok(Mode::DontAsk),
             other => Err(UnknownMode(other.to_owned())),
         }
     }
@@ -272,8 +281,14 @@ pub struct ClassifiedCall<'a> {
     pub effect: Effect,
     /// The values of the call's resource arguments, in argument order.
     pub resources: &'a [Resource],
-    /// The call's path arguments, resolved against the workspace (empty without one).
+    /// The call's path arguments, resolved against the workspace (empty without one), and the
+    /// files its commands write through redirections.
     pub paths: &'a [ResolvedPath],
+    /// Each command argument's analysis, in the order of the command resources; commands not
+    /// analysed here are analysed when a rule needs them.
+    pub commands: &'a [CommandLine],
+    /// The arguments as the model sent them (JSON text), for `Tool(param:value)` rules.
+    pub arguments: &'a str,
 }
 
 impl<'a> ClassifiedCall<'a> {
@@ -285,6 +300,8 @@ impl<'a> ClassifiedCall<'a> {
             effect: spec.effect,
             resources: &[],
             paths: &[],
+            commands: &[],
+            arguments: "",
         }
     }
 
@@ -306,6 +323,21 @@ impl<'a> ClassifiedCall<'a> {
     #[must_use]
     pub fn with_paths(mut self, paths: &'a [ResolvedPath]) -> Self {
         self.paths = paths;
+        self
+    }
+
+    /// The same call with its command arguments analysed (one per command resource, in
+    /// order), so rules do not analyse them again.
+    #[must_use]
+    pub fn with_commands(mut self, commands: &'a [CommandLine]) -> Self {
+        self.commands = commands;
+        self
+    }
+
+    /// The same call with the arguments the model sent, for `Tool(param:value)` rules.
+    #[must_use]
+    pub fn with_arguments(mut self, arguments: &'a str) -> Self {
+        self.arguments = arguments;
         self
     }
 

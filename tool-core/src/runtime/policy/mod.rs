@@ -68,8 +68,9 @@ pub use rule::{Rule, priority};
 pub use set::{PatternSet, UserRules};
 
 use rule::{
-    AcceptEditsRule, AllowListRule, AllowRules, AskRules, BypassModeRule, DefaultByEffectRule,
-    DenyRules, Home, PlanModeRule, SafetyRule, SelfApprovingRule, SessionGrantsRule,
+    AcceptEditsRule, AllowListRule, AllowRules, AskRules, BypassGuardedDirsRule, BypassModeRule,
+    DefaultByEffectRule, DenyRules, Home, PlanModeRule, SafetyRule, SelfApprovingRule,
+    SessionGrantsRule,
 };
 
 /// The protected paths of a policy built without [`PolicyBuilder::protected_paths`]: the
@@ -95,10 +96,12 @@ impl Policy {
     /// Decides about a call: the decision of the first rule (in priority order) that has one.
     #[must_use]
     pub fn decide(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Decision {
-        self.rules
+        let decision = self
+            .rules
             .iter()
             .find_map(|rule| rule.evaluate(call, context))
-            .unwrap_or_else(no_rule_decided)
+            .unwrap_or_else(no_rule_decided);
+        settle_for_mode(decision, context)
     }
 
     /// Every rule's view of the call, and which rule decided.
@@ -118,6 +121,7 @@ impl Policy {
         let decision = decided_by
             .and_then(|index| steps[index].outcome.clone())
             .unwrap_or_else(no_rule_decided);
+        let decision = settle_for_mode(decision, context);
         Explanation {
             tool: call.spec.name.to_string(),
             steps,
@@ -148,6 +152,20 @@ impl std::fmt::Debug for Policy {
             .entries(self.rules.iter().map(|rule| (rule.priority(), rule.name())))
             .finish()
     }
+}
+
+/// In `dontAsk` mode nobody is asked: an ask ends as a deny, saying why it would have asked.
+fn settle_for_mode(decision: Decision, context: &PolicyContext) -> Decision {
+    if context.mode != Mode::DontAsk || decision.verdict != Verdict::Ask {
+        return decision;
+    }
+    Decision::deny(
+        format!(
+            "{}; but the session is in dontAsk mode, where nobody is asked, so only what a rule allows runs. Do not retry it; do the task another way, or tell the user which permission it needs.",
+            decision.reason
+        ),
+        DecisionSource::new(PolicyLayer::Mode, "dontAsk mode"),
+    )
 }
 
 /// Only reachable when every built-in rule was somehow absent: ask, the safe answer.
@@ -274,6 +292,7 @@ impl PolicyBuilder {
             }),
             Arc::new(SelfApprovingRule),
             Arc::new(PlanModeRule),
+            Arc::new(BypassGuardedDirsRule),
             Arc::new(BypassModeRule),
             Arc::new(AcceptEditsRule),
             Arc::new(AskRules {

@@ -4,34 +4,43 @@
 //! | Rule                              | Covers                                                  |
 //! |-----------------------------------|---------------------------------------------------------|
 //! | `read_file`                       | every call of the tool (or of a tool aliased so)        |
-//! | `run_shell(git status:*)`         | commands starting with `git status`, on a word boundary |
+//! | `run_shell(git status *)`, `run_shell(git status:*)` | `git status` and commands starting with `git status ` (a word boundary: not `git statusx`) |
 //! | `run_shell(npm test)`             | exactly the command `npm test`; as a path glob on a tool with path arguments |
+//! | `run_shell(git * main)`, `run_shell(* --version)` | `*` anywhere: any run of characters, spaces included |
+//! | `run_shell(ls*)`                  | no space before `*`: `ls`, `ls -la` and `lsof` alike     |
+//! | `Tool(param:value)`               | calls whose top-level argument `param` has this value (`*` wildcards); a tool without that argument reads the text as above |
 //! | `Read(./secrets/**)`              | the paths of every read-only call                       |
 //! | `Edit(src/**)`, `Write(src/**)`   | the paths of every call that is not read-only           |
 //! | `fetch_url(domain:example.com)`   | URLs on that host (`*.example.com`: its subdomains)     |
 //! | `mcp__server__*`, `mcp__server`   | every tool of the MCP server `server`                   |
 //!
 //! A rule with a specifier judges the call's resources of the fitting kind (commands for
-//! prefixes and exact commands, paths for globs, URLs for domains); when the call has none of
-//! them, the rule does not apply. Commands are split first ([`shell`](super::shell)): a deny
-//! or ask rule applies when it matches any part, and allow rules cover a compound command only
-//! when every part is covered by some allow rule.
+//! command patterns, paths for globs, URLs for domains); when the call has none of them, the
+//! rule does not apply. Commands are analysed first ([`shell`](super::shell)): every simple
+//! command that would run is judged, after quote removal, wrappers peeled, scripts of `sh -c`
+//! and `eval` read. A deny or ask rule applies when it matches any of them (a program named by
+//! a path, `/bin/rm`, also by its name); allow rules cover a command line only when each of
+//! them (with the assignments written in front of it) is covered by some allow rule, and never
+//! one whose program is only known at run time.
 //!
-//! **Redirections:** an allow rule with a command prefix does not cover a command that writes
-//! a file through an output redirection (`>`, `>>`, `&>`; `/dev/null` excepted) unless the
-//! rule's own text contains the redirection: `run_shell(git status:*)` does not allow
-//! `git status > ~/.bashrc`.
+//! **Redirections:** an allow rule for commands does not cover a command that writes a file
+//! through an output redirection (`>`, `>>`, `&>`; `/dev/null` excepted) unless the rule's own
+//! text contains the redirection: `run_shell(git status:*)` does not allow
+//! `git status > ~/.bashrc`. The file written is also a path of the call, confined and matched
+//! by `Edit(..)` rules like any other.
 
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 
+use serde_json::Value;
+
 use super::ClassifiedCall;
 use super::paths::{PathCandidate, PathPattern, PathPatternError};
-use super::shell::{for_each_command, has_output_redirection};
+use super::shell::{CommandLine, Run};
 use crate::definition::spec::{ResourceKind, ToolSpec};
 
-pub(super) const EXAMPLES: &str = "valid rules look like `read_file`, `run_shell(git status:*)`, `run_shell(npm test)`, `Read(./secrets/**)`, `Edit(src/**)`, `fetch_url(domain:example.com)` or `mcp__server__*`";
+pub(super) const EXAMPLES: &str = "valid rules look like `read_file`, `run_shell(git status *)`, `run_shell(npm test)`, `Read(./secrets/**)`, `Edit(src/**)`, `fetch_url(domain:example.com)` or `mcp__server__*`";
 
 /// A permission rule that could not be parsed. Each message names the rule, says what is
 /// wrong, and shows what valid rules look like.
@@ -69,7 +78,7 @@ pub enum RuleSyntaxError {
     },
     /// `tool(:*)`.
     #[error(
-        "permission rule `{rule}`: the command prefix before `:*` is empty; write the tool name alone to cover every command, or a prefix such as `run_shell(git status:*)`"
+        "permission rule `{rule}`: the command prefix before `:*` is empty; write the tool name alone to cover every command, or a prefix such as `run_shell(git status *)`"
     )]
     EmptyCommandPrefix {
         /// The rule as written.
@@ -119,17 +128,75 @@ pub(super) enum ToolMatcher {
 pub(super) enum Specifier {
     /// Every call.
     Whole,
-    /// Commands starting with this, on a word boundary.
-    Prefix(String),
-    /// Exactly this command; or, for path arguments, this glob (when it is one).
-    Literal {
-        command: String,
+    /// Commands matching this pattern; or, for path arguments, the same text as a glob (when
+    /// it is one).
+    Command {
+        pattern: CommandPattern,
         glob: Option<PathPattern>,
     },
     /// Paths matching this glob.
     Glob(PathPattern),
     /// URLs on this host.
     Domain { domain: String, subdomains: bool },
+    /// `param:value`: calls whose top-level argument `name` matches `value` (split at its
+    /// `*` wildcards); for a call without that argument, `otherwise`.
+    Param {
+        name: String,
+        value: Vec<String>,
+        otherwise: Box<Specifier>,
+    },
+}
+
+/// A command pattern: `*` matches any run of characters; a trailing ` *` or `:*` also matches
+/// nothing at all, so `git status *` covers `git status` itself.
+#[derive(Debug, Clone)]
+pub(super) struct CommandPattern {
+    /// The pattern as written, less a trailing ` *` or `:*`.
+    pub(super) text: String,
+    /// `text` split at its `*`s.
+    core: Vec<String>,
+    /// For a word prefix: `text`, a space and anything, split at the `*`s.
+    then_more: Option<Vec<String>>,
+}
+
+impl CommandPattern {
+    fn new(text: &str, word_prefix: bool) -> Self {
+        let core: Vec<String> = text.split('*').map(str::to_owned).collect();
+        let then_more = word_prefix.then(|| {
+            let mut pieces = core.clone();
+            if let Some(last) = pieces.last_mut() {
+                last.push(' ');
+            }
+            pieces.push(String::new());
+            pieces
+        });
+        CommandPattern {
+            text: text.to_owned(),
+            core,
+            then_more,
+        }
+    }
+
+    pub(super) fn matches(&self, command: &str) -> bool {
+        wildcard_matches(&self.core, command)
+            || self
+                .then_more
+                .as_ref()
+                .is_some_and(|pieces| wildcard_matches(pieces, command))
+    }
+
+    /// The first word of the pattern when it is literal (no `*` in it): rules are indexed by
+    /// it.
+    pub(super) fn first_word(&self) -> Option<&str> {
+        let word = self.text.split(' ').next().unwrap_or(&self.text);
+        (!word.contains('*') && !word.is_empty()).then_some(word)
+    }
+
+    /// A `*` before the end (other than the word-prefix tail): such an allow rule allows more
+    /// than it seems to (`git * main` also covers `git push --force origin main`).
+    pub(super) fn has_inner_wildcard(&self) -> bool {
+        self.text.contains('*')
+    }
 }
 
 /// One permission rule, parsed.
@@ -227,6 +294,66 @@ impl RulePattern {
         matches!(self.specifier, Specifier::Whole)
     }
 
+    /// Why this rule, as an allow rule, allows more than it reads, if it does: a `*` before the
+    /// end of a command pattern (`run_shell(git * main)` also allows
+    /// `git push --force origin main`).
+    ///
+    /// ```
+    /// use tool_core::policy::RulePattern;
+    ///
+    /// assert!(RulePattern::parse("Bash(git * main)").unwrap().allow_warning().is_some());
+    /// assert!(RulePattern::parse("Bash(git status *)").unwrap().allow_warning().is_none());
+    /// ```
+    #[must_use]
+    pub fn allow_warning(&self) -> Option<String> {
+        let pattern = match &self.specifier {
+            Specifier::Command { pattern, .. } => pattern,
+            Specifier::Param { otherwise, .. } => match otherwise.as_ref() {
+                Specifier::Command { pattern, .. } => pattern,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        pattern.has_inner_wildcard().then(|| {
+            format!(
+                "the allow rule `{}` has a `*` before the end of its command, so it allows any text there, options and other commands' arguments included; prefer a rule that ends in ` *`",
+                self.text
+            )
+        })
+    }
+
+    /// For a `param:value` rule and a call that has the argument `param`: whether its value
+    /// matches. `None` for other rules, and for calls without that argument.
+    pub(super) fn param_match(&self, call: &ClassifiedCall<'_>) -> Option<bool> {
+        let Specifier::Param { name, value, .. } = &self.specifier else {
+            return None;
+        };
+        let arguments: serde_json::Map<String, Value> =
+            serde_json::from_str(call.arguments).ok()?;
+        let text = match arguments.get(name)? {
+            Value::String(text) => text.clone(),
+            Value::Null => return None,
+            other => other.to_string(),
+        };
+        Some(wildcard_matches(value, &text))
+    }
+
+    /// The command pattern of a rule for commands (also a `param:value` rule's fallback).
+    pub(super) fn command_pattern(&self) -> Option<&CommandPattern> {
+        match self.item_specifier() {
+            Specifier::Command { pattern, .. } => Some(pattern),
+            _ => None,
+        }
+    }
+
+    /// The specifier items are matched with: a `param:value` rule's fallback.
+    fn item_specifier(&self) -> &Specifier {
+        match &self.specifier {
+            Specifier::Param { otherwise, .. } => otherwise,
+            other => other,
+        }
+    }
+
     pub(super) fn names_tool(&self, spec: &ToolSpec) -> bool {
         let mut names = spec.names();
         match &self.tool {
@@ -248,15 +375,26 @@ impl RulePattern {
         home: Option<&Path>,
         for_allow: bool,
     ) -> bool {
-        match (&self.specifier, item) {
+        match (self.item_specifier(), item) {
             (Specifier::Whole, _) => true,
-            (Specifier::Prefix(prefix), Item::Command(command)) => {
-                prefix_matches(prefix, command)
-                    && !(for_allow && !prefix.contains('>') && has_output_redirection(command))
+            (Specifier::Command { pattern, .. }, Item::Command(run)) => {
+                if for_allow {
+                    // A rule covers a command that writes a file only if it names the
+                    // redirection itself.
+                    let text = if pattern.text.contains('>') {
+                        run.text_with_redirects()
+                    } else if run.writes_output {
+                        return false;
+                    } else {
+                        run.text_with_assignments()
+                    };
+                    run.program().is_some() && pattern.matches(&text)
+                } else {
+                    run.deny_texts().iter().any(|text| pattern.matches(text))
+                }
             }
-            (Specifier::Literal { command: text, .. }, Item::Command(command)) => text == command,
             (
-                Specifier::Literal {
+                Specifier::Command {
                     glob: Some(glob), ..
                 }
                 | Specifier::Glob(glob),
@@ -319,39 +457,64 @@ pub(super) fn parse_specifier(rule: &str, inner: &str) -> Result<Specifier, Rule
             subdomains,
         });
     }
-    if let Some(prefix) = inner.strip_suffix(":*") {
-        let prefix = prefix.trim();
-        if prefix.is_empty() {
-            return Err(RuleSyntaxError::EmptyCommandPrefix {
-                rule: rule.to_owned(),
-            });
-        }
-        return Ok(Specifier::Prefix(prefix.to_owned()));
-    }
-    // Without a marker the text is an exact command for command arguments and a glob for path
-    // arguments. Text with spaces is almost surely a command, so only a glob without spaces
-    // must compile.
-    let glob = match PathPattern::parse(inner) {
-        Ok(glob) => Some(glob),
-        Err(_) if inner.contains(char::is_whitespace) => None,
-        Err(problem) => {
-            return Err(RuleSyntaxError::InvalidPathPattern {
-                rule: rule.to_owned(),
-                pattern: inner.to_owned(),
-                problem,
-            });
-        }
+    // `git status:*` (the older form) and `git status *` (the documented one) are the same
+    // word-bounded prefix.
+    let (core, word_prefix) = if let Some(core) = inner.strip_suffix(":*") {
+        (core.trim_end(), true)
+    } else if let Some(core) = inner.strip_suffix(" *") {
+        (core.trim_end(), true)
+    } else {
+        (inner, false)
     };
-    Ok(Specifier::Literal {
-        command: inner.to_owned(),
-        glob,
-    })
+    if word_prefix && core.is_empty() {
+        return Err(RuleSyntaxError::EmptyCommandPrefix {
+            rule: rule.to_owned(),
+        });
+    }
+    let command = command_specifier(rule, inner, core, word_prefix)?;
+    // `param:value`: an argument's name, a colon, a value (not the `:*` prefix form).
+    if !word_prefix
+        && let Some((name, value)) = inner.split_once(':')
+        && !value.is_empty()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && name.bytes().next().is_some_and(|b| !b.is_ascii_digit())
+    {
+        return Ok(Specifier::Param {
+            name: name.to_owned(),
+            value: value.split('*').map(str::to_owned).collect(),
+            otherwise: Box::new(command),
+        });
+    }
+    Ok(command)
 }
 
-pub(super) fn prefix_matches(prefix: &str, command: &str) -> bool {
-    command
-        .strip_prefix(prefix)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+/// A command pattern, and the same text as a glob for path arguments.
+fn command_specifier(
+    rule: &str,
+    inner: &str,
+    core: &str,
+    word_prefix: bool,
+) -> Result<Specifier, RuleSyntaxError> {
+    // Text with spaces is almost surely a command, so only a glob without spaces must compile.
+    let glob = if word_prefix {
+        None
+    } else {
+        match PathPattern::parse(inner) {
+            Ok(glob) => Some(glob),
+            Err(_) if inner.contains(char::is_whitespace) => None,
+            Err(problem) => {
+                return Err(RuleSyntaxError::InvalidPathPattern {
+                    rule: rule.to_owned(),
+                    pattern: inner.to_owned(),
+                    problem,
+                });
+            }
+        }
+    };
+    Ok(Specifier::Command {
+        pattern: CommandPattern::new(core, word_prefix),
+        glob,
+    })
 }
 
 /// `pieces` is a pattern split at its `*`s, each of which matches any run of characters.
@@ -408,26 +571,32 @@ pub(super) fn host_matches(host: &str, domain: &str, subdomains: bool) -> bool {
 /// One resource of a call, as rules see it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Item<'a> {
-    /// One command of a (possibly compound) command line.
-    Command(&'a str),
+    /// One command a command line would run.
+    Command(&'a Run),
+    /// A part of a command line that could not be read (it does not parse, it writes to a
+    /// file named at run time): no rule for commands covers it.
+    Unreadable,
     /// A path argument.
     Path(PathCandidate<'a>),
     /// A URL argument.
     Url(&'a str),
 }
 
-/// Calls `visit` with every resource of the call: each command of each command argument, each
-/// path (resolved when the call has resolved paths, else read lexically), each URL. Stops (and
-/// returns `false`) when `visit` does.
+/// Calls `visit` with every resource of the call: each command each command argument would
+/// run, each path (resolved when the call has resolved paths, else read lexically), each URL.
+/// Stops (and returns `false`) when `visit` does.
 pub(crate) fn for_each_item(
     call: &ClassifiedCall<'_>,
     visit: &mut dyn FnMut(Item<'_>) -> bool,
 ) -> bool {
+    let mut analysed = call.commands.iter();
     for resource in call.resources {
         let keep_going = match resource.kind {
-            ResourceKind::Command => {
-                for_each_command(&resource.value, &mut |part| visit(Item::Command(part)))
-            }
+            ResourceKind::Command => match analysed.next() {
+                Some(line) => visit_command_line(line, visit),
+                // Not analysed by the caller: analysed here.
+                None => visit_command_line(&CommandLine::analyze(&resource.value), visit),
+            },
             ResourceKind::Url => visit(Item::Url(&resource.value)),
             ResourceKind::Path if call.paths.is_empty() => {
                 visit(Item::Path(PathCandidate::lexical(&resource.value)))
@@ -444,6 +613,13 @@ pub(crate) fn for_each_item(
             absolute: Some(&path.absolute),
         }))
     })
+}
+
+fn visit_command_line(line: &CommandLine, visit: &mut dyn FnMut(Item<'_>) -> bool) -> bool {
+    let unreadable =
+        !line.problems().is_empty() || line.writes().iter().any(|write| !write.target.is_exact());
+    (!unreadable || visit(Item::Unreadable))
+        && line.runs().iter().all(|run| visit(Item::Command(run)))
 }
 
 #[cfg(test)]
@@ -467,9 +643,15 @@ mod tests {
 
     #[test]
     fn command_prefixes_end_on_a_word_boundary() {
-        assert!(prefix_matches("git status", "git status"));
-        assert!(prefix_matches("git status", "git status --short"));
-        assert!(!prefix_matches("git status", "git statusx"));
+        let prefix = CommandPattern::new("git status", true);
+        assert!(prefix.matches("git status"));
+        assert!(prefix.matches("git status --short"));
+        assert!(!prefix.matches("git statusx"));
+        let anywhere = CommandPattern::new("git * main", false);
+        assert!(anywhere.matches("git push origin main"));
+        assert!(!anywhere.matches("git push origin main2"));
+        let both = CommandPattern::new("npm run *", true);
+        assert!(both.matches("npm run build --watch"));
     }
 
     #[test]
@@ -497,8 +679,18 @@ mod tests {
         assert!(kinds("mcp__server").0.contains("Server"));
         assert!(kinds("mcp__server__*").0.contains("Wildcard"));
         assert!(kinds("run_shell(*)").1.contains("Whole"));
-        assert!(kinds("run_shell(git status:*)").1.contains("Prefix"));
-        assert!(kinds("run_shell(npm test)").1.contains("Literal"));
+        assert!(
+            kinds("run_shell(git status:*)")
+                .1
+                .contains("then_more: Some")
+        );
+        assert!(
+            kinds("run_shell(git status *)")
+                .1
+                .contains("then_more: Some")
+        );
+        assert!(kinds("run_shell(npm test)").1.contains("then_more: None"));
+        assert!(kinds("Tool(path:src/*)").1.contains("Param"));
         assert!(
             kinds("fetch_url(domain:*.example.com)")
                 .1

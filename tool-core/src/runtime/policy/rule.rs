@@ -10,6 +10,7 @@ use super::context::PolicyContext;
 use super::paths::{PathCandidate, PathPattern, PathPatternSet};
 use super::pattern::RulePattern;
 use super::set::PatternSet;
+use super::shell::CommandLine;
 use super::{ClassifiedCall, Decision, DecisionSource, Mode, PolicyLayer};
 use crate::definition::spec::{ApprovalKind, ResourceKind};
 
@@ -183,16 +184,51 @@ impl Rule for DenyRules {
         PolicyLayer::DenyRule
     }
 
-    fn evaluate(&self, call: &ClassifiedCall<'_>, _: &PolicyContext) -> Option<Decision> {
-        let rule = self.rules.first_match(call, home_ref(&self.home))?;
-        Some(Decision::deny(
-            format!(
-                "`{}` is denied by the deny rule `{rule}`. Do not retry it; do the task another way, or tell the user that this rule blocks it.",
-                call.spec.name
+    fn evaluate(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Option<Decision> {
+        if let Some(rule) = self.rules.first_match(call, home_ref(&self.home)) {
+            return Some(Decision::deny(
+                format!(
+                    "`{}` is denied by the deny rule `{rule}`. Do not retry it; do the task another way, or tell the user that this rule blocks it.",
+                    call.spec.name
+                ),
+                source(PolicyLayer::DenyRule, rule),
+            ));
+        }
+        // A command known only at run time might be one a deny rule names: ask where someone
+        // can say, deny where nobody will.
+        let unknown = unknown_command(call)?;
+        let rule = self.rules.first_command_rule(call)?;
+        let reason = format!(
+            "`{}` runs a command this policy cannot read ({unknown}), and the deny rule `{rule}` names this tool's commands, so it might match",
+            call.spec.name
+        );
+        Some(match context.mode {
+            Mode::Bypass | Mode::DontAsk => Decision::deny(
+                format!(
+                    "{reason}; in {} mode nobody is asked, so it is denied. Write the command out with literal program names, or tell the user.",
+                    context.mode
+                ),
+                source(PolicyLayer::DenyRule, rule),
             ),
-            source(PolicyLayer::DenyRule, rule),
-        ))
+            _ => Decision::ask(
+                format!("{reason}: the user is asked"),
+                source(PolicyLayer::DenyRule, rule),
+            ),
+        })
     }
+}
+
+/// Why a command of the call cannot be read (its program or script known only at run time,
+/// it does not parse), if one cannot.
+fn unknown_command(call: &ClassifiedCall<'_>) -> Option<String> {
+    let mut analysed = call.commands.iter();
+    call.resources
+        .iter()
+        .filter(|resource| resource.kind == ResourceKind::Command)
+        .find_map(|resource| match analysed.next() {
+            Some(line) => line.unknown_part(),
+            None => CommandLine::analyze(&resource.value).unknown_part(),
+        })
 }
 
 /// A self-approving tool (one with its own approval flow, like presenting a plan) never asks.
@@ -250,6 +286,67 @@ impl Rule for PlanModeRule {
             DecisionSource::new(PolicyLayer::Mode, "plan mode"),
         ))
     }
+}
+
+/// Bypass mode still asks before writes to the directories that configure tools and editors,
+/// as Claude Code does: `.git`, `.claude` (but its `commands`, `agents` and `skills`),
+/// `.vscode` and `.idea`.
+pub(crate) struct BypassGuardedDirsRule;
+
+/// The directories [`BypassGuardedDirsRule`] guards.
+const GUARDED_DIRS: [&str; 4] = [".git", ".claude", ".vscode", ".idea"];
+/// What under `.claude` bypass mode may change without asking.
+const CLAUDE_FREE: [&str; 3] = ["commands", "agents", "skills"];
+
+impl Rule for BypassGuardedDirsRule {
+    fn name(&self) -> Cow<'_, str> {
+        "bypass mode asks before writes to .git, .claude, .vscode, .idea".into()
+    }
+
+    fn priority(&self) -> i32 {
+        priority::MODE
+    }
+
+    fn layer(&self) -> PolicyLayer {
+        PolicyLayer::Mode
+    }
+
+    fn evaluate(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Option<Decision> {
+        if context.mode != Mode::Bypass || call.is_read_only() {
+            return None;
+        }
+        let guarded = call.paths.iter().find(|path| {
+            let Some(relative) = &path.relative else {
+                return false;
+            };
+            let parts: Vec<&std::ffi::OsStr> = relative
+                .components()
+                .map(std::path::Component::as_os_str)
+                .collect();
+            parts.iter().enumerate().any(|(index, part)| {
+                let Some(name) = part.to_str() else {
+                    return false;
+                };
+                GUARDED_DIRS.contains(&name)
+                    && !(name == ".claude"
+                        && parts
+                            .get(index + 1)
+                            .and_then(|next| next.to_str())
+                            .is_some_and(|next| CLAUDE_FREE.contains(&next)))
+            })
+        })?;
+        Some(Decision::ask(
+            format!(
+                "`{}` is under a directory that configures tools or editors; bypass mode still asks before changing it",
+                path_shown(&guarded.sent)
+            ),
+            DecisionSource::new(PolicyLayer::Mode, "bypass mode guarded directories"),
+        ))
+    }
+}
+
+fn path_shown(sent: &str) -> String {
+    super::shell::shorten(sent)
 }
 
 /// Bypass mode: everything runs that safety and deny rules do not stop.

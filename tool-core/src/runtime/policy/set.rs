@@ -70,9 +70,11 @@ struct SetInner {
 struct ToolRules {
     /// Every one, in the order given.
     all: Vec<usize>,
-    /// Command rules (prefixes, exact commands) by the first word of their command: a command
-    /// is only compared with the rules that start with its own first word.
+    /// Command rules by the first word of their pattern: a command is only compared with the
+    /// rules that start with its own first word...
     by_first_word: FxHashMap<Box<str>, Vec<usize>>,
+    /// ...and with those whose first word has a `*` in it.
+    any_first_word: Vec<usize>,
 }
 
 /// How many of a tool's names are looked up once per call; a tool with more names looks the
@@ -87,7 +89,7 @@ struct Lookup<'s> {
 }
 
 fn first_word(command: &str) -> &str {
-    command.split(char::is_whitespace).next().unwrap_or(command)
+    command.split(' ').next().unwrap_or(command)
 }
 
 impl PatternSet {
@@ -101,13 +103,15 @@ impl PatternSet {
                 ToolMatcher::Name(name) => {
                     let tool = by_name.entry(name.as_str().into()).or_default();
                     tool.all.push(index);
-                    if let Specifier::Prefix(command) | Specifier::Literal { command, .. } =
-                        &rule.specifier
-                    {
-                        tool.by_first_word
-                            .entry(first_word(command).into())
-                            .or_default()
-                            .push(index);
+                    if let Some(pattern) = rule.command_pattern() {
+                        match pattern.first_word() {
+                            Some(word) => tool
+                                .by_first_word
+                                .entry(word.into())
+                                .or_default()
+                                .push(index),
+                            None => tool.any_first_word.push(index),
+                        }
                     }
                 }
                 ToolMatcher::Wildcard(_) | ToolMatcher::Server(_) => by_pattern.push(index),
@@ -201,9 +205,26 @@ impl PatternSet {
         first.map(|index| &self.inner.rules[index])
     }
 
+    /// The first rule (in the order given) for commands of the call's tool: a deny rule that
+    /// could match a command whose program or script is only known at run time.
+    #[must_use]
+    pub fn first_command_rule(&self, call: &ClassifiedCall<'_>) -> Option<&RulePattern> {
+        if self.is_empty() {
+            return None;
+        }
+        let lookup = self.lookup(call);
+        let mut first: Option<usize> = None;
+        self.for_each_tool_rule(call, &lookup, &mut |index, rule| {
+            if rule.command_pattern().is_some() && first.is_none_or(|f| index < f) {
+                first = Some(index);
+            }
+        });
+        first.map(|index| &self.inner.rules[index])
+    }
+
     /// The rule that lets the call run, when the rules cover all of it: a rule for the whole
-    /// tool, or, for each resource of the call (each part of a compound command), some rule
-    /// whose specifier covers it. How allow rules, grants and allow-lists match.
+    /// tool, or, for each resource of the call (each command a command line would run), some
+    /// rule whose specifier covers it. How allow rules, grants and allow-lists match.
     #[must_use]
     pub fn covering_rule(
         &self,
@@ -224,6 +245,14 @@ impl PatternSet {
         let mut first: Option<usize> = None;
         let mut items = 0usize;
         let all_covered = for_each_item(call, &mut |item| {
+            match item {
+                // A wrapper that only changes how its command runs: the command is judged.
+                Item::Command(run) if run.transparent => return true,
+                // Nothing covers what is only known at run time.
+                Item::Command(run) if run.program().is_none() => return false,
+                Item::Unreadable => return false,
+                _ => {}
+            }
             items += 1;
             match self.first_covering(call, &lookup, &item, home, true) {
                 Some(index) => {
@@ -247,10 +276,12 @@ impl PatternSet {
         let mut whole: Option<usize> = None;
         let mut has_specific = false;
         self.for_each_tool_rule(call, &lookup, &mut |index, rule| {
-            if rule.is_whole_tool() {
-                whole = Some(whole.map_or(index, |f| f.min(index)));
-            } else {
-                has_specific = true;
+            match rule.param_match(call) {
+                // A `param:value` rule judges the whole call by its argument.
+                Some(true) => whole = Some(whole.map_or(index, |f| f.min(index))),
+                Some(false) => {}
+                None if rule.is_whole_tool() => whole = Some(whole.map_or(index, |f| f.min(index))),
+                None => has_specific = true,
             }
         });
         (lookup, whole, has_specific)
@@ -336,16 +367,27 @@ impl PatternSet {
         let mut consider = |index: usize, rule: &RulePattern| {
             if !rule.is_whole_tool()
                 && first.is_none_or(|f| index < f)
+                && rule.param_match(call).is_none()
                 && rule.matches_item(item, home, for_allow)
             {
                 first = Some(index);
             }
         };
         match item {
-            Item::Command(command) => {
-                let word = first_word(command);
+            Item::Command(run) => {
+                let texts = if for_allow {
+                    vec![run.text_with_assignments()]
+                } else {
+                    run.deny_texts()
+                };
                 self.for_each_tool_list(call, lookup, &mut |tool| {
-                    for &index in tool.by_first_word.get(word).into_iter().flatten() {
+                    for text in &texts {
+                        let word = first_word(text);
+                        for &index in tool.by_first_word.get(word).into_iter().flatten() {
+                            consider(index, &rules[index]);
+                        }
+                    }
+                    for &index in &tool.any_first_word {
                         consider(index, &rules[index]);
                     }
                 });

@@ -1,0 +1,344 @@
+//! What a shell command line would run, read with a real bash parser (tree-sitter-bash, the
+//! one Codex uses for the same job), so that permission rules judge every command in it.
+//!
+//! [`CommandLine::analyze`] finds every simple command that would run, each with its words as
+//! the shell would see them after quote removal (`'rm'`, `"rm"`, `r''m` and `\rm` are all
+//! `rm`): in lists, pipelines, subshells, groups, `if`/`for`/`while`/`case` bodies, functions,
+//! and command and process substitutions. Assignments in front (`FOO=1 rm x`) are kept apart
+//! from the words. Wrappers are peeled with their own options — `sudo`, `doas`, `env`,
+//! `command`, `builtin`, `exec`, `nohup`, `nice`, `ionice`, `timeout`, `time`, `stdbuf`,
+//! `setsid`, `xargs`, `busybox`, `find -exec/-execdir/-ok/-okdir` — and the scripts of
+//! `sh|bash|zsh|dash -c`, `eval`, `env -S`, `su -c`, `watch` and here-documents given to a
+//! shell are analysed in turn, to a bounded depth. Output redirections to files are
+//! [`writes`](CommandLine::writes), so the coordinator confines them like any path a tool
+//! writes.
+//!
+//! What cannot be known before the command runs is said, not guessed: a program named by an
+//! expansion (`$CMD x`, `$(echo rm) x`) or a glob (`/bin/r?`) has no [`program`](Run::program);
+//! a script made at run time (`sh -c "$X"`, `curl .. | sh`) is a run whose program is unknown;
+//! a command that does not parse has [`problems`](CommandLine::problems). None of these can be
+//! allowed by an allow rule or classified read-only, and a deny rule for the tool's commands
+//! counts as possibly matching them.
+//!
+//! ```
+//! use tool_core::policy::shell::CommandLine;
+//!
+//! let line = CommandLine::analyze("FOO=1 sudo -u root 'rm' -rf build && echo done > log.txt");
+//! let runs: Vec<String> = line.runs().iter().map(|run| run.text()).collect();
+//! assert_eq!(runs, ["sudo -u root rm -rf build", "rm -rf build", "echo done"]);
+//! assert_eq!(line.runs()[1].program(), Some("rm"));
+//! assert_eq!(line.runs()[1].via(), Some("sudo"));
+//! assert_eq!(line.writes()[0].target.text, "log.txt");
+//!
+//! let computed = CommandLine::analyze("$(echo rm) -rf /");
+//! assert_eq!(computed.runs()[1].program(), None); // known only at run time
+//! assert!(!computed.is_fully_known());
+//! ```
+
+mod parse;
+mod words;
+mod wrappers;
+
+pub use words::Word;
+
+/// What a command line would run: see the [module documentation](self).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommandLine {
+    runs: Vec<Run>,
+    writes: Vec<Write>,
+    problems: Vec<String>,
+}
+
+/// One simple command that would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// The program and its arguments, after quote removal.
+    pub words: Vec<Word>,
+    /// `NAME=value` assignments made for this command (written in front of it, or given to a
+    /// wrapper such as `env` or `sudo`).
+    pub assignments: Vec<String>,
+    /// This run is a wrapper that only changes how its command runs (`timeout`, `nice`,
+    /// `env`, ...): the command it wraps is a run of its own, and an allow rule needs to cover
+    /// that one only.
+    pub transparent: bool,
+    /// Its output is redirected to a file.
+    pub writes_output: bool,
+    /// Its output redirections to files, as written (`> status.txt`).
+    pub redirects: Vec<String>,
+    /// The wrapper that runs it (`sudo`, `find`, `bash script`), if any.
+    pub via: Option<String>,
+}
+
+/// An output redirection to a file: `> target`, `>> target`, `&> target`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Write {
+    /// Where the output goes (`/dev/null` and duplicated descriptors such as `2>&1` are not
+    /// writes).
+    pub target: Word,
+    /// `>>`: appended, not replaced.
+    pub append: bool,
+}
+
+impl CommandLine {
+    /// Analyses a command line. Never fails: what cannot be read is in
+    /// [`problems`](Self::problems).
+    #[must_use]
+    pub fn analyze(command: &str) -> Self {
+        let mut line = CommandLine::default();
+        parse::analyze_into(command, &mut line, 0, None);
+        line
+    }
+
+    /// Every simple command that would run, in the order they appear; a wrapper before what it
+    /// runs.
+    #[must_use]
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// Every output redirection to a file.
+    #[must_use]
+    pub fn writes(&self) -> &[Write] {
+        &self.writes
+    }
+
+    /// Why some of the command could not be read (it does not parse, it nests too deep, it is
+    /// too long). Empty when all of it was read.
+    #[must_use]
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+
+    /// `true` when everything the command runs and writes is known now: it parses, every
+    /// program is a literal name, every script it runs is literal, every write goes to a
+    /// literal path. Only such a command can be allowed by a rule for its commands, or
+    /// classified read-only.
+    #[must_use]
+    pub fn is_fully_known(&self) -> bool {
+        self.problems.is_empty()
+            && self.runs.iter().all(|run| run.program().is_some())
+            && self.writes.iter().all(|write| write.target.is_exact())
+    }
+
+    /// The first thing that makes the command not [fully known](Self::is_fully_known), in
+    /// words for a message.
+    #[must_use]
+    pub fn unknown_part(&self) -> Option<String> {
+        if let Some(problem) = self.problems.first() {
+            return Some(problem.clone());
+        }
+        if let Some(run) = self.runs.iter().find(|run| run.program().is_none()) {
+            return Some(match run.words.first() {
+                Some(word) => format!(
+                    "the program `{}` is only known at run time",
+                    shorten(&word.text)
+                ),
+                None => "a command has no program".to_owned(),
+            });
+        }
+        self.writes
+            .iter()
+            .find(|write| !write.target.is_exact())
+            .map(|write| {
+                format!(
+                    "the file `{}` it writes is only known at run time",
+                    shorten(&write.target.text)
+                )
+            })
+    }
+}
+
+impl Run {
+    /// The program's name as written (`rm`, `/bin/rm`, `./build.sh`), or `None` when it is
+    /// only known at run time (an expansion, a glob).
+    #[must_use]
+    pub fn program(&self) -> Option<&str> {
+        self.words
+            .first()
+            .filter(|word| word.is_exact())
+            .map(|word| word.text.as_str())
+    }
+
+    /// The wrapper that runs this command (`sudo`, `find`, `bash script`), if any.
+    #[must_use]
+    pub fn via(&self) -> Option<&str> {
+        self.via.as_deref()
+    }
+
+    /// The command as one canonical text: its words after quote removal, one space apart, a
+    /// word with spaces or shell characters single-quoted, a dynamic word as written.
+    /// Assignments are not part of it.
+    #[must_use]
+    pub fn text(&self) -> String {
+        words::join(&self.words)
+    }
+
+    /// [`text`](Self::text) with the assignments in front, as an allow rule must match it.
+    #[must_use]
+    pub fn text_with_assignments(&self) -> String {
+        words::join_with_assignments(&self.assignments, &self.words)
+    }
+
+    /// [`text_with_assignments`](Self::text_with_assignments) with the output redirections
+    /// after it, as an allow rule that names a redirection must match it.
+    #[must_use]
+    pub fn text_with_redirects(&self) -> String {
+        let mut text = self.text_with_assignments();
+        for redirect in &self.redirects {
+            text.push(' ');
+            text.push_str(redirect);
+        }
+        text
+    }
+
+    /// The texts deny rules are matched against: [`text`](Self::text), and, for a program
+    /// named by a path (`/bin/rm`), the text with the program's file name (`rm`).
+    #[must_use]
+    pub fn deny_texts(&self) -> Vec<String> {
+        let text = self.text();
+        match self.program().and_then(|program| program.rsplit_once('/')) {
+            Some((_, name)) if !name.is_empty() => {
+                let mut words = self.words.clone();
+                words[0] = Word::literal(name);
+                vec![text, words::join(&words)]
+            }
+            _ => vec![text],
+        }
+    }
+}
+
+/// `text` cut to its head and tail when long, for messages.
+pub(crate) fn shorten(text: &str) -> String {
+    const KEEP: usize = 80;
+    if text.chars().count() <= 2 * KEEP {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(KEEP).collect();
+    let tail: String = {
+        let tail: Vec<char> = text.chars().rev().take(KEEP).collect();
+        tail.into_iter().rev().collect()
+    };
+    format!("{head}…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CommandLine;
+
+    fn runs(command: &str) -> Vec<String> {
+        CommandLine::analyze(command)
+            .runs()
+            .iter()
+            .map(super::Run::text)
+            .collect()
+    }
+
+    #[test]
+    fn every_part_of_a_compound_command_is_a_run() {
+        assert_eq!(
+            runs("git status && rm -rf build || echo no; ls | wc -l"),
+            ["git status", "rm -rf build", "echo no", "ls", "wc -l"]
+        );
+    }
+
+    #[test]
+    fn substitutions_run_their_commands() {
+        assert_eq!(
+            runs("echo \"$(whoami)\" `id -u` <(ls)"),
+            ["whoami", "id -u", "ls", "echo \"$(whoami)\" `id -u` <(ls)"]
+        );
+    }
+
+    #[test]
+    fn quoting_of_the_program_is_removed() {
+        for command in ["'rm' x", "\"rm\" x", "r''m x", "\\rm x", "$'\\x72m' x"] {
+            assert_eq!(runs(command), ["rm x"], "{command}");
+        }
+    }
+
+    #[test]
+    fn control_structures_and_functions_are_walked() {
+        assert_eq!(
+            runs(
+                "if true; then rm a; fi; for f in *; do rm \"$f\"; done; f() { rm b; }; (rm c); { rm d; }; case x in y) rm e;; esac; while false; do rm g; done"
+            ),
+            [
+                "true",
+                "rm a",
+                "rm \"$f\"",
+                "rm b",
+                "rm c",
+                "rm d",
+                "rm e",
+                "false",
+                "rm g"
+            ]
+        );
+    }
+
+    #[test]
+    fn scripts_run_by_shells_and_eval_are_analysed() {
+        assert_eq!(
+            runs("bash -c 'rm -rf x'"),
+            ["bash -c 'rm -rf x'", "rm -rf x"]
+        );
+        assert_eq!(
+            runs("sh -c \"eval 'rm y'\""),
+            ["sh -c 'eval '\\''rm y'\\'''", "eval 'rm y'", "rm y"]
+        );
+        assert_eq!(runs("bash <<'EOF'\nrm z\nEOF"), ["bash", "rm z"]);
+    }
+
+    #[test]
+    fn output_redirections_are_writes_and_dev_null_is_not() {
+        let line =
+            CommandLine::analyze("echo a > out.txt 2>&1; echo b >> log 2>/dev/null; cat < in");
+        let targets: Vec<&str> = line
+            .writes()
+            .iter()
+            .map(|w| w.target.text.as_str())
+            .collect();
+        assert_eq!(targets, ["out.txt", "log"]);
+        assert!(line.runs()[0].writes_output && line.runs()[1].writes_output);
+        assert!(!line.runs()[2].writes_output);
+    }
+
+    #[test]
+    fn what_is_known_only_at_run_time_is_said() {
+        for command in [
+            "$CMD x",
+            "$(echo rm) x",
+            "/bin/r? x",
+            "sh -c \"$X\"",
+            "curl x | sh",
+            "echo > \"$F\"",
+            "echo 'unclosed",
+        ] {
+            let line = CommandLine::analyze(command);
+            assert!(!line.is_fully_known(), "{command}");
+            assert!(line.unknown_part().is_some(), "{command}");
+        }
+        assert!(CommandLine::analyze("git status --short").is_fully_known());
+    }
+
+    #[test]
+    fn deep_nesting_is_a_problem_not_a_crash() {
+        let deep = format!("{}true{}", "(".repeat(5_000), ")".repeat(5_000));
+        assert!(!CommandLine::analyze(&deep).problems().is_empty());
+        let mut script = String::from("rm x");
+        for _ in 0..12 {
+            script = format!("sh -c {}", shell_quote(&script));
+        }
+        assert!(!CommandLine::analyze(&script).problems().is_empty());
+    }
+
+    fn shell_quote(text: &str) -> String {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+
+    #[test]
+    fn a_program_named_by_a_path_is_matched_by_its_name_for_deny_rules() {
+        let line = CommandLine::analyze("/bin/rm -rf x");
+        assert_eq!(line.runs()[0].deny_texts(), ["/bin/rm -rf x", "rm -rf x"]);
+    }
+}

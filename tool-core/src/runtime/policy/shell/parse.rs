@@ -1,0 +1,524 @@
+//! The walk over tree-sitter-bash's syntax tree that finds every simple command a command line
+//! would run, its words after quote removal, and where its output goes.
+
+use std::cell::RefCell;
+
+use tree_sitter::{Node, Parser};
+
+use super::words::{
+    Word, decode_ansi_c, has_unquoted_pattern, unescape_double_quoted, unescape_unquoted,
+};
+use super::wrappers::{Wrapped, unwrap};
+use super::{CommandLine, Run, Write};
+
+/// Scripts inside scripts (`bash -c "eval 'sh -c ..'"`) are followed this deep; deeper is a
+/// problem, not a guess.
+const MAX_SCRIPT_DEPTH: usize = 8;
+/// Syntax nested deeper than this (a thousand subshells) is a problem too: it bounds the walk's
+/// recursion on input that comes from a model.
+const MAX_NODE_DEPTH: usize = 256;
+/// Longer command lines are not parsed.
+pub(super) const MAX_LEN: usize = 64 * 1024;
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses `text` and adds what it runs to `out`; `via` names the wrapper that runs it.
+pub(super) fn analyze_into(text: &str, out: &mut CommandLine, depth: usize, via: Option<&str>) {
+    if depth > MAX_SCRIPT_DEPTH {
+        out.problems.push(format!(
+            "scripts are nested more than {MAX_SCRIPT_DEPTH} deep (`sh -c`, `eval`, ...)"
+        ));
+        return;
+    }
+    if text.len() > MAX_LEN {
+        out.problems.push(format!(
+            "the command is {} bytes long, more than the {MAX_LEN} analysed",
+            text.len()
+        ));
+        return;
+    }
+    let Some(tree) = parse(text) else {
+        out.problems
+            .push("the command could not be parsed".to_owned());
+        return;
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        out.problems.push(format!(
+            "`{}` does not parse as a shell command",
+            super::shorten(text)
+        ));
+    }
+    let mut walker = Walker {
+        src: text.as_bytes(),
+        out,
+        depth,
+        via: via.map(str::to_owned),
+        stdin: None,
+    };
+    walker.statement(root, 0);
+}
+
+/// The syntax tree of `text`, from this thread's parser. The parser is free again before the
+/// tree is walked, so a script found in the walk is parsed the same way.
+fn parse(text: &str) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            parser
+                .set_language(&tree_sitter_bash::LANGUAGE.into())
+                .ok()?;
+            *slot = Some(parser);
+        }
+        slot.as_mut()?.parse(text, None)
+    })
+}
+
+struct Walker<'s, 'o> {
+    src: &'s [u8],
+    out: &'o mut CommandLine,
+    /// How deep in scripts inside scripts this text is.
+    depth: usize,
+    via: Option<String>,
+    /// A here-document or here-string given to the command being walked: the script a shell
+    /// reading its standard input runs.
+    stdin: Option<Word>,
+}
+
+impl Walker<'_, '_> {
+    fn text(&self, node: Node<'_>) -> &str {
+        node.utf8_text(self.src).unwrap_or("")
+    }
+
+    fn too_deep(&mut self, level: usize) -> bool {
+        if level > MAX_NODE_DEPTH {
+            self.out.problems.push(format!(
+                "the command nests more than {MAX_NODE_DEPTH} levels deep"
+            ));
+            return true;
+        }
+        false
+    }
+
+    /// Any node that may hold statements.
+    fn statement(&mut self, node: Node<'_>, level: usize) {
+        if self.too_deep(level) {
+            return;
+        }
+        match node.kind() {
+            "command" => self.command(node, level),
+            "redirected_statement" => self.redirected(node, level),
+            "declaration_command" | "unset_command" => self.declaration(node, level),
+            "comment" | "heredoc_start" | "heredoc_end" => {}
+            _ => self.children(node, level),
+        }
+    }
+
+    fn children(&mut self, node: Node<'_>, level: usize) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            self.statement(child, level + 1);
+        }
+    }
+
+    /// `body > file`, `body <<EOF ..`: the redirections apply to every command of the body.
+    fn redirected(&mut self, node: Node<'_>, level: usize) {
+        let first_run = self.out.runs.len();
+        let mut written = Vec::new();
+        let mut stdin = None;
+        let mut cursor = node.walk();
+        let redirects: Vec<Node<'_>> = node
+            .children_by_field_name("redirect", &mut cursor)
+            .collect();
+        for redirect in &redirects {
+            match self.redirect(*redirect, level) {
+                Redirect::File => written.push(self.text(*redirect).to_owned()),
+                Redirect::Stdin(word) => stdin = Some(word),
+                Redirect::Other => {}
+            }
+        }
+        // Here-strings are children without the field name in some versions of the grammar.
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.kind() == "herestring_redirect"
+                && !redirects.contains(&child)
+                && let Redirect::Stdin(word) = self.redirect(child, level)
+            {
+                stdin = Some(word);
+            }
+        }
+        let outer_stdin = std::mem::replace(&mut self.stdin, stdin);
+        if let Some(body) = node.child_by_field_name("body") {
+            self.statement(body, level + 1);
+        }
+        self.stdin = outer_stdin;
+        self.mark_written(first_run, &written);
+    }
+
+    /// The runs from `first_run` on write their output to these files.
+    fn mark_written(&mut self, first_run: usize, written: &[String]) {
+        if written.is_empty() {
+            return;
+        }
+        for run in &mut self.out.runs[first_run..] {
+            run.writes_output = true;
+            run.redirects.extend(written.iter().cloned());
+        }
+    }
+
+    /// One redirection: a write to a file is recorded; a here-document or here-string is what
+    /// the command reads.
+    fn redirect(&mut self, node: Node<'_>, level: usize) -> Redirect {
+        match node.kind() {
+            "file_redirect" => {
+                let operator = (0..node.child_count())
+                    .filter_map(|i| node.child(i))
+                    .find(|child| !child.is_named())
+                    .map(|child| self.text(child).to_owned())
+                    .unwrap_or_default();
+                let Some(destination) = node.child_by_field_name("destination") else {
+                    return Redirect::Other;
+                };
+                let target = self.word(destination, level);
+                let output = matches!(
+                    operator.as_str(),
+                    ">" | ">>" | "&>" | "&>>" | ">|" | ">&" | "<>"
+                );
+                if !output {
+                    return Redirect::Other;
+                }
+                let duplicate = operator == ">&"
+                    && !target.dynamic
+                    && (target.text == "-" || target.text.bytes().all(|b| b.is_ascii_digit()));
+                if duplicate || (target.is_exact() && target.text == "/dev/null") {
+                    return Redirect::Other;
+                }
+                self.out.writes.push(Write {
+                    target,
+                    append: operator.contains(">>"),
+                });
+                Redirect::File
+            }
+            "heredoc_redirect" => {
+                let mut dynamic = false;
+                let mut body_text = String::new();
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    if child.kind() == "heredoc_body" {
+                        body_text = self.text(child).to_owned();
+                        let mut inner = child.walk();
+                        for part in child.named_children(&mut inner) {
+                            if part.kind() != "heredoc_content" {
+                                dynamic = true;
+                                self.statement(part, level + 1);
+                            }
+                        }
+                    } else if child.kind() == "file_redirect" {
+                        // `cmd <<EOF > out`
+                        if let Redirect::File = self.redirect(child, level) {
+                            return Redirect::File;
+                        }
+                    }
+                }
+                Redirect::Stdin(Word {
+                    text: body_text,
+                    dynamic,
+                    pattern: false,
+                })
+            }
+            "herestring_redirect" => {
+                let mut cursor = node.walk();
+                let word = node
+                    .named_children(&mut cursor)
+                    .last()
+                    .map(|child| self.word(child, level));
+                word.map_or(Redirect::Other, Redirect::Stdin)
+            }
+            _ => Redirect::Other,
+        }
+    }
+
+    /// `export A=1`, `local x`, `unset y`: a builtin run with its words.
+    fn declaration(&mut self, node: Node<'_>, level: usize) {
+        let mut words = Vec::new();
+        if let Some(keyword) = node.child(0) {
+            words.push(Word::literal(self.text(keyword)));
+        }
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.kind() == "variable_assignment" {
+                self.assignment_value(child, level);
+                words.push(Word::literal(self.text(child)));
+            } else {
+                let word = self.word(child, level);
+                words.push(word);
+            }
+        }
+        self.push_run(words, Vec::new(), false);
+    }
+
+    fn assignment_value(&mut self, node: Node<'_>, level: usize) -> String {
+        if let Some(value) = node.child_by_field_name("value") {
+            // Walked for the substitutions it runs; its value does not matter here.
+            let _ = self.word(value, level);
+        }
+        self.text(node).to_owned()
+    }
+
+    fn command(&mut self, node: Node<'_>, level: usize) {
+        let mut assignments = Vec::new();
+        let mut words = Vec::new();
+        let mut written = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "variable_assignment" => assignments.push(self.assignment_value(child, level)),
+                "command_name" => {
+                    let mut inner = child.walk();
+                    let name = child.named_children(&mut inner).next().unwrap_or(child);
+                    words.push(self.word(name, level));
+                }
+                "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                    match self.redirect(child, level) {
+                        Redirect::File => written.push(self.text(child).to_owned()),
+                        Redirect::Stdin(word) => self.stdin = Some(word),
+                        Redirect::Other => {}
+                    }
+                }
+                "subshell" => self.statement(child, level + 1),
+                _ => {
+                    let word = self.word(child, level);
+                    words.push(word);
+                }
+            }
+        }
+        let first_run = self.out.runs.len();
+        self.run_words(words, assignments, level);
+        self.mark_written(first_run, &written);
+    }
+
+    /// A simple command's words: a run of its own, and, for a wrapper, what it runs.
+    fn run_words(&mut self, words: Vec<Word>, assignments: Vec<String>, level: usize) {
+        if self.too_deep(level) {
+            return;
+        }
+        let Some(program) = words.first() else {
+            // `FOO=1` alone sets a variable; its substitutions were walked.
+            return;
+        };
+        let wrapped = if program.is_exact() {
+            unwrap(&program.text, &words[1..])
+        } else {
+            None
+        };
+        let program_name = program.text.clone();
+        match wrapped {
+            None => self.push_run(words, assignments, false),
+            Some(Wrapped::Command {
+                words: inner,
+                assignments: more,
+                transparent,
+            }) => {
+                self.push_run(words, assignments.clone(), transparent);
+                if !inner.is_empty() {
+                    let mut all = assignments;
+                    all.extend(more);
+                    let outer_via = self.via.replace(program_name);
+                    self.run_words(inner, all, level + 1);
+                    self.via = outer_via;
+                }
+            }
+            Some(Wrapped::Commands(commands)) => {
+                self.push_run(words, assignments, false);
+                let outer_via = self.via.replace(program_name);
+                for command in commands {
+                    self.run_words(command, Vec::new(), level + 1);
+                }
+                self.via = outer_via;
+            }
+            Some(Wrapped::Script(script)) => {
+                self.push_run(words, assignments, false);
+                self.script(&script, &program_name);
+            }
+            Some(Wrapped::Stdin) => {
+                self.push_run(words, assignments, false);
+                match self.stdin.take() {
+                    Some(script) => self.script(&script, &program_name),
+                    None => {
+                        self.unknown_script(&program_name, "the commands it reads from its input")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A script a wrapper runs: analysed like the command line itself when it is known.
+    fn script(&mut self, script: &Word, runner: &str) {
+        if script.dynamic {
+            self.unknown_script(runner, &script.text);
+            return;
+        }
+        let via = format!("{runner} script");
+        analyze_into(&script.text, self.out, self.depth + 1, Some(&via));
+    }
+
+    /// A run whose commands are only known at run time.
+    fn unknown_script(&mut self, runner: &str, what: &str) {
+        let outer_via = self.via.replace(runner.to_owned());
+        self.push_run(
+            vec![Word {
+                text: what.to_owned(),
+                dynamic: true,
+                pattern: false,
+            }],
+            Vec::new(),
+            false,
+        );
+        self.via = outer_via;
+    }
+
+    fn push_run(&mut self, words: Vec<Word>, assignments: Vec<String>, transparent: bool) {
+        self.out.runs.push(Run {
+            words,
+            assignments,
+            transparent,
+            writes_output: false,
+            redirects: Vec::new(),
+            via: self.via.clone(),
+        });
+    }
+
+    /// A word after quote removal; substitutions inside it are walked for the commands they run.
+    fn word(&mut self, node: Node<'_>, level: usize) -> Word {
+        if self.too_deep(level) {
+            return Word {
+                text: self.text(node).to_owned(),
+                dynamic: true,
+                pattern: false,
+            };
+        }
+        match node.kind() {
+            "word" | "number" => {
+                let source = self.text(node);
+                Word {
+                    text: unescape_unquoted(source),
+                    dynamic: false,
+                    pattern: has_unquoted_pattern(source),
+                }
+            }
+            "raw_string" => {
+                let source = self.text(node);
+                let inner = source
+                    .strip_prefix('\'')
+                    .and_then(|s| s.strip_suffix('\''))
+                    .unwrap_or(source);
+                Word::literal(inner)
+            }
+            "ansi_c_string" => {
+                let source = self.text(node);
+                let body = source
+                    .strip_prefix("$'")
+                    .and_then(|s| s.strip_suffix('\''))
+                    .unwrap_or(source);
+                match decode_ansi_c(body) {
+                    Some(text) => Word::literal(text),
+                    None => Word {
+                        text: source.to_owned(),
+                        dynamic: true,
+                        pattern: false,
+                    },
+                }
+            }
+            "string" | "translated_string" => self.double_quoted(node, level),
+            "concatenation" => {
+                let mut text = String::new();
+                let mut dynamic = false;
+                let mut pattern = false;
+                let mut cursor = node.walk();
+                let parts: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for part in parts {
+                    let piece = if part.is_named() {
+                        self.word(part, level + 1)
+                    } else {
+                        // Punctuation the grammar keeps unnamed inside a word (`=`, `:`).
+                        let source = self.text(part);
+                        Word {
+                            text: unescape_unquoted(source),
+                            dynamic: false,
+                            pattern: has_unquoted_pattern(source),
+                        }
+                    };
+                    text.push_str(&piece.text);
+                    dynamic |= piece.dynamic;
+                    pattern |= piece.pattern;
+                }
+                if dynamic {
+                    text = self.text(node).to_owned();
+                }
+                Word {
+                    text,
+                    dynamic,
+                    pattern,
+                }
+            }
+            "command_substitution" | "process_substitution" => {
+                self.children(node, level);
+                self.dynamic_word(node)
+            }
+            _ => {
+                // Expansions (`$X`, `${X}`, `$((..))`), and anything else: its value is only
+                // known at run time. Substitutions inside it still run.
+                self.children(node, level);
+                self.dynamic_word(node)
+            }
+        }
+    }
+
+    fn dynamic_word(&self, node: Node<'_>) -> Word {
+        Word {
+            text: self.text(node).to_owned(),
+            dynamic: true,
+            pattern: false,
+        }
+    }
+
+    /// `"..."`: literal parts unescaped, expansions make the word dynamic.
+    fn double_quoted(&mut self, node: Node<'_>, level: usize) -> Word {
+        let source = self.text(node).to_owned();
+        let mut dynamic = false;
+        let mut cursor = node.walk();
+        let parts: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for part in &parts {
+            if part.kind() != "string_content" {
+                dynamic = true;
+                let _ = self.word(*part, level + 1);
+            }
+        }
+        if dynamic {
+            return Word {
+                text: source,
+                dynamic: true,
+                pattern: false,
+            };
+        }
+        let inner = source
+            .strip_prefix('$')
+            .unwrap_or(&source)
+            .strip_prefix('"')
+            .and_then(|s| s.strip_suffix('"'))
+            .unwrap_or(&source);
+        Word::literal(unescape_double_quoted(inner))
+    }
+}
+
+enum Redirect {
+    /// Output goes to a file.
+    File,
+    /// The command reads this here-document or here-string.
+    Stdin(Word),
+    /// Input from a file, or a duplicated descriptor, or `/dev/null`.
+    Other,
+}
