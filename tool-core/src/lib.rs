@@ -78,6 +78,17 @@ pub use tool_macros::tool;
 
 /// A boxed, sendable future: what the object-safe async traits here (approvers, hooks,
 /// middleware) return.
+///
+/// ```
+/// use tool_core::BoxFuture;
+///
+/// fn count_words<'a>(text: &'a str) -> BoxFuture<'a, usize> {
+///     Box::pin(async move { text.split_whitespace().count() })
+/// }
+///
+/// let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// assert_eq!(runtime.block_on(count_words("three little words")), 3);
+/// ```
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// What a tool is, as data: its [`ToolSpec`](spec::ToolSpec), [`Effect`](spec::Effect) and
