@@ -134,6 +134,28 @@ pub mod error {
 /// JSON Schemas of tool arguments and outputs.
 pub mod schema {
     pub use crate::definition::schema::input_schema_for;
+    /// A JSON Schema (re-exported from `schemars`): what
+    /// [`Tool::input_schema`](crate::Tool::input_schema) and
+    /// [`Tool::output_schema`](crate::Tool::output_schema) return. A hand-written tool makes
+    /// its input schema once, from its arguments type:
+    ///
+    /// ```
+    /// use tool_core::schema::{Schema, input_schema_for};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Lookup {
+    ///     /// The user's email address.
+    ///     email: String,
+    ///     /// Include closed accounts.
+    ///     closed: Option<bool>,
+    /// }
+    ///
+    /// let schema: Schema = input_schema_for::<Lookup>();
+    /// let schema = schema.as_value();
+    /// assert_eq!(schema["type"], "object");
+    /// assert_eq!(schema["properties"]["email"]["description"], "The user's email address.");
+    /// assert_eq!(schema["required"], serde_json::json!(["email"]));
+    /// ```
     pub use schemars::Schema;
 }
 

@@ -14,6 +14,39 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
+/// The token a running call watches to know it should stop (re-exported from `tokio_util`).
+/// Give the coordinator one with
+/// [`CoordinatorBuilder::cancellation`](crate::coordinator::CoordinatorBuilder::cancellation)
+/// to stop every running call at once; a tool takes it as a parameter.
+///
+/// ```
+/// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset, context::CancellationToken};
+///
+/// /// Count the words of a long text, stopping when asked to.
+/// #[tool(read_only, name = "doc_cancellationtoken_count")]
+/// fn count(text: String, stop: &CancellationToken) -> Result<usize, ToolError> {
+///     let mut words = 0;
+///     for line in text.lines() {
+///         if stop.is_cancelled() {
+///             return Err(ToolError::Cancelled);
+///         }
+///         words += line.split_whitespace().count();
+///     }
+///     Ok(words)
+/// }
+///
+/// let shutdown = CancellationToken::new();
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_cancellationtoken_count"]).unwrap())
+///     .cancellation(shutdown.clone())
+///     .build()
+///     .unwrap();
+/// let call = ToolCall::new("doc_cancellationtoken_count", r#"{"text": "a b\nc"}"#);
+/// assert_eq!(coordinator.call_blocking(call.clone()).text(), "3");
+///
+/// shutdown.cancel(); // the user pressed Ctrl-C, say
+/// assert!(matches!(coordinator.call_blocking(call).error(), Some(ToolError::Cancelled)));
+/// ```
 pub use tokio_util::sync::CancellationToken;
 
 use crate::{ToolError, Workspace};
