@@ -53,31 +53,6 @@ use crate::{ToolError, Workspace};
 
 /// Everything a call can draw on besides its arguments. Built by the coordinator for each call;
 /// cheap to clone.
-///
-/// A tool takes it as a parameter; to run a tool without a coordinator (in a test, say), make
-/// one with [`ToolContext::detached`]:
-///
-/// ```
-/// use tool_core::{tool, Registry, context::{CallInfo, ToolContext}};
-///
-/// /// Say which call this is.
-/// #[tool(read_only, name = "doc_toolcontext_whoami")]
-/// fn whoami(ctx: &ToolContext) -> String {
-///     format!("{} at depth {}", ctx.call().call_id, ctx.call().depth)
-/// }
-///
-/// let ctx = ToolContext::detached(CallInfo::new("call_1", "doc_toolcontext_whoami", 0));
-/// assert!(ctx.workspace().is_none());
-///
-/// let tool = Registry::global().get("doc_toolcontext_whoami").unwrap();
-/// let prepared = tool.prepare("{}").unwrap();
-/// let output = tokio::runtime::Builder::new_current_thread()
-///     .build()
-///     .unwrap()
-///     .block_on(tool.invoke(prepared, &ctx))
-///     .unwrap();
-/// assert_eq!(output.content[0].as_text(), Some("call_1 at depth 0"));
-/// ```
 #[derive(Clone)]
 pub struct ToolContext {
     call: CallInfo,
@@ -110,6 +85,28 @@ impl ToolContext {
 
     /// A context with no workspace, no state and no progress sink, for calling a tool directly
     /// (in a test, say) without a coordinator.
+    ///
+    /// ```
+    /// use tool_core::{tool, Registry, context::{CallInfo, ToolContext}};
+    ///
+    /// /// Say which call this is.
+    /// #[tool(read_only, name = "doc_toolcontext_whoami")]
+    /// fn whoami(ctx: &ToolContext) -> String {
+    ///     format!("{} at depth {}", ctx.call().call_id, ctx.call().depth)
+    /// }
+    ///
+    /// let ctx = ToolContext::detached(CallInfo::new("call_1", "doc_toolcontext_whoami", 0));
+    /// assert!(ctx.workspace().is_none());
+    ///
+    /// let tool = Registry::global().get("doc_toolcontext_whoami").unwrap();
+    /// let prepared = tool.prepare("{}").unwrap();
+    /// let output = tokio::runtime::Builder::new_current_thread()
+    ///     .build()
+    ///     .unwrap()
+    ///     .block_on(tool.invoke(prepared, &ctx))
+    ///     .unwrap();
+    /// assert_eq!(output.content[0].as_text(), Some("call_1 at depth 0"));
+    /// ```
     #[must_use]
     pub fn detached(call: CallInfo) -> Self {
         ToolContext::new(call, Arc::default())
