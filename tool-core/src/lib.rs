@@ -78,6 +78,17 @@ pub use tool_macros::tool;
 
 /// A boxed, sendable future: what the object-safe async traits here (approvers, hooks,
 /// middleware) return.
+///
+/// ```
+/// use tool_core::BoxFuture;
+///
+/// fn count_words<'a>(text: &'a str) -> BoxFuture<'a, usize> {
+///     Box::pin(async move { text.split_whitespace().count() })
+/// }
+///
+/// let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// assert_eq!(runtime.block_on(count_words("three little words")), 3);
+/// ```
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// What a tool is, as data: its [`ToolSpec`](spec::ToolSpec), [`Effect`](spec::Effect) and
@@ -123,6 +134,28 @@ pub mod error {
 /// JSON Schemas of tool arguments and outputs.
 pub mod schema {
     pub use crate::definition::schema::input_schema_for;
+    /// A JSON Schema (re-exported from `schemars`): what
+    /// [`Tool::input_schema`](crate::Tool::input_schema) and
+    /// [`Tool::output_schema`](crate::Tool::output_schema) return. A hand-written tool makes
+    /// its input schema once, from its arguments type:
+    ///
+    /// ```
+    /// use tool_core::schema::{Schema, input_schema_for};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Lookup {
+    ///     /// The user's email address.
+    ///     email: String,
+    ///     /// Include closed accounts.
+    ///     closed: Option<bool>,
+    /// }
+    ///
+    /// let schema: Schema = input_schema_for::<Lookup>();
+    /// let schema = schema.as_value();
+    /// assert_eq!(schema["type"], "object");
+    /// assert_eq!(schema["properties"]["email"]["description"], "The user's email address.");
+    /// assert_eq!(schema["required"], serde_json::json!(["email"]));
+    /// ```
     pub use schemars::Schema;
 }
 

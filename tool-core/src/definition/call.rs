@@ -63,6 +63,22 @@ impl ToolCall {
 /// A failed call is a result too — `is_error()` is true and the text explains the failure — so
 /// that every call gets an answer the model can act on; the [`ToolError`] stays available to the
 /// program through [`ToolResult::error`].
+///
+/// The coordinator makes one for every call; a middleware test or a bridge to another protocol
+/// makes its own:
+///
+/// ```
+/// use tool_core::{ToolError, ToolOutput, ToolResult};
+///
+/// let listed = ToolResult::success("call_1", ToolOutput::text("3 files"));
+/// assert!(!listed.is_error());
+/// assert_eq!(listed.text(), "3 files");
+///
+/// let failed = ToolResult::failure("call_2", ToolError::failed("the disk is full"));
+/// assert!(failed.is_error());
+/// assert_eq!(failed.text(), "the disk is full");
+/// assert_eq!(failed.error().map(ToolError::kind), Some("failed"));
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ToolResult {

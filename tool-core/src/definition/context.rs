@@ -14,6 +14,39 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
+/// The token a running call watches to know it should stop (re-exported from `tokio_util`).
+/// Give the coordinator one with
+/// [`CoordinatorBuilder::cancellation`](crate::coordinator::CoordinatorBuilder::cancellation)
+/// to stop every running call at once; a tool takes it as a parameter.
+///
+/// ```
+/// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset, context::CancellationToken};
+///
+/// /// Count the words of a long text, stopping when asked to.
+/// #[tool(read_only, name = "doc_cancellationtoken_count")]
+/// fn count(text: String, stop: &CancellationToken) -> Result<usize, ToolError> {
+///     let mut words = 0;
+///     for line in text.lines() {
+///         if stop.is_cancelled() {
+///             return Err(ToolError::Cancelled);
+///         }
+///         words += line.split_whitespace().count();
+///     }
+///     Ok(words)
+/// }
+///
+/// let shutdown = CancellationToken::new();
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_cancellationtoken_count"]).unwrap())
+///     .cancellation(shutdown.clone())
+///     .build()
+///     .unwrap();
+/// let call = ToolCall::new("doc_cancellationtoken_count", r#"{"text": "a b\nc"}"#);
+/// assert_eq!(coordinator.call_blocking(call.clone()).text(), "3");
+///
+/// shutdown.cancel(); // the user pressed Ctrl-C, say
+/// assert!(matches!(coordinator.call_blocking(call).error(), Some(ToolError::Cancelled)));
+/// ```
 pub use tokio_util::sync::CancellationToken;
 
 use crate::{ToolError, Workspace};
@@ -64,6 +97,28 @@ impl ToolContext {
 
     /// A context with no workspace, no state and no progress sink, for calling a tool directly
     /// (in a test, say) without a coordinator.
+    ///
+    /// ```
+    /// use tool_core::{tool, Registry, context::{CallInfo, ToolContext}};
+    ///
+    /// /// Say which call this is.
+    /// #[tool(read_only, name = "doc_toolcontext_whoami")]
+    /// fn whoami(ctx: &ToolContext) -> String {
+    ///     format!("{} at depth {}", ctx.call().call_id, ctx.call().depth)
+    /// }
+    ///
+    /// let ctx = ToolContext::detached(CallInfo::new("call_1", "doc_toolcontext_whoami", 0));
+    /// assert!(ctx.workspace().is_none());
+    ///
+    /// let tool = Registry::global().get("doc_toolcontext_whoami").unwrap();
+    /// let prepared = tool.prepare("{}").unwrap();
+    /// let output = tokio::runtime::Builder::new_current_thread()
+    ///     .build()
+    ///     .unwrap()
+    ///     .block_on(tool.invoke(prepared, &ctx))
+    ///     .unwrap();
+    /// assert_eq!(output.content[0].as_text(), Some("call_1 at depth 0"));
+    /// ```
     #[must_use]
     pub fn detached(call: CallInfo) -> Self {
         ToolContext::new(call, Arc::default())
@@ -117,6 +172,16 @@ impl fmt::Debug for ToolContext {
 }
 
 /// Which call is running: its id, the tool's name and how deeply it is nested in other calls.
+///
+/// ```
+/// use tool_core::{ToolCall, context::CallInfo};
+///
+/// // A tool running as call `call_1` of the model ...
+/// let running = CallInfo::new("call_1", "run_agent", 0);
+/// // ... makes a call of its own, one level deeper.
+/// let nested = ToolCall::new("read_file", r#"{"path": "notes.md"}"#).nested_in(&running);
+/// assert_eq!(nested.depth, 1);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallInfo {
     /// The call id the model gave (empty when it gave none).
@@ -211,6 +276,34 @@ impl StateMap {
 }
 
 /// Receives the progress reports of running tools (a UI, an MCP progress notification).
+/// Closures taking a [`ProgressUpdate`] are sinks; give one to the coordinator with
+/// [`on_progress`](crate::coordinator::CoordinatorBuilder::on_progress).
+///
+/// ```
+/// use std::sync::mpsc;
+/// use tool_core::context::{CallInfo, ProgressSink, ProgressUpdate};
+///
+/// /// Sends each call's progress, in percent, to a UI thread.
+/// struct Percentages(mpsc::Sender<(String, u32)>);
+///
+/// impl ProgressSink for Percentages {
+///     fn report(&self, update: ProgressUpdate) {
+///         if let Some(total) = update.total.filter(|total| *total > 0.0) {
+///             let percent = (update.progress / total * 100.0).round() as u32;
+///             let _ = self.0.send((update.call.call_id, percent));
+///         }
+///     }
+/// }
+///
+/// let (sender, ui) = mpsc::channel();
+/// Percentages(sender).report(ProgressUpdate {
+///     call: CallInfo::new("call_1", "index_files", 0),
+///     progress: 1.0,
+///     total: Some(4.0),
+///     message: None,
+/// });
+/// assert_eq!(ui.recv().unwrap(), ("call_1".to_owned(), 25));
+/// ```
 pub trait ProgressSink: Send + Sync + 'static {
     /// Called for each report.
     fn report(&self, update: ProgressUpdate);
@@ -237,6 +330,30 @@ pub struct ProgressUpdate {
 
 /// Reports a call's progress to whoever watches the coordinator. Reporting when nobody watches
 /// costs nothing.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use tool_core::{tool, Coordinator, ToolCall, Toolset, context::{Progress, ProgressUpdate}};
+///
+/// /// Index the project's files.
+/// #[tool(read_only, name = "doc_progress_index")]
+/// fn index(progress: Progress) -> &'static str {
+///     for done in 1..=3 {
+///         progress.report(f64::from(done), Some(3.0), Some("indexing"));
+///     }
+///     "indexed"
+/// }
+///
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let sink = Arc::clone(&seen);
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_progress_index"]).unwrap())
+///     .on_progress(move |update: ProgressUpdate| sink.lock().unwrap().push(update.progress))
+///     .build()
+///     .unwrap();
+/// coordinator.call_blocking(ToolCall::new("doc_progress_index", "{}"));
+/// assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+/// ```
 #[derive(Clone, Default)]
 pub struct Progress {
     sink: Option<(Arc<dyn ProgressSink>, CallInfo)>,
@@ -272,7 +389,7 @@ impl fmt::Debug for Progress {
 /// to inject them:
 ///
 /// ```
-/// use tool_core::{ToolError, context::{FromContext, ToolContext}};
+/// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset, context::{FromContext, ToolContext}};
 ///
 /// struct CallId(String);
 ///
@@ -281,6 +398,19 @@ impl fmt::Debug for Progress {
 ///         Ok(CallId(ctx.call().call_id.clone()))
 ///     }
 /// }
+///
+/// /// Say which call this is.
+/// #[tool(read_only, name = "doc_fromcontext_call_id")]
+/// fn call_id(#[ctx] id: CallId) -> String {
+///     id.0
+/// }
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_fromcontext_call_id"]).unwrap())
+///     .build()
+///     .unwrap();
+/// let call = ToolCall::new("doc_fromcontext_call_id", "{}").with_call_id("call_7");
+/// assert_eq!(coordinator.call_blocking(call).text(), "call_7");
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the tool context",

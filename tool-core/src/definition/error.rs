@@ -192,6 +192,28 @@ impl From<std::convert::Infallible> for ToolError {
 }
 
 /// One problem with a call's arguments.
+///
+/// `#[tool]` reports these itself; a hand-written tool's [`Tool::prepare`](crate::Tool::prepare)
+/// reports its own checks the same way, so the model reads them alike:
+///
+/// ```
+/// use tool_core::{ToolError, error::{ArgumentError, ArgumentProblem}};
+///
+/// let error = ToolError::InvalidArguments {
+///     tool: "list_issues".to_owned(),
+///     errors: vec![ArgumentError {
+///         path: "$.per_page".to_owned(),
+///         problem: ArgumentProblem::Invalid {
+///             expected: "an integer from 1 to 100".to_owned(),
+///             found: "250".to_owned(),
+///         },
+///     }],
+/// };
+/// assert_eq!(
+///     error.to_string(),
+///     "invalid arguments for tool `list_issues`: $.per_page: expected an integer from 1 to 100, found 250"
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgumentError {
     /// Where in the arguments, as a JSON path from the root (`$`, `$.path`, `$.edits[2].old`).
@@ -201,6 +223,30 @@ pub struct ArgumentError {
 }
 
 /// What was wrong with an argument.
+///
+/// ```
+/// use tool_core::{tool, Registry, ToolError, error::ArgumentProblem};
+///
+/// /// Add two integers.
+/// #[tool(read_only, name = "doc_argumentproblem_add")]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// let add = Registry::global().get("doc_argumentproblem_add").unwrap();
+/// let Err(ToolError::InvalidArguments { errors, .. }) = add.prepare(r#"{"a": 1, "c": 2}"#) else {
+///     panic!("the arguments are invalid");
+/// };
+/// // Every problem at once: `b` is missing, and `c` is no argument of `add`.
+/// assert!(errors.iter().any(|error| matches!(
+///     &error.problem,
+///     ArgumentProblem::Missing { field, .. } if field == "b"
+/// )));
+/// assert!(errors.iter().any(|error| matches!(
+///     &error.problem,
+///     ArgumentProblem::Unknown { field, allowed, .. } if field == "c" && allowed == &["a", "b"]
+/// )));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ArgumentProblem {

@@ -12,6 +12,19 @@ use serde_json::Value;
 use crate::ToolError;
 
 /// One part of a tool's output, in the shapes every provider understands.
+///
+/// ```
+/// use tool_core::{ToolOutput, output::Content};
+///
+/// let chart = Content::Image { data: "iVBORw0KGgo=".to_owned(), mime_type: "image/png".to_owned() };
+/// let output = ToolOutput::from_content(vec![Content::text("The chart:"), chart]);
+/// assert_eq!(output.content[0].as_text(), Some("The chart:"));
+/// assert_eq!(output.content[1].as_text(), None);
+/// assert_eq!(
+///     serde_json::to_value(&output.content[1]).unwrap(),
+///     serde_json::json!({"type": "image", "data": "iVBORw0KGgo=", "mime_type": "image/png"})
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -122,7 +135,37 @@ pub struct Json<T>(pub T);
 /// A value a tool function may return.
 ///
 /// Implemented for strings (text), `()` ("ok"), numbers and `bool` (their text), [`Json<T>`]
-/// (structured) and [`ToolOutput`] itself.
+/// (structured) and [`ToolOutput`] itself. Implement it to return your own types:
+///
+/// ```
+/// use tool_core::{tool, Coordinator, ToolCall, ToolError, ToolOutput, Toolset, output::IntoToolOutput};
+///
+/// /// How two texts differ, in lines.
+/// struct LineDiff { added: usize, removed: usize }
+///
+/// impl IntoToolOutput for LineDiff {
+///     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+///         Ok(ToolOutput::text(format!("+{} -{}", self.added, self.removed)))
+///     }
+/// }
+///
+/// /// Count the lines added and removed between two texts.
+/// #[tool(read_only, name = "doc_intotooloutput_diff")]
+/// fn diff(old: String, new: String) -> LineDiff {
+///     let (old, new): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+///     LineDiff {
+///         added: new.iter().filter(|line| !old.contains(line)).count(),
+///         removed: old.iter().filter(|line| !new.contains(line)).count(),
+///     }
+/// }
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_intotooloutput_diff"]).unwrap())
+///     .build()
+///     .unwrap();
+/// let call = ToolCall::new("doc_intotooloutput_diff", r#"{"old": "a\nb", "new": "a\nc\nd"}"#);
+/// assert_eq!(coordinator.call_blocking(call).text(), "+2 -1");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool output",
     label = "this type cannot be returned from a #[tool] function",
@@ -233,6 +276,20 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
 
 /// The return type of a `#[tool]` function: a tool output, or a `Result` of one whose error
 /// converts into [`ToolError`].
+///
+/// ```
+/// use std::io;
+/// use tool_core::output::IntoToolResult;
+///
+/// let counted: Result<usize, io::Error> = Ok(3);
+/// assert_eq!(counted.into_tool_result().unwrap().content[0].as_text(), Some("3"));
+///
+/// // The function's error becomes a failure the model reads.
+/// let missing: Result<usize, io::Error> = Err(io::Error::new(io::ErrorKind::NotFound, "no such file"));
+/// let error = missing.into_tool_result().unwrap_err();
+/// assert_eq!(error.kind(), "failed");
+/// assert_eq!(error.to_string(), "no such file");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool output",
     label = "this type cannot be returned from a #[tool] function",

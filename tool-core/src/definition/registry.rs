@@ -179,6 +179,25 @@ fn claim(tool: &dyn Tool, name: &str) -> Claim {
 }
 
 /// Why the registry is invalid: every problem found.
+///
+/// ```
+/// use tool_core::{tool, Registry, registry::RegistryProblem};
+///
+/// /// Say hello.
+/// #[tool(read_only, name = "doc_registryerror_hello")]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// // The same tool twice: checked like the global registry, the clash is reported.
+/// let hello = Registry::global().get("doc_registryerror_hello").unwrap();
+/// let error = Registry::from_tools([hello, hello]).unwrap_err();
+/// assert!(matches!(
+///     &error.problems[..],
+///     [RegistryProblem::Duplicate { name, .. }] if name == "doc_registryerror_hello"
+/// ));
+/// assert!(error.to_string().contains("is claimed twice"));
+/// ```
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", RegistryErrorDisplay(problems))]
 pub struct RegistryError {

@@ -18,6 +18,18 @@ use serde::Serialize;
 /// `read_only` gives [`Effect::ReadOnly`], `destructive` gives [`Effect::Destructive`], and a tool
 /// with neither is [`Effect::Mutating`]. A tool with `read_only_if` is `Mutating` in its spec and
 /// read-only for the calls its classifier accepts (see [`Prepared::effect`](crate::tool::Prepared::effect)).
+///
+/// ```
+/// use tool_core::spec::{Effect, ToolSpec};
+///
+/// let delete = ToolSpec::new("delete_file", "Delete a file.").destructive();
+/// assert_eq!(delete.effect, Effect::Destructive);
+/// assert!(!delete.effect.is_read_only());
+/// assert_eq!(delete.effect.to_string(), "destructive");
+///
+/// // Neither `read_only` nor `destructive`: mutating.
+/// assert_eq!(ToolSpec::new("write_file", "Write a file.").effect, Effect::Mutating);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Effect {
@@ -54,6 +66,18 @@ impl fmt::Display for Effect {
 }
 
 /// How a call of the tool gets approved.
+///
+/// `self_approving` in `#[tool]` (or [`ToolSpec::self_approving`]) gives
+/// [`ApprovalKind::SelfApproving`]; every other tool is [`ApprovalKind::Policy`].
+///
+/// ```
+/// use tool_core::spec::{ApprovalKind, ToolSpec};
+///
+/// let present_plan = ToolSpec::new("present_plan", "Show the plan and wait for the user.")
+///     .self_approving();
+/// assert_eq!(present_plan.approval, ApprovalKind::SelfApproving);
+/// assert_eq!(ToolSpec::new("write_file", "Write a file.").approval, ApprovalKind::Policy);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalKind {
@@ -65,6 +89,23 @@ pub enum ApprovalKind {
 }
 
 /// The kind of resource an argument names.
+///
+/// `#[tool]` derives it from the argument's type or its `#[arg(..)]` marker:
+///
+/// ```
+/// use tool_core::{tool, Registry, WorkspacePath, spec::ResourceKind};
+///
+/// /// Count the lines of a file.
+/// #[tool(read_only, name = "doc_resourcekind_count_lines")]
+/// fn count_lines(path: WorkspacePath) -> Result<usize, std::io::Error> {
+///     Ok(std::fs::read_to_string(path)?.lines().count())
+/// }
+///
+/// let spec = Registry::global().get("doc_resourcekind_count_lines").unwrap().spec();
+/// assert_eq!(spec.resources[0].name, "path");
+/// assert_eq!(spec.resources[0].kind, ResourceKind::Path);
+/// assert_eq!(ResourceKind::Path.as_str(), "path");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResourceKind {
@@ -89,6 +130,19 @@ impl ResourceKind {
 }
 
 /// An argument that names a resource, as declared by the tool.
+///
+/// Hand-written tools declare theirs on the spec, so the policy's path, URL and command rules
+/// apply to them:
+///
+/// ```
+/// use tool_core::spec::{ResourceArg, ResourceKind, ToolSpec};
+///
+/// let fetch = ToolSpec::new("fetch_page", "Fetch a web page.")
+///     .read_only()
+///     .resources([ResourceArg::new("url", ResourceKind::Url)]);
+/// assert_eq!(fetch.resources[0], ResourceArg::new("url", ResourceKind::Url));
+/// assert_eq!(fetch.resources[0].kind.as_str(), "url");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ResourceArg {
     /// The argument's name as the model sends it (after `rename`).
@@ -110,6 +164,19 @@ impl ResourceArg {
 
 /// Where a tool was defined. For `#[tool]` functions, filled in from `file!()`, `line!()`,
 /// `module_path!()` and the crate name; for hand-written tools, by [`ToolSpec::located`].
+/// Error messages about clashing names show it as `file:line`.
+///
+/// ```
+/// use tool_core::spec::{SourceLocation, ToolSpec};
+///
+/// let spec = ToolSpec::new("lookup_user", "Find a user by email.")
+///     .located(SourceLocation::new("my_tools", "my_tools::crm", "src/crm.rs", 42));
+/// assert_eq!(spec.location.to_string(), "src/crm.rs:42");
+///
+/// // Without `located`, nothing is known about the source.
+/// let made_at_run_time = ToolSpec::new("lookup_user", "Find a user by email.");
+/// assert_eq!(made_at_run_time.location, SourceLocation::runtime());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SourceLocation {
     /// The crate the tool lives in (`CARGO_CRATE_NAME`).
@@ -154,6 +221,26 @@ impl fmt::Display for SourceLocation {
 
 /// The hints the Model Context Protocol carries in a tool's `annotations`, derived from the spec
 /// in this one place (see [`ToolSpec::annotations`]).
+///
+/// ```
+/// use tool_core::spec::ToolSpec;
+///
+/// let read_file = ToolSpec::new("read_file", "Read a file.").read_only().title("Read file");
+/// let annotations = read_file.annotations();
+/// // A read-only tool is idempotent and never destructive.
+/// assert!(annotations.read_only_hint && annotations.idempotent_hint);
+/// assert!(!annotations.destructive_hint);
+/// assert_eq!(
+///     serde_json::to_value(&annotations).unwrap(),
+///     serde_json::json!({
+///         "title": "Read file",
+///         "readOnlyHint": true,
+///         "destructiveHint": false,
+///         "idempotentHint": true,
+///         "openWorldHint": true,
+///     })
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[allow(clippy::struct_field_names)]

@@ -23,8 +23,8 @@ use crate::{ToolError, ToolOutput};
 /// known only at run time:
 ///
 /// ```
-/// use std::sync::OnceLock;
-/// use tool_core::{Tool, ToolError, ToolOutput, tool::{Prepared, ToolFuture}, schema::Schema, context::ToolContext, spec::ToolSpec};
+/// use tool_core::{Coordinator, Tool, ToolCall, ToolError, ToolOutput, Toolset};
+/// use tool_core::{tool::{Prepared, ToolFuture}, schema::Schema, context::ToolContext, spec::ToolSpec};
 ///
 /// struct Echo { spec: ToolSpec, schema: Schema }
 ///
@@ -38,6 +38,17 @@ use crate::{ToolError, ToolOutput};
 ///         ToolFuture::ready(prepared.take::<String>().map(ToolOutput::text))
 ///     }
 /// }
+///
+/// let echo = Echo {
+///     spec: ToolSpec::new("doc_tool_echo", "Repeat the arguments.").read_only(),
+///     schema: tool_core::schema::input_schema_for::<()>(),
+/// };
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::empty().with(echo).unwrap())
+///     .build()
+///     .unwrap();
+/// let result = coordinator.call_blocking(ToolCall::new("doc_tool_echo", "{}"));
+/// assert_eq!(result.text(), "{}");
 /// ```
 pub trait Tool: Send + Sync + 'static {
     /// The tool's name, description and classifications.
@@ -65,6 +76,26 @@ pub trait Tool: Send + Sync + 'static {
 /// A call's arguments after [`Tool::prepare`]: parsed, validated, classified, with the values of
 /// resource arguments extracted for the policy. `Send + Sync`, so a call can be looked at from
 /// anywhere while it waits (for an approval, a hook).
+///
+/// A hand-written tool makes one in [`Tool::prepare`] and takes its arguments back in
+/// [`Tool::invoke`]:
+///
+/// ```
+/// use tool_core::{spec::{Effect, ResourceKind, ToolSpec}, tool::{Prepared, Resource}};
+///
+/// // What a `run_shell` tool prepares for `{"command": "git status"}`.
+/// let spec = ToolSpec::new("run_shell", "Run a command.");
+/// let command = "git status".to_owned();
+/// let prepared = Prepared::new(command.clone())
+///     .with_effect(Effect::ReadOnly) // this command only reads
+///     .with_resource(Resource { arg: "command".into(), kind: ResourceKind::Command, value: command });
+/// assert_eq!(prepared.effect(&spec), Effect::ReadOnly);
+/// assert_eq!(prepared.resources()[0].value, "git status");
+/// assert_eq!(prepared.take::<String>().unwrap(), "git status");
+///
+/// // Taking the wrong type is an error, not a panic.
+/// assert!(Prepared::new(7_u32).take::<String>().is_err());
+/// ```
 pub struct Prepared {
     args: Box<dyn Any + Send + Sync>,
     effect: Option<Effect>,
@@ -140,6 +171,26 @@ impl fmt::Debug for Prepared {
 }
 
 /// A resource a call names: which argument, what kind, and the value sent.
+///
+/// `#[tool]` extracts them in [`Tool::prepare`]; a hand-written tool records its own with
+/// [`Prepared::with_resource`].
+///
+/// ```
+/// use tool_core::{tool, Registry, spec::ResourceKind, tool::Resource};
+///
+/// /// Fetch a web page.
+/// #[tool(read_only, name = "doc_resource_fetch")]
+/// fn fetch(#[arg(url)] url: String) -> String {
+///     url
+/// }
+///
+/// let fetch = Registry::global().get("doc_resource_fetch").unwrap();
+/// let prepared = fetch.prepare(r#"{"url": "https://example.com/a"}"#).unwrap();
+/// assert_eq!(
+///     prepared.resources(),
+///     [Resource { arg: "url".into(), kind: ResourceKind::Url, value: "https://example.com/a".into() }]
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resource {
     /// The argument's name.
@@ -152,6 +203,23 @@ pub struct Resource {
 
 /// The future of one invocation. A synchronous tool's result is ready at once and costs no
 /// allocation; an async tool's future is boxed.
+///
+/// ```
+/// use tool_core::{ToolOutput, tool::ToolFuture};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// // What a synchronous tool's `invoke` returns.
+/// let ready = ToolFuture::ready(Ok(ToolOutput::text("done")));
+/// assert_eq!(ready.await.unwrap(), ToolOutput::text("done"));
+///
+/// // What an async tool's `invoke` returns.
+/// let later = ToolFuture::new(async {
+///     tokio::task::yield_now().await;
+///     Ok(ToolOutput::text("done later"))
+/// });
+/// assert_eq!(later.await.unwrap(), ToolOutput::text("done later"));
+/// # });
+/// ```
 #[must_use = "a tool future does nothing unless awaited"]
 pub struct ToolFuture<'a>(FutureState<'a>);
 
@@ -201,6 +269,37 @@ impl fmt::Debug for ToolFuture<'_> {
 /// A tool as stored in a [`Registry`](crate::Registry) or [`Toolset`](crate::Toolset): a
 /// link-time tool by reference, or a run-time tool behind an `Arc`. Cheap to clone; derefs to
 /// [`Tool`].
+///
+/// ```
+/// use tool_core::{tool, Registry, Toolset, tool::ToolHandle};
+/// # use tool_core::{Tool, ToolError, ToolOutput, context::ToolContext, schema::Schema, spec::ToolSpec, tool::{Prepared, ToolFuture}};
+/// # struct Echo(ToolSpec, Schema);
+/// # impl Tool for Echo {
+/// #     fn spec(&self) -> &ToolSpec { &self.0 }
+/// #     fn input_schema(&self) -> &Schema { &self.1 }
+/// #     fn prepare(&self, arguments: &str) -> Result<Prepared, ToolError> { Ok(Prepared::new(arguments.to_owned())) }
+/// #     fn invoke<'a>(&'a self, prepared: Prepared, _: &'a ToolContext) -> ToolFuture<'a> {
+/// #         ToolFuture::ready(prepared.take::<String>().map(ToolOutput::text))
+/// #     }
+/// # }
+/// # let echo = Echo(ToolSpec::new("doc_toolhandle_echo", "Repeat the arguments."), tool_core::schema::input_schema_for::<()>());
+///
+/// /// Say hello.
+/// #[tool(read_only, name = "doc_toolhandle_hello")]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// let linked = ToolHandle::Static(Registry::global().get("doc_toolhandle_hello").unwrap());
+/// // Any `Tool` value (here `echo`, implemented by hand) goes behind an `Arc`.
+/// let made_at_run_time = ToolHandle::from(echo);
+/// assert!(matches!(made_at_run_time, ToolHandle::Shared(_)));
+///
+/// // Both deref to `dyn Tool`, and a toolset keeps either.
+/// let toolset = Toolset::empty().with(linked).unwrap().with(made_at_run_time).unwrap();
+/// let names: Vec<&str> = toolset.iter().map(|tool| tool.spec().name.as_ref()).collect();
+/// assert_eq!(names, ["doc_toolhandle_echo", "doc_toolhandle_hello"]);
+/// ```
 #[derive(Clone)]
 pub enum ToolHandle {
     /// A tool collected at link time.

@@ -149,6 +149,41 @@ fn suggested_rule(tool: &str, resources: &[Resource], paths: &[ResolvedPath]) ->
 }
 
 /// How far an approval reaches.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use tool_core::{tool, BoxFuture, Coordinator, ToolCall, Toolset};
+/// use tool_core::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope, Approver};
+///
+/// /// Append a line to the log.
+/// #[tool(name = "doc_approvalscope_append")]
+/// fn append(line: String) -> String {
+///     format!("appended {line}")
+/// }
+///
+/// /// Says yes for the rest of the session, and counts how often it was asked.
+/// struct YesForTheSession(Arc<AtomicUsize>);
+///
+/// impl Approver for YesForTheSession {
+///     fn approve<'a>(&'a self, _: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+///         self.0.fetch_add(1, Ordering::SeqCst);
+///         Box::pin(async { ApprovalResponse::Approve(ApprovalScope::Session) })
+///     }
+/// }
+///
+/// let asked = Arc::new(AtomicUsize::new(0));
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_approvalscope_append"]).unwrap())
+///     .approver(YesForTheSession(Arc::clone(&asked)))
+///     .build()
+///     .unwrap();
+/// for line in ["one", "two"] {
+///     let call = ToolCall::new("doc_approvalscope_append", format!(r#"{{"line": "{line}"}}"#));
+///     assert_eq!(coordinator.call_blocking(call).text(), format!("appended {line}"));
+/// }
+/// assert_eq!(asked.load(Ordering::SeqCst), 1); // the second call ran on the session's grant
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalScope {
@@ -168,6 +203,30 @@ pub enum ApprovalScope {
 }
 
 /// The user's answer.
+///
+/// ```
+/// use tool_core::approval::{ApprovalResponse, ApprovalScope};
+///
+/// assert_eq!(ApprovalResponse::once(), ApprovalResponse::Approve(ApprovalScope::Once));
+/// assert_eq!(
+///     ApprovalResponse::reject("run the tests first"),
+///     ApprovalResponse::Reject { guidance: Some("run the tests first".to_owned()) }
+/// );
+///
+/// // As a UI across a process boundary sends it.
+/// let answer: ApprovalResponse = serde_json::from_str(
+///     r#"{"approve": {"pattern": {"rule": "run_shell(cargo test:*)", "always": true}}}"#,
+/// )
+/// .unwrap();
+/// assert_eq!(
+///     answer,
+///     ApprovalResponse::Approve(ApprovalScope::Pattern {
+///         rule: "run_shell(cargo test:*)".to_owned(),
+///         always: true,
+///     })
+/// );
+/// assert_eq!(serde_json::from_str::<ApprovalResponse>(r#""abort""#).unwrap(), ApprovalResponse::Abort);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalResponse {
@@ -223,6 +282,33 @@ pub trait Approver: Send + Sync + 'static {
 }
 
 /// Approves every request, once. For tests, scripted runs and trusted automation.
+///
+/// ```
+/// use tool_core::{tool, Coordinator, ToolCall, Toolset, approval::AutoApprove};
+///
+/// /// Append a line to the log.
+/// #[tool(name = "doc_autoapprove_append")]
+/// fn append(line: String) -> String {
+///     format!("appended {line}")
+/// }
+///
+/// let call = ToolCall::new("doc_autoapprove_append", r#"{"line": "done"}"#);
+///
+/// // `append` changes state, so the policy asks; with nobody to ask, the call is denied ...
+/// let unattended = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_autoapprove_append"]).unwrap())
+///     .build()
+///     .unwrap();
+/// assert!(unattended.call_blocking(call.clone()).is_error());
+///
+/// // ... and with `AutoApprove`, it runs.
+/// let trusted = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_autoapprove_append"]).unwrap())
+///     .approver(AutoApprove)
+///     .build()
+///     .unwrap();
+/// assert_eq!(trusted.call_blocking(call).text(), "appended done");
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AutoApprove;
 
@@ -233,6 +319,25 @@ impl Approver for AutoApprove {
 }
 
 /// Rejects every request: nothing the policy asks about runs.
+///
+/// ```
+/// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset, approval::DenyAll};
+///
+/// /// Delete a note.
+/// #[tool(destructive, name = "doc_denyall_delete")]
+/// fn delete(title: String) -> String {
+///     format!("deleted {title}")
+/// }
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_denyall_delete"]).unwrap())
+///     .approver(DenyAll)
+///     .build()
+///     .unwrap();
+/// let result = coordinator.call_blocking(ToolCall::new("doc_denyall_delete", r#"{"title": "todo"}"#));
+/// assert!(matches!(result.error(), Some(ToolError::Rejected { .. })));
+/// assert!(result.text().contains("use read-only tools")); // what the model reads
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DenyAll;
 
@@ -250,17 +355,33 @@ impl Approver for DenyAll {
 /// Sends each request over a channel to a UI or protocol task, and waits for its answer.
 ///
 /// ```
-/// use tool_core::{approval::{ApprovalResponse, ChannelApprover}};
+/// use tool_core::{tool, Coordinator, ToolCall, Toolset};
+/// use tool_core::approval::{ApprovalResponse, ChannelApprover};
 ///
-/// let (approver, mut requests) = ChannelApprover::new(16);
-/// // A UI task answers:
-/// # let _ = async move {
-/// while let Some(pending) = requests.recv().await {
-///     println!("{}? {}", pending.request().preview, pending.request().reason);
-///     pending.respond(ApprovalResponse::once());
+/// /// Append a line to the log.
+/// #[tool(name = "doc_channelapprover_append")]
+/// fn append(line: String) -> String {
+///     format!("appended {line}")
 /// }
-/// # };
-/// # drop(approver);
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let (approver, mut requests) = ChannelApprover::new(16);
+/// // A UI task shows each request and answers it.
+/// tokio::spawn(async move {
+///     while let Some(pending) = requests.recv().await {
+///         println!("{}? {}", pending.request().preview, pending.request().reason);
+///         pending.respond(ApprovalResponse::once());
+///     }
+/// });
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_channelapprover_append"]).unwrap())
+///     .approver(approver)
+///     .build()
+///     .unwrap();
+/// let result = coordinator.call(ToolCall::new("doc_channelapprover_append", r#"{"line": "done"}"#)).await;
+/// assert_eq!(result.text(), "appended done");
+/// # });
 /// ```
 ///
 /// When the receiving side is gone, or drops a request unanswered, the call is rejected with a

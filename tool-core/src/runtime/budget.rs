@@ -12,6 +12,16 @@ use crate::definition::spec::Effect;
 use crate::runtime::policy::Mode;
 
 /// The three budgets.
+///
+/// ```
+/// use tool_core::{budget::{Budget, BudgetConfig, BudgetKind}, policy::Mode};
+///
+/// let budget = Budget::new(BudgetConfig::default());
+/// // 15 read-only calls, times 2.5 in plan mode (rounded down) or 2.0 in the others.
+/// assert_eq!(budget.limit(BudgetKind::Exploration, Mode::Plan), 37);
+/// assert_eq!(budget.limit(BudgetKind::Exploration, Mode::Default), 30);
+/// assert_eq!(BudgetKind::Exploration.as_str(), "exploration");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BudgetKind {
     /// Every tool call.
@@ -36,6 +46,24 @@ impl BudgetKind {
 
 /// The base limits and multipliers. Effective limit = base × mode × model × task, rounded
 /// down.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tool_core::{Coordinator, Toolset, budget::{Budget, BudgetConfig, BudgetKind}, policy::Mode};
+///
+/// // A capable model on a large task: more room for both.
+/// let config = BudgetConfig { model_multiplier: 1.5, task_multiplier: 2.0, ..BudgetConfig::default() };
+/// let budget = Arc::new(Budget::new(config));
+/// // 50 tool calls, times 2.0 (default mode), 1.5 and 2.0.
+/// assert_eq!(budget.limit(BudgetKind::ToolCalls, Mode::Default), 300);
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::empty())
+///     .budget(Arc::clone(&budget))
+///     .build()
+///     .unwrap();
+/// assert!(coordinator.budget().is_some());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct BudgetConfig {
     /// Tool calls per session, before multipliers (default 50).
@@ -69,6 +97,19 @@ impl Default for BudgetConfig {
 }
 
 /// Where one budget stands.
+///
+/// ```
+/// use tool_core::{budget::{Budget, BudgetConfig, BudgetKind}, policy::Mode, spec::Effect};
+///
+/// let budget = Budget::new(BudgetConfig::default());
+/// budget.charge(Effect::ReadOnly, Mode::Default).unwrap();
+///
+/// let [calls, exploration, action] = budget.status(Mode::Default);
+/// assert_eq!((calls.kind, calls.used, calls.remaining()), (BudgetKind::ToolCalls, 1, 99));
+/// assert_eq!((exploration.used, exploration.limit), (1, 30));
+/// assert_eq!(action.used, 0);
+/// assert!(!exploration.is_exhausted());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BudgetStatus {
     /// Which budget.

@@ -44,7 +44,37 @@ use crate::runtime::hooks::{
 };
 use crate::runtime::policy::Mode;
 
-/// Settings read from one or more Claude Code style `settings.json` files.
+/// Settings read from one or more Claude Code style `settings.json` files. Give them to the
+/// coordinator with [`CoordinatorBuilder::settings`](crate::coordinator::CoordinatorBuilder::settings).
+///
+/// ```
+/// use tool_core::{policy::Mode, settings::Settings};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let project = Settings::from_json(
+///     r#"{"permissions": {"allow": ["Bash(cargo test:*)"], "defaultMode": "plan"}}"#,
+/// )?;
+/// let local = Settings::from_json(
+///     r#"{"permissions": {"deny": ["Read(./.env)"], "defaultMode": "acceptEdits"}}"#,
+/// )?;
+/// let mut settings = Settings::default();
+/// settings.merge(project);
+/// settings.merge(local);
+/// assert_eq!(settings.permissions.allow, ["Bash(cargo test:*)"]);
+/// assert_eq!(settings.permissions.deny, ["Read(./.env)"]);
+/// assert_eq!(settings.permissions.default_mode, Some(Mode::AcceptEdits)); // the later one wins
+///
+/// // Claude Code's files, lowest precedence first; those that do not exist are skipped.
+/// let project_dir = tempfile::tempdir()?;
+/// let paths = Settings::standard_paths(None, project_dir.path());
+/// assert_eq!(paths, [
+///     project_dir.path().join(".claude/settings.json"),
+///     project_dir.path().join(".claude/settings.local.json"),
+/// ]);
+/// assert!(Settings::load_merged(&paths)?.files.is_empty());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Settings {

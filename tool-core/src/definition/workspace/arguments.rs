@@ -19,6 +19,46 @@ use super::{Normalization, Resolution, Workspace};
 /// wrong first component), so [`as_path`](Self::as_path) is where the file is (or is to be
 /// created), and [`normalization`](Self::normalization) says what was changed, for the tool to
 /// tell the model. Parsed anywhere else it is kept as sent. It serializes as sent.
+///
+/// ```
+/// use tool_core::{tool, Coordinator, ToolCall, Toolset, Workspace, WorkspacePath};
+///
+/// /// Show where a file is.
+/// #[tool(read_only, name = "doc_workspacepath_locate")]
+/// fn locate(path: WorkspacePath) -> String {
+///     let found = path.as_path().display();
+///     match path.normalization() {
+///         // Tell the model, so that its next call sends the right path.
+///         Some(normalization) => format!("{found} ({normalization})"),
+///         None => found.to_string(),
+///     }
+/// }
+///
+/// let parent = tempfile::tempdir().unwrap();
+/// let root = parent.path().join("myproj");
+/// std::fs::create_dir_all(root.join("src")).unwrap();
+/// std::fs::write(root.join("src/lib.rs"), "").unwrap();
+/// let ws = Workspace::new(&root).unwrap();
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_workspacepath_locate"]).unwrap())
+///     .workspace(ws.clone())
+///     .build()
+///     .unwrap();
+/// let call = ToolCall::new("doc_workspacepath_locate", r#"{"path": "myproj/src/lib.rs"}"#);
+/// assert_eq!(
+///     coordinator.call_blocking(call).text(),
+///     format!(
+///         "{} (resolved `myproj/src/lib.rs` as `src/lib.rs` (the workspace is `myproj`))",
+///         ws.root().join("src/lib.rs").display()
+///     )
+/// );
+///
+/// // Made by hand (in a test, say), it is kept as sent.
+/// let path = WorkspacePath::new("src/lib.rs");
+/// assert!(!path.is_resolved());
+/// assert_eq!(path.in_workspace(&ws), ws.root().join("src/lib.rs"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct WorkspacePath {
     sent: PathBuf,
@@ -109,6 +149,26 @@ impl JsonSchema for WorkspacePath {
 
 /// A URL argument, parsed and checked when the arguments are. Its type marks the argument as
 /// a URL resource.
+///
+/// ```
+/// use tool_core::{tool, Registry, WebUrl, spec::ResourceKind};
+///
+/// /// The host a page is on.
+/// #[tool(read_only, name = "doc_weburl_host")]
+/// fn host(url: WebUrl) -> String {
+///     url.as_url().host_str().unwrap_or_default().to_owned()
+/// }
+///
+/// let url = WebUrl::parse("https://example.com/docs?page=2").unwrap();
+/// assert_eq!(url.as_url().host_str(), Some("example.com"));
+/// assert!(WebUrl::parse("example.com/docs").is_err()); // not absolute
+///
+/// // As an argument, a URL resource; a model's relative URL is an argument error.
+/// let tool = Registry::global().get("doc_weburl_host").unwrap();
+/// assert_eq!(tool.spec().resources[0].kind, ResourceKind::Url);
+/// let error = tool.prepare(r#"{"url": "example.com"}"#).unwrap_err();
+/// assert!(error.to_string().contains("send an absolute URL"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct WebUrl(url::Url);
 

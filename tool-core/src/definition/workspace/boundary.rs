@@ -22,6 +22,23 @@ const MAX_SYMLINKS: u32 = 40;
 /// that is inside the workspace. The coordinator makes one for every path argument of every call
 /// (see [`Workspace::confine`]) before the policy decides; the safety layer denies calls with a
 /// path outside.
+///
+/// ```
+/// use std::path::Path;
+/// use tool_core::Workspace;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let ws = Workspace::new(dir.path()).unwrap();
+///
+/// let new_file = ws.confine("path", "docs/notes.md"); // need not exist yet
+/// assert!(new_file.is_inside());
+/// assert_eq!(new_file.relative.as_deref(), Some(Path::new("docs/notes.md")));
+/// assert_eq!(new_file.absolute, ws.root().join("docs/notes.md"));
+///
+/// let escape = ws.confine("path", "../../etc/passwd");
+/// assert!(!escape.is_inside());
+/// assert_eq!(escape.sent, "../../etc/passwd");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedPath {
     /// The argument's name.

@@ -19,6 +19,22 @@ use crate::runtime::settings::Settings;
 use crate::{Toolset, Workspace};
 
 /// Why a coordinator could not be built.
+///
+/// Settings files are outside input, so their mistakes arrive here, to show the user:
+///
+/// ```
+/// use tool_core::{Coordinator, Toolset, coordinator::BuildError, settings::Settings};
+///
+/// let settings = Settings::from_json(r#"{"permissions": {"allow": ["run_shell(git status"]}}"#)
+///     .unwrap();
+/// let error = Coordinator::builder()
+///     .toolset(Toolset::empty())
+///     .settings(settings)
+///     .build()
+///     .unwrap_err();
+/// assert!(matches!(error, BuildError::Rule(_)));
+/// assert!(error.to_string().contains("`run_shell(git status`: the specifier is not closed"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -37,6 +53,39 @@ pub enum BuildError {
 }
 
 /// Configures a [`Coordinator`].
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use tool_core::{tool, Coordinator, ToolCall, Toolset, Workspace};
+/// use tool_core::{budget::{Budget, BudgetConfig}, policy::Policy};
+///
+/// /// Write a note for later.
+/// #[tool(name = "doc_coordinatorbuilder_note")]
+/// fn note(text: String) -> String {
+///     format!("noted: {text}")
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let budget = Arc::new(Budget::new(BudgetConfig::default()));
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_coordinatorbuilder_note"])?)
+///     .workspace(Workspace::new(dir.path())?)
+///     // `note` changes state, so the policy would ask; allow it instead.
+///     .policy(Policy::builder().allow("doc_coordinatorbuilder_note"))
+///     .default_timeout(Duration::from_secs(30))
+///     .budget(Arc::clone(&budget))
+///     .session_id("session-1")
+///     .build()?;
+///
+/// let result = coordinator.call_blocking(ToolCall::new("doc_coordinatorbuilder_note", r#"{"text": "hi"}"#));
+/// assert_eq!(result.text(), "noted: hi");
+/// assert_eq!(coordinator.session_id(), "session-1");
+/// assert_eq!(budget.status(coordinator.mode())[0].used, 1); // the call was charged
+/// # Ok(())
+/// # }
+/// ```
 #[must_use = "a builder does nothing until `.build()`"]
 #[derive(Default)]
 pub struct CoordinatorBuilder {

@@ -55,7 +55,43 @@ use crate::definition::panic::{CatchUnwind, catch};
 /// A hook: given the input of an event, an answer.
 ///
 /// Object-safe, so hooks of different kinds live in one [`Hooks`]. Make one from a closure with
-/// [`hook_fn`]; [`CommandHook`] runs a shell command.
+/// [`hook_fn`]; [`CommandHook`] runs a shell command. Implement it for a hook with state of
+/// its own:
+///
+/// ```
+/// use std::borrow::Cow;
+/// use tool_core::BoxFuture;
+/// use tool_core::hooks::{Hook, HookEvent, HookInput, HookOutput, Hooks};
+/// use serde_json::json;
+///
+/// /// Blocks writes under a directory frozen for a release.
+/// struct Frozen { dir: String }
+///
+/// impl Hook for Frozen {
+///     fn name(&self) -> Cow<'_, str> {
+///         format!("frozen {}", self.dir).into()
+///     }
+///
+///     fn run<'a>(&'a self, input: &'a HookInput) -> BoxFuture<'a, HookOutput> {
+///         let path = input.tool_input["path"].as_str().unwrap_or_default();
+///         let output = if path.starts_with(&self.dir) {
+///             HookOutput::block(format!("`{path}` is frozen until the release"))
+///         } else {
+///             HookOutput::default()
+///         };
+///         Box::pin(async move { output })
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut hooks = Hooks::new();
+/// hooks.register(HookEvent::PreToolUse, "Write", Frozen { dir: "release/".into() }).unwrap();
+///
+/// let input = HookInput::pre_tool_use("write_file", json!({"path": "release/notes.md"}));
+/// let outcome = hooks.run(HookEvent::PreToolUse, &["write_file", "Write"], &input).await;
+/// assert_eq!(outcome.block_message().unwrap(), "`release/notes.md` is frozen until the release");
+/// # });
+/// ```
 pub trait Hook: Send + Sync {
     /// The hook's name in messages and logs.
     fn name(&self) -> Cow<'_, str>;
@@ -72,6 +108,21 @@ pub trait Hook: Send + Sync {
 }
 
 /// A hook made from a closure; see [`hook_fn`].
+///
+/// ```
+/// use tool_core::hooks::{hook_fn, FnHook, Hook, HookInput, HookOutput};
+/// use serde_json::json;
+///
+/// let remind: FnHook<_> = hook_fn("remind", |_: &HookInput| async {
+///     HookOutput::default().additional_context("run the tests after editing")
+/// });
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let input = HookInput::post_tool_use("write_file", json!({"path": "src/lib.rs"}), json!("ok"));
+/// let output = remind.run(&input).await;
+/// assert_eq!(output.additional_context.as_deref(), Some("run the tests after editing"));
+/// # });
+/// ```
 pub struct FnHook<F> {
     name: String,
     function: F,
@@ -130,6 +181,34 @@ struct Entry {
 ///
 /// [`Hooks::has`] is one load and one comparison, so a coordinator without hooks for an event
 /// pays nothing for them.
+///
+/// ```
+/// use tool_core::hooks::{hook_fn, CommandHook, HookEvent, HookInput, HookOutput, Hooks};
+///
+/// # fn main() -> Result<(), tool_core::hooks::MatcherError> {
+/// let mut hooks = Hooks::new();
+/// hooks
+///     .register(HookEvent::PreToolUse, "Bash", CommandHook::new("./hooks/check-bash.sh"))?
+///     .register(HookEvent::PostToolUse, "Edit|Write", hook_fn("remind", |_: &HookInput| async {
+///         HookOutput::default().additional_context("run the tests after editing")
+///     }))?;
+/// assert!(hooks.has(HookEvent::PreToolUse));
+/// assert!(!hooks.has(HookEvent::PermissionRequest));
+///
+/// let pre_tool_use: Vec<String> = hooks
+///     .registered(HookEvent::PreToolUse)
+///     .map(|(matcher, name)| format!("{matcher} => {name}"))
+///     .collect();
+/// assert_eq!(pre_tool_use, ["Bash => ./hooks/check-bash.sh"]);
+///
+/// // An invalid matcher is an error, not a hook that never runs.
+/// assert!(hooks.register(HookEvent::PreToolUse, "Bash(", CommandHook::new("true")).is_err());
+/// # Ok(())
+/// # }
+/// ```
+///
+/// Give them to the coordinator with
+/// [`CoordinatorBuilder::hooks`](crate::coordinator::CoordinatorBuilder::hooks).
 #[derive(Clone, Default)]
 pub struct Hooks {
     by_event: Arc<[Vec<Entry>; 4]>,

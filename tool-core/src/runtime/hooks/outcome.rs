@@ -44,6 +44,35 @@ pub struct HookDecision {
 /// - `updated_input`, `updated_tool_output`: if several hooks replace it, the **last
 ///   registered** wins (later settings files register later, so the most local one wins);
 /// - `suppress_output`: if any hook asks.
+///
+/// ```
+/// use tool_core::hooks::{hook_fn, HookEvent, HookInput, HookOutput, Hooks};
+/// use tool_core::policy::{PolicyLayer, Verdict};
+/// use serde_json::json;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut hooks = Hooks::new();
+/// hooks.register(HookEvent::PreToolUse, "*", hook_fn("reads-are-fine", |_: &HookInput| async {
+///     HookOutput::default().permission(Verdict::Allow, "reads are fine").additional_context("checked")
+/// })).unwrap();
+/// hooks.register(HookEvent::PreToolUse, "read_file", hook_fn("secrets", |input: &HookInput| {
+///     let secret = input.tool_input["path"].as_str().is_some_and(|path| path.ends_with(".env"));
+///     async move {
+///         let output = HookOutput::default();
+///         if secret { output.permission(Verdict::Ask, "this file holds secrets") } else { output }
+///     }
+/// })).unwrap();
+///
+/// let input = HookInput::pre_tool_use("read_file", json!({"path": ".env"}));
+/// let outcome = hooks.run(HookEvent::PreToolUse, &["read_file"], &input).await;
+/// assert_eq!(outcome.hooks_run, 2);
+/// assert_eq!(outcome.additional_context, ["checked"]);
+/// // The strictest permission wins, and becomes the hooks' decision.
+/// let decision = outcome.decision().unwrap();
+/// assert_eq!((decision.verdict, decision.source.layer), (Verdict::Ask, PolicyLayer::Hook));
+/// assert_eq!(decision.reason, "this file holds secrets");
+/// # });
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct CombinedOutput {

@@ -43,12 +43,13 @@ pub struct Invocation<'a> {
 /// One link of the chain around every invocation.
 ///
 /// ```
+/// use std::sync::Arc;
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use tool_core::{BoxFuture, ToolError, ToolOutput, middleware::{Downstream, Invocation, Middleware}};
+/// use tool_core::{tool, BoxFuture, Coordinator, ToolCall, ToolError, ToolOutput, Toolset};
+/// use tool_core::middleware::{Downstream, Invocation, Middleware};
 ///
 /// /// Counts the calls that fail.
-/// #[derive(Default)]
-/// struct CountFailures(AtomicUsize);
+/// struct CountFailures(Arc<AtomicUsize>);
 ///
 /// impl Middleware for CountFailures {
 ///     fn handle<'a>(&'a self, _call: &'a Invocation<'a>, next: Downstream<'a>)
@@ -63,6 +64,21 @@ pub struct Invocation<'a> {
 ///         })
 ///     }
 /// }
+///
+/// /// Look for the answer.
+/// #[tool(read_only, name = "doc_middleware_search")]
+/// fn search() -> Result<String, ToolError> {
+///     Err(ToolError::failed("nothing found"))
+/// }
+///
+/// let failures = Arc::new(AtomicUsize::new(0));
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_middleware_search"]).unwrap())
+///     .middleware(CountFailures(Arc::clone(&failures)))
+///     .build()
+///     .unwrap();
+/// coordinator.call_blocking(ToolCall::new("doc_middleware_search", "{}"));
+/// assert_eq!(failures.load(Ordering::Relaxed), 1);
 /// ```
 pub trait Middleware: Send + Sync + 'static {
     /// Handles one invocation; `next.run()` runs the rest of the chain and the tool.

@@ -14,6 +14,15 @@ use crate::definition::tool::Resource;
 use crate::definition::workspace::ResolvedPath;
 
 /// What may happen to a call.
+///
+/// ```
+/// use tool_core::policy::Verdict;
+///
+/// // Where several answers meet (hooks, say), the strictest wins.
+/// assert_eq!(Verdict::Allow.strictest(Verdict::Ask), Verdict::Ask);
+/// assert_eq!(Verdict::Deny.strictest(Verdict::Allow), Verdict::Deny);
+/// assert_eq!(Verdict::Ask.to_string(), "ask");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
@@ -136,6 +145,16 @@ impl FromStr for Mode {
 }
 
 /// The layers of the policy, highest precedence first. A decision names the layer that made it.
+///
+/// ```
+/// use tool_core::policy::{ClassifiedCall, Policy, PolicyContext, PolicyLayer};
+/// use tool_core::spec::ToolSpec;
+///
+/// let read = ToolSpec::new("read_file", "Read a file.").read_only();
+/// let decision = Policy::default().decide(&ClassifiedCall::new(&read), &PolicyContext::default());
+/// assert_eq!(decision.source.layer, PolicyLayer::Default); // no rule named it: reads run
+/// assert_eq!(PolicyLayer::DenyRule.to_string(), "deny rule");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -197,6 +216,14 @@ impl fmt::Display for PolicyLayer {
 }
 
 /// Who decided: a layer and, within it, the rule (`deny rule Read(./secrets/**)`).
+///
+/// ```
+/// use tool_core::policy::{DecisionSource, PolicyLayer};
+///
+/// let source = DecisionSource::new(PolicyLayer::DenyRule, "Read(./secrets/**)");
+/// assert_eq!(source.to_string(), "deny rule: Read(./secrets/**)");
+/// assert_eq!(DecisionSource::new(PolicyLayer::Default, "").to_string(), "default");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DecisionSource {
     /// The layer.
@@ -227,6 +254,19 @@ impl fmt::Display for DecisionSource {
 
 /// A verdict with its reason (for the model and the user) and its source (for `explain` and
 /// logs).
+///
+/// A custom [`Rule`](crate::policy::Rule) returns one:
+///
+/// ```
+/// use tool_core::policy::{Decision, DecisionSource, PolicyLayer, Verdict};
+///
+/// let decision = Decision::deny(
+///     "pushing to main is off limits; push a branch and open a pull request",
+///     DecisionSource::new(PolicyLayer::Custom, "no pushes to main"),
+/// );
+/// assert_eq!(decision.verdict, Verdict::Deny);
+/// assert_eq!(decision.source.to_string(), "custom rule: no pushes to main");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Decision {
     /// What may happen.
@@ -273,6 +313,33 @@ impl Decision {
 ///
 /// Building one does no I/O; the coordinator resolves paths (which reads the file system)
 /// before, so that deciding is a pure function.
+///
+/// Make one to test a policy, or a custom rule, without a coordinator:
+///
+/// ```
+/// use tool_core::policy::{ClassifiedCall, Policy, PolicyContext, Verdict};
+/// use tool_core::spec::{Effect, ResourceArg, ResourceKind, ToolSpec};
+/// use tool_core::tool::Resource;
+///
+/// let policy = Policy::builder().allow("fetch_url(domain:docs.rs)").build().unwrap();
+/// let fetch = ToolSpec::new("fetch_url", "Fetch a page.")
+///     .resources([ResourceArg::new("url", ResourceKind::Url)]);
+/// let url = |value: &str| [Resource { arg: "url".into(), kind: ResourceKind::Url, value: value.into() }];
+/// let session = PolicyContext::default();
+///
+/// let docs = url("https://docs.rs/serde");
+/// let call = ClassifiedCall::new(&fetch).with_resources(&docs);
+/// assert_eq!(policy.decide(&call, &session).verdict, Verdict::Allow);
+///
+/// let elsewhere = url("https://example.com/");
+/// let call = ClassifiedCall::new(&fetch).with_resources(&elsewhere);
+/// assert_eq!(policy.decide(&call, &session).verdict, Verdict::Ask);
+///
+/// // A per-call classification, as `read_only_if` gives, overrides the spec's effect.
+/// let call = call.with_effect(Effect::ReadOnly);
+/// assert!(call.is_read_only());
+/// assert_eq!(policy.decide(&call, &session).verdict, Verdict::Allow);
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ClassifiedCall<'a> {
     /// The tool's spec: its name, aliases, approval kind, declared resources.

@@ -22,6 +22,19 @@ pub struct ExplainStep {
 ///
 /// Rules after the decider are evaluated too, so the explanation shows what they would have
 /// said; they are marked as overridden.
+///
+/// ```
+/// use tool_core::policy::{ClassifiedCall, Policy, PolicyContext, PolicyLayer, Verdict};
+/// use tool_core::spec::ToolSpec;
+///
+/// let policy = Policy::builder().allow("write_file").build().unwrap();
+/// let write = ToolSpec::new("write_file", "Write a file.");
+/// let explained = policy.explain(&ClassifiedCall::new(&write), &PolicyContext::default());
+/// assert_eq!(explained.decision.verdict, Verdict::Allow);
+/// assert_eq!(explained.decider().unwrap().layer, PolicyLayer::AllowRule);
+/// // Without the allow rule, the default would have asked.
+/// assert!(explained.to_string().contains("would ask (overridden)"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Explanation {
     /// The tool called.

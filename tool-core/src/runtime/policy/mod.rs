@@ -81,6 +81,24 @@ pub const DEFAULT_PROTECTED_PATHS: &[&str] = &[".git"];
 ///
 /// `Policy::default()` has the built-in layers only: no user rules, `.git` protected, `~/`
 /// meaning `$HOME` as it was when the policy was made.
+///
+/// ```
+/// use tool_core::policy::{ClassifiedCall, Mode, Policy, PolicyContext, Verdict};
+/// use tool_core::spec::ToolSpec;
+///
+/// let policy = Policy::default();
+/// let read = ToolSpec::new("read_file", "Read a file.").read_only();
+/// let write = ToolSpec::new("write_file", "Write a file.");
+///
+/// // By default, reads run and everything else asks ...
+/// let session = PolicyContext::default();
+/// assert_eq!(policy.decide(&ClassifiedCall::new(&read), &session).verdict, Verdict::Allow);
+/// assert_eq!(policy.decide(&ClassifiedCall::new(&write), &session).verdict, Verdict::Ask);
+///
+/// // ... and in plan mode, only reads run.
+/// let planning = PolicyContext::new(Mode::Plan);
+/// assert_eq!(policy.decide(&ClassifiedCall::new(&write), &planning).verdict, Verdict::Deny);
+/// ```
 #[derive(Clone)]
 pub struct Policy {
     /// Every rule, in evaluation order.
@@ -177,6 +195,35 @@ fn no_rule_decided() -> Decision {
 }
 
 /// Builds a [`Policy`]: user rules as text, custom rules, protected paths, the home directory.
+///
+/// ```
+/// use tool_core::Workspace;
+/// use tool_core::policy::{ClassifiedCall, Policy, PolicyContext, PolicyLayer, Verdict};
+/// use tool_core::spec::ToolSpec;
+///
+/// let policy = Policy::builder()
+///     .allow("write_file")
+///     .deny("delete_file")
+///     .protect("Cargo.lock")
+///     .without_home()
+///     .build()
+///     .unwrap();
+/// let session = PolicyContext::default();
+///
+/// let write = ToolSpec::new("write_file", "Write a file.");
+/// let decision = policy.decide(&ClassifiedCall::new(&write), &session);
+/// assert_eq!((decision.verdict, decision.source.layer), (Verdict::Allow, PolicyLayer::AllowRule));
+///
+/// // A protected path stays protected, whatever the allow rules say.
+/// let dir = tempfile::tempdir().unwrap();
+/// let lock_file = [Workspace::new(dir.path()).unwrap().confine("path", "Cargo.lock")];
+/// let decision = policy.decide(&ClassifiedCall::new(&write).with_paths(&lock_file), &session);
+/// assert_eq!((decision.verdict, decision.source.layer), (Verdict::Deny, PolicyLayer::Safety));
+///
+/// // A rule that does not parse is an error when the policy is built, naming the rule.
+/// let error = Policy::builder().deny("run_shell(rm -rf").build().unwrap_err();
+/// assert!(error.to_string().contains("`run_shell(rm -rf`"));
+/// ```
 #[derive(Default)]
 #[must_use]
 pub struct PolicyBuilder {

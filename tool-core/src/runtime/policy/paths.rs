@@ -150,6 +150,25 @@ fn glob_pair(glob: &str) -> Result<(Glob, Glob), globset::Error> {
 /// A path as the patterns see it: relative to the workspace root that contains it, and
 /// absolute. Either may be missing (a path outside the workspace has no relative form; a raw
 /// path argument without a workspace may have no absolute form).
+///
+/// ```
+/// use std::path::Path;
+/// use tool_core::policy::{PathCandidate, PathPattern};
+///
+/// let hosts = PathPattern::parse("//etc/hosts").unwrap();
+/// assert!(hosts.matches(&PathCandidate::lexical("/etc/hosts"), None));
+///
+/// let src = PathPattern::parse("src/**").unwrap();
+/// assert!(src.matches(&PathCandidate::lexical("./src/main.rs"), None));
+/// assert!(!src.matches(&PathCandidate::lexical("/etc/hosts"), None));
+///
+/// // A path known both ways, as the coordinator resolves one.
+/// let both = PathCandidate {
+///     relative: Some(Path::new("src/main.rs")),
+///     absolute: Some(Path::new("/work/app/src/main.rs")),
+/// };
+/// assert!(src.matches(&both, None));
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PathCandidate<'a> {
     /// Relative to the containing workspace root.
