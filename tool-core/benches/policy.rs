@@ -3,7 +3,10 @@
 //! a policy without user rules (the baseline: what the built-in layers alone cost).
 //!
 //! Run with `cargo bench -p tool-core --bench policy`. Criterion reports each call; the closing
-//! lines print the per-decision time of each call measured in batches (target: under 1 µs).
+//! lines print the per-decision time of each call measured in batches. Targets: under 1 µs for
+//! a call without a command to parse, under 50 µs for a 200-character compound command that
+//! needs full parsing (the shell analysis runs inside `decide`, as when a caller has not
+//! analysed the command).
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -11,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use tool_core::{
-    policy::{ClassifiedCall, Policy, PolicyContext, Verdict},
+    policy::{ClassifiedCall, Policy, PolicyContext, Verdict, shell::CommandLine},
     spec::{ResourceArg, ResourceKind, ToolSpec},
     tool::Resource,
     workspace::ResolvedPath,
@@ -78,6 +81,9 @@ struct Case {
     spec: ToolSpec,
     resources: Vec<Resource>,
     paths: Vec<ResolvedPath>,
+    /// The command analysed beforehand, as the coordinator does once per call; empty when
+    /// `decide` parses it.
+    commands: Vec<CommandLine>,
     expected: Verdict,
 }
 
@@ -86,6 +92,26 @@ impl Case {
         ClassifiedCall::new(&self.spec)
             .with_resources(&self.resources)
             .with_paths(&self.paths)
+            .with_commands(&self.commands)
+    }
+
+    fn parses(&self) -> bool {
+        self.commands.is_empty()
+            && self
+                .resources
+                .iter()
+                .any(|r| r.kind == ResourceKind::Command)
+    }
+
+    /// The same call with its command analysed beforehand.
+    fn analysed(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self.commands = self
+            .resources
+            .iter()
+            .map(|resource| CommandLine::analyze(&resource.value))
+            .collect();
+        self
     }
 }
 
@@ -101,6 +127,7 @@ fn shell(name: &'static str, command: &str, expected: Verdict) -> Case {
             value: command.to_owned(),
         }],
         paths: Vec::new(),
+        commands: Vec::new(),
         expected,
     }
 }
@@ -123,6 +150,7 @@ fn read(name: &'static str, relative: &str, expected: Verdict) -> Case {
             absolute: PathBuf::from("/work/project").join(relative),
             relative: Some(PathBuf::from(relative)),
         }],
+        commands: Vec::new(),
         expected,
     }
 }
@@ -141,18 +169,28 @@ fn cases() -> Vec<Case> {
             Verdict::Allow,
         ),
         read("read_glob_deny", "secrets/api.key", Verdict::Deny),
+        shell("compound_200_chars", COMPOUND_200, Verdict::Ask),
     ]
 }
 
+/// A 200-character command line of the kind agents send: lists, a pipeline, redirections,
+/// a wrapper, an assignment, a subshell and a substitution.
+const COMPOUND_200: &str = "cd web && FOO=1 timeout 600 npm run build -- --mode prod 2>&1 | tee build.log && (cd .. && cargo test -q --workspace) && echo \"done at $(date +%s)\" >> log.txt || git status --short --branch | head -n 20";
+
 fn per_decision(policy: &Policy, case: &Case, context: &PolicyContext) -> Duration {
-    const BATCH: u32 = 20_000;
+    // A parse takes microseconds: fewer of them keep the run short.
+    let batch: u32 = if case.name == "compound_200_chars" {
+        500
+    } else {
+        20_000
+    };
     let mut rounds: Vec<Duration> = (0..31)
         .map(|_| {
             let start = Instant::now();
-            for _ in 0..BATCH {
+            for _ in 0..batch {
                 black_box(policy.decide(black_box(&case.call()), black_box(context)));
             }
-            start.elapsed() / BATCH
+            start.elapsed() / batch
         })
         .collect();
     rounds.sort_unstable();
@@ -186,22 +224,33 @@ fn main() {
     group.finish();
     criterion.final_summary();
 
+    assert!(
+        COMPOUND_200.len() >= 200,
+        "{} characters",
+        COMPOUND_200.len()
+    );
     let mut worst = Duration::ZERO;
+    let mut parsing = Duration::ZERO;
     for case in &cases {
         let with_rules = per_decision(&policy, case, &context);
         let without = per_decision(&baseline, case, &context);
-        worst = worst.max(with_rules);
+        if case.parses() {
+            parsing = parsing.max(with_rules);
+        } else {
+            worst = worst.max(with_rules);
+        }
         println!(
             "policy decide {:<26} 100 rules: {with_rules:>9.1?}/decision (built-in layers only: {without:.1?})",
             case.name
         );
     }
+    let verdict = |met: bool| if met { "met" } else { "missed" };
     println!(
-        "policy decide, slowest case with 100 rules: {worst:.1?} (target < 1 µs: {})",
-        if worst < Duration::from_micros(1) {
-            "met"
-        } else {
-            "missed"
-        }
+        "policy decide, slowest call with nothing to parse, 100 rules: {worst:.1?} (target < 1 µs: {})",
+        verdict(worst < Duration::from_micros(1))
+    );
+    println!(
+        "policy decide, slowest call that parses its command (a 200-character compound command), 100 rules: {parsing:.1?} (target < 50 µs: {})",
+        verdict(parsing < Duration::from_micros(50))
     );
 }

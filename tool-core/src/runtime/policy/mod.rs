@@ -114,6 +114,8 @@ impl Policy {
     /// Decides about a call: the decision of the first rule (in priority order) that has one.
     #[must_use]
     pub fn decide(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Decision {
+        let analysed = analyse_commands(call);
+        let call = &call.with_commands(analysed.as_deref().unwrap_or(call.commands));
         let decision = self
             .rules
             .iter()
@@ -125,6 +127,8 @@ impl Policy {
     /// Every rule's view of the call, and which rule decided.
     #[must_use]
     pub fn explain(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Explanation {
+        let analysed = analyse_commands(call);
+        let call = &call.with_commands(analysed.as_deref().unwrap_or(call.commands));
         let steps: Vec<ExplainStep> = self
             .rules
             .iter()
@@ -170,6 +174,22 @@ impl std::fmt::Debug for Policy {
             .entries(self.rules.iter().map(|rule| (rule.priority(), rule.name())))
             .finish()
     }
+}
+
+/// The call's command arguments analysed, once for all rules, when the caller did not.
+fn analyse_commands(call: &ClassifiedCall<'_>) -> Option<Vec<shell::CommandLine>> {
+    let commands = call
+        .resources
+        .iter()
+        .filter(|resource| resource.kind == crate::definition::spec::ResourceKind::Command);
+    if !call.commands.is_empty() || commands.clone().next().is_none() {
+        return None;
+    }
+    Some(
+        commands
+            .map(|resource| shell::CommandLine::analyze(&resource.value))
+            .collect(),
+    )
 }
 
 /// In `dontAsk` mode nobody is asked: an ask ends as a deny, saying why it would have asked.
