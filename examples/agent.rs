@@ -34,15 +34,17 @@ use tool_core::{
     aliases("LS"),
     tags("agent")
 )]
-fn list_dir(path: WorkspacePath) -> Result<String, ToolError> {
-    let mut names: Vec<String> = std::fs::read_dir(path.as_path())
+fn list_dir(ws: &Workspace, path: WorkspacePath) -> Result<String, ToolError> {
+    // The workspace's handles, not `std::fs`: the kernel keeps the I/O inside the workspace.
+    let mut names: Vec<String> = ws
+        .read_dir(&path)
         .map_err(|error| {
             ToolError::failed(format!("cannot list `{}`: {error}", path.sent().display()))
         })?
         .filter_map(Result::ok)
         .map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.path().is_dir() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
                 format!("{name}/")
             } else {
                 name
@@ -61,19 +63,19 @@ fn list_dir(path: WorkspacePath) -> Result<String, ToolError> {
 #[tool(
     read_only,
     closed_world,
+    blocking,
     name = "agent_read_file",
     aliases("Read"),
     tags("agent")
 )]
-async fn read_file(
+fn read_file(
+    ws: &Workspace,
     path: WorkspacePath,
     #[arg(default = 20)] limit: usize,
 ) -> Result<String, ToolError> {
-    let text = tokio::fs::read_to_string(path.as_path())
-        .await
-        .map_err(|error| {
-            ToolError::failed(format!("cannot read `{}`: {error}", path.sent().display()))
-        })?;
+    let text = ws.read_to_string(&path).map_err(|error| {
+        ToolError::failed(format!("cannot read `{}`: {error}", path.sent().display()))
+    })?;
     Ok(text.lines().take(limit).collect::<Vec<_>>().join("\n"))
 }
 
@@ -88,8 +90,8 @@ async fn read_file(
     aliases("Write"),
     tags("agent")
 )]
-fn write_file(path: WorkspacePath, text: String) -> Result<String, ToolError> {
-    std::fs::write(path.as_path(), &text)?;
+fn write_file(ws: &Workspace, path: WorkspacePath, text: String) -> Result<String, ToolError> {
+    ws.write(&path, &text)?;
     Ok(format!(
         "wrote {} bytes to {}",
         text.len(),

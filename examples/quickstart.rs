@@ -68,7 +68,7 @@ fn file_info(
     path: WorkspacePath,
 ) -> Result<Json<FileInfo>, ToolError> {
     let full = path.in_workspace(ws);
-    let metadata = std::fs::metadata(&full).map_err(|error| {
+    let metadata = ws.metadata(&path).map_err(|error| {
         ToolError::failed(format!(
             "cannot read `{}`: {error}",
             path.as_path().display()

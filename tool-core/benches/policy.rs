@@ -170,6 +170,7 @@ fn cases() -> Vec<Case> {
         ),
         read("read_glob_deny", "secrets/api.key", Verdict::Deny),
         shell("compound_200_chars", COMPOUND_200, Verdict::Ask),
+        shell("compound_200_chars", COMPOUND_200, Verdict::Ask).analysed("compound_200_analysed"),
     ]
 }
 
@@ -179,11 +180,7 @@ const COMPOUND_200: &str = "cd web && FOO=1 timeout 600 npm run build -- --mode 
 
 fn per_decision(policy: &Policy, case: &Case, context: &PolicyContext) -> Duration {
     // A parse takes microseconds: fewer of them keep the run short.
-    let batch: u32 = if case.name == "compound_200_chars" {
-        500
-    } else {
-        20_000
-    };
+    let batch: u32 = if case.parses() { 500 } else { 20_000 };
     let mut rounds: Vec<Duration> = (0..31)
         .map(|_| {
             let start = Instant::now();

@@ -41,7 +41,7 @@
 //! - Defining tools: [`spec`] (a tool as data), [`tool`](mod@tool) (what a call passes through
 //!   a tool), [`context`] (what a tool receives besides its arguments), [`output`], [`error`]
 //!   (argument errors), [`schema`], [`registry`], [`toolset`], [`workspace`] (resolving and
-//!   confining a model's paths).
+//!   confining a model's paths, and the file I/O beneath the workspace every tool should use).
 //! - Running them (the default `runtime` feature): [`coordinator`], [`policy`], [`approval`],
 //!   [`hooks`], [`settings`], [`middleware`], [`budget`], [`events`].
 //!
@@ -169,12 +169,51 @@ pub mod toolset {
     pub use crate::definition::toolset::ToolsetError;
 }
 
-/// Resolving a model's paths against the [`Workspace`] and the boundary no
-/// tool crosses.
+/// Resolving a model's paths against the [`Workspace`], the boundary no tool crosses, and the
+/// file I/O beneath the workspace's roots that holds it.
+///
+/// # File I/O in a tool
+///
+/// The policy checks every path argument before a call runs, but the file system can change
+/// between that check and the tool's I/O (while the user is asked, say): a directory on the
+/// path can become a symlink leading out. So a tool does its file I/O through the
+/// [`Workspace`]'s handles ([`open`](Workspace::open), [`read_to_string`](Workspace::read_to_string),
+/// [`create`](Workspace::create), [`write`](Workspace::write) (atomic),
+/// [`create_dir_all`](Workspace::create_dir_all), [`rename`](Workspace::rename),
+/// [`remove_file`](Workspace::remove_file), [`read_dir`](Workspace::read_dir),
+/// [`metadata`](Workspace::metadata), [`open_dir`](Workspace::open_dir)), never through
+/// `std::fs` with a path: each resolves the path beneath a root held open (with cap-std:
+/// `openat2(RESOLVE_BENEATH)` on Linux, a checked walk elsewhere), so the kernel refuses
+/// whatever leads out, at the moment of the I/O; the refusal is an [`EscapeError`](workspace::EscapeError)
+/// telling the model what was wrong.
+///
+/// A handle takes the path the tool received. A [`WorkspacePath`] arrives resolved (the
+/// model's slips repaired); a raw `#[arg(path)] String` is checked, by the policy and by the
+/// handles alike, as relative to the workspace's first root (or absolute).
+///
+/// ```
+/// use tool_core::{tool, ToolError, Workspace, WorkspacePath};
+///
+/// /// Replace a file's text.
+/// ///
+/// /// # Arguments
+/// /// * `path` - File path, relative to the workspace root.
+/// /// * `text` - The whole new text.
+/// #[tool(name = "doc_workspace_write", blocking)]
+/// fn write_file(ws: &Workspace, path: WorkspacePath, text: String) -> Result<String, ToolError> {
+///     ws.write(&path, &text)?; // `?`: an escape becomes a message the model can act on
+///     Ok(format!("wrote {} bytes", text.len()))
+/// }
+/// ```
+///
+/// [`Dir`](workspace::Dir), [`ReadDir`](workspace::ReadDir),
+/// [`DirEntry`](workspace::DirEntry) and [`Metadata`](workspace::Metadata) are cap-std's: a
+/// directory handle and what it lists and stats, each confined beneath its directory.
 pub mod workspace {
     pub use crate::definition::workspace::{
-        Normalization, Resolution, ResolveError, ResolvedPath, WorkspaceError,
+        EscapeError, Normalization, Resolution, ResolveError, ResolvedPath, WorkspaceError,
     };
+    pub use cap_std::fs::{Dir, DirEntry, Metadata, ReadDir};
 }
 
 /// Configuring a [`Coordinator`] and running batches of calls.

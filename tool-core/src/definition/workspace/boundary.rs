@@ -73,7 +73,8 @@ impl Workspace {
     /// directory that cannot be read, a symlink loop).
     ///
     /// This is a check at decision time: a symlink swapped between the check and the tool's use
-    /// is not seen (tools that need more can open with `O_NOFOLLOW`).
+    /// is not seen here. The handles ([`Workspace::open`], [`Workspace::write`], ...) see it:
+    /// tools do their I/O through them.
     ///
     /// ```
     /// use tool_core::Workspace;

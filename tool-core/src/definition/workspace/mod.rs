@@ -1,17 +1,21 @@
 //! The workspace a coordinator's tools work in: its roots ([`Workspace`]), where a path argument
 //! really points and whether that is inside ([`Workspace::confine`]), how a model's path is
 //! found ([`Workspace::resolve`], with the normalizations of a [`Resolution`]), what exists
-//! nearby ([`Workspace::suggest`]), and the argument types that name resources
-//! ([`WorkspacePath`], [`WebUrl`]).
+//! nearby ([`Workspace::suggest`]), the file I/O tools do beneath the roots
+//! ([`Workspace::open`], [`Workspace::write`], ...), and the argument types that name
+//! resources ([`WorkspacePath`], [`WebUrl`]).
 //!
-//! The roots are canonical paths, fixed when the workspace is made. Each job has its module:
-//! `boundary` (the hard boundary), `resolve` (normalizations), `suggest` (similar paths),
-//! `expand` (`~` and environment variables), `scope` (the workspace a `WorkspacePath` is parsed
-//! against) and `arguments` (the argument types).
+//! The roots are canonical paths, fixed when the workspace is made, each held open as a
+//! directory handle. Each job has its module: `boundary` (the hard boundary, checked when the
+//! policy decides), `handles` (the same boundary held by the kernel during a tool's I/O),
+//! `resolve` (normalizations), `suggest` (similar paths), `expand` (`~` and environment
+//! variables), `scope` (the workspace a `WorkspacePath` is parsed against) and `arguments` (the
+//! argument types).
 
 mod arguments;
 mod boundary;
 mod expand;
+mod handles;
 mod resolve;
 mod scope;
 mod suggest;
@@ -20,8 +24,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use cap_std::fs::Dir;
+
 pub use arguments::{WebUrl, WorkspacePath};
 pub use boundary::ResolvedPath;
+pub use handles::EscapeError;
 pub use resolve::{Normalization, Resolution, ResolveError};
 #[cfg(test)]
 pub(crate) use scope::with_workspace;
@@ -49,6 +56,10 @@ pub enum WorkspaceError {
 
 /// The directories a coordinator's tools may work in. Cheap to clone.
 ///
+/// Tools do their file I/O through it ([`open`](Workspace::open),
+/// [`write`](Workspace::write), [`read_dir`](Workspace::read_dir), ...), so the kernel keeps
+/// them inside the roots: see the [module documentation](crate::workspace).
+///
 /// ```
 /// use tool_core::Workspace;
 ///
@@ -57,9 +68,13 @@ pub enum WorkspaceError {
 /// assert_eq!(ws.root(), dir.canonicalize().unwrap());
 /// assert!(Workspace::new(dir.join("no-such-dir-8f3a")).is_err());
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Workspace {
     roots: Arc<[PathBuf]>,
+    /// Each root held open, in the order of `roots`: the directories the handles resolve
+    /// beneath. Opened once, so the boundary is the directory that was there when the
+    /// workspace was made, whatever is later renamed or linked in its place.
+    dirs: Arc<[Arc<Dir>]>,
 }
 
 impl Workspace {
@@ -69,8 +84,10 @@ impl Workspace {
     /// # Errors
     /// When the root does not exist, cannot be read, or is not a directory.
     pub fn new(root: impl AsRef<Path>) -> Result<Self, WorkspaceError> {
+        let (root, dir) = open_root(root.as_ref())?;
         Ok(Workspace {
-            roots: Arc::from(vec![canonical_dir(root.as_ref())?]),
+            roots: Arc::from(vec![root]),
+            dirs: Arc::from(vec![Arc::new(dir)]),
         })
     }
 
@@ -79,13 +96,17 @@ impl Workspace {
     /// # Errors
     /// As for [`Workspace::new`].
     pub fn with_root(self, root: impl AsRef<Path>) -> Result<Self, WorkspaceError> {
-        let mut roots = self.roots.to_vec();
-        let root = canonical_dir(root.as_ref())?;
-        if !roots.contains(&root) {
-            roots.push(root);
+        let (root, dir) = open_root(root.as_ref())?;
+        if self.roots.contains(&root) {
+            return Ok(self);
         }
+        let mut roots = self.roots.to_vec();
+        roots.push(root);
+        let mut dirs = self.dirs.to_vec();
+        dirs.push(Arc::new(dir));
         Ok(Workspace {
             roots: Arc::from(roots),
+            dirs: Arc::from(dirs),
         })
     }
 
@@ -109,12 +130,34 @@ impl Workspace {
     }
 }
 
+/// Two workspaces are equal when they have the same roots, in the same order.
+impl PartialEq for Workspace {
+    fn eq(&self, other: &Self) -> bool {
+        self.roots == other.roots
+    }
+}
+
+impl Eq for Workspace {}
+
 impl fmt::Debug for Workspace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Workspace")
             .field("roots", &self.roots)
             .finish()
     }
+}
+
+/// A root's canonical path, and the root held open.
+fn open_root(path: &Path) -> Result<(PathBuf, Dir), WorkspaceError> {
+    let root = canonical_dir(path)?;
+    // The one use of ambient authority: every handle afterwards resolves beneath this one.
+    let dir = Dir::open_ambient_dir(&root, cap_std::ambient_authority()).map_err(|source| {
+        WorkspaceError::Unreadable {
+            path: path.to_owned(),
+            source,
+        }
+    })?;
+    Ok((root, dir))
 }
 
 fn canonical_dir(path: &Path) -> Result<PathBuf, WorkspaceError> {

@@ -9,8 +9,11 @@
 //!    so a hook cannot smuggle a path out of the workspace), force an ask, or settle an ask
 //!    with an allow;
 //! 4. an ask goes to PermissionRequest hooks, then to the approver; without an approver it is
-//!    a deny that says so. After an approval the call is decided again on the session as it
-//!    is then.
+//!    a deny that says so.
+//!
+//! After each wait (PreToolUse hooks; PermissionRequest hooks and the approver) the call's
+//! paths are confined again and the call decided again, on the file system and the session as
+//! they are then (`decide_after_wait`).
 
 use serde_json::Value;
 
@@ -114,20 +117,30 @@ impl Coordinator {
                     Verdict::Allow => {}
                 }
             }
+            self.decide_after_wait(staged)?;
         }
         self.decided(staged, &decision);
 
         if decision.verdict == Verdict::Ask {
             self.ask(staged, &decision, snapshot, batch_abort, &mut context)
                 .await?;
-            // The session may have changed while the user was asked (plan mode switched on,
-            // a deny added): an approval does not outrank what the policy says now.
-            let now = self.decide(staged, &self.snapshot());
-            if now.verdict == Verdict::Deny {
-                return Err(self.refuse(staged, now));
-            }
+            self.decide_after_wait(staged)?;
         }
         Ok(context)
+    }
+
+    /// What was decided before a wait may no longer hold after it: another call on this
+    /// coordinator (an agent's sub-agent, say) may have replaced a directory on a path with a
+    /// symlink leading out, or the session may have changed (plan mode switched on, a deny
+    /// added). So the paths are confined again as they are now, and the call decided again on
+    /// the session as it is now: neither a hook's allow nor an approval outranks a deny.
+    fn decide_after_wait(&self, staged: &mut Staged) -> Result<(), Refusal> {
+        staged.paths = self.resolve_paths(&staged.prepared);
+        let now = self.decide(staged, &self.snapshot());
+        if now.verdict == Verdict::Deny {
+            return Err(self.refuse(staged, now));
+        }
+        Ok(())
     }
 
     pub(super) fn decide(&self, staged: &Staged, snapshot: &PolicyContext) -> Decision {

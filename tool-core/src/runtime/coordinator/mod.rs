@@ -11,6 +11,7 @@
 //!    immutable snapshot (mode, session grants, allow-list); the budget is charged; PreToolUse
 //!    hooks may block, change the input (validated and decided again) or settle an ask; an ask
 //!    goes to PermissionRequest hooks, then to the [`Approver`](crate::approval::Approver);
+//!    after each of these waits the paths are confined again and the call decided again;
 //! 4. **invoke** through the middleware chain (built once, at `build()`), which ends in
 //!    `invoke` below: the one place a tool's code is called, its panics caught;
 //! 5. **PostToolUse / PostToolUseFailure hooks**, then the result.
