@@ -784,6 +784,46 @@ fn additional_directories_from_the_settings_widen_the_workspace() {
 }
 
 #[test]
+fn relative_additional_directories_of_text_settings_resolve_against_the_workspace_root() {
+    // The workspace is <tmp>/myproj; `../docs` is <tmp>/docs whatever the process's directory.
+    let fixture = Fixture::new();
+    let docs = fixture.dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("guide.md"), "the guide").unwrap();
+    let settings =
+        Settings::from_json(r#"{"permissions": {"additionalDirectories": ["../docs"]}}"#).unwrap();
+    let coordinator = fixture.builder().settings(settings).build().unwrap();
+    let read_guide = serde_json::json!({ "path": docs.join("guide.md") }).to_string();
+    assert_eq!(
+        coordinator
+            .call_blocking(call("auth_read", &read_guide))
+            .text(),
+        "the guide"
+    );
+}
+
+#[test]
+fn a_missing_additional_directory_fails_the_build_naming_the_entry() {
+    let fixture = Fixture::new();
+    let settings =
+        Settings::from_json(r#"{"permissions": {"additionalDirectories": ["../no-such-dir"]}}"#)
+            .unwrap();
+    let error = fixture
+        .builder()
+        .settings(settings)
+        .build()
+        .expect_err("no such directory");
+    let message = error.to_string();
+    for part in [
+        "settings: `permissions.additionalDirectories[0]`",
+        "\"../no-such-dir\"",
+        "it does not exist",
+    ] {
+        assert!(message.contains(part), "`{part}` missing from: {message}");
+    }
+}
+
+#[test]
 fn the_default_mode_comes_from_the_settings() {
     let fixture = Fixture::new();
     let settings = Settings::from_json(r#"{"permissions": {"defaultMode": "plan"}}"#).unwrap();

@@ -25,7 +25,7 @@ pub(super) fn home_dir() -> Option<PathBuf> {
 
 /// Replaces a leading `~` (alone or followed by `/`) with the home directory. `None` when the
 /// path does not start with one, or there is no home directory to put there.
-pub(super) fn expand_home(path: &str) -> Option<PathBuf> {
+pub(crate) fn expand_home(path: &str) -> Option<PathBuf> {
     expand_home_with(path, home_dir().as_deref())
 }
 

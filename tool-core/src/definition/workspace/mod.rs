@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 pub use arguments::{WebUrl, WorkspacePath};
 pub use boundary::ResolvedPath;
+pub(crate) use expand::expand_home;
 pub use resolve::{Normalization, Resolution, ResolveError};
 #[cfg(test)]
 pub(crate) use scope::with_workspace;
