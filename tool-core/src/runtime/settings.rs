@@ -159,9 +159,8 @@ pub enum SettingsError {
     },
     /// An `additionalDirectories` entry that names no usable directory.
     #[error(
-        "{origin}: `{location}` is \"{entry}\", which names `{}`: {problem}; relative entries are resolved against `{}`. Create the directory, or correct or remove the entry",
-        path.display(),
-        base.display()
+        "{origin}: `{location}` is \"{entry}\", which names `{}`, and {problem}; create the directory, or correct or remove the entry",
+        path.display()
     )]
     AdditionalDirectory {
         /// The file.
@@ -170,13 +169,11 @@ pub enum SettingsError {
         location: String,
         /// The entry as written.
         entry: String,
-        /// The directory it names.
+        /// The directory it names: a relative entry joined onto the project directory (or a
+        /// coordinator's workspace root, for settings read from text).
         path: PathBuf,
         /// What is wrong with it: it does not exist, is not a directory, cannot be read.
         problem: String,
-        /// What relative entries are resolved against: the project directory, or a
-        /// coordinator's workspace root.
-        base: PathBuf,
     },
     /// A hook matcher that does not compile.
     #[error("{origin}: `{location}`: {source}")]
@@ -356,7 +353,6 @@ pub(crate) fn additional_directory(
         entry: text.into_owned(),
         path,
         problem,
-        base: base.to_owned(),
     })
 }
 
