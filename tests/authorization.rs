@@ -605,6 +605,80 @@ fn a_path_outside_the_workspace_is_denied_by_the_safety_layer_even_in_bypass_mod
 }
 
 #[test]
+fn a_write_to_tilde_or_a_variable_is_expanded_and_denied_not_created_in_the_workspace() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
+    let cases = [
+        (
+            "auth_write",
+            r#"{"path": "~/x.txt", "text": "pwned"}"#,
+            "`~/`",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "~/new-dir/x.txt", "text": "pwned"}"#,
+            "`~/`, a new directory",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "$HOME/x.txt", "text": "pwned"}"#,
+            "`$HOME`",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "$HOME/new-dir/x.txt", "text": "pwned"}"#,
+            "`$HOME`, a new directory",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "${HOME}/new-dir/x.txt", "text": "pwned"}"#,
+            "`${HOME}`",
+        ),
+        (
+            "auth_write_many",
+            r#"{"edits": [{"path": "$HOME/new-dir/x.txt", "text": "pwned"}]}"#,
+            "nested",
+        ),
+        (
+            "auth_grep",
+            r#"{"path": "~/x.txt", "pattern": "x"}"#,
+            "a raw path argument",
+        ),
+    ];
+    for (tool, arguments, why) in cases {
+        let result = coordinator.call_blocking(call(tool, arguments));
+        assert!(
+            denied_by(&result).starts_with("safety"),
+            "{why}: {:?}",
+            result.error()
+        );
+    }
+    for literal in ["~", "$HOME", "${HOME}"] {
+        assert!(
+            !fixture.root().join(literal).exists(),
+            "{literal} was created"
+        );
+    }
+}
+
+#[test]
+fn a_workspace_path_with_a_variable_reaches_the_tool_where_the_policy_checked_it() {
+    // The workspace is the crate's own directory, so `$CARGO_MANIFEST_DIR/Cargo.toml` is in it.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["auth_read"]).unwrap())
+        .workspace(Workspace::new(&manifest).unwrap())
+        .build()
+        .unwrap();
+    let result = coordinator.call_blocking(call(
+        "auth_read",
+        r#"{"path": "$CARGO_MANIFEST_DIR/Cargo.toml"}"#,
+    ));
+    let expected = std::fs::read_to_string(std::path::Path::new(&manifest).join("Cargo.toml"));
+    assert_eq!(result.text(), expected.unwrap());
+}
+
+#[test]
 fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
     let fixture = Fixture::new();
     let approver = Counting::new(ApprovalResponse::once());

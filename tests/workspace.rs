@@ -91,6 +91,57 @@ fn environment_variables_are_expanded() {
 }
 
 #[test]
+fn a_path_to_create_under_tilde_or_a_variable_resolves_where_they_point() {
+    // Not to a literal `~` or `$CARGO_MANIFEST_DIR` directory in the workspace, even when the
+    // directory to create the file in does not exist yet.
+    let home = std::env::home_dir().expect("the tests need a home directory");
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let fx = Fixture::new();
+    let cases = [
+        (
+            "~/new-dir-8f3a/x.md",
+            home.join("new-dir-8f3a/x.md"),
+            "`~/` in front",
+        ),
+        ("~", home.clone(), "`~` alone"),
+        (
+            "$CARGO_MANIFEST_DIR/new-8f3a/x",
+            manifest.join("new-8f3a/x"),
+            "`$VAR`",
+        ),
+        ("${CARGO_MANIFEST_DIR}/x", manifest.join("x"), "`${VAR}`"),
+    ];
+    for (sent, expected, why) in cases {
+        let resolved = fx.ws.resolve_lenient(sent);
+        assert_eq!(resolved.path, expected, "{why}");
+        assert!(
+            matches!(resolved.normalization, Some(Normalization::Expanded { .. })),
+            "{why}: {:?}",
+            resolved.normalization
+        );
+    }
+}
+
+#[test]
+fn tilde_means_the_home_directory_even_when_the_workspace_has_a_directory_named_so() {
+    let home = std::env::home_dir().expect("the tests need a home directory");
+    let fx = Fixture::new();
+    fs::create_dir(fx.root().join("~")).unwrap();
+    fs::write(fx.root().join("~/x"), "").unwrap();
+    assert_eq!(fx.ws.resolve_lenient("~/x").path, home.join("x"));
+    assert!(!fx.is_inside("~/x"));
+}
+
+#[test]
+fn an_unset_variable_leaves_the_path_as_sent() {
+    let fx = Fixture::new();
+    let resolved = fx.ws.resolve_lenient("$TOOL_CORE_UNSET_8F3A/x");
+    assert_eq!(resolved.path, fx.root().join("$TOOL_CORE_UNSET_8F3A/x"));
+    assert_eq!(resolved.normalization, None);
+    assert!(fx.is_inside("$TOOL_CORE_UNSET_8F3A/x"));
+}
+
+#[test]
 fn a_redundant_workspace_name_is_stripped() {
     let fx = Fixture::new();
     let found = fx.ws.resolve("myproj/src/main.rs").unwrap();
@@ -277,6 +328,20 @@ fn tilde_is_checked_where_it_points() {
             .join("x")
     );
     assert!(!resolved.is_inside());
+}
+
+#[test]
+fn variables_are_checked_where_they_point() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let manifest = manifest.canonicalize().unwrap();
+    let fx = Fixture::new();
+    for sent in ["$CARGO_MANIFEST_DIR/x", "${CARGO_MANIFEST_DIR}/x"] {
+        let resolved = fx.ws.confine("path", sent);
+        assert_eq!(resolved.absolute, manifest.join("x"), "{sent}");
+        assert!(!resolved.is_inside(), "{sent}");
+    }
+    let ws = Workspace::new(&manifest).unwrap();
+    assert!(ws.confine("path", "$CARGO_MANIFEST_DIR/x").is_inside());
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use super::Workspace;
-use super::expand::expand_home;
+use super::expand::{expand, expands_home, home_dir};
 
 /// How many symlinks one path may pass through, as Linux's `MAXSYMLINKS`.
 const MAX_SYMLINKS: u32 = 40;
@@ -49,11 +49,12 @@ impl Workspace {
     /// Where `path` really points and whether that is inside the workspace: the hard boundary
     /// the policy enforces for every path argument of every call.
     ///
-    /// A relative path is joined onto the first root, and `~` is expanded. Symlinks are
-    /// followed, `..` is resolved after them, and a part that does not exist yet is appended
-    /// as it is. [`ResolvedPath::relative`] is the path relative to the first root that
-    /// contains it, or `None` when no root does, or when the path could not be checked (a
-    /// directory that cannot be read, a symlink loop).
+    /// `~` and environment variables are expanded first, as a shell would (`~/x` is the home
+    /// directory's `x`; a variable that is not set leaves the path as sent), and a relative
+    /// path is joined onto the first root. Symlinks are followed, `..` is resolved after them,
+    /// and a part that does not exist yet is appended as it is. [`ResolvedPath::relative`] is
+    /// the path relative to the first root that contains it, or `None` when no root does, or
+    /// when the path could not be checked (a directory that cannot be read, a symlink loop).
     ///
     /// This is a check at decision time: a symlink swapped between the check and the tool's use
     /// is not seen (tools that need more can open with `O_NOFOLLOW`).
@@ -69,19 +70,32 @@ impl Workspace {
     /// assert_eq!(ws.confine("path", ".").relative.unwrap().as_os_str(), "");
     /// ```
     pub fn confine(&self, arg: impl Into<Cow<'static, str>>, path: &str) -> ResolvedPath {
-        let joined = match expand_home(path) {
-            Some(home) => home,
-            // `~` with no home directory to put there: the tool may still expand it.
-            None if path == "~" || path.starts_with("~/") => {
-                return ResolvedPath {
-                    arg: arg.into(),
-                    sent: path.to_owned(),
-                    absolute: PathBuf::from(path),
-                    relative: None,
-                };
-            }
-            None => self.join(Path::new(path)),
-        };
+        match expand(path) {
+            Some(expanded) => self.confine_target(arg, path, Path::new(&expanded.path)),
+            None => self.confine_target(arg, path, Path::new(path)),
+        }
+    }
+
+    /// Confines `target`, which a call sent as `sent`, taking it as it is (no expansion): a
+    /// path the workspace resolved already (a `WorkspacePath`), or a text as a tool that does
+    /// not expand it would read it. Relative targets are joined onto the first root.
+    pub(crate) fn confine_target(
+        &self,
+        arg: impl Into<Cow<'static, str>>,
+        sent: &str,
+        target: &Path,
+    ) -> ResolvedPath {
+        let arg = arg.into();
+        if expands_home(sent) && home_dir().is_none() {
+            // `~` with no home directory to put there: where it points is unknown.
+            return ResolvedPath {
+                arg,
+                sent: sent.to_owned(),
+                absolute: target.to_owned(),
+                relative: None,
+            };
+        }
+        let joined = self.join(target);
         let (absolute, relative) = match follow(&joined) {
             Ok(absolute) => {
                 let relative = self.relative_to_root(&absolute);
@@ -90,8 +104,8 @@ impl Workspace {
             Err(Unchecked) => (joined, None),
         };
         ResolvedPath {
-            arg: arg.into(),
-            sent: path.to_owned(),
+            arg,
+            sent: sent.to_owned(),
             absolute,
             relative,
         }

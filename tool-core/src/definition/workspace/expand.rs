@@ -34,6 +34,11 @@ fn expand_home_with(path: &str, home: Option<&Path>) -> Option<PathBuf> {
     Some(home?.join(rest))
 }
 
+/// `true` when `path` starts with a `~` that means the home directory (`~` or `~/...`).
+pub(super) fn expands_home(path: &str) -> bool {
+    tilde_rest(path).is_some()
+}
+
 /// What follows a leading `~` or `~/`; `None` for any other path (`~user` is not expanded).
 fn tilde_rest(path: &str) -> Option<&str> {
     match path.strip_prefix('~')? {

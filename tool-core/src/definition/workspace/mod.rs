@@ -26,7 +26,7 @@ pub(crate) use expand::expand_home;
 pub use resolve::{Normalization, Resolution, ResolveError};
 #[cfg(test)]
 pub(crate) use scope::with_workspace;
-pub(crate) use scope::with_workspace_recording;
+pub(crate) use scope::{ParsedPath, with_workspace_recording};
 
 /// Why a workspace could not be made.
 #[derive(Debug, thiserror::Error)]
