@@ -678,6 +678,30 @@ fn a_workspace_path_with_a_variable_reaches_the_tool_where_the_policy_checked_it
     assert_eq!(result.text(), expected.unwrap());
 }
 
+#[cfg(unix)]
+#[test]
+fn a_denial_names_the_real_cause_not_always_outside_the_workspace() {
+    let fixture = Fixture::new();
+    std::os::unix::fs::symlink("loop-b", fixture.root().join("loop-a")).unwrap();
+    std::os::unix::fs::symlink("loop-a", fixture.root().join("loop-b")).unwrap();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
+    let long_name = "n".repeat(5000);
+    let cases = [
+        ("loop-a/x.txt".to_owned(), "symlink loop"),
+        (long_name.clone(), "a file name of 5000 bytes"),
+        (r"a\u0000b.txt".to_owned(), "NUL byte"),
+        ("../outside.txt".to_owned(), "outside every workspace root"),
+    ];
+    for (path, cause) in cases {
+        let arguments = format!(r#"{{"path": "{path}", "text": "x"}}"#);
+        let result = coordinator.call_blocking(call("auth_write", &arguments));
+        assert!(denied_by(&result).starts_with("safety"), "{cause}");
+        let text = result.text();
+        assert!(text.contains(cause), "`{cause}` missing from: {text}");
+        assert!(text.len() < 1000, "{cause}: the path quoted whole: {text}");
+    }
+}
+
 #[test]
 fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
     let fixture = Fixture::new();

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 use tool_core::{
     Workspace,
-    workspace::{Normalization, ResolveError},
+    workspace::{BoundaryError, Normalization, ResolveError},
 };
 
 /// A workspace root named `myproj` inside a scratch directory, which is outside it. Holds
@@ -350,6 +350,92 @@ fn a_symlink_loop_is_outside() {
     symlink("b", fx.root().join("a")).unwrap();
     symlink("a", fx.root().join("b")).unwrap();
     assert!(!fx.is_inside("a/x"));
+}
+
+// Denials: each names its real cause, and quotes paths shortened.
+
+#[test]
+fn each_denial_names_its_real_cause_and_what_would_be_right() {
+    let fx = Fixture::new();
+    symlink("b", fx.root().join("a")).unwrap();
+    symlink("a", fx.root().join("b")).unwrap();
+    let long_name = "n".repeat(300);
+    let too_long = "d/".repeat(2500);
+    let root = fx.root().display().to_string();
+    let cases: [(&str, &str, fn(&BoundaryError) -> bool, &[&str]); 5] = [
+        (
+            "outside every root",
+            "../outside/secret.txt",
+            |p| matches!(p, BoundaryError::OutsideRoots { .. }),
+            &[
+                "outside every workspace root",
+                &root,
+                "Use a path relative to",
+            ],
+        ),
+        (
+            "a symlink loop",
+            "a/x",
+            |p| matches!(p, BoundaryError::SymlinkLoop { .. }),
+            &[
+                "symlink loop",
+                "Use a path that does not go through that link",
+            ],
+        ),
+        (
+            "a file name over 255 bytes",
+            &long_name,
+            |p| matches!(p, BoundaryError::NameTooLong { bytes: 300, .. }),
+            &[
+                "a file name of 300 bytes",
+                "longer than the 255 bytes",
+                "Use a shorter name",
+            ],
+        ),
+        (
+            "a path too long for the file system",
+            &too_long,
+            |p| matches!(p, BoundaryError::PathTooLong { .. }),
+            &["too long for the file system", "Use a shorter path"],
+        ),
+        (
+            "a NUL byte",
+            "notes\0.txt",
+            |p| *p == BoundaryError::NulByte,
+            &["NUL byte", "`notes\\0.txt`", "Send the path without it"],
+        ),
+    ];
+    for (why, sent, expected, parts) in cases {
+        let resolved = fx.ws.confine("path", sent);
+        assert!(!resolved.is_inside(), "{why}");
+        let problem = resolved.problem.as_ref().expect("a problem");
+        assert!(expected(problem), "{why}: {problem:?}");
+        let denial = resolved.denial().expect("a denial");
+        for part in parts {
+            assert!(
+                denial.contains(part),
+                "{why}: `{part}` missing from: {denial}"
+            );
+        }
+        assert!(!denial.contains("outside the workspace") || why == "outside every root");
+        assert!(!denial.contains('\0'), "{why}: a raw NUL in: {denial:?}");
+        assert!(
+            denial.len() < 1000,
+            "{why}: quoted whole: {} bytes",
+            denial.len()
+        );
+    }
+}
+
+#[test]
+fn a_long_path_outside_is_quoted_by_its_head_and_tail() {
+    let fx = Fixture::new();
+    // 15 names of 200 bytes: each name and the whole are short enough for the file system.
+    let sent = format!("../{}", vec!["y".repeat(200); 15].join("/"));
+    let denial = fx.ws.confine("path", &sent).denial().expect("outside");
+    assert!(denial.contains("outside every workspace root"), "{denial}");
+    assert!(denial.contains('…'), "{denial}");
+    assert!(denial.len() < 1000, "{} bytes: {denial}", denial.len());
 }
 
 // The boundary: inside.

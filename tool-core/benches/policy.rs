@@ -122,6 +122,7 @@ fn read(name: &'static str, relative: &str, expected: Verdict) -> Case {
             sent: relative.to_owned(),
             absolute: PathBuf::from("/work/project").join(relative),
             relative: Some(PathBuf::from(relative)),
+            problem: None,
         }],
         expected,
     }

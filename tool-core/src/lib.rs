@@ -140,7 +140,7 @@ pub mod toolset {
 /// tool crosses.
 pub mod workspace {
     pub use crate::definition::workspace::{
-        Normalization, Resolution, ResolveError, ResolvedPath, WorkspaceError,
+        BoundaryError, Normalization, Resolution, ResolveError, ResolvedPath, WorkspaceError,
     };
 }
 

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use arguments::{WebUrl, WorkspacePath};
-pub use boundary::ResolvedPath;
+pub(crate) use boundary::quote_path;
+pub use boundary::{BoundaryError, ResolvedPath};
 pub(crate) use expand::expand_home;
 pub use resolve::{Normalization, Resolution, ResolveError};
 #[cfg(test)]
