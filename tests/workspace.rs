@@ -362,7 +362,8 @@ fn each_denial_names_its_real_cause_and_what_would_be_right() {
     let long_name = "n".repeat(300);
     let too_long = "d/".repeat(2500);
     let root = fx.root().display().to_string();
-    let cases: [(&str, &str, fn(&BoundaryError) -> bool, &[&str]); 5] = [
+    type IsCause = fn(&BoundaryError) -> bool;
+    let cases: [(&str, &str, IsCause, &[&str]); 5] = [
         (
             "outside every root",
             "../outside/secret.txt",
