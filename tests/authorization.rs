@@ -611,6 +611,104 @@ fn a_path_outside_the_workspace_is_denied_by_the_safety_layer_even_in_bypass_mod
 }
 
 #[test]
+fn a_write_to_tilde_or_a_variable_is_expanded_and_denied_not_created_in_the_workspace() {
+    let fixture = Fixture::new();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
+    let cases = [
+        (
+            "auth_write",
+            r#"{"path": "~/x.txt", "text": "pwned"}"#,
+            "`~/`",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "~/new-dir/x.txt", "text": "pwned"}"#,
+            "`~/`, a new directory",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "$HOME/x.txt", "text": "pwned"}"#,
+            "`$HOME`",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "$HOME/new-dir/x.txt", "text": "pwned"}"#,
+            "`$HOME`, a new directory",
+        ),
+        (
+            "auth_write",
+            r#"{"path": "${HOME}/new-dir/x.txt", "text": "pwned"}"#,
+            "`${HOME}`",
+        ),
+        (
+            "auth_write_many",
+            r#"{"edits": [{"path": "$HOME/new-dir/x.txt", "text": "pwned"}]}"#,
+            "nested",
+        ),
+        (
+            "auth_grep",
+            r#"{"path": "~/x.txt", "pattern": "x"}"#,
+            "a raw path argument",
+        ),
+    ];
+    for (tool, arguments, why) in cases {
+        let result = coordinator.call_blocking(call(tool, arguments));
+        assert!(
+            denied_by(&result).starts_with("safety"),
+            "{why}: {:?}",
+            result.error()
+        );
+    }
+    for literal in ["~", "$HOME", "${HOME}"] {
+        assert!(
+            !fixture.root().join(literal).exists(),
+            "{literal} was created"
+        );
+    }
+}
+
+#[test]
+fn a_workspace_path_with_a_variable_reaches_the_tool_where_the_policy_checked_it() {
+    // The workspace is the crate's own directory, so `$CARGO_MANIFEST_DIR/Cargo.toml` is in it.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["auth_read"]).unwrap())
+        .workspace(Workspace::new(&manifest).unwrap())
+        .build()
+        .unwrap();
+    let result = coordinator.call_blocking(call(
+        "auth_read",
+        r#"{"path": "$CARGO_MANIFEST_DIR/Cargo.toml"}"#,
+    ));
+    let expected = std::fs::read_to_string(std::path::Path::new(&manifest).join("Cargo.toml"));
+    assert_eq!(result.text(), expected.unwrap());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_denial_names_the_real_cause_not_always_outside_the_workspace() {
+    let fixture = Fixture::new();
+    std::os::unix::fs::symlink("loop-b", fixture.root().join("loop-a")).unwrap();
+    std::os::unix::fs::symlink("loop-a", fixture.root().join("loop-b")).unwrap();
+    let coordinator = fixture.builder().mode(Mode::Bypass).build().unwrap();
+    let long_name = "n".repeat(5000);
+    let cases = [
+        ("loop-a/x.txt".to_owned(), "symlink loop"),
+        (long_name.clone(), "a file name of 5000 bytes"),
+        (r"a\u0000b.txt".to_owned(), "NUL byte"),
+        ("../outside.txt".to_owned(), "outside every workspace root"),
+    ];
+    for (path, cause) in cases {
+        let arguments = format!(r#"{{"path": "{path}", "text": "x"}}"#);
+        let result = coordinator.call_blocking(call("auth_write", &arguments));
+        assert!(denied_by(&result).starts_with("safety"), "{cause}");
+        let text = result.text();
+        assert!(text.contains(cause), "`{cause}` missing from: {text}");
+        assert!(text.len() < 1000, "{cause}: the path quoted whole: {text}");
+    }
+}
+
+#[test]
 fn paths_nested_in_a_list_are_confined_and_shown_in_the_approval() {
     let fixture = Fixture::new();
     let approver = Counting::new(ApprovalResponse::once());
@@ -787,6 +885,46 @@ fn additional_directories_from_the_settings_widen_the_workspace() {
         wide.call_blocking(call("auth_read", &read_guide)).text(),
         "the guide"
     );
+}
+
+#[test]
+fn relative_additional_directories_of_text_settings_resolve_against_the_workspace_root() {
+    // The workspace is <tmp>/myproj; `../docs` is <tmp>/docs whatever the process's directory.
+    let fixture = Fixture::new();
+    let docs = fixture.dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("guide.md"), "the guide").unwrap();
+    let settings =
+        Settings::from_json(r#"{"permissions": {"additionalDirectories": ["../docs"]}}"#).unwrap();
+    let coordinator = fixture.builder().settings(settings).build().unwrap();
+    let read_guide = serde_json::json!({ "path": docs.join("guide.md") }).to_string();
+    assert_eq!(
+        coordinator
+            .call_blocking(call("auth_read", &read_guide))
+            .text(),
+        "the guide"
+    );
+}
+
+#[test]
+fn a_missing_additional_directory_fails_the_build_naming_the_entry() {
+    let fixture = Fixture::new();
+    let settings =
+        Settings::from_json(r#"{"permissions": {"additionalDirectories": ["../no-such-dir"]}}"#)
+            .unwrap();
+    let error = fixture
+        .builder()
+        .settings(settings)
+        .build()
+        .expect_err("no such directory");
+    let message = error.to_string();
+    for part in [
+        "settings: `permissions.additionalDirectories[0]`",
+        "\"../no-such-dir\"",
+        "it does not exist",
+    ] {
+        assert!(message.contains(part), "`{part}` missing from: {message}");
+    }
 }
 
 #[test]

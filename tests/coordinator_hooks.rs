@@ -162,6 +162,44 @@ fn a_pre_tool_use_hook_receives_claude_codes_input() {
 }
 
 #[test]
+fn a_hook_matched_through_an_alias_receives_the_alias_as_tool_name() {
+    // `ch_write` is aliased `Write`. The script, as one written for Claude Code would, blocks
+    // the calls whose `tool_name` is `Write`.
+    let cases = [
+        ("Write", "Write", true, "the alias named by the matcher"),
+        ("Edit|Write", "Write", true, "the alias among plain names"),
+        ("*", "ch_write", false, "every tool: the canonical name"),
+        ("ch_write", "ch_write", false, "the canonical name"),
+    ];
+    for (matcher, tool_name, blocked, why) in cases {
+        let fixture = Fixture::new();
+        let seen = fixture.dir.path().join("input.json");
+        let hook = fixture.script(
+            "no-writes.sh",
+            &format!(
+                "cat > '{seen}'\nif grep -q '\"tool_name\":\"Write\"' '{seen}'; then echo 'no writes' >&2; exit 2; fi",
+                seen = seen.display()
+            ),
+        );
+        let coordinator = fixture.coordinator("PreToolUse", matcher, &hook);
+        let result = coordinator.call_blocking(write_call("a.txt"));
+        assert_eq!(
+            result.is_error(),
+            blocked,
+            "`{matcher}`: {why}: {}",
+            result.text()
+        );
+        let input: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+        assert_eq!(input["tool_name"], tool_name, "`{matcher}`: {why}");
+        assert_eq!(
+            input["tool_name_canonical"], "ch_write",
+            "`{matcher}`: {why}"
+        );
+    }
+}
+
+#[test]
 fn a_hook_allow_settles_an_ask_without_asking_the_user() {
     let fixture = Fixture::new();
     let hook = fixture.script(

@@ -487,6 +487,7 @@ async fn the_hook_receives_every_input_field_on_stdin() {
             "cwd": scripts.path().display().to_string(),
             "hook_event_name": "PostToolUse",
             "tool_name": "Bash",
+            "tool_name_canonical": "Bash",
             "tool_input": {"command": "ls"},
             "tool_use_id": "toolu_01",
             "tool_response": {"stdout": "a\nb"},
@@ -721,6 +722,81 @@ async fn a_matcher_applies_to_a_tool_through_its_alias() {
         .run(HookEvent::PreToolUse, &["run_shell", "Bash"], &input)
         .await;
     assert!(aliased.is_blocked());
+}
+
+#[tokio::test]
+async fn a_hook_receives_the_tool_name_its_matcher_matched_and_the_canonical_one() {
+    // A tool `run_shell` aliased `Bash`: a script written for Claude Code tests `Bash`.
+    let cases = [
+        ("Bash", "Bash", "an alias named by the matcher"),
+        ("Edit|Bash", "Bash", "an alias among plain names"),
+        ("^Ba", "Bash", "a regex matching only the alias"),
+        ("run_shell", "run_shell", "the canonical name"),
+        (
+            "Bash|run_shell",
+            "run_shell",
+            "names matching both: the canonical one",
+        ),
+        (
+            "^(run|Ba)",
+            "run_shell",
+            "a regex matching both: the canonical one",
+        ),
+        ("*", "run_shell", "every tool: the canonical name"),
+        ("", "run_shell", "an empty matcher: the canonical name"),
+    ];
+    for (matcher, expected, why) in cases {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = std::sync::Arc::clone(&seen);
+        let mut hooks = Hooks::new();
+        hooks
+            .register(
+                HookEvent::PreToolUse,
+                matcher,
+                hook_fn("record", move |input: &HookInput| {
+                    record
+                        .lock()
+                        .unwrap()
+                        .push((input.tool_name.clone(), input.tool_name_canonical.clone()));
+                    async { HookOutput::default() }
+                }),
+            )
+            .expect("valid matcher");
+        let input = HookInput::pre_tool_use("run_shell", json!({"command": "ls"}));
+        hooks
+            .run(HookEvent::PreToolUse, &["run_shell", "Bash"], &input)
+            .await;
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [(expected.to_owned(), "run_shell".to_owned())],
+            "`{matcher}`: {why}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn hooks_matching_by_different_names_each_receive_their_own() {
+    let scripts = Scripts::new();
+    let mut hooks = Hooks::new();
+    for (matcher, file) in [("Bash", "alias.json"), ("*", "every.json")] {
+        hooks
+            .register(
+                HookEvent::PreToolUse,
+                matcher,
+                CommandHook::new(scripts.script(&format!("{file}.sh"), &format!("cat > {file}"))),
+            )
+            .expect("valid matcher");
+    }
+    let input = HookInput::pre_tool_use("run_shell", json!({"command": "ls"})).cwd(scripts.path());
+    let outcome = hooks
+        .run(HookEvent::PreToolUse, &["run_shell", "Bash"], &input)
+        .await;
+    assert_eq!(outcome.hooks_run, 2);
+    for (file, tool_name) in [("alias.json", "Bash"), ("every.json", "run_shell")] {
+        let received: Value = serde_json::from_str(&scripts.read(file)).expect("JSON on stdin");
+        assert_eq!(received["tool_name"], tool_name, "{file}");
+        assert_eq!(received["tool_name_canonical"], "run_shell", "{file}");
+    }
 }
 
 // ---- The registry ----

@@ -60,6 +60,7 @@ impl Call {
             sent: relative.to_owned(),
             absolute: PathBuf::from(ROOT).join(relative),
             relative: Some(PathBuf::from(relative)),
+            problem: None,
         });
         self.resource("path", ResourceKind::Path, relative)
     }
@@ -71,6 +72,7 @@ impl Call {
             sent: sent.to_owned(),
             absolute: PathBuf::from(absolute),
             relative: None,
+            problem: None,
         });
         self.resource("path", ResourceKind::Path, sent)
     }

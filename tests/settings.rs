@@ -256,6 +256,121 @@ fn invalid_json_reports_the_line_and_column() {
 }
 
 #[test]
+fn relative_additional_directories_resolve_against_the_project_not_the_working_directory() {
+    // <tmp>/app/.claude/settings.json belongs to <tmp>/app; <tmp>/etc/agent.json to <tmp>/etc.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for sub in ["app/.claude", "app/shared", "docs", "etc/data"] {
+        std::fs::create_dir_all(dir.path().join(sub)).expect("directory made");
+    }
+    let canonical = |sub: &str| dir.path().join(sub).canonicalize().expect("exists");
+    let cases = [
+        (
+            "app/.claude/settings.json",
+            "../docs",
+            canonical("docs"),
+            "a project file, `..`",
+        ),
+        (
+            "app/.claude/settings.local.json",
+            "shared",
+            canonical("app/shared"),
+            "a local file",
+        ),
+        (
+            "app/.claude/settings.json",
+            "./shared/",
+            canonical("app/shared"),
+            "`./` and a slash",
+        ),
+        (
+            "etc/agent.json",
+            "data",
+            canonical("etc/data"),
+            "a file outside `.claude`",
+        ),
+        (
+            "app/.claude/settings.json",
+            &dir.path().join("docs").display().to_string(),
+            canonical("docs"),
+            "an absolute entry",
+        ),
+    ];
+    for (file, entry, expected, why) in cases {
+        let text = json!({"permissions": {"additionalDirectories": [entry]}}).to_string();
+        let path = write(dir.path(), file, &text);
+        let settings = Settings::load(&path).unwrap_or_else(|e| panic!("{why}: {e}"));
+        assert_eq!(
+            settings.permissions.additional_directories,
+            [expected],
+            "{why}"
+        );
+    }
+}
+
+#[test]
+fn the_project_of_a_settings_file_is_the_directory_holding_its_claude_directory() {
+    let cases = [
+        ("/work/app/.claude/settings.json", "/work/app"),
+        ("/work/app/.claude/settings.local.json", "/work/app"),
+        ("/home/ada/.claude/settings.json", "/home/ada"),
+        ("/etc/agent/settings.json", "/etc/agent"),
+    ];
+    for (file, project) in cases {
+        assert_eq!(
+            Settings::project_dir(Path::new(file)),
+            Path::new(project),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_additional_directory_is_an_error_naming_the_file_and_the_entry() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::create_dir_all(dir.path().join("app/.claude")).expect("directory made");
+    std::fs::write(dir.path().join("app/notes.txt"), "").expect("file written");
+    let cases = [
+        ("../no-such-dir", "no-such-dir", "it does not exist"),
+        ("notes.txt", "notes.txt", "it is not a directory"),
+    ];
+    for (entry, names, problem) in cases {
+        let text = json!({"permissions": {"additionalDirectories": [".", entry]}}).to_string();
+        let path = write(dir.path(), "app/.claude/settings.json", &text);
+        let error = Settings::load(&path).expect_err("no such directory");
+        assert!(
+            matches!(error, SettingsError::AdditionalDirectory { .. }),
+            "{error:?}"
+        );
+        let message = error.to_string();
+        for part in [
+            path.display().to_string(),
+            "`permissions.additionalDirectories[1]`".to_owned(),
+            format!("\"{entry}\""),
+            names.to_owned(),
+            problem.to_owned(),
+            dir.path().join("app").display().to_string(),
+        ] {
+            assert!(
+                message.contains(&part),
+                "{entry}: `{part}` missing from: {message}"
+            );
+        }
+    }
+}
+
+#[test]
+fn text_settings_keep_their_directories_as_written() {
+    let settings = Settings::from_json(
+        r#"{"permissions": {"additionalDirectories": ["../docs", "~/notes"]}}"#,
+    )
+    .expect("valid settings");
+    assert_eq!(
+        settings.permissions.additional_directories,
+        [PathBuf::from("../docs"), PathBuf::from("~/notes")]
+    );
+}
+
+#[test]
 fn a_missing_file_is_a_read_error_naming_it() {
     let error = Settings::load("/nonexistent/settings.json").expect_err("no file");
     assert!(

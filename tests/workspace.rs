@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 use tool_core::{
     Workspace,
-    workspace::{Normalization, ResolveError},
+    workspace::{BoundaryError, Normalization, ResolveError},
 };
 
 /// A workspace root named `myproj` inside a scratch directory, which is outside it. Holds
@@ -88,6 +88,57 @@ fn environment_variables_are_expanded() {
         panic!("expected an expansion, got {:?}", found.normalization);
     };
     assert_eq!(variables, ["CARGO_MANIFEST_DIR"]);
+}
+
+#[test]
+fn a_path_to_create_under_tilde_or_a_variable_resolves_where_they_point() {
+    // Not to a literal `~` or `$CARGO_MANIFEST_DIR` directory in the workspace, even when the
+    // directory to create the file in does not exist yet.
+    let home = std::env::home_dir().expect("the tests need a home directory");
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let fx = Fixture::new();
+    let cases = [
+        (
+            "~/new-dir-8f3a/x.md",
+            home.join("new-dir-8f3a/x.md"),
+            "`~/` in front",
+        ),
+        ("~", home.clone(), "`~` alone"),
+        (
+            "$CARGO_MANIFEST_DIR/new-8f3a/x",
+            manifest.join("new-8f3a/x"),
+            "`$VAR`",
+        ),
+        ("${CARGO_MANIFEST_DIR}/x", manifest.join("x"), "`${VAR}`"),
+    ];
+    for (sent, expected, why) in cases {
+        let resolved = fx.ws.resolve_lenient(sent);
+        assert_eq!(resolved.path, expected, "{why}");
+        assert!(
+            matches!(resolved.normalization, Some(Normalization::Expanded { .. })),
+            "{why}: {:?}",
+            resolved.normalization
+        );
+    }
+}
+
+#[test]
+fn tilde_means_the_home_directory_even_when_the_workspace_has_a_directory_named_so() {
+    let home = std::env::home_dir().expect("the tests need a home directory");
+    let fx = Fixture::new();
+    fs::create_dir(fx.root().join("~")).unwrap();
+    fs::write(fx.root().join("~/x"), "").unwrap();
+    assert_eq!(fx.ws.resolve_lenient("~/x").path, home.join("x"));
+    assert!(!fx.is_inside("~/x"));
+}
+
+#[test]
+fn an_unset_variable_leaves_the_path_as_sent() {
+    let fx = Fixture::new();
+    let resolved = fx.ws.resolve_lenient("$TOOL_CORE_UNSET_8F3A/x");
+    assert_eq!(resolved.path, fx.root().join("$TOOL_CORE_UNSET_8F3A/x"));
+    assert_eq!(resolved.normalization, None);
+    assert!(fx.is_inside("$TOOL_CORE_UNSET_8F3A/x"));
 }
 
 #[test]
@@ -280,11 +331,112 @@ fn tilde_is_checked_where_it_points() {
 }
 
 #[test]
+fn variables_are_checked_where_they_point() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let manifest = manifest.canonicalize().unwrap();
+    let fx = Fixture::new();
+    for sent in ["$CARGO_MANIFEST_DIR/x", "${CARGO_MANIFEST_DIR}/x"] {
+        let resolved = fx.ws.confine("path", sent);
+        assert_eq!(resolved.absolute, manifest.join("x"), "{sent}");
+        assert!(!resolved.is_inside(), "{sent}");
+    }
+    let ws = Workspace::new(&manifest).unwrap();
+    assert!(ws.confine("path", "$CARGO_MANIFEST_DIR/x").is_inside());
+}
+
+#[test]
 fn a_symlink_loop_is_outside() {
     let fx = Fixture::new();
     symlink("b", fx.root().join("a")).unwrap();
     symlink("a", fx.root().join("b")).unwrap();
     assert!(!fx.is_inside("a/x"));
+}
+
+// Denials: each names its real cause, and quotes paths shortened.
+
+#[test]
+fn each_denial_names_its_real_cause_and_what_would_be_right() {
+    let fx = Fixture::new();
+    symlink("b", fx.root().join("a")).unwrap();
+    symlink("a", fx.root().join("b")).unwrap();
+    let long_name = "n".repeat(300);
+    let too_long = "d/".repeat(2500);
+    let root = fx.root().display().to_string();
+    type IsCause = fn(&BoundaryError) -> bool;
+    let cases: [(&str, &str, IsCause, &[&str]); 5] = [
+        (
+            "outside every root",
+            "../outside/secret.txt",
+            |p| matches!(p, BoundaryError::OutsideRoots { .. }),
+            &[
+                "outside every workspace root",
+                &root,
+                "Use a path relative to",
+            ],
+        ),
+        (
+            "a symlink loop",
+            "a/x",
+            |p| matches!(p, BoundaryError::SymlinkLoop { .. }),
+            &[
+                "symlink loop",
+                "Use a path that does not go through that link",
+            ],
+        ),
+        (
+            "a file name over 255 bytes",
+            &long_name,
+            |p| matches!(p, BoundaryError::NameTooLong { bytes: 300, .. }),
+            &[
+                "a file name of 300 bytes",
+                "longer than the 255 bytes",
+                "Use a shorter name",
+            ],
+        ),
+        (
+            "a path too long for the file system",
+            &too_long,
+            |p| matches!(p, BoundaryError::PathTooLong { .. }),
+            &["too long for the file system", "Use a shorter path"],
+        ),
+        (
+            "a NUL byte",
+            "notes\0.txt",
+            |p| *p == BoundaryError::NulByte,
+            &["NUL byte", "`notes\\0.txt`", "Send the path without it"],
+        ),
+    ];
+    for (why, sent, expected, parts) in cases {
+        let resolved = fx.ws.confine("path", sent);
+        assert!(!resolved.is_inside(), "{why}");
+        let problem = resolved.problem.as_ref().expect("a problem");
+        assert!(expected(problem), "{why}: {problem:?}");
+        let denial = resolved.denial().expect("a denial");
+        for part in parts {
+            assert!(
+                denial.contains(part),
+                "{why}: `{part}` missing from: {denial}"
+            );
+        }
+        assert!(!denial.contains("outside the workspace") || why == "outside every root");
+        assert!(!denial.contains('\0'), "{why}: a raw NUL in: {denial:?}");
+        assert!(
+            denial.len() < 1000,
+            "{why}: quoted whole: {} bytes",
+            denial.len()
+        );
+    }
+}
+
+#[test]
+fn a_long_path_outside_is_quoted_by_its_head_and_tail() {
+    let fx = Fixture::new();
+    // 15 names of 200 bytes: each name and the whole are short enough for the file system.
+    let sent = format!("../{}", vec!["y".repeat(200); 15].join("/"));
+    let denial = fx.ws.confine("path", &sent).denial().expect("outside");
+    assert!(denial.contains("outside every workspace root"), "{denial}");
+    assert!(denial.contains('…'), "{denial}");
+    assert!(denial.len() < 1000, "{} bytes: {denial}", denial.len());
 }
 
 // The boundary: inside.

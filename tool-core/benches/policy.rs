@@ -149,6 +149,7 @@ fn read(name: &'static str, relative: &str, expected: Verdict) -> Case {
             sent: relative.to_owned(),
             absolute: PathBuf::from("/work/project").join(relative),
             relative: Some(PathBuf::from(relative)),
+            problem: None,
         }],
         commands: Vec::new(),
         expected,

@@ -211,7 +211,8 @@ pub mod toolset {
 /// directory handle and what it lists and stats, each confined beneath its directory.
 pub mod workspace {
     pub use crate::definition::workspace::{
-        EscapeError, Normalization, Resolution, ResolveError, ResolvedPath, WorkspaceError,
+        BoundaryError, EscapeError, Normalization, Resolution, ResolveError, ResolvedPath,
+        WorkspaceError,
     };
     pub use cap_std::fs::{Dir, DirEntry, Metadata, ReadDir};
 }

@@ -15,6 +15,7 @@ use schemars::Schema;
 
 use crate::definition::context::ToolContext;
 use crate::definition::spec::{Effect, ResourceKind, ToolSpec};
+use crate::definition::workspace::ParsedPath;
 use crate::{ToolError, ToolOutput};
 
 /// A tool a model can call.
@@ -100,6 +101,9 @@ pub struct Prepared {
     args: Box<dyn Any + Send + Sync>,
     effect: Option<Effect>,
     resources: Vec<Resource>,
+    /// The `WorkspacePath`s parsed with a workspace in scope: what each was sent as, and the
+    /// path the tool receives.
+    parsed_paths: Vec<ParsedPath>,
 }
 
 impl Prepared {
@@ -109,6 +113,7 @@ impl Prepared {
             args: Box::new(args),
             effect: None,
             resources: Vec::new(),
+            parsed_paths: Vec::new(),
         }
     }
 
@@ -143,6 +148,17 @@ impl Prepared {
     #[must_use]
     pub fn resources(&self) -> &[Resource] {
         &self.resources
+    }
+
+    /// Records the `WorkspacePath`s parsed in a workspace scope.
+    pub(crate) fn with_parsed_paths(mut self, parsed: Vec<ParsedPath>) -> Self {
+        self.parsed_paths = parsed;
+        self
+    }
+
+    /// The `WorkspacePath`s parsed in a workspace scope, in the order parsed.
+    pub(crate) fn parsed_paths(&self) -> &[ParsedPath] {
+        &self.parsed_paths
     }
 
     /// Takes the arguments back out.

@@ -10,6 +10,16 @@
 //! [`Settings::ignored`] so that a `toolbox check` can say so. Keys this module does not know
 //! (`env`, `model`, ...) are skipped silently, as they configure other things.
 //!
+//! `additionalDirectories` entries belong to the project the settings belong to, not to the
+//! process's working directory. For a file, that project is the directory holding its `.claude`
+//! directory (`<project>/.claude/settings.json` and `settings.local.json`, and so
+//! `~/.claude/settings.json` belongs to the home directory), and for a file anywhere else the
+//! file's own directory: [`Settings::load`] resolves relative entries against it (`~/` is the
+//! home directory; environment variables are not expanded) and fails, naming the file and the
+//! entry, when one is not an existing directory. Text has no file: [`Settings::from_json`]
+//! keeps the entries as written, and a coordinator resolves relative ones against its
+//! workspace's first root when it is built, with the same error.
+//!
 //! ```
 //! use tool_core::{policy::Mode, settings::Settings};
 //! use tool_core::hooks::HookEvent;
@@ -39,6 +49,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::definition::workspace::expand_home;
 use crate::runtime::hooks::{
     CommandHook, DEFAULT_TIMEOUT, HookEvent, Hooks, Matcher, MatcherError,
 };
@@ -101,7 +112,9 @@ pub struct Permissions {
     pub deny: Vec<String>,
     /// `defaultMode`: the session's starting mode, if set.
     pub default_mode: Option<Mode>,
-    /// `additionalDirectories`: directories besides the workspace root.
+    /// `additionalDirectories`: directories besides the workspace root. Read from a file, each
+    /// is absolute and canonical, resolved against the settings' project directory; read from
+    /// text, as written (see the [module docs](self)).
     pub additional_directories: Vec<PathBuf>,
 }
 
@@ -174,6 +187,24 @@ pub enum SettingsError {
         /// What was written.
         value: String,
     },
+    /// An `additionalDirectories` entry that names no usable directory.
+    #[error(
+        "{origin}: `{location}` is \"{entry}\", which names `{}`, and {problem}; create the directory, or correct or remove the entry",
+        path.display()
+    )]
+    AdditionalDirectory {
+        /// The file.
+        origin: String,
+        /// The JSON location.
+        location: String,
+        /// The entry as written.
+        entry: String,
+        /// The directory it names: a relative entry joined onto the project directory (or a
+        /// coordinator's workspace root, for settings read from text).
+        path: PathBuf,
+        /// What is wrong with it: it does not exist, is not a directory, cannot be read.
+        problem: String,
+    },
     /// A hook matcher that does not compile.
     #[error("{origin}: `{location}`: {source}")]
     Matcher {
@@ -187,20 +218,46 @@ pub enum SettingsError {
 }
 
 impl Settings {
-    /// Reads one settings file.
+    /// Reads one settings file. Relative `additionalDirectories` entries are resolved against
+    /// the file's [project directory](Settings::project_dir).
     ///
     /// # Errors
     ///
-    /// [`SettingsError`] naming the file, the JSON location and what was expected.
+    /// [`SettingsError`] naming the file, the JSON location and what was expected; an
+    /// `additionalDirectories` entry that is not an existing directory is one.
     pub fn load(path: impl AsRef<Path>) -> Result<Settings, SettingsError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Read {
             path: path.to_owned(),
             source,
         })?;
-        let mut settings = Settings::parse(&text, &path.display().to_string())?;
+        let project = Settings::project_dir(path);
+        let mut settings = Settings::parse(&text, &path.display().to_string(), Some(&project))?;
         settings.files.push(path.to_owned());
         Ok(settings)
+    }
+
+    /// The project a settings file belongs to, against which its relative
+    /// `additionalDirectories` resolve: `<project>` for `<project>/.claude/<file>`, else the
+    /// file's own directory. Absolute (joined onto the current directory if `file` is
+    /// relative).
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use tool_core::settings::Settings;
+    ///
+    /// let project = Settings::project_dir(Path::new("/work/app/.claude/settings.local.json"));
+    /// assert_eq!(project, Path::new("/work/app"));
+    /// assert_eq!(Settings::project_dir(Path::new("/etc/agent/settings.json")), Path::new("/etc/agent"));
+    /// ```
+    #[must_use]
+    pub fn project_dir(file: &Path) -> PathBuf {
+        let file = std::path::absolute(file).unwrap_or_else(|_| file.to_owned());
+        let dir = file.parent().unwrap_or(Path::new("/"));
+        match dir.file_name() {
+            Some(name) if name == ".claude" => dir.parent().unwrap_or(dir).to_owned(),
+            _ => dir.to_owned(),
+        }
     }
 
     /// Reads settings files in order (user, then project, then local) and merges them; files
@@ -236,13 +293,15 @@ impl Settings {
         paths
     }
 
-    /// Parses settings text; errors name it `settings`.
+    /// Parses settings text; errors name it `settings`. Text belongs to no file, so
+    /// `additionalDirectories` entries are kept as written: a coordinator built with these
+    /// settings resolves relative ones against its workspace's first root.
     ///
     /// # Errors
     ///
     /// [`SettingsError`] naming the JSON location and what was expected.
     pub fn from_json(text: &str) -> Result<Settings, SettingsError> {
-        Settings::parse(text, "settings")
+        Settings::parse(text, "settings", None)
     }
 
     /// Adds `later`'s settings after these: lists append, a later `defaultMode` wins, later
@@ -263,14 +322,23 @@ impl Settings {
         self.files.extend(later.files);
     }
 
-    fn parse(text: &str, origin: &str) -> Result<Settings, SettingsError> {
+    /// Where these settings came from, for errors: their files, or `settings` for text.
+    pub(crate) fn origin(&self) -> String {
+        if self.files.is_empty() {
+            return "settings".to_owned();
+        }
+        let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+        files.join(", ")
+    }
+
+    fn parse(text: &str, origin: &str, project: Option<&Path>) -> Result<Settings, SettingsError> {
         let value: Value = serde_json::from_str(text).map_err(|error| SettingsError::Syntax {
             origin: origin.to_owned(),
             line: error.line(),
             column: error.column(),
             source: error,
         })?;
-        let reader = Reader { origin };
+        let reader = Reader { origin, project };
         let root = reader.object(&value, "the settings")?;
         let mut settings = Settings::default();
         if let Some(permissions) = present(root, "permissions") {
@@ -288,9 +356,41 @@ fn present<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     object.get(key).filter(|value| !value.is_null())
 }
 
+/// An `additionalDirectories` entry as a directory: `~/` is the home directory, a relative
+/// entry is joined onto `base`; the result must be an existing directory, and is canonical.
+///
+/// # Errors
+/// [`SettingsError::AdditionalDirectory`] naming `origin`, `location` and the entry.
+pub(crate) fn additional_directory(
+    origin: &str,
+    location: &str,
+    entry: &Path,
+    base: &Path,
+) -> Result<PathBuf, SettingsError> {
+    let text = entry.to_string_lossy();
+    let path = expand_home(&text).unwrap_or_else(|| base.join(entry));
+    let problem = match path.canonicalize() {
+        Ok(canonical) if canonical.is_dir() => return Ok(canonical),
+        Ok(_) => "it is not a directory".to_owned(),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            "it does not exist".to_owned()
+        }
+        Err(error) => format!("it cannot be read ({error})"),
+    };
+    Err(SettingsError::AdditionalDirectory {
+        origin: origin.to_owned(),
+        location: location.to_owned(),
+        entry: text.into_owned(),
+        path,
+        problem,
+    })
+}
+
 /// Typed reads of the settings' JSON, with errors that name the file and the location.
 struct Reader<'o> {
     origin: &'o str,
+    /// The project directory of a file's settings; `None` for text.
+    project: Option<&'o Path>,
 }
 
 impl Reader<'_> {
@@ -364,15 +464,25 @@ impl Reader<'_> {
                 )
             }
         };
+        let mut additional_directories = Vec::new();
+        for (index, entry) in list("additionalDirectories")?.into_iter().enumerate() {
+            let entry = PathBuf::from(entry);
+            additional_directories.push(match self.project {
+                Some(project) => additional_directory(
+                    self.origin,
+                    &format!("permissions.additionalDirectories[{index}]"),
+                    &entry,
+                    project,
+                )?,
+                None => entry,
+            });
+        }
         Ok(Permissions {
             allow: list("allow")?,
             ask: list("ask")?,
             deny: list("deny")?,
             default_mode,
-            additional_directories: list("additionalDirectories")?
-                .into_iter()
-                .map(PathBuf::from)
-                .collect(),
+            additional_directories,
         })
     }
 

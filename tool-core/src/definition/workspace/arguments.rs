@@ -15,10 +15,12 @@ use super::{Normalization, Resolution, Workspace};
 /// a path resource, so policy rules on paths apply to it.
 ///
 /// Parsed by a coordinator with a workspace, it arrives resolved: [`Workspace::resolve_lenient`]
-/// has applied the normalizations (`~`, environment variables, a redundant workspace name, a
-/// wrong first component), so [`as_path`](Self::as_path) is where the file is (or is to be
-/// created), and [`normalization`](Self::normalization) says what was changed, for the tool to
-/// tell the model. Parsed anywhere else it is kept as sent. It serializes as sent.
+/// has expanded `~` and environment variables (always, as a shell would) or applied the
+/// normalizations (a redundant workspace name, a wrong first component), so
+/// [`as_path`](Self::as_path) is where the file is (or is to be created), the very path the
+/// workspace boundary checked, and [`normalization`](Self::normalization) says what was
+/// changed, for the tool to tell the model. Parsed anywhere else it is kept as sent. It
+/// serializes as sent.
 ///
 /// ```
 /// use tool_core::{tool, Coordinator, ToolCall, Toolset, Workspace, WorkspacePath};

@@ -25,13 +25,18 @@ pub(super) fn home_dir() -> Option<PathBuf> {
 
 /// Replaces a leading `~` (alone or followed by `/`) with the home directory. `None` when the
 /// path does not start with one, or there is no home directory to put there.
-pub(super) fn expand_home(path: &str) -> Option<PathBuf> {
+pub(crate) fn expand_home(path: &str) -> Option<PathBuf> {
     expand_home_with(path, home_dir().as_deref())
 }
 
 fn expand_home_with(path: &str, home: Option<&Path>) -> Option<PathBuf> {
     let rest = tilde_rest(path)?;
     Some(home?.join(rest))
+}
+
+/// `true` when `path` starts with a `~` that means the home directory (`~` or `~/...`).
+pub(super) fn expands_home(path: &str) -> bool {
+    tilde_rest(path).is_some()
 }
 
 /// What follows a leading `~` or `~/`; `None` for any other path (`~user` is not expanded).

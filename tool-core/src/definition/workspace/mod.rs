@@ -27,12 +27,14 @@ use std::sync::Arc;
 use cap_std::fs::Dir;
 
 pub use arguments::{WebUrl, WorkspacePath};
-pub use boundary::ResolvedPath;
+pub(crate) use boundary::quote_path;
+pub use boundary::{BoundaryError, ResolvedPath};
+pub(crate) use expand::expand_home;
 pub use handles::EscapeError;
 pub use resolve::{Normalization, Resolution, ResolveError};
 #[cfg(test)]
 pub(crate) use scope::with_workspace;
-pub(crate) use scope::with_workspace_recording;
+pub(crate) use scope::{ParsedPath, with_workspace_recording};
 
 /// Why a workspace could not be made.
 #[derive(Debug, thiserror::Error)]

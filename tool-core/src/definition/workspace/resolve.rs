@@ -1,22 +1,24 @@
-//! Finding the file a model meant: the path as sent first, then the normalizations of the
-//! seed's path resolver, in order, each tried only when the path as sent does not exist:
+//! Finding the file a model meant. First, always, `~` and `$VAR` / `${VAR}` are expanded as a
+//! shell would ([`Normalization::Expanded`]): `~/notes.md` is the home directory's, even when
+//! the workspace holds a directory named `~`, and the boundary then judges where that is. A
+//! path with nothing to expand (or a variable that is not set) is tried as sent, then by the
+//! normalizations of the seed's path resolver, in order, each tried only when the path as sent
+//! does not exist:
 //!
-//! 1. `~` and `$VAR` / `${VAR}` expanded ([`Normalization::Expanded`]);
-//! 2. a leading workspace root name dropped: `myproj/src/a.rs` in a root named `myproj`
+//! 1. a leading workspace root name dropped: `myproj/src/a.rs` in a root named `myproj`
 //!    ([`Normalization::WorkspaceName`]);
-//! 3. the first component dropped: `app/src/a.rs` when `src/a.rs` exists
+//! 2. the first component dropped: `app/src/a.rs` when `src/a.rs` exists
 //!    ([`Normalization::FirstComponent`]).
 //!
-//! The two that drop components apply only to relative paths and only when the result is
-//! inside the workspace, so a normalization never carries a path into or out of it; an absolute
-//! path outside stays as it is, for the boundary to deny. When nothing exists the error names
-//! similar paths that do.
+//! Both apply only to relative paths and only when the result is inside the workspace, so a
+//! normalization never carries a path into or out of it; an absolute path outside stays as it
+//! is, for the boundary to deny. When nothing exists the error names similar paths that do.
 
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use super::Workspace;
-use super::expand::{expand, expand_home};
+use super::expand::expand;
 use crate::definition::suggest::DidYouMean;
 
 /// How many similar paths a [`ResolveError::NotFound`] offers at most.
@@ -170,9 +172,9 @@ struct Candidate {
 }
 
 impl Workspace {
-    /// Finds the existing file or directory a model's path names: as sent (relative to the
-    /// first root, or absolute), else by the first normalization that leads to something that
-    /// exists (see [`Normalization`]).
+    /// Finds the existing file or directory a model's path names: expanded when it has `~`
+    /// or `$VAR` in it, else as sent (relative to the first root, or absolute), else by the
+    /// first normalization that leads to something that exists (see [`Normalization`]).
     ///
     /// # Errors
     /// [`ResolveError::NotFound`] when nothing exists there, with similar existing paths.
@@ -190,6 +192,17 @@ impl Workspace {
     /// assert!(error.to_string().ends_with("did you mean `src/main.rs`?"));
     /// ```
     pub fn resolve(&self, path: &str) -> Result<Resolution, ResolveError> {
+        let not_found = || ResolveError::NotFound {
+            path: path.to_owned(),
+            suggestions: self.suggest(path, SUGGESTIONS),
+        };
+        if let Some(expanded) = self.expanded(path) {
+            return if expanded.path.exists() {
+                Ok(expanded)
+            } else {
+                Err(not_found())
+            };
+        }
         let as_sent = self.join(Path::new(path));
         if as_sent.exists() {
             return Ok(Resolution {
@@ -201,16 +214,14 @@ impl Workspace {
             .into_iter()
             .find(|candidate| candidate.path.exists())
             .map(Resolution::from)
-            .ok_or_else(|| ResolveError::NotFound {
-                path: path.to_owned(),
-                suggestions: self.suggest(path, SUGGESTIONS),
-            })
+            .ok_or_else(not_found)
     }
 
-    /// Resolves a path that may not exist yet, such as a file being created: as sent when it
-    /// or its parent directory exists; else by the first normalization that leads to an
-    /// existing path or to an existing parent directory; else as sent, joined onto the first
-    /// root with `~` expanded.
+    /// Resolves a path that may not exist yet, such as a file being created: expanded when it
+    /// has `~` or `$VAR` in it, wherever that leads (`~/new.md` is the home directory's, for
+    /// the boundary to judge); else as sent when it or its parent directory exists; else by the
+    /// first normalization that leads to an existing path or to an existing parent directory;
+    /// else as sent, joined onto the first root.
     ///
     /// Dropping the first component for a new file needs more than the root as its parent
     /// (`docs/new.md` stays `docs/new.md`, for the tool to create `docs`), or every new
@@ -227,6 +238,9 @@ impl Workspace {
     /// ```
     #[must_use]
     pub fn resolve_lenient(&self, path: &str) -> Resolution {
+        if let Some(expanded) = self.expanded(path) {
+            return expanded;
+        }
         let as_sent = self.join(Path::new(path));
         if as_sent.exists() || parent_exists(&as_sent) {
             return Resolution {
@@ -243,44 +257,33 @@ impl Workspace {
         };
         match existing.or_else(new_in_existing_directory) {
             Some(found) => candidates.swap_remove(found).into(),
-            None => self.as_sent_expanded(path),
-        }
-    }
-
-    /// The path as sent, joined onto the first root, with `~` expanded.
-    fn as_sent_expanded(&self, path: &str) -> Resolution {
-        match expand_home(path) {
-            Some(expanded) => Resolution {
-                path: self.join(&expanded),
-                normalization: Some(Normalization::Expanded {
-                    sent: path.to_owned(),
-                    expanded: expanded.to_string_lossy().into_owned(),
-                    home: true,
-                    variables: Vec::new(),
-                }),
-            },
             None => Resolution {
-                path: self.join(Path::new(path)),
+                path: as_sent,
                 normalization: None,
             },
         }
     }
 
-    /// The normalizations of `path`, in the order they are tried.
+    /// `path` with `~` and environment variables expanded, joined onto the first root when
+    /// still relative; `None` when there is nothing to expand, or something cannot be (an
+    /// unset variable, no home directory).
+    fn expanded(&self, path: &str) -> Option<Resolution> {
+        let expanded = expand(path)?;
+        Some(Resolution {
+            path: self.join(Path::new(&expanded.path)),
+            normalization: Some(Normalization::Expanded {
+                sent: path.to_owned(),
+                expanded: expanded.path,
+                home: expanded.home,
+                variables: expanded.variables,
+            }),
+        })
+    }
+
+    /// The normalizations that drop components of `path`, in the order they are tried; each
+    /// keeps the path inside the workspace.
     fn candidates(&self, path: &str) -> Vec<Candidate> {
         let mut candidates = Vec::new();
-        if let Some(expanded) = expand(path) {
-            candidates.push(Candidate {
-                path: self.join(Path::new(&expanded.path)),
-                new_file_plausible: true,
-                normalization: Normalization::Expanded {
-                    sent: path.to_owned(),
-                    expanded: expanded.path,
-                    home: expanded.home,
-                    variables: expanded.variables,
-                },
-            });
-        }
         let Some((first, rest)) = split_first_component(path) else {
             return candidates;
         };
@@ -310,11 +313,8 @@ impl Workspace {
             },
         });
         // Dropping a component must not lead out of the workspace (`a/../../x`, or through a
-        // symlink); the expansion is what the path means, so the boundary judges that one.
-        candidates.retain(|candidate| {
-            matches!(candidate.normalization, Normalization::Expanded { .. })
-                || self.contains(&candidate.path)
-        });
+        // symlink).
+        candidates.retain(|candidate| self.contains(&candidate.path));
         candidates
     }
 }

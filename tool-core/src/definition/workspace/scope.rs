@@ -18,7 +18,17 @@ use super::{Resolution, Workspace};
 /// What is in scope: the workspace, and the paths resolved against it so far.
 struct Scope {
     workspace: Workspace,
-    resolved: Vec<PathBuf>,
+    resolved: Vec<ParsedPath>,
+}
+
+/// A `WorkspacePath` parsed in scope: the text the call sent, and where the workspace resolved
+/// it (what the tool receives, so what the boundary must check as it is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParsedPath {
+    /// The path as sent.
+    pub(crate) sent: String,
+    /// Where it was resolved: absolute.
+    pub(crate) path: PathBuf,
 }
 
 thread_local! {
@@ -33,12 +43,12 @@ pub(crate) fn with_workspace<R>(workspace: Option<&Workspace>, f: impl FnOnce() 
 }
 
 /// Runs `f` with `workspace` in scope on this thread (`None`: with none), then restores what was
-/// in scope before, also when `f` panics. Returns `f`'s result and every path resolved inside
-/// (absolute, in the order parsed).
+/// in scope before, also when `f` panics. Returns `f`'s result and every path resolved inside,
+/// in the order parsed.
 pub(crate) fn with_workspace_recording<R>(
     workspace: Option<&Workspace>,
     f: impl FnOnce() -> R,
-) -> (R, Vec<PathBuf>) {
+) -> (R, Vec<ParsedPath>) {
     struct Restore(Option<Option<Scope>>);
 
     impl Drop for Restore {
@@ -66,8 +76,12 @@ pub(crate) fn with_workspace_recording<R>(
 pub(super) fn resolve_in_scope(path: &Path) -> Option<Resolution> {
     IN_SCOPE.with_borrow_mut(|scope| {
         let scope = scope.as_mut()?;
-        let resolution = scope.workspace.resolve_lenient(path.to_str()?);
-        scope.resolved.push(resolution.path.clone());
+        let sent = path.to_str()?;
+        let resolution = scope.workspace.resolve_lenient(sent);
+        scope.resolved.push(ParsedPath {
+            sent: sent.to_owned(),
+            path: resolution.path.clone(),
+        });
         Some(resolution)
     })
 }
@@ -116,9 +130,16 @@ mod tests {
         });
         let edits = edits.unwrap();
         assert_eq!(edits[0].path.sent(), std::path::Path::new("a.txt"));
+        let resolved: Vec<_> = resolved
+            .into_iter()
+            .map(|parsed| (parsed.sent, parsed.path))
+            .collect();
         assert_eq!(
             resolved,
-            [ws.root().join("a.txt"), ws.root().join("../b.txt")]
+            [
+                ("a.txt".to_owned(), ws.root().join("a.txt")),
+                ("../b.txt".to_owned(), ws.root().join("../b.txt"))
+            ]
         );
         assert!(super::with_workspace_recording(None, || ()).1.is_empty());
     }

@@ -15,7 +15,7 @@ use crate::runtime::middleware::{Artifacts, CallSpans, Middleware, OutputLimit, 
 use crate::runtime::policy::{
     Mode, PatternSet, PolicyBuilder, PolicyContext, RulePattern, UserRules,
 };
-use crate::runtime::settings::Settings;
+use crate::runtime::settings::{Settings, additional_directory};
 use crate::{Toolset, Workspace};
 
 /// Why a coordinator could not be built.
@@ -47,6 +47,9 @@ pub enum BuildError {
     /// A workspace directory from the settings cannot be used.
     #[error(transparent)]
     Workspace(#[from] crate::definition::workspace::WorkspaceError),
+    /// The settings are wrong: an `additionalDirectories` entry names no directory.
+    #[error(transparent)]
+    Settings(#[from] crate::runtime::settings::SettingsError),
     /// The registry is invalid (two tools claim a name).
     #[error(transparent)]
     Registry(#[from] crate::definition::registry::RegistryError),
@@ -256,8 +259,10 @@ impl CoordinatorBuilder {
     /// them is an error to show the user, never a panic.
     ///
     /// # Errors
-    /// An invalid permission rule in the settings, an unreadable grants file, a workspace
-    /// directory that cannot be used, or an invalid registry (when no toolset was given).
+    /// An invalid permission rule in the settings, an unreadable grants file, an
+    /// `additionalDirectories` entry that names no directory (relative entries of settings read
+    /// from text resolve against the workspace's first root), or an invalid registry (when no
+    /// toolset was given).
     pub fn build(mut self) -> Result<Coordinator, BuildError> {
         let toolset = match self.toolset.take() {
             Some(toolset) => toolset,
@@ -282,10 +287,21 @@ impl CoordinatorBuilder {
         }
         // The settings' extra directories become roots of the workspace (without a workspace
         // there is nothing to widen).
+        // Entries of settings read from text are as written: relative ones belong to the
+        // project, the workspace's first root.
         if let Some(mut workspace) = self.shared.workspace.take() {
-            let extra = self.settings.iter();
-            for dir in extra.flat_map(|s| &s.permissions.additional_directories) {
-                workspace = workspace.with_root(dir)?;
+            let base = workspace.root().to_owned();
+            for settings in &self.settings {
+                for (index, entry) in settings
+                    .permissions
+                    .additional_directories
+                    .iter()
+                    .enumerate()
+                {
+                    let location = format!("permissions.additionalDirectories[{index}]");
+                    let dir = additional_directory(&settings.origin(), &location, entry, &base)?;
+                    workspace = workspace.with_root(dir)?;
+                }
             }
             self.shared.workspace = Some(workspace);
         }

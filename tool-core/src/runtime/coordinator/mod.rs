@@ -34,6 +34,7 @@ mod builder;
 mod schedule;
 
 use std::borrow::Cow;
+use std::path::Path;
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
@@ -43,7 +44,9 @@ use crate::definition::context::{CallInfo, CancellationToken, SharedContext, Too
 use crate::definition::panic::{CatchUnwind, guard};
 use crate::definition::spec::{Effect, ResourceKind};
 use crate::definition::tool::{Prepared, Resource, ToolHandle};
-use crate::definition::workspace::{ResolvedPath, with_workspace_recording};
+use crate::definition::workspace::{
+    Normalization, ParsedPath, ResolvedPath, with_workspace_recording,
+};
 use crate::runtime::approval::{Approver, GrantsFile};
 use crate::runtime::budget::Budget;
 use crate::runtime::events::{CallEvent, EventSink};
@@ -404,13 +407,13 @@ impl Coordinator {
             // `prepare`), so skip the thread-local.
             return guard(|| tool.prepare(arguments));
         };
-        let (prepared, resolved) =
+        let (prepared, parsed) =
             with_workspace_recording(Some(workspace), || guard(|| tool.prepare(arguments)));
         let mut prepared = prepared?;
         // Every `WorkspacePath` parsed counts as a path of the call, also those the macro
         // cannot see (inside an `Args<T>` struct, a list of edits): each is confined and
         // matched by path rules like a top-level one.
-        for path in resolved {
+        for ParsedPath { path, .. } in &parsed {
             let value = path.to_string_lossy();
             let known = prepared
                 .resources()
@@ -425,7 +428,7 @@ impl Coordinator {
                 });
             }
         }
-        Ok(prepared)
+        Ok(prepared.with_parsed_paths(parsed))
     }
 
     /// What the policy judges of a prepared call besides its tool: its effect, its command
@@ -451,6 +454,12 @@ impl Coordinator {
 
     /// Every path the call names, resolved against the workspace boundary (none without a
     /// workspace): its path arguments, and the files its commands write.
+    ///
+    /// A `WorkspacePath` is checked where it was resolved, which is where the tool will look.
+    /// Any other path argument reaches the tool as text, as sent, so it is checked everywhere
+    /// the tool might take it: where a shell would (`~` and `$VAR` expanded), as it reads
+    /// literally when it has something to expand, and where the workspace would resolve it (a
+    /// dropped first component).
     pub(crate) fn resolve_paths(&self, prepared: &Prepared) -> Vec<ResolvedPath> {
         self.resolve_paths_of(prepared, &analyze_commands(prepared))
     }
@@ -464,15 +473,33 @@ impl Coordinator {
         for resource in prepared.resources() {
             match resource.kind {
                 ResourceKind::Path => {
-                    paths.push(workspace.confine(resource.arg.clone(), &resource.value));
-                    // A tool given the text may resolve it as the workspace does (`$VAR`, a
-                    // dropped first component): where that leads is checked too.
-                    let lenient = workspace.resolve_lenient(&resource.value);
-                    if lenient.normalization.is_some() {
-                        paths.push(
-                            workspace
-                                .confine(resource.arg.clone(), &lenient.path.to_string_lossy()),
-                        );
+                    let (arg, value) = (&resource.arg, resource.value.as_str());
+                    let parsed = prepared
+                        .parsed_paths()
+                        .iter()
+                        .find(|parsed| parsed.path.as_os_str() == value);
+                    if let Some(parsed) = parsed {
+                        paths.push(workspace.confine_target(
+                            arg.clone(),
+                            &parsed.sent,
+                            &parsed.path,
+                        ));
+                        continue;
+                    }
+                    paths.push(workspace.confine(arg.clone(), value));
+                    let lenient = workspace.resolve_lenient(value);
+                    match lenient.normalization {
+                        None => {}
+                        Some(Normalization::Expanded { .. }) => {
+                            paths.push(workspace.confine_target(
+                                arg.clone(),
+                                value,
+                                Path::new(value),
+                            ));
+                        }
+                        Some(_) => {
+                            paths.push(workspace.confine_target(arg.clone(), value, &lenient.path));
+                        }
                     }
                 }
                 // A redirection writes a file, relative to the workspace root where commands

@@ -93,6 +93,12 @@ impl FromStr for HookEvent {
 /// names; fields that do not apply (`tool_response` outside `PostToolUse`, `error` outside
 /// `PostToolUseFailure`, an unknown `tool_use_id`) are omitted, never `null`.
 ///
+/// `tool_name` is the name the hook's matcher matched, as a script written for Claude Code
+/// expects: a hook registered for `Bash` on a tool `run_shell` aliased `Bash` reads
+/// `"tool_name": "Bash"`. One field is our extension: `tool_name_canonical`, always present,
+/// is the tool's own name (`run_shell`), the same as `tool_name` when the matcher matched that
+/// (`*` always does). [`Hooks::run`](super::Hooks::run) sets both for each hook it runs.
+///
 /// ```
 /// use tool_core::hooks::HookInput;
 /// use serde_json::json;
@@ -107,6 +113,7 @@ impl FromStr for HookEvent {
 ///         "cwd": "/work",
 ///         "hook_event_name": "PreToolUse",
 ///         "tool_name": "Bash",
+///         "tool_name_canonical": "Bash",
 ///         "tool_input": {"command": "ls"},
 ///         "permission_mode": "default",
 ///     })
@@ -122,8 +129,12 @@ pub struct HookInput {
     pub cwd: PathBuf,
     /// The event.
     pub hook_event_name: HookEvent,
-    /// The name the model called the tool by.
+    /// The tool's name as the hook's matcher matched it: an alias (`Bash`) when the matcher
+    /// named that alias, else the tool's own name. Claude Code's field.
     pub tool_name: String,
+    /// The tool's own (canonical) name, whichever name the matcher matched. Our extension to
+    /// Claude Code's input, for scripts that want one name per tool.
+    pub tool_name_canonical: String,
     /// The call's arguments.
     pub tool_input: Value,
     /// The model's id for the call.
@@ -146,12 +157,14 @@ fn serialize_claude_mode<S: Serializer>(mode: &Mode, serializer: S) -> Result<S:
 
 impl HookInput {
     fn new(event: HookEvent, tool_name: impl Into<String>, tool_input: Value) -> Self {
+        let tool_name = tool_name.into();
         HookInput {
             session_id: String::new(),
             // The process's directory until the caller names the workspace's.
             cwd: std::env::current_dir().unwrap_or_default(),
             hook_event_name: event,
-            tool_name: tool_name.into(),
+            tool_name_canonical: tool_name.clone(),
+            tool_name,
             tool_input,
             tool_use_id: None,
             tool_response: None,
@@ -189,6 +202,14 @@ impl HookInput {
     ) -> Self {
         let mut input = HookInput::new(HookEvent::PostToolUseFailure, tool_name, tool_input);
         input.error = Some(error.into());
+        input
+    }
+
+    /// This input as a hook whose matcher matched the tool by `matched` receives it.
+    pub(super) fn as_matched(&self, matched: &str, canonical: &str) -> Self {
+        let mut input = self.clone();
+        matched.clone_into(&mut input.tool_name);
+        canonical.clone_into(&mut input.tool_name_canonical);
         input
     }
 

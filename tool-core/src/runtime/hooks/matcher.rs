@@ -10,7 +10,10 @@
 //! match longer names.
 //!
 //! A matcher is tested against every name of the tool (its name and its aliases), so a `Bash`
-//! hook applies to a tool aliased `Bash`.
+//! hook applies to a tool aliased `Bash`. [`Matcher::matched`] says by which name: the
+//! canonical name when the matcher matches it (always for `*`), else the first alias it matches.
+//! A hook receives that name as `tool_name`, so a script written for Claude Code that tests
+//! `tool_name == "Bash"` sees `Bash`.
 
 use std::fmt;
 
@@ -29,6 +32,11 @@ use regex::Regex;
 /// assert!(mcp.matches(&["mcp__github__create_issue"]));
 ///
 /// assert!(Matcher::new("*").unwrap().matches(&["anything"]));
+///
+/// // By which name: the canonical one (first) when it matches, else the first alias.
+/// assert_eq!(edits.matched(&["write_file", "Write"]), Some("Write"));
+/// assert_eq!(Matcher::new("write_.*|Write").unwrap().matched(&["write_file", "Write"]), Some("write_file"));
+/// assert_eq!(Matcher::every().matched(&["write_file", "Write"]), Some("write_file"));
 /// assert!(Matcher::new("Bash(").unwrap_err().to_string().contains("`Bash(`"));
 /// ```
 #[derive(Debug, Clone)]
@@ -98,16 +106,24 @@ impl Matcher {
         }
     }
 
-    /// `true` if any of the tool's names matches.
+    /// `true` if any of the tool's names matches (every matcher matches a tool given no names
+    /// only if it is `*`).
     #[must_use]
     pub fn matches(&self, tool_names: &[&str]) -> bool {
-        match &self.kind {
+        matches!(self.kind, MatcherKind::Every) || self.matched(tool_names).is_some()
+    }
+
+    /// The first of `tool_names` this matcher matches: with the canonical name first, as
+    /// [`ToolSpec::names`](crate::spec::ToolSpec::names) gives them, that is the canonical name
+    /// when it matches (`*` matches it always), else the first alias that matches. `None` when
+    /// no name matches.
+    #[must_use]
+    pub fn matched<'n>(&self, tool_names: &[&'n str]) -> Option<&'n str> {
+        tool_names.iter().copied().find(|tool| match &self.kind {
             MatcherKind::Every => true,
-            MatcherKind::Names(names) => tool_names
-                .iter()
-                .any(|tool| names.iter().any(|name| name == tool)),
-            MatcherKind::Pattern(pattern) => tool_names.iter().any(|tool| pattern.is_match(tool)),
-        }
+            MatcherKind::Names(names) => names.iter().any(|name| name == tool),
+            MatcherKind::Pattern(pattern) => pattern.is_match(tool),
+        })
     }
 
     /// The matcher as written.

@@ -279,10 +279,14 @@ impl Hooks {
     }
 
     /// Runs every hook of `event` whose matcher matches one of `tool_names` (the tool's name
-    /// and aliases, as [`ToolSpec::names`](crate::spec::ToolSpec::names) gives them), all at once,
-    /// and aggregates their answers in registration order (see [`CombinedOutput`]). Hooks with the
-    /// same [`Hook::identity`] (command hooks with the same command) run once, as the first
-    /// registered.
+    /// first, then its aliases, as [`ToolSpec::names`](crate::spec::ToolSpec::names) gives them),
+    /// all at once, and aggregates their answers in registration order (see
+    /// [`CombinedOutput`]). Hooks with the same [`Hook::identity`] (command hooks with the same
+    /// command) run once, as the first registered.
+    ///
+    /// Each hook receives `input` with `tool_name` set to the name its matcher matched (see
+    /// [`Matcher::matched`]) and `tool_name_canonical` to the first of `tool_names`; with no
+    /// names, `input` as it is.
     ///
     /// `input` should be built for `event`. Hooks run concurrently in the calling task:
     /// command hooks are processes and run in parallel; an in-process hook that computes for
@@ -294,18 +298,20 @@ impl Hooks {
         tool_names: &[&str],
         input: &HookInput,
     ) -> CombinedOutput {
-        let mut selected: Vec<&Arc<dyn Hook>> = Vec::new();
+        // Each selected hook with the name its matcher matched (`None`: no names to match).
+        let mut selected: Vec<(&Arc<dyn Hook>, Option<&str>)> = Vec::new();
         for entry in &self.by_event[event.index()] {
             if !entry.matcher.matches(tool_names) {
                 continue;
             }
+            let matched = entry.matcher.matched(tool_names);
             let duplicate = entry.hook.identity().is_some_and(|identity| {
                 selected
                     .iter()
-                    .any(|chosen| chosen.identity() == Some(identity))
+                    .any(|(chosen, _)| chosen.identity() == Some(identity))
             });
             if !duplicate {
-                selected.push(&entry.hook);
+                selected.push((&entry.hook, matched));
             }
         }
 
@@ -313,9 +319,22 @@ impl Hooks {
         if selected.is_empty() {
             return outcome;
         }
+        // One input per name matched, so that a `Bash` hook reads `"tool_name": "Bash"`.
+        let canonical = tool_names.first().copied().unwrap_or(&input.tool_name);
+        let mut inputs: Vec<(&str, HookInput)> = Vec::new();
+        for &(_, matched) in &selected {
+            if let Some(name) = matched
+                && !inputs.iter().any(|(seen, _)| *seen == name)
+            {
+                inputs.push((name, input.as_matched(name, canonical)));
+            }
+        }
         let futures = selected
             .iter()
-            .map(|hook| {
+            .map(|&(hook, matched)| {
+                let input = matched
+                    .and_then(|name| inputs.iter().find(|(seen, _)| *seen == name))
+                    .map_or(input, |(_, input)| input);
                 // Even building the future runs the hook's code.
                 let future = catch(|| hook.run(input))
                     .unwrap_or_else(|message| Box::pin(std::future::ready(panicked(&message))));
@@ -323,7 +342,7 @@ impl Hooks {
             })
             .collect();
         let outputs = JoinAll::new(futures).await;
-        for (hook, output) in selected.iter().zip(outputs) {
+        for ((hook, _), output) in selected.iter().zip(outputs) {
             outcome.absorb(&hook.name(), output);
         }
         outcome

@@ -13,6 +13,7 @@ use super::set::PatternSet;
 use super::shell::CommandLine;
 use super::{ClassifiedCall, Decision, DecisionSource, Mode, PolicyLayer};
 use crate::definition::spec::{ApprovalKind, ResourceKind};
+use crate::definition::workspace::{ResolvedPath, quote_path};
 
 /// One authorization rule: given a call and the session's snapshot, it decides or passes.
 ///
@@ -111,7 +112,8 @@ impl SafetyRule {
         let pattern = self.protected[index].as_str();
         Some(Decision::deny(
             format!(
-                "`{sent}` is a protected path (`{pattern}`): tools may read it but never change it. Leave it as it is; if it must change, tell the user."
+                "`{}` is a protected path (`{pattern}`): tools may read it but never change it. Leave it as it is; if it must change, tell the user.",
+                quote_path(sent)
             ),
             DecisionSource::new(PolicyLayer::Safety, format!("protected path {pattern}")),
         ))
@@ -132,13 +134,9 @@ impl Rule for SafetyRule {
     }
 
     fn evaluate(&self, call: &ClassifiedCall<'_>, _: &PolicyContext) -> Option<Decision> {
-        if let Some(outside) = call.paths.iter().find(|path| !path.is_inside()) {
+        if let Some(denial) = call.paths.iter().find_map(ResolvedPath::denial) {
             return Some(Decision::deny(
-                format!(
-                    "`{}` resolves to `{}`, which is outside the workspace; tools may only touch paths inside the workspace roots. Use a path inside the workspace.",
-                    outside.sent,
-                    outside.absolute.display()
-                ),
+                denial,
                 DecisionSource::new(PolicyLayer::Safety, "workspace boundary"),
             ));
         }
