@@ -205,23 +205,32 @@ impl Walker<'_, '_> {
             "heredoc_redirect" => {
                 let mut dynamic = false;
                 let mut body_text = String::new();
+                let mut writes_file = false;
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
-                    if child.kind() == "heredoc_body" {
-                        body_text = self.text(child).to_owned();
-                        let mut inner = child.walk();
-                        for part in child.named_children(&mut inner) {
-                            if part.kind() != "heredoc_content" {
-                                dynamic = true;
-                                self.statement(part, level + 1);
+                    match child.kind() {
+                        "heredoc_body" => {
+                            body_text = self.text(child).to_owned();
+                            let mut inner = child.walk();
+                            for part in child.named_children(&mut inner) {
+                                if part.kind() != "heredoc_content" {
+                                    dynamic = true;
+                                    self.statement(part, level + 1);
+                                }
                             }
                         }
-                    } else if child.kind() == "file_redirect" {
                         // `cmd <<EOF > out`
-                        if let Redirect::File = self.redirect(child, level) {
-                            return Redirect::File;
+                        "file_redirect" => {
+                            writes_file |= matches!(self.redirect(child, level), Redirect::File);
                         }
+                        "heredoc_start" | "heredoc_end" | "file_descriptor" => {}
+                        // The rest of the line after `<<EOF`, which the grammar keeps inside the
+                        // redirection: `| cmd`, `&& cmd`, `|| cmd` run too.
+                        _ => self.statement(child, level + 1),
                     }
+                }
+                if writes_file {
+                    return Redirect::File;
                 }
                 Redirect::Stdin(Word {
                     text: body_text,
