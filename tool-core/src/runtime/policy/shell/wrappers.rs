@@ -135,8 +135,19 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
             Wrapped::Script(script.clone())
         }
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "busybox-sh" => shell(args)?,
+        // `source <(curl ..)`: a script made at run time. A script file is read as named.
+        "source" | "." => match args.first() {
+            Some(file) if is_process_substitution(file) => Wrapped::Script(file.clone()),
+            _ => return None,
+        },
         _ => return None,
     })
+}
+
+/// `<(cmd)`: a file whose content a command makes at run time. (A script file named by a
+/// variable is read like one named literally: its name is not what is unknown, its content.)
+fn is_process_substitution(word: &Word) -> bool {
+    word.dynamic && (word.text.starts_with("<(") || word.text.starts_with(">("))
 }
 
 /// `NAME=value` words after a wrapper's options are assignments for its command.
@@ -295,7 +306,15 @@ fn shell(args: &[Word]) -> Option<Wrapped> {
     if reads_script_arg {
         return args.get(at).cloned().map(Wrapped::Script);
     }
-    (stdin || at >= args.len()).then_some(Wrapped::Stdin)
+    match args.get(at) {
+        // `bash <(curl ..)`: a script made at run time.
+        Some(file) if is_process_substitution(file) && !stdin => {
+            Some(Wrapped::Script(file.clone()))
+        }
+        // A script file named here: the shell is an ordinary command.
+        Some(_) if !stdin => None,
+        _ => Some(Wrapped::Stdin),
+    }
 }
 
 /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir` actions.
@@ -366,6 +385,7 @@ mod tests {
             ("sh -e -c x", "script: x"),
             ("bash", "stdin"),
             ("bash script.sh", "not a wrapper"),
+            ("source env.sh", "not a wrapper"),
             ("command -v rm", "not a wrapper"),
             ("find . -exec rm {} ; -execdir touch {} +", "2 commands"),
             ("eval rm x", "script: rm x"),
