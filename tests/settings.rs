@@ -400,3 +400,93 @@ async fn a_hook_from_settings_runs_with_its_timeout() {
         outcome.errors
     );
 }
+
+#[test]
+fn an_allow_rule_with_a_star_before_the_end_is_loaded_with_a_warning_naming_it() {
+    let settings = Settings::from_json(
+        r#"{"permissions": {"allow": ["Bash(git status *)", "Bash(git * main)"], "deny": ["Bash(rm * x)"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(settings.permissions.allow.len(), 2, "the rule is loaded");
+    assert_eq!(settings.warnings.len(), 1, "{:?}", settings.warnings);
+    let warning = &settings.warnings[0];
+    assert_eq!(warning.location, "permissions.allow[1]");
+    assert!(warning.message.contains("Bash(git * main)"), "{warning}");
+}
+
+/// Reads a file; the path is checked against path rules.
+#[tool_core::tool(read_only, name = "settings_read", aliases("Read"))]
+fn settings_read(path: tool_core::WorkspacePath) -> String {
+    path.as_path().display().to_string()
+}
+
+#[test]
+fn path_rules_are_anchored_as_claude_code_documents() {
+    let root = tempfile::tempdir().unwrap();
+    let root_path = root.path().canonicalize().unwrap();
+    let project = root_path.join("app");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::create_dir_all(project.join("secrets")).unwrap();
+    std::fs::create_dir_all(root_path.join("secrets")).unwrap();
+    let settings_file = project.join(".claude/settings.json");
+    std::fs::write(
+        &settings_file,
+        json!({"permissions": {"deny": [
+            "Read(/secrets/**)",
+            "Read(./build/**)",
+            "Read(*.pem)",
+            format!("Read(/{}/outside.txt)", root_path.display()),
+        ]}})
+        .to_string(),
+    )
+    .unwrap();
+    let settings = Settings::load(&settings_file).unwrap();
+    assert!(
+        settings.permissions.deny[0].starts_with("Read(//"),
+        "a /path rule is anchored at the file's project: {}",
+        settings.permissions.deny[0]
+    );
+    let coordinator = tool_core::Coordinator::builder()
+        .toolset(tool_core::Toolset::named(["settings_read"]).unwrap())
+        .workspace(tool_core::Workspace::new(&root_path).unwrap())
+        .settings(settings)
+        .build()
+        .unwrap();
+    for (path, denied, why) in [
+        (
+            "app/secrets/key",
+            true,
+            "/x: relative to the settings file's project",
+        ),
+        (
+            "secrets/key",
+            false,
+            "/x is not relative to the workspace root",
+        ),
+        (
+            "build/out.o",
+            true,
+            "./x: relative to the working directory (the workspace root)",
+        ),
+        (
+            "app/build/out.o",
+            false,
+            "./x is anchored, not at any depth",
+        ),
+        (
+            "deep/dir/cert.pem",
+            true,
+            "a name without a slash: at any depth",
+        ),
+        ("outside.txt", true, "//x: an absolute path"),
+    ] {
+        let call = tool_core::ToolCall::new("settings_read", json!({ "path": path }).to_string());
+        let result = coordinator.call_blocking(call);
+        assert_eq!(
+            result.error().map(tool_core::ToolError::kind) == Some("denied"),
+            denied,
+            "{why}: `{path}`: {}",
+            result.text()
+        );
+    }
+}

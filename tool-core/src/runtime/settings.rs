@@ -53,7 +53,7 @@ use crate::definition::workspace::expand_home;
 use crate::runtime::hooks::{
     CommandHook, DEFAULT_TIMEOUT, HookEvent, Hooks, Matcher, MatcherError,
 };
-use crate::runtime::policy::Mode;
+use crate::runtime::policy::{Mode, RulePattern};
 
 /// Settings read from one or more Claude Code style `settings.json` files. Give them to the
 /// coordinator with [`CoordinatorBuilder::settings`](crate::coordinator::CoordinatorBuilder::settings).
@@ -95,6 +95,10 @@ pub struct Settings {
     pub hooks: Hooks,
     /// Entries understood but not run here, for a warning.
     pub ignored: Vec<IgnoredEntry>,
+    /// Entries loaded that may not do what they seem to: an allow rule with a `*` before the
+    /// end of its command allows more than it reads (`Bash(git * main)` also allows
+    /// `git push --force origin main`).
+    pub warnings: Vec<SettingsWarning>,
     /// The files these settings were read from. A coordinator protects them: a tool that could
     /// rewrite them could grant itself anything.
     pub files: Vec<std::path::PathBuf>,
@@ -116,6 +120,23 @@ pub struct Permissions {
     /// is absolute and canonical, resolved against the settings' project directory; read from
     /// text, as written (see the [module docs](self)).
     pub additional_directories: Vec<PathBuf>,
+}
+
+/// Something in the settings that is loaded but may not do what it seems to, and where it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsWarning {
+    /// The file (or `settings` for text given directly).
+    pub origin: String,
+    /// The JSON location (`permissions.allow[3]`).
+    pub location: String,
+    /// What to know about it.
+    pub message: String,
+}
+
+impl fmt::Display for SettingsWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: `{}`: {}", self.origin, self.location, self.message)
+    }
 }
 
 /// Something in the settings that this framework does not run, and where it was.
@@ -319,6 +340,7 @@ impl Settings {
             .extend(permissions.additional_directories);
         self.hooks.extend(&later.hooks);
         self.ignored.extend(later.ignored);
+        self.warnings.extend(later.warnings);
         self.files.extend(later.files);
     }
 
@@ -343,12 +365,47 @@ impl Settings {
         let mut settings = Settings::default();
         if let Some(permissions) = present(root, "permissions") {
             settings.permissions = reader.permissions(permissions)?;
+            for (index, rule) in settings.permissions.allow.iter().enumerate() {
+                let warning = RulePattern::parse(rule)
+                    .ok()
+                    .and_then(|rule| rule.allow_warning());
+                if let Some(message) = warning {
+                    settings.warnings.push(SettingsWarning {
+                        origin: origin.to_owned(),
+                        location: format!("permissions.allow[{index}]"),
+                        message,
+                    });
+                }
+            }
         }
         if let Some(hooks) = present(root, "hooks") {
             reader.hooks(hooks, &mut settings)?;
         }
         Ok(settings)
     }
+}
+
+/// A path rule (`Read`, `Edit`, `Write`) whose pattern starts with one `/` is relative to the
+/// settings file's project: written out from the file-system root (`//`), glob characters of
+/// the project's path escaped. Every other rule is kept as written.
+fn anchor_at_project(rule: String, project: &Path) -> String {
+    let Some((tool, rest)) = rule.split_once('(') else {
+        return rule;
+    };
+    let is_path_rule = matches!(tool.trim(), "Read" | "Edit" | "Write");
+    let Some(pattern) = rest.strip_suffix(')').map(str::trim) else {
+        return rule;
+    };
+    if !is_path_rule || !pattern.starts_with('/') || pattern.starts_with("//") {
+        return rule;
+    }
+    let project = globset::escape(&project.to_string_lossy());
+    format!(
+        "{}(/{}/{})",
+        tool.trim(),
+        project.trim_end_matches('/'),
+        pattern.trim_start_matches('/')
+    )
 }
 
 /// A field that is there and not `null`.
@@ -477,10 +534,22 @@ impl Reader<'_> {
                 None => entry,
             });
         }
+        // `Read(/x)` in a settings file means `x` in the file's project (Claude Code's
+        // anchors): kept as `Read(//<project>/x)`, so the rule still means that once the lists
+        // of several files are merged.
+        let anchored = |rules: Vec<String>| -> Vec<String> {
+            match self.project {
+                Some(project) => rules
+                    .into_iter()
+                    .map(|rule| anchor_at_project(rule, project))
+                    .collect(),
+                None => rules,
+            }
+        };
         Ok(Permissions {
-            allow: list("allow")?,
-            ask: list("ask")?,
-            deny: list("deny")?,
+            allow: anchored(list("allow")?),
+            ask: anchored(list("ask")?),
+            deny: anchored(list("deny")?),
             default_mode,
             additional_directories,
         })

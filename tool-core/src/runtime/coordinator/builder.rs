@@ -280,6 +280,9 @@ impl CoordinatorBuilder {
                 ask: settings.permissions.ask.clone(),
                 deny: settings.permissions.deny.clone(),
             });
+            for warning in &settings.warnings {
+                tracing::warn!(%warning, "a settings entry may allow more than it reads");
+            }
             if let Some(default_mode) = settings.permissions.default_mode {
                 mode = default_mode;
             }
