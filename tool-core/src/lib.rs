@@ -117,6 +117,8 @@ pub mod context {
         CallInfo, CancellationToken, FromContext, Progress, ProgressSink, ProgressUpdate,
         ToolContext,
     };
+    #[cfg(feature = "runtime")]
+    pub use crate::runtime::coordinator::{MAX_NESTING, ToolCaller};
 }
 
 /// What a tool may return: the conversions into a [`ToolOutput`] and its

@@ -26,6 +26,7 @@ pub(crate) const CONTEXT_TYPES: &[&str] = &[
     "CancellationToken",
     "Progress",
     "CallInfo",
+    "ToolCaller",
 ];
 
 /// The annotated function: like `syn::ItemFn`, except that the body stays an opaque token

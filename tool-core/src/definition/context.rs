@@ -58,7 +58,13 @@ pub struct ToolContext {
     /// This call's own token, a child of the coordinator's (a timeout cancels this call only),
     /// made when first asked for: most calls never look at it.
     cancellation: OnceLock<CancellationToken>,
+    /// The token this call's is made a child of: the calling tool's, for a nested call; else
+    /// the coordinator's.
+    parent_cancellation: Option<CancellationToken>,
     shared: Arc<SharedContext>,
+    /// The coordinator running this call, through which the tool may call others.
+    #[cfg(feature = "runtime")]
+    pub(crate) coordinator: Option<crate::Coordinator>,
 }
 
 /// The context that is the same for every call of one coordinator.
@@ -77,17 +83,27 @@ impl Clone for ToolContext {
         ToolContext {
             call: self.call.clone(),
             cancellation,
+            parent_cancellation: self.parent_cancellation.clone(),
             shared: Arc::clone(&self.shared),
+            #[cfg(feature = "runtime")]
+            coordinator: self.coordinator.clone(),
         }
     }
 }
 
 impl ToolContext {
-    pub(crate) fn new(call: CallInfo, shared: Arc<SharedContext>) -> Self {
+    pub(crate) fn new(
+        call: CallInfo,
+        shared: Arc<SharedContext>,
+        parent_cancellation: Option<CancellationToken>,
+    ) -> Self {
         ToolContext {
             call,
             cancellation: OnceLock::new(),
+            parent_cancellation,
             shared,
+            #[cfg(feature = "runtime")]
+            coordinator: None,
         }
     }
 
@@ -121,7 +137,7 @@ impl ToolContext {
     /// ```
     #[must_use]
     pub fn detached(call: CallInfo) -> Self {
-        ToolContext::new(call, Arc::default())
+        ToolContext::new(call, Arc::default(), None)
     }
 
     /// The call being run.
@@ -145,8 +161,12 @@ impl ToolContext {
     /// The token that is cancelled when this call should stop.
     #[must_use]
     pub fn cancellation(&self) -> &CancellationToken {
-        self.cancellation
-            .get_or_init(|| self.shared.cancellation.child_token())
+        self.cancellation.get_or_init(|| {
+            self.parent_cancellation
+                .as_ref()
+                .unwrap_or(&self.shared.cancellation)
+                .child_token()
+        })
     }
 
     /// A handle for reporting this call's progress.
@@ -415,7 +435,7 @@ impl fmt::Debug for Progress {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the tool context",
     label = "not a context type",
-    note = "context parameters are `ToolContext`, `Workspace`, `State<T>`, `CancellationToken`, `CallInfo` (by value or by reference), `Progress` (by value), `Option<&Workspace>`, or any type implementing `FromContext`"
+    note = "context parameters are `ToolContext`, `Workspace`, `State<T>`, `CancellationToken`, `CallInfo` (by value or by reference), `Progress` and `ToolCaller` (by value), `Option<&Workspace>`, or any type implementing `FromContext`"
 )]
 pub trait FromContext<'a>: Sized {
     /// Extracts the value.

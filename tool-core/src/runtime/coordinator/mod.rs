@@ -26,11 +26,13 @@
 //! Files: this one holds the call path, top to bottom from [`Coordinator::call`] to `invoke`;
 //! `builder.rs` puts settings, policy, grants, hooks and middleware together once;
 //! `authorize.rs` is stage 3 and the hooks after the call; `batch.rs` and `schedule.rs` run
-//! many calls ([`Coordinator::call_batch`]).
+//! many calls ([`Coordinator::call_batch`]); `nested.rs` lets a running tool call others
+//! ([`ToolCaller`]).
 
 mod authorize;
 mod batch;
 mod builder;
+mod nested;
 mod schedule;
 
 use std::borrow::Cow;
@@ -60,6 +62,7 @@ use crate::{Tool, ToolCall, ToolError, ToolOutput, ToolResult, Toolset};
 
 pub use batch::BatchOptions;
 pub use builder::{BuildError, CoordinatorBuilder};
+pub use nested::{MAX_NESTING, ToolCaller};
 
 /// Runs tool calls. Cheap to clone; clones share everything, including the session's mode and
 /// grants.
@@ -166,6 +169,8 @@ pub(crate) struct Staged {
     /// Each command argument, analysed (in the order of the command resources).
     pub(crate) commands: Vec<CommandLine>,
     pub(crate) paths: Vec<ResolvedPath>,
+    /// The calling tool's token, for a nested call: cancelling it cancels this call.
+    pub(crate) parent_cancellation: Option<CancellationToken>,
 }
 
 impl Coordinator {
@@ -291,6 +296,7 @@ impl Coordinator {
             effect,
             commands,
             paths,
+            parent_cancellation: None,
         })
     }
 
@@ -326,8 +332,9 @@ impl Coordinator {
             effect,
             commands: _,
             paths: _,
+            parent_cancellation,
         } = staged;
-        let ctx = self.open(call_id, &tool, depth);
+        let ctx = self.open(call_id, &tool, depth, parent_cancellation);
         let invocation = Invocation {
             spec: tool.spec(),
             effect,
@@ -519,16 +526,25 @@ impl Coordinator {
 
     /// The context of a call about to run, with its own cancellation token; tells the event
     /// sink the call started.
-    pub(crate) fn open(&self, call_id: String, tool: &ToolHandle, depth: u32) -> ToolContext {
+    pub(crate) fn open(
+        &self,
+        call_id: String,
+        tool: &ToolHandle,
+        depth: u32,
+        parent_cancellation: Option<CancellationToken>,
+    ) -> ToolContext {
         let spec = tool.spec();
-        let ctx = ToolContext::new(
+        let mut ctx = ToolContext::new(
             CallInfo {
                 call_id,
                 tool: spec.name.clone(),
                 depth,
             },
             Arc::clone(&self.inner.shared),
+            parent_cancellation,
         );
+        // Through which the tool may call other tools (`ToolCaller`).
+        ctx.coordinator = Some(self.clone());
         if let Some(events) = &self.inner.events {
             events.send(CallEvent::Started {
                 call_id: ctx.call().call_id.clone(),
