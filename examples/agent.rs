@@ -9,7 +9,10 @@
 //! - the session starts in plan mode: the write in turn 4 is denied ("plan mode is on"), the
 //!   plan tool, which approves itself, runs, and the user leaves plan mode;
 //! - the next write asks the user (here a scripted one, who approves for the session);
-//! - a write to `../` is stopped by the safety layer, whatever anyone approved.
+//! - a write to `../` is stopped by the safety layer, whatever anyone approved;
+//! - a read-only shell command runs without asking (the classifier reads it with the policy's
+//!   shell analysis), and `rm` disguised behind `cd`, `sudo`, an assignment and quotes is
+//!   still caught by the deny rule `Bash(rm *)`.
 //!
 //! Run with `cargo run --example agent`.
 
@@ -19,7 +22,7 @@ use tool_core::{
     BoxFuture, Coordinator, ToolCall, ToolError, ToolResult, Toolset, Workspace, WorkspacePath,
     approval::{ApprovalRequest, ApprovalResponse, ApprovalScope, Approver},
     events::CallEvent,
-    policy::Mode,
+    policy::{Mode, PolicyBuilder, shell::CommandLine},
     tool,
 };
 
@@ -127,6 +130,50 @@ fn count(text: String) -> String {
     )
 }
 
+/// Programs that only read, whatever their arguments.
+const READ_ONLY_PROGRAMS: &[&str] = &["ls", "cat", "head", "tail", "wc", "grep", "pwd", "echo"];
+
+/// A command is read-only when everything it runs is known, reads only, and it writes no file.
+fn reads_only(command: &str) -> bool {
+    let line = CommandLine::analyze(command);
+    line.is_fully_known()
+        && line.writes().is_empty()
+        && line.runs().iter().all(|run| {
+            run.program()
+                .is_some_and(|program| READ_ONLY_PROGRAMS.contains(&program))
+        })
+}
+
+/// Run a shell command in the workspace root and return what it printed.
+///
+/// # Arguments
+/// * `command` - The command line, run with `sh -c`.
+#[tool(
+    read_only_if = reads_only,
+    blocking,
+    name = "agent_shell",
+    aliases("Bash"),
+    tags("agent")
+)]
+fn shell(ws: &Workspace, #[arg(command)] command: String) -> Result<String, ToolError> {
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&command)
+        .current_dir(ws.root())
+        .output()?;
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    if output.status.success() {
+        Ok(text)
+    } else {
+        Err(ToolError::failed(format!(
+            "{} ({})",
+            text.trim_end(),
+            output.status
+        )))
+    }
+}
+
 /// A stand-in for a language model: each turn, it looks at the last results and answers with
 /// tool calls or a final message.
 struct ScriptedModel {
@@ -168,6 +215,10 @@ impl ScriptedModel {
                     "Write",
                     r##"{"path": "../summary-copy.md", "text": "# Summary\n"}"##,
                 )],
+                // A command that only reads runs without asking.
+                vec![("Bash", r#"{"command": "ls src && wc -l notes.md"}"#)],
+                // `rm`, however it is dressed, meets the deny rule.
+                vec![("Bash", r#"{"command": "cd src && FOO=1 sudo 'rm' -rf .."}"#)],
             ]),
         }
     }
@@ -190,8 +241,9 @@ impl ScriptedModel {
                     .collect(),
             ),
             None => Reply::Final(
-                "summary.md is written. I did not keep a copy outside the project: \
-                 the workspace boundary does not allow it."
+                "summary.md is written. I did not keep a copy outside the project \
+                 (the workspace boundary does not allow it), nor clean up with rm (a deny \
+                 rule forbids it)."
                     .into(),
             ),
         }
@@ -230,6 +282,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .toolset(Toolset::tagged("agent"))
         .workspace(Workspace::new(&root)?)
         .mode(Mode::Plan)
+        .policy(PolicyBuilder::default().deny("Bash(rm *)"))
         .approver(ScriptedUser)
         .events(|event: CallEvent| {
             if let CallEvent::Decided { tool, decision, .. } = event {
@@ -239,8 +292,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 );
             }
         })
-        .build()
-        .unwrap();
+        .build()?;
     println!("Workspace: {}", root.display());
     println!("Tools offered to the model:");
     for tool in coordinator.toolset().iter() {
