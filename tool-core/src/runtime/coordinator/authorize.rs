@@ -346,22 +346,22 @@ impl Coordinator {
         result: &mut ToolResult,
         mode: Mode,
     ) {
+        let event = if result.is_error() {
+            HookEvent::PostToolUseFailure
+        } else {
+            HookEvent::PostToolUse
+        };
+        if !self.inner.hooks.has(event) {
+            return;
+        }
         let name = tool.spec().name.to_string();
         let input = match result.error() {
-            Some(error) => {
-                if !self.inner.hooks.has(HookEvent::PostToolUseFailure) {
-                    return;
-                }
-                HookInput::post_tool_use_failure(
-                    name,
-                    arguments_value(arguments),
-                    error.to_string(),
-                )
-            }
+            Some(error) => HookInput::post_tool_use_failure(
+                name,
+                arguments_value(arguments),
+                error.to_string(),
+            ),
             None => {
-                if !self.inner.hooks.has(HookEvent::PostToolUse) {
-                    return;
-                }
                 let response = result
                     .structured()
                     .cloned()
