@@ -49,7 +49,7 @@
 //!
 //! - `runtime` (default): the coordinator and everything around a call (policy, approvals,
 //!   hooks, settings, middleware, budgets, events). A crate that only defines tools can turn it
-//!   off (`default-features = false`): it then depends on neither process spawning nor libc,
+//!   off (`default-features = false`): it then depends on neither process spawning nor the bash parser,
 //!   and builds on any target the definition side builds on.
 
 #![warn(missing_docs)]

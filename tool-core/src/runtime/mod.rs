@@ -1,7 +1,7 @@
 //! The runtime side (the default `runtime` feature): running a model's calls. The
 //! [`Coordinator`](crate::Coordinator) looks tools up and runs each call through the
 //! [`policy`](crate::policy), [`approval`](crate::approval), [`hooks`](crate::hooks) (command
-//! hooks spawn processes, so this half is where `tokio`'s process support and `libc` come in),
+//! hooks spawn processes, so this half is where `tokio`'s process support comes in),
 //! the [`middleware`](crate::middleware) chain, [`budget`](crate::budget)s and
 //! [`events`](crate::events); [`settings`](crate::settings) reads Claude Code style
 //! `settings.json`.

@@ -98,7 +98,12 @@ impl CommandHook {
             }
         };
         // The child leads its own group, so its pid is the group's id.
-        let mut group = ProcessGroup(child.id().and_then(|pid| libc::pid_t::try_from(pid).ok()));
+        let mut group = ProcessGroup(
+            child
+                .id()
+                .and_then(|pid| i32::try_from(pid).ok())
+                .and_then(rustix::process::Pid::from_raw),
+        );
         let (Some(mut stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -159,7 +164,7 @@ impl Hook for CommandHook {
 }
 
 /// A hook's process group, killed on drop too so that a cancelled hook leaves nothing behind.
-struct ProcessGroup(Option<libc::pid_t>);
+struct ProcessGroup(Option<rustix::process::Pid>);
 
 impl ProcessGroup {
     /// The group was killed and its leader reaped: nothing is left to kill on drop.
@@ -169,12 +174,10 @@ impl ProcessGroup {
 
     fn kill(&self) {
         if let Some(pgid) = self.0 {
-            // SAFETY: killpg only sends a signal; ESRCH (the group is gone) is harmless. The id
-            // cannot name another group while the leader is unreaped, and after it is reaped
-            // only its own background children keep the group alive.
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
+            // ESRCH (the group is gone) is harmless. The id cannot name another group while the
+            // leader is unreaped, and after it is reaped only its own background children keep
+            // the group alive.
+            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
         }
     }
 }
