@@ -232,7 +232,10 @@ fn main() {
     for case in &cases {
         let with_rules = per_decision(&policy, case, &context);
         let without = per_decision(&baseline, case, &context);
-        let has_command = case.resources.iter().any(|r| r.kind == ResourceKind::Command);
+        let has_command = case
+            .resources
+            .iter()
+            .any(|r| r.kind == ResourceKind::Command);
         if case.parses() {
             parsing = parsing.max(with_rules);
         } else if !has_command {
