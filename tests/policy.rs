@@ -61,6 +61,7 @@ impl Call {
             absolute: PathBuf::from(ROOT).join(relative),
             relative: Some(PathBuf::from(relative)),
             problem: None,
+            size: None,
         });
         self.resource("path", ResourceKind::Path, relative)
     }
@@ -73,6 +74,7 @@ impl Call {
             absolute: PathBuf::from(absolute),
             relative: None,
             problem: None,
+            size: None,
         });
         self.resource("path", ResourceKind::Path, sent)
     }

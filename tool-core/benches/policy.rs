@@ -150,6 +150,7 @@ fn read(name: &'static str, relative: &str, expected: Verdict) -> Case {
             absolute: PathBuf::from("/work/project").join(relative),
             relative: Some(PathBuf::from(relative)),
             problem: None,
+            size: None,
         }],
         commands: Vec::new(),
         expected,

@@ -20,6 +20,78 @@
 //! keeps the entries as written, and a coordinator resolves relative ones against its
 //! workspace's first root when it is built, with the same error.
 //!
+//! # Our extension: `toolkit.conditions`
+//!
+//! Claude Code's settings have no place for rules that look inside a call, so this framework
+//! reads a key of its own, `toolkit` (Claude Code ignores keys it does not know).
+//! `toolkit.conditions` lists [`ConditionalRule`]s: see there for what they match, where they
+//! run among the other rules (by default a deny condition right after the deny rules, an ask
+//! condition after the ask rules, an allow condition after the allow rules) and the decisions
+//! they make. A coordinator built with the settings adds them to its policy.
+//!
+//! ```json
+//! {
+//!   "toolkit": {
+//!     "conditions": [
+//!       { "name": "no tokens in URLs", "verdict": "deny", "tool": "fetch_url",
+//!         "when": [{ "arg": "url", "contains": "token=" }] },
+//!       { "name": "large writes", "verdict": "ask", "effect": "not_read_only",
+//!         "when": [{ "arg": "content", "longer_than": 1000000 }] },
+//!       { "name": "large files", "verdict": "ask", "effect": "not_read_only",
+//!         "when": [{ "file_size_of": "path", "greater_than": 1000000 }], "priority": 450 }
+//!     ]
+//!   }
+//! }
+//! ```
+//!
+//! | key of a rule | value |
+//! |---|---|
+//! | `name` | required: the rule's name, shown in its decisions and in `explain` |
+//! | `verdict` | required: `"allow"`, `"ask"` or `"deny"` |
+//! | `tool` | a tool's name or alias, `*` wildcards allowed (`"mcp__github__*"`); default: every tool |
+//! | `effect` | `"read_only"`, `"mutating"`, `"destructive"` or `"not_read_only"` (mutating and destructive); default: every effect |
+//! | `when` | a list of conditions, all of which must hold; default: none |
+//! | `priority` | where the rule runs, lower first (deny rules run at 100, the modes at 300, ask rules at 400, allow rules at 500); default: 150 for deny, 450 for ask, 550 for allow |
+//!
+//! A condition is a subject and one test:
+//!
+//! | condition | holds when |
+//! |---|---|
+//! | `{"arg": "url", "contains": "token="}` | the argument's text contains the text |
+//! | `{"arg": "method", "equals": "DELETE"}` | the argument's text is the text |
+//! | `{"arg": "url", "matches": "[?&]token="}` | the regular expression matches somewhere in the text |
+//! | `{"arg": "content", "longer_than": 1000000}`, `"shorter_than"` | the text has more (fewer) characters |
+//! | `{"file_size_of": "path", "greater_than": 1000000}`, `"less_than"` | the file the path argument names has more (fewer) bytes |
+//!
+//! The conditions of several files add up. Unlike Claude Code's keys we do not use, which are
+//! skipped, a key under `toolkit` that is none of these is an error, since a misspelled key
+//! could drop a condition unnoticed; so is a rule without a name or verdict, a condition
+//! without exactly one test, a tool that is not a tool name or a regular expression that does
+//! not compile. Each error names the file, the JSON location and what would be right. An allow
+//! rule that names no tool, effect or condition, and so allows every call, is loaded with a
+//! [warning](Settings::warnings).
+//!
+//! ```
+//! use tool_core::settings::Settings;
+//!
+//! let settings = Settings::from_json(r#"{"toolkit": {"conditions": [
+//!     {"name": "no tokens in URLs", "verdict": "deny", "tool": "fetch_url",
+//!      "when": [{"arg": "url", "contains": "token="}]}
+//! ]}}"#).unwrap();
+//! assert_eq!(
+//!     settings.conditions[0].to_string(),
+//!     "no tokens in URLs: denies `fetch_url` calls when the argument `url` contains `token=`",
+//! );
+//!
+//! let error = Settings::from_json(
+//!     r#"{"toolkit": {"conditions": [{"name": "big", "verdict": "ask", "wen": []}]}}"#,
+//! ).unwrap_err();
+//! assert_eq!(
+//!     error.to_string(),
+//!     "settings: `toolkit.conditions[0].wen` is not a key of a conditional rule (its keys are `name`, `verdict`, `tool`, `effect`, `when`, `priority`); did you mean `when`?",
+//! );
+//! ```
+//!
 //! ```
 //! use tool_core::{policy::Mode, settings::Settings};
 //! use tool_core::hooks::HookEvent;
@@ -49,11 +121,14 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::definition::suggest::{Backticked, closest};
 use crate::definition::workspace::expand_home;
 use crate::runtime::hooks::{
     CommandHook, DEFAULT_TIMEOUT, HookEvent, Hooks, Matcher, MatcherError,
 };
-use crate::runtime::policy::{Mode, RulePattern};
+use crate::runtime::policy::{
+    Condition, ConditionError, ConditionalRule, EffectFilter, Mode, RulePattern, Verdict,
+};
 
 /// Settings read from one or more Claude Code style `settings.json` files. Give them to the
 /// coordinator with [`CoordinatorBuilder::settings`](crate::coordinator::CoordinatorBuilder::settings).
@@ -93,6 +168,10 @@ pub struct Settings {
     pub permissions: Permissions,
     /// The command hooks of the events this framework runs.
     pub hooks: Hooks,
+    /// `toolkit.conditions`, our extension: declarative rules on a call's arguments, file
+    /// sizes and effect class (see the [module docs](self)). A coordinator adds them to its
+    /// policy.
+    pub conditions: Vec<ConditionalRule>,
     /// Entries understood but not run here, for a warning.
     pub ignored: Vec<IgnoredEntry>,
     /// Entries loaded that may not do what they seem to: an allow rule with a `*` before the
@@ -236,6 +315,35 @@ pub enum SettingsError {
         /// The matcher's problem.
         source: MatcherError,
     },
+    /// A key our own `toolkit` section does not have (a typo there could silently drop a
+    /// condition, so it is an error, unlike keys of Claude Code's that we do not use).
+    #[error(
+        "{origin}: `{location}` is not a key of {what} (its keys are {}){}",
+        backticked(.known),
+        .suggestion.map(|key| format!("; did you mean `{key}`?")).unwrap_or_default()
+    )]
+    UnknownKey {
+        /// The file.
+        origin: String,
+        /// The JSON location of the key.
+        location: String,
+        /// What the object around it is.
+        what: &'static str,
+        /// The keys it may have.
+        known: &'static [&'static str],
+        /// The known key closest to the one written, if one is close.
+        suggestion: Option<&'static str>,
+    },
+    /// A conditional rule's tool, or a condition's regular expression, that cannot be used.
+    #[error("{origin}: `{location}`: {source}")]
+    Condition {
+        /// The file.
+        origin: String,
+        /// The JSON location.
+        location: String,
+        /// What is wrong with it.
+        source: ConditionError,
+    },
 }
 
 impl Settings {
@@ -326,7 +434,7 @@ impl Settings {
     }
 
     /// Adds `later`'s settings after these: lists append, a later `defaultMode` wins, later
-    /// hooks register after earlier ones.
+    /// hooks register after earlier ones, later conditions are added after earlier ones.
     pub fn merge(&mut self, later: Settings) {
         let permissions = later.permissions;
         self.permissions.allow.extend(permissions.allow);
@@ -339,6 +447,7 @@ impl Settings {
             .additional_directories
             .extend(permissions.additional_directories);
         self.hooks.extend(&later.hooks);
+        self.conditions.extend(later.conditions);
         self.ignored.extend(later.ignored);
         self.warnings.extend(later.warnings);
         self.files.extend(later.files);
@@ -381,6 +490,9 @@ impl Settings {
         if let Some(hooks) = present(root, "hooks") {
             reader.hooks(hooks, &mut settings)?;
         }
+        if let Some(toolkit) = present(root, "toolkit") {
+            reader.toolkit(toolkit, &mut settings)?;
+        }
         Ok(settings)
     }
 }
@@ -406,6 +518,12 @@ fn anchor_at_project(rule: String, project: &Path) -> String {
         project.trim_end_matches('/'),
         pattern.trim_start_matches('/')
     )
+}
+
+/// Names in backticks, separated by commas: "`a`, `b`".
+fn backticked(names: &[&str]) -> String {
+    let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();
+    Backticked(&names).to_string()
 }
 
 /// A field that is there and not `null`.
@@ -649,6 +767,243 @@ impl Reader<'_> {
                 expected: EXPECTED.to_owned(),
                 found: format!("{seconds}"),
             })
+    }
+
+    /// `toolkit`: our own section.
+    fn toolkit(&self, value: &Value, settings: &mut Settings) -> Result<(), SettingsError> {
+        let object = self.object(value, "toolkit")?;
+        self.known_keys(object, "toolkit", "the `toolkit` settings", &["conditions"])?;
+        let Some(conditions) = present(object, "conditions") else {
+            return Ok(());
+        };
+        for (index, rule) in self
+            .array(conditions, "toolkit.conditions")?
+            .iter()
+            .enumerate()
+        {
+            let location = format!("toolkit.conditions[{index}]");
+            let rule = self.conditional_rule(rule, &location)?;
+            if rule.allows_everything() {
+                settings.warnings.push(SettingsWarning {
+                    origin: self.origin.to_owned(),
+                    location,
+                    message: "this allow rule names no tool, effect or condition, so it allows every call that no deny or ask rule, mode or deny condition stops".to_owned(),
+                });
+            }
+            settings.conditions.push(rule);
+        }
+        Ok(())
+    }
+
+    /// One `toolkit.conditions` entry.
+    fn conditional_rule(
+        &self,
+        value: &Value,
+        location: &str,
+    ) -> Result<ConditionalRule, SettingsError> {
+        const KEYS: &[&str] = &["name", "verdict", "tool", "effect", "when", "priority"];
+        let object = self.object(value, location)?;
+        self.known_keys(object, location, "a conditional rule", KEYS)?;
+        let name_location = format!("{location}.name");
+        const NAME: &str = "a name for the rule, shown in its decisions and in `explain`";
+        let name = match present(object, "name") {
+            Some(value) => self.string(value, &name_location)?.trim(),
+            None => return Err(self.missing(&name_location, NAME)),
+        };
+        if name.is_empty() {
+            return Err(self.invalid(&name_location, NAME, &Value::from(name)));
+        }
+        let verdict_location = format!("{location}.verdict");
+        const VERDICTS: &str = "one of \"allow\", \"ask\", \"deny\"";
+        let verdict = match present(object, "verdict") {
+            None => return Err(self.missing(&verdict_location, VERDICTS)),
+            Some(value) => match self.string(value, &verdict_location)? {
+                "allow" => Verdict::Allow,
+                "ask" => Verdict::Ask,
+                "deny" => Verdict::Deny,
+                _ => return Err(self.invalid(&verdict_location, VERDICTS, value)),
+            },
+        };
+        let mut rule = ConditionalRule::new(verdict, name);
+        if let Some(value) = present(object, "tool") {
+            let tool_location = format!("{location}.tool");
+            let tool = self.string(value, &tool_location)?;
+            rule = rule
+                .tool(tool)
+                .map_err(|source| self.condition_error(&tool_location, source))?;
+        }
+        if let Some(value) = present(object, "effect") {
+            let effect_location = format!("{location}.effect");
+            let effect = self
+                .string(value, &effect_location)?
+                .parse::<EffectFilter>()
+                .map_err(|_| {
+                    self.invalid(
+                        &effect_location,
+                        "one of \"read_only\", \"mutating\", \"destructive\", \"not_read_only\"",
+                        value,
+                    )
+                })?;
+            rule = rule.effect(effect);
+        }
+        if let Some(value) = present(object, "when") {
+            let when_location = format!("{location}.when");
+            for (index, condition) in self.array(value, &when_location)?.iter().enumerate() {
+                let condition_location = format!("{when_location}[{index}]");
+                rule = rule.when(self.condition(condition, &condition_location)?);
+            }
+        }
+        if let Some(value) = present(object, "priority") {
+            let priority = value
+                .as_i64()
+                .and_then(|priority| i32::try_from(priority).ok())
+                .ok_or_else(|| {
+                    self.invalid(
+                        &format!("{location}.priority"),
+                        "a whole number (lower runs first: deny rules run at 100, the modes at 300, ask rules at 400, allow rules at 500)",
+                        value,
+                    )
+                })?;
+            rule = rule.with_priority(priority);
+        }
+        Ok(rule)
+    }
+
+    /// One condition of a rule's `when`: a subject (`arg` or `file_size_of`) and one test.
+    fn condition(&self, value: &Value, location: &str) -> Result<Condition, SettingsError> {
+        // The subject first, then its tests.
+        const TEXT_KEYS: &[&str] = &[
+            "arg",
+            "contains",
+            "equals",
+            "matches",
+            "longer_than",
+            "shorter_than",
+        ];
+        const SIZE_KEYS: &[&str] = &["file_size_of", "greater_than", "less_than"];
+        let object = self.object(value, location)?;
+        let subject = |key: &str| -> Result<Option<&str>, SettingsError> {
+            present(object, key)
+                .map(|value| self.string(value, &format!("{location}.{key}")))
+                .transpose()
+        };
+        let (name, keys, what) = match (subject("arg")?, subject("file_size_of")?) {
+            (Some(name), None) => (name, TEXT_KEYS, "a condition on an argument's text"),
+            (None, Some(name)) => (
+                name,
+                SIZE_KEYS,
+                "a condition on the size of the file a path argument names",
+            ),
+            (Some(_), Some(_)) => {
+                return Err(SettingsError::Invalid {
+                    origin: self.origin.to_owned(),
+                    location: location.to_owned(),
+                    expected: "a condition on one thing: `arg` (an argument's text) or `file_size_of` (the size of the file a path argument names)".to_owned(),
+                    found: "both".to_owned(),
+                });
+            }
+            (None, None) => {
+                // A misspelled subject (`argument`) is named as such.
+                const ALL_KEYS: &[&str] = &[
+                    "arg",
+                    "file_size_of",
+                    "contains",
+                    "equals",
+                    "matches",
+                    "longer_than",
+                    "shorter_than",
+                    "greater_than",
+                    "less_than",
+                ];
+                self.known_keys(object, location, "a condition", ALL_KEYS)?;
+                return Err(self.missing(
+                    &format!("{location}.arg"),
+                    "the argument the condition tests: `arg` for its text, or `file_size_of` for the size of the file it names, as in {\"arg\": \"url\", \"contains\": \"token=\"}",
+                ));
+            }
+        };
+        self.known_keys(object, location, what, keys)?;
+        let tests = &keys[1..];
+        let written: Vec<(&str, &Value)> = tests
+            .iter()
+            .filter_map(|key| present(object, key).map(|value| (*key, value)))
+            .collect();
+        let (key, value) = match written.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(SettingsError::Invalid {
+                    origin: self.origin.to_owned(),
+                    location: location.to_owned(),
+                    expected: format!("{what} with a test: one of {}", backticked(tests)),
+                    found: "none".to_owned(),
+                });
+            }
+            [first, second, ..] => {
+                return Err(SettingsError::Invalid {
+                    origin: self.origin.to_owned(),
+                    location: location.to_owned(),
+                    expected: "one test per condition (write the other as a condition of its own: all of a rule's conditions must hold)".to_owned(),
+                    found: format!("`{}` and `{}`", first.0, second.0),
+                });
+            }
+        };
+        let test_location = format!("{location}.{key}");
+        let count = |unit: &str| -> Result<u64, SettingsError> {
+            value.as_u64().ok_or_else(|| {
+                self.invalid(
+                    &test_location,
+                    &format!("a number of {unit} (a whole number, 0 or more)"),
+                    value,
+                )
+            })
+        };
+        let characters = || -> Result<usize, SettingsError> {
+            let count = count("characters")?;
+            // Wider than `usize` only on 32-bit targets: longer than any text there.
+            Ok(usize::try_from(count).unwrap_or(usize::MAX))
+        };
+        let text = || self.string(value, &test_location);
+        let arg = Condition::arg(name);
+        let file = Condition::file_size(name);
+        Ok(match key {
+            "contains" => arg.contains(text()?),
+            "equals" => arg.equals(text()?),
+            "matches" => arg
+                .matches(text()?)
+                .map_err(|source| self.condition_error(&test_location, source))?,
+            "longer_than" => arg.longer_than(characters()?),
+            "shorter_than" => arg.shorter_than(characters()?),
+            "greater_than" => file.greater_than(count("bytes")?),
+            _ => file.less_than(count("bytes")?),
+        })
+    }
+
+    /// An error for the first key of `object` that is not one of `known`.
+    fn known_keys(
+        &self,
+        object: &Map<String, Value>,
+        location: &str,
+        what: &'static str,
+        known: &'static [&'static str],
+    ) -> Result<(), SettingsError> {
+        let Some(unknown) = object.keys().find(|key| !known.contains(&key.as_str())) else {
+            return Ok(());
+        };
+        Err(SettingsError::UnknownKey {
+            origin: self.origin.to_owned(),
+            location: format!("{location}.{unknown}"),
+            what,
+            known,
+            suggestion: closest(unknown, known.iter().copied(), 1).first().copied(),
+        })
+    }
+
+    fn condition_error(&self, location: &str, source: ConditionError) -> SettingsError {
+        SettingsError::Condition {
+            origin: self.origin.to_owned(),
+            location: location.to_owned(),
+            source,
+        }
     }
 
     fn missing(&self, location: &str, expected: &str) -> SettingsError {

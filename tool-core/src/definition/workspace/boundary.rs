@@ -47,6 +47,11 @@ const QUOTE_MAX: usize = 200;
 /// let escape = ws.confine("path", "../../etc/passwd");
 /// assert!(!escape.is_inside());
 /// assert_eq!(escape.sent, "../../etc/passwd");
+///
+/// // The size of the file a path names, for rules on file sizes (none for a new file).
+/// std::fs::write(dir.path().join("notes.md"), "hello").unwrap();
+/// assert_eq!(ws.confine("path", "notes.md").size, Some(5));
+/// assert_eq!(new_file.size, None);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedPath {
@@ -63,6 +68,12 @@ pub struct ResolvedPath {
     /// Why the path is not inside (`None` when it is). A `ResolvedPath` made by hand with
     /// neither `relative` nor a problem counts as outside every root.
     pub problem: Option<BoundaryError>,
+    /// The size in bytes of the regular file the path names (symlinks followed), as it was
+    /// when the path was confined: read from the metadata following the path already fetched,
+    /// so that policy rules on file sizes decide without I/O. `None` when nothing is there
+    /// yet, when it is a directory or anything but a regular file, or when the path could not
+    /// be followed.
+    pub size: Option<u64>,
 }
 
 impl ResolvedPath {
@@ -267,39 +278,41 @@ impl Workspace {
         sent: &str,
         target: &Path,
     ) -> ResolvedPath {
-        let (absolute, relative, problem) = self.check(sent, target);
+        let (absolute, relative, problem, size) = self.check(sent, target);
         ResolvedPath {
             arg: arg.into(),
             sent: sent.to_owned(),
             absolute,
             relative,
             problem,
+            size,
         }
     }
 
     /// Where `target` (sent as `sent`) points, relative to the root containing it, or why it
-    /// is not inside.
+    /// is not inside; and the size of the file it names.
     fn check(
         &self,
         sent: &str,
         target: &Path,
-    ) -> (PathBuf, Option<PathBuf>, Option<BoundaryError>) {
+    ) -> (PathBuf, Option<PathBuf>, Option<BoundaryError>, Option<u64>) {
         if sent.contains('\0') || target.as_os_str().as_encoded_bytes().contains(&0) {
-            return (target.to_owned(), None, Some(BoundaryError::NulByte));
+            return (target.to_owned(), None, Some(BoundaryError::NulByte), None);
         }
         if expands_home(sent) && home_dir().is_none() {
-            return (target.to_owned(), None, Some(BoundaryError::NoHome));
+            return (target.to_owned(), None, Some(BoundaryError::NoHome), None);
         }
         let joined = self.join(target);
         match follow(&joined) {
-            Ok(absolute) => match self.relative_to_root(&absolute) {
-                Some(relative) => (absolute, Some(relative), None),
+            Ok(Followed { path, size }) => match self.relative_to_root(&path) {
+                Some(relative) => (path, Some(relative), None, size),
                 None => {
                     let roots = self.roots().to_vec();
-                    (absolute, None, Some(BoundaryError::OutsideRoots { roots }))
+                    let problem = BoundaryError::OutsideRoots { roots };
+                    (path, None, Some(problem), size)
                 }
             },
-            Err(problem) => (joined, None, Some(problem)),
+            Err(problem) => (joined, None, Some(problem), None),
         }
     }
 
@@ -314,31 +327,49 @@ impl Workspace {
     /// `true` when `path` is inside the workspace; for the normalizations, which must not lead
     /// out of it.
     pub(super) fn contains(&self, path: &Path) -> bool {
-        follow(path).is_ok_and(|followed| self.relative_to_root(&followed).is_some())
+        follow(path).is_ok_and(|followed| self.relative_to_root(&followed.path).is_some())
     }
 }
 
+/// A path followed to its end.
+struct Followed {
+    /// Absolute, symlinks followed, `..` resolved.
+    path: PathBuf,
+    /// The size of the regular file it names, if it names one.
+    size: Option<u64>,
+}
+
 /// Follows an absolute path as the kernel would, keeping the part that does not exist.
-fn follow(path: &Path) -> Result<PathBuf, BoundaryError> {
+fn follow(path: &Path) -> Result<Followed, BoundaryError> {
     let mut current = PathBuf::new();
     let mut symlinks = 0;
-    follow_onto(&mut current, path, &mut symlinks)?;
-    Ok(current)
+    let mut size = None;
+    follow_onto(&mut current, path, &mut symlinks, &mut size)?;
+    Ok(Followed {
+        path: current,
+        size,
+    })
 }
 
 /// Walks `path`'s components onto `current`, which is always followed already (no symlinks,
-/// no `..` in it), so popping it for `..` is what the kernel would do.
+/// no `..` in it), so popping it for `..` is what the kernel would do. `size` is kept as the
+/// size of the regular file `current` names, from the metadata the walk reads anyway.
 fn follow_onto(
     current: &mut PathBuf,
     path: &Path,
     symlinks: &mut u32,
+    size: &mut Option<u64>,
 ) -> Result<(), BoundaryError> {
     for component in path.components() {
         match component {
-            Component::Prefix(_) | Component::RootDir => current.push(component),
+            Component::Prefix(_) | Component::RootDir => {
+                current.push(component);
+                *size = None;
+            }
             Component::CurDir => {}
             Component::ParentDir => {
                 current.pop();
+                *size = None;
             }
             Component::Normal(name) => {
                 let bytes = name.as_encoded_bytes().len();
@@ -359,10 +390,16 @@ fn follow_onto(
                             .read_link()
                             .map_err(|error| unreadable(&next, &error))?;
                         // A relative target is relative to the link's directory: `current`.
-                        follow_onto(current, &target, symlinks)?;
+                        follow_onto(current, &target, symlinks, size)?;
                     }
-                    Ok(_) => *current = next,
-                    Err(error) if does_not_exist(&error) => *current = next,
+                    Ok(meta) => {
+                        *current = next;
+                        *size = meta.is_file().then_some(meta.len());
+                    }
+                    Err(error) if does_not_exist(&error) => {
+                        *current = next;
+                        *size = None;
+                    }
                     Err(error) => return Err(unreadable(&next, &error)),
                 }
             }
@@ -406,6 +443,7 @@ mod tests {
             absolute: PathBuf::from(sent),
             relative: None,
             problem,
+            size: None,
         }
         .denial()
         .expect("outside")

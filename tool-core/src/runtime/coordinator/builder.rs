@@ -280,6 +280,9 @@ impl CoordinatorBuilder {
                 ask: settings.permissions.ask.clone(),
                 deny: settings.permissions.deny.clone(),
             });
+            for condition in &settings.conditions {
+                policy = policy.rule(condition.clone());
+            }
             for warning in &settings.warnings {
                 tracing::warn!(%warning, "a settings entry may allow more than it reads");
             }

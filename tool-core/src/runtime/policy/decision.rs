@@ -179,6 +179,9 @@ pub enum PolicyLayer {
     Default,
     /// A custom [`Rule`](crate::policy::Rule).
     Custom,
+    /// A [`ConditionalRule`](crate::policy::ConditionalRule): a declarative rule on a call's
+    /// arguments, the size of the files it names, and its effect class.
+    Condition,
     /// The tool-call budget.
     Budget,
     /// A hook's decision.
@@ -202,6 +205,7 @@ impl PolicyLayer {
             PolicyLayer::AllowList => "allow-list",
             PolicyLayer::Default => "default",
             PolicyLayer::Custom => "custom rule",
+            PolicyLayer::Condition => "condition",
             PolicyLayer::Budget => "budget",
             PolicyLayer::Hook => "hook",
             PolicyLayer::User => "user",
@@ -354,7 +358,8 @@ pub struct ClassifiedCall<'a> {
     /// Each command argument's analysis, in the order of the command resources; commands not
     /// analysed here are analysed when a rule needs them.
     pub commands: &'a [CommandLine],
-    /// The arguments as the model sent them (JSON text), for `Tool(param:value)` rules.
+    /// The arguments as the model sent them (JSON text), for `Tool(param:value)` rules and
+    /// [`ConditionalRule`](crate::policy::ConditionalRule)s.
     pub arguments: &'a str,
 }
 
@@ -401,7 +406,8 @@ impl<'a> ClassifiedCall<'a> {
         self
     }
 
-    /// The same call with the arguments the model sent, for `Tool(param:value)` rules.
+    /// The same call with the arguments the model sent, for `Tool(param:value)` rules and
+    /// [`ConditionalRule`](crate::policy::ConditionalRule)s.
     #[must_use]
     pub fn with_arguments(mut self, arguments: &'a str) -> Self {
         self.arguments = arguments;

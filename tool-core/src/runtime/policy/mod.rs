@@ -23,6 +23,14 @@
 //! described in [`RulePattern`]'s module: tool names, command prefixes, path globs, domains,
 //! wildcards; compound shell commands are judged part by part.
 //!
+//! [`ConditionalRule`]s look inside a call: an argument's text (contains, equals, a regular
+//! expression, longer or shorter than), the size of the file a path argument names, the
+//! effect class; each allows, asks or denies, by default just after the user's rules of its
+//! verdict (a deny condition after the deny rules, so no mode or allow rule overrides it; an
+//! ask condition after the ask rules; an allow condition after the allow rules). They are
+//! built in code or loaded from a settings file's `toolkit.conditions`
+//! ([`settings`](crate::settings)).
+//!
 //! ```
 //! use tool_core::policy::{Policy, PolicyContext};
 //! use tool_core::{policy::{ClassifiedCall, Verdict}, tool::Resource, spec::{ResourceArg, ResourceKind, ToolSpec}};
@@ -45,6 +53,7 @@
 //! assert_eq!(policy.decide(&call, &PolicyContext::default()).verdict, Verdict::Deny);
 //! ```
 
+mod conditions;
 mod context;
 mod decision;
 mod explain;
@@ -57,6 +66,9 @@ pub mod shell;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use conditions::{
+    ArgCondition, Condition, ConditionError, ConditionalRule, EffectFilter, FileSizeCondition,
+};
 pub use context::PolicyContext;
 pub use decision::{
     ClassifiedCall, Decision, DecisionSource, Mode, PolicyLayer, UnknownMode, Verdict,

@@ -123,6 +123,30 @@ pub(super) enum ToolMatcher {
     EditPaths,
 }
 
+impl ToolMatcher {
+    /// `true` when the tool answers to a name (its own or an alias) this matcher names.
+    pub(super) fn names_tool(&self, spec: &ToolSpec) -> bool {
+        let mut names = spec.names();
+        match self {
+            ToolMatcher::Name(wanted) => names.any(|name| name == wanted),
+            ToolMatcher::Wildcard(pieces) => names.any(|name| wildcard_matches(pieces, name)),
+            ToolMatcher::Server(server) => names.any(|name| {
+                name.strip_prefix(server.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with("__"))
+            }),
+            ToolMatcher::ReadPaths | ToolMatcher::EditPaths => false,
+        }
+    }
+}
+
+/// `true` for the tool part of a rule: letters, digits, `_`, `-`, `.`, and `*` wildcards.
+pub(super) fn is_tool_name_pattern(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-.*".contains(&b))
+}
+
 /// Which of a tool's resources a rule is about.
 #[derive(Debug, Clone)]
 pub(super) enum Specifier {
@@ -238,11 +262,7 @@ impl RulePattern {
                 (name.trim_end(), Some(inner.trim()))
             }
         };
-        let valid_name = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_-.*".contains(&b));
-        if !valid_name {
+        if !is_tool_name_pattern(name) {
             return Err(RuleSyntaxError::InvalidToolName {
                 rule: rule.to_owned(),
                 name: name.to_owned(),
@@ -355,16 +375,7 @@ impl RulePattern {
     }
 
     pub(super) fn names_tool(&self, spec: &ToolSpec) -> bool {
-        let mut names = spec.names();
-        match &self.tool {
-            ToolMatcher::Name(wanted) => names.any(|name| name == wanted),
-            ToolMatcher::Wildcard(pieces) => names.any(|name| wildcard_matches(pieces, name)),
-            ToolMatcher::Server(server) => names.any(|name| {
-                name.strip_prefix(server.as_str())
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with("__"))
-            }),
-            ToolMatcher::ReadPaths | ToolMatcher::EditPaths => false,
-        }
+        self.tool.names_tool(spec)
     }
 
     /// `true` when the rule's specifier matches this one resource. `for_allow` turns on the

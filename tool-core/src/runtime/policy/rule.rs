@@ -366,7 +366,7 @@ impl Rule for BypassModeRule {
     fn evaluate(&self, _: &ClassifiedCall<'_>, context: &PolicyContext) -> Option<Decision> {
         (context.mode == Mode::Bypass).then(|| {
             Decision::allow(
-                "bypass mode is on: calls run without asking unless safety or a deny rule stops them",
+                "bypass mode is on: calls run without asking unless safety, a deny rule or a deny condition stops them",
                 DecisionSource::new(PolicyLayer::Mode, "bypass mode"),
             )
         })
