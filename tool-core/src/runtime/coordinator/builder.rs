@@ -159,7 +159,8 @@ impl CoordinatorBuilder {
     }
 
     /// Claude Code style settings: permission rules, default mode, extra workspace
-    /// directories and hooks. Several calls merge, later ones adding to earlier ones.
+    /// directories and hooks, and our extension's conditional rules (`toolkit.conditions`).
+    /// Several calls merge, later ones adding to earlier ones.
     pub fn settings(mut self, settings: Settings) -> Self {
         self.settings.push(settings);
         self
