@@ -1,4 +1,16 @@
-//! The standard library of agent tools.
+//! The standard library of agent tools: link the crate and its tools are in the registry.
 //!
-//! Empty for now: the tools (read, write, edit, patch, grep, glob, shell, fetch, plan) land in
-//! later issues, each a `#[tool]` function over a shared engine.
+//! Each tool is a `#[tool]` function in a small file over a shared engine: [`fs`] under the
+//! file tools. Every file is read and written through the workspace's confined handles, as
+//! found: its encoding, byte order mark and line endings are kept byte for byte.
+//!
+//! | tool | aliases | what it does |
+//! |---|---|---|
+//! | `read_file` | `Read` | a file's lines, numbered; a directory's listing; an image as an image |
+//! | `write_file` | `Write` | a whole file, atomically, kept in the format it had |
+
+#![warn(missing_docs)]
+
+pub mod fs;
+mod read_file;
+mod write_file;

@@ -445,7 +445,17 @@ fn write_atomically(dir: &Dir, relative: &Path, contents: &[u8]) -> io::Result<(
         }
         temp.sync_all()?;
         drop(temp);
-        dir.rename(&temp_path, dir, &target)
+        dir.rename(&temp_path, dir, &target)?;
+        // The rename itself is durable only once the directory is: sync it too (where a
+        // directory can be opened for that; a failure here loses no data, only the guarantee).
+        let parent = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if let Ok(directory) = dir.open(parent) {
+            let _ = directory.sync_all();
+        }
+        Ok(())
     })();
     if written.is_err() {
         let _ = dir.remove_file(&temp_path);

@@ -1,0 +1,352 @@
+//! `read_file` and `write_file` as a model uses them, through a coordinator: text as found,
+//! paging, the read-before-replace rule, and files kept byte for byte in their own format.
+
+use std::path::Path;
+
+use serde_json::json;
+use tool_core::output::Content;
+use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
+use tool_std::fs::FileSession;
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    coordinator: Coordinator,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let coordinator = Coordinator::builder()
+            .toolset(Toolset::named(["read_file", "write_file"]).unwrap())
+            .workspace(Workspace::new(dir.path()).unwrap())
+            .state(FileSession::default())
+            .policy(tool_core::policy::PolicyBuilder::default().allow("write_file"))
+            .build()
+            .unwrap();
+        Fixture { dir, coordinator }
+    }
+
+    fn file(&self, name: &str, bytes: &[u8]) {
+        let path = self.dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    fn bytes(&self, name: &str) -> Vec<u8> {
+        std::fs::read(self.dir.path().join(name)).unwrap()
+    }
+
+    fn call(&self, tool: &str, arguments: serde_json::Value) -> ToolResult {
+        self.coordinator
+            .call_blocking(ToolCall::new(tool, arguments.to_string()))
+    }
+
+    fn read(&self, arguments: serde_json::Value) -> ToolResult {
+        self.call("read_file", arguments)
+    }
+
+    fn write(&self, arguments: serde_json::Value) -> ToolResult {
+        self.call("write_file", arguments)
+    }
+}
+
+fn ok(result: &ToolResult) -> String {
+    assert!(!result.is_error(), "{}", result.text());
+    result.text().into_owned()
+}
+
+fn err(result: &ToolResult) -> String {
+    assert!(
+        result.is_error(),
+        "expected an error, got: {}",
+        result.text()
+    );
+    result.text().into_owned()
+}
+
+#[test]
+fn lines_come_numbered_like_cat_n_without_carriage_returns() {
+    let fx = Fixture::new();
+    fx.file("a.txt", b"first\r\nsecond\r\n");
+    assert_eq!(
+        ok(&fx.read(json!({"path": "a.txt"}))),
+        "     1\tfirst\n     2\tsecond\n"
+    );
+}
+
+#[test]
+fn offset_and_limit_pick_lines_and_the_reply_says_how_to_read_on() {
+    let fx = Fixture::new();
+    let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    fx.file("ten.txt", text.as_bytes());
+    let page = ok(&fx.read(json!({"path": "ten.txt", "offset": 4, "limit": 3})));
+    assert!(
+        page.starts_with("     4\tline 4\n     5\tline 5\n     6\tline 6\n"),
+        "{page}"
+    );
+    assert!(
+        page.ends_with("(lines 4-6 of 10; continue with offset=7)"),
+        "{page}"
+    );
+    let past = err(&fx.read(json!({"path": "ten.txt", "offset": 11})));
+    assert!(
+        past.contains("has 10 lines; offset 11 is past its end"),
+        "{past}"
+    );
+}
+
+#[test]
+fn a_whole_file_read_over_the_default_limit_returns_the_first_page() {
+    let fx = Fixture::new();
+    let text: String = (1..=2_500).map(|i| format!("{i}\n")).collect();
+    fx.file("long.txt", text.as_bytes());
+    let page = ok(&fx.read(json!({"path": "long.txt"})));
+    assert!(
+        page.ends_with("(lines 1-2000 of 2500; continue with offset=2001)"),
+        "{}",
+        &page[page.len() - 80..]
+    );
+}
+
+#[test]
+fn output_is_capped_a_whole_read_pages_and_an_explicit_range_is_told_a_limit_that_fits() {
+    let fx = Fixture::new();
+    let line = "x".repeat(1_000);
+    let text: String = (0..1_000).map(|_| format!("{line}\n")).collect();
+    fx.file("wide.txt", text.as_bytes());
+    let page = ok(&fx.read(json!({"path": "wide.txt"})));
+    assert!(page.len() <= 256 * 1024 + 100, "{} bytes", page.len());
+    assert!(
+        page.contains("of 1000; continue with offset="),
+        "{}",
+        &page[page.len() - 80..]
+    );
+    let too_much = err(&fx.read(json!({"path": "wide.txt", "offset": 1, "limit": 1000})));
+    assert!(
+        too_much.contains("more than the 256 KB one read returns; ask for limit="),
+        "{too_much}"
+    );
+}
+
+#[test]
+fn a_long_line_is_cut_with_a_marker() {
+    let fx = Fixture::new();
+    fx.file("minified.js", format!("{}\n", "a".repeat(5_000)).as_bytes());
+    let text = ok(&fx.read(json!({"path": "minified.js"})));
+    assert!(
+        text.contains("… [line cut: 5000 characters]"),
+        "{}",
+        &text[text.len() - 60..]
+    );
+    assert!(text.len() < 2_100);
+}
+
+#[test]
+fn anchors_prefix_each_line_for_hashline_edit() {
+    let fx = Fixture::new();
+    fx.file("a.rs", b"fn main() {\n}\n");
+    let text = ok(&fx.read(json!({"path": "a.rs", "anchors": true})));
+    let expected = format!(
+        "1#{}|fn main() {{\n2#{}|}}\n",
+        tool_std::fs::anchor("fn main() {"),
+        tool_std::fs::anchor("}")
+    );
+    assert_eq!(text, expected);
+}
+
+#[test]
+fn text_in_legacy_encodings_and_utf16_reads_as_text() {
+    let fx = Fixture::new();
+    fx.file("latin1.txt", b"caf\xe9 cr\xe8me\n");
+    assert_eq!(
+        ok(&fx.read(json!({"path": "latin1.txt"}))),
+        "     1\tcafé crème\n"
+    );
+    let utf16: Vec<u8> = b"\xFF\xFE"
+        .iter()
+        .copied()
+        .chain("añb\r\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    fx.file("utf16.txt", &utf16);
+    assert_eq!(ok(&fx.read(json!({"path": "utf16.txt"}))), "     1\tañb\n");
+}
+
+#[test]
+fn a_directory_answers_with_its_entries() {
+    let fx = Fixture::new();
+    fx.file("src/lib.rs", b"");
+    fx.file("src/util/mod.rs", b"");
+    assert_eq!(
+        ok(&fx.read(json!({"path": "src"}))),
+        "`src` is a directory; its entries:\nlib.rs\nutil/"
+    );
+}
+
+#[test]
+fn a_binary_file_is_an_error_with_its_size_and_kind() {
+    let fx = Fixture::new();
+    fx.file("doc.pdf", b"%PDF-1.7\n\0\x01\x02");
+    let error = err(&fx.read(json!({"path": "doc.pdf"})));
+    assert!(
+        error.contains("binary file (12 bytes, a PDF document)"),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_image_comes_back_as_an_image() {
+    let fx = Fixture::new();
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
+    fx.file("pixel.png", png);
+    let result = fx.read(json!({"path": "pixel.png"}));
+    assert!(!result.is_error(), "{}", result.text());
+    assert!(
+        matches!(&result.content[1], Content::Image { mime_type, .. } if mime_type == "image/png")
+    );
+}
+
+#[test]
+fn other_agents_parameter_names_are_accepted_but_not_in_the_schema() {
+    let fx = Fixture::new();
+    fx.file("a.txt", b"x\n");
+    for name in ["file_path", "filePath", "absolute_path"] {
+        assert_eq!(
+            ok(&fx.read(json!({ name: "a.txt" }))),
+            "     1\tx\n",
+            "{name}"
+        );
+    }
+    let schema = serde_json::to_string(
+        fx.coordinator
+            .toolset()
+            .get("read_file")
+            .unwrap()
+            .input_schema(),
+    )
+    .unwrap();
+    assert!(
+        !schema.contains("file_path") && !schema.contains("filePath"),
+        "{schema}"
+    );
+    assert!(
+        fx.coordinator.toolset().get("Read").is_some()
+            && fx.coordinator.toolset().get("Write").is_some()
+    );
+}
+
+#[test]
+fn a_missing_file_names_the_closest_existing_one() {
+    let fx = Fixture::new();
+    fx.file("src/main.rs", b"");
+    let error = err(&fx.read(json!({"path": "src/mian.rs"})));
+    assert!(error.contains("did you mean `src/main.rs`?"), "{error}");
+}
+
+#[test]
+fn no_path_leaves_the_workspace() {
+    let fx = Fixture::new();
+    for path in ["../outside.txt", "/etc/passwd"] {
+        let read = err(&fx.read(json!({ "path": path })));
+        assert!(read.contains("outside"), "{read}");
+        let write = err(&fx.write(json!({ "path": path, "content": "x" })));
+        assert!(write.contains("outside"), "{write}");
+    }
+    assert!(!fx.dir.path().parent().unwrap().join("outside.txt").exists());
+}
+
+#[test]
+fn a_new_file_is_created_with_its_directories_as_given() {
+    let fx = Fixture::new();
+    ok(&fx.write(json!({"path": "new/dir/a.txt", "content": "one\ntwo\n"})));
+    assert_eq!(fx.bytes("new/dir/a.txt"), b"one\ntwo\n");
+}
+
+#[test]
+fn replacing_a_file_needs_a_read_in_this_session_or_overwrite() {
+    let fx = Fixture::new();
+    fx.file("a.txt", b"old\n");
+    let refused = err(&fx.write(json!({"path": "a.txt", "content": "new\n"})));
+    assert!(
+        refused.contains("has not been read in this session"),
+        "{refused}"
+    );
+    assert_eq!(fx.bytes("a.txt"), b"old\n");
+    ok(&fx.read(json!({"path": "a.txt"})));
+    ok(&fx.write(json!({"path": "a.txt", "content": "new\n"})));
+    assert_eq!(fx.bytes("a.txt"), b"new\n");
+    fx.file("b.txt", b"old\n");
+    ok(&fx.write(json!({"path": "b.txt", "content": "forced\n", "overwrite": true})));
+    assert_eq!(fx.bytes("b.txt"), b"forced\n");
+}
+
+#[test]
+fn a_file_changed_on_disk_since_it_was_read_is_not_replaced() {
+    let fx = Fixture::new();
+    fx.file("a.txt", b"v1\n");
+    ok(&fx.read(json!({"path": "a.txt"})));
+    fx.file("a.txt", b"v2 by someone else\n");
+    let refused = err(&fx.write(json!({"path": "a.txt", "content": "mine\n"})));
+    assert!(refused.contains("changed on disk since"), "{refused}");
+    assert_eq!(fx.bytes("a.txt"), b"v2 by someone else\n");
+}
+
+#[test]
+fn empty_content_never_wipes_a_file_unless_asked() {
+    let fx = Fixture::new();
+    fx.file("a.txt", b"precious\n");
+    ok(&fx.read(json!({"path": "a.txt"})));
+    let refused = err(&fx.write(json!({"path": "a.txt", "content": ""})));
+    assert!(refused.contains("would wipe"), "{refused}");
+    assert_eq!(fx.bytes("a.txt"), b"precious\n");
+}
+
+#[test]
+fn a_replaced_file_keeps_its_encoding_bom_and_line_endings() {
+    let fx = Fixture::new();
+    let utf16: Vec<u8> = b"\xFF\xFE"
+        .iter()
+        .copied()
+        .chain("a\r\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let expected16: Vec<u8> = b"\xFF\xFE"
+        .iter()
+        .copied()
+        .chain("añ\r\nb\r\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    for (name, before, after) in [
+        ("crlf.txt", b"a\r\nb\r\n".to_vec(), b"x\r\ny\r\n".to_vec()),
+        (
+            "bom.txt",
+            b"\xEF\xBB\xBFa\n".to_vec(),
+            b"\xEF\xBB\xBFx\ny\n".to_vec(),
+        ),
+        ("latin1.txt", b"caf\xe9\n".to_vec(), b"x\xe9\ny\n".to_vec()),
+        ("utf16.txt", utf16, expected16),
+    ] {
+        fx.file(name, &before);
+        ok(&fx.read(json!({ "path": name })));
+        let content = if name == "latin1.txt" {
+            "xé\ny\n"
+        } else if name == "utf16.txt" {
+            "añ\nb\n"
+        } else {
+            "x\ny\n"
+        };
+        ok(&fx.write(json!({ "path": name, "content": content })));
+        assert_eq!(fx.bytes(name), after, "{name}");
+    }
+}
+
+#[test]
+fn a_character_the_files_encoding_cannot_hold_is_refused_and_nothing_changes() {
+    let fx = Fixture::new();
+    fx.file("latin1.txt", b"caf\xe9\n");
+    ok(&fx.read(json!({"path": "latin1.txt"})));
+    let refused = err(&fx.write(json!({"path": "latin1.txt", "content": "snow ☃\n"})));
+    assert!(
+        refused.contains("U+2603") && refused.contains("windows-1252"),
+        "{refused}"
+    );
+    assert_eq!(fx.bytes("latin1.txt"), b"caf\xe9\n");
+    assert!(Path::new(&fx.dir.path().join("latin1.txt")).exists());
+}
