@@ -437,6 +437,7 @@ fn write_atomically(dir: &Dir, relative: &Path, contents: &[u8]) -> io::Result<(
         ));
     };
     let permissions = dir.metadata(&target).ok().map(|m| m.permissions());
+    remove_stale_temps(dir, target.parent(), name);
     let (temp_path, mut temp) = create_temp(dir, target.parent(), name)?;
     let written = (|| {
         temp.write_all(contents)?;
@@ -461,6 +462,41 @@ fn write_atomically(dir: &Dir, relative: &Path, contents: &[u8]) -> io::Result<(
         let _ = dir.remove_file(&temp_path);
     }
     written
+}
+
+/// Removes the temporary files a killed writer left beside `name`: `.{name}.{process}.{n}.tmp`
+/// of a process that no longer runs. Best effort, and only where a process's liveness can be
+/// read (`/proc`); a temporary file of a running writer is never touched.
+fn remove_stale_temps(dir: &Dir, directory: Option<&Path>, name: &std::ffi::OsStr) {
+    let proc = Path::new("/proc/self");
+    if !proc.exists() {
+        return;
+    }
+    let parent = directory
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Ok(entries) = dir.read_dir(parent) else {
+        return;
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name
+            .to_str()
+            .and_then(|text| text.strip_prefix(&prefix))
+            .and_then(|text| text.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some((pid, write)) = rest.split_once('.') else {
+            continue;
+        };
+        let is_ours = pid.parse::<u32>().is_ok() && write.parse::<u64>().is_ok();
+        let alive = Path::new("/proc").join(pid).exists();
+        if is_ours && !alive {
+            let _ = dir.remove_file(parent.join(&file_name));
+        }
+    }
 }
 
 /// A new, empty file in `directory` (beside the file `name`), named so that no other writer
