@@ -30,6 +30,8 @@ mod normalize;
 mod report;
 mod text;
 
+#[cfg(test)]
+mod tests;
 
 pub(crate) use apply::{Applied, Edit, apply_edit, apply_edits};
 pub(crate) use ladder::MatchLevel;
