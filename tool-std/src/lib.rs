@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+mod edit;
 pub mod fs;
 mod read_file;
 mod write_file;

@@ -1,0 +1,39 @@
+//! The text side of `edit_file` and `multi_edit` (issue 7): finding `old_string` in a file's
+//! decoded text by a ladder of ever looser comparisons, replacing it, and wording the reply or
+//! the error for the model. No file I/O: the caller reads and decodes the file, passes its text
+//! with its own line ends (LF, CRLF or mixed), and writes the result back only on `Ok`.
+//!
+//! The ladder ([`MatchLevel`], strictest first; the first level that finds `old_string` at all
+//! decides, and it must find it exactly once):
+//!
+//! 1. exact;
+//! 2. line endings normalized (CRLF read as LF on both sides);
+//! 3. trailing whitespace ignored, line by line;
+//! 4. whole lines compared trimmed, the block at the indentation the model wrote;
+//! 5. Unicode punctuation normalized (dashes, quotes, odd spaces, as Codex's `seek_sequence`);
+//! 6. indentation-flexible: the block at another indentation, `new_string` re-indented by the
+//!    difference, in the file's indent character (tabs stay tabs);
+//! 7. escapes the model wrote literally (`\n`, `\t`, `\"`) unescaped, then 1–6 again.
+//!
+//! Levels 3–7 compare every line of the block, never only its first and last ("no anchor-only
+//! matching"). `replace_all` uses levels 1 and 2 only. The new text always takes the line ends
+//! of the block it replaces (a model sends `\n`; a CRLF file gets CRLF), and the bytes outside
+//! the replaced span are never touched.
+
+// Nothing outside the tests calls in until the edit_file tool lands on top of the file engine.
+#![cfg_attr(not(test), allow(dead_code, unused_imports))]
+
+mod apply;
+mod indent;
+mod ladder;
+mod normalize;
+mod report;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+pub(crate) use apply::{Applied, Edit, apply_edit, apply_edits};
+pub(crate) use ladder::MatchLevel;
+pub(crate) use normalize::visible;
+pub(crate) use report::{Candidate, Difference, EditError, snippet};
