@@ -8,10 +8,16 @@
 //! |---|---|---|
 //! | `read_file` | `Read` | a file's lines, numbered; a directory's listing; an image as an image |
 //! | `write_file` | `Write` | a whole file, atomically, kept in the format it had |
+//! | `edit_file` | `Edit` | one replacement, found by a ladder of comparisons, nothing else touched |
+//! | `multi_edit` | `MultiEdit` | several replacements in one file, in order, all or nothing |
 
 #![warn(missing_docs)]
 
 mod edit;
+mod edit_file;
 pub mod fs;
+mod multi_edit;
 mod read_file;
 mod write_file;
+
+pub use multi_edit::EditArgs;

@@ -20,9 +20,6 @@
 //! of the block it replaces (a model sends `\n`; a CRLF file gets CRLF), and the bytes outside
 //! the replaced span are never touched.
 
-// Nothing outside the tests calls in until the edit_file tool lands on top of the file engine.
-#![cfg_attr(not(test), allow(dead_code, unused_imports))]
-
 mod apply;
 mod indent;
 mod ladder;
@@ -35,5 +32,9 @@ mod tests;
 
 pub(crate) use apply::{Applied, Edit, apply_edit, apply_edits};
 pub(crate) use ladder::MatchLevel;
+pub(crate) use report::snippet;
+// What the tests look into.
+#[cfg(test)]
 pub(crate) use normalize::visible;
-pub(crate) use report::{Candidate, Difference, EditError, snippet};
+#[cfg(test)]
+pub(crate) use report::{Candidate, Difference, EditError};

@@ -64,3 +64,63 @@ pub(crate) fn io_error(ws: &Workspace, shown: &str, error: &std::io::Error) -> T
         _ => ToolError::failed(format!("`{shown}`: {error}")),
     }
 }
+
+/// A text file changed in place, as the edit tools do: read through the workspace, decoded as
+/// found, changed by `change` (given the text with the file's own line breaks), encoded back in
+/// the same format and written atomically. Returns `change`'s answer and whether the file had
+/// changed on disk since this session last read or wrote it (the change is made to the file as
+/// it is now; the reply says so).
+///
+/// # Errors
+/// The file cannot be read, is not text this engine can write back exactly, `change` refuses
+/// (its error gets a note when the file had changed since it was read), or the new text has a
+/// character the file's encoding cannot hold.
+pub(crate) fn modify<R>(
+    ctx: &ToolContext,
+    ws: &Workspace,
+    path: &tool_core::WorkspacePath,
+    change: impl FnOnce(&str) -> Result<(String, R), ToolError>,
+) -> Result<(R, bool), ToolError> {
+    let shown = path.sent().display().to_string();
+    let absolute = path.in_workspace(ws);
+    let metadata = ws
+        .metadata(path)
+        .map_err(|error| io_error(ws, &shown, &error))?;
+    if metadata.is_dir() {
+        return Err(ToolError::failed(format!(
+            "`{shown}` is a directory; give the path of a file in it"
+        )));
+    }
+    let mut bytes = Vec::new();
+    ws.open(path)
+        .and_then(|mut file| std::io::Read::read_to_end(&mut file, &mut bytes))
+        .map_err(|error| io_error(ws, &shown, &error))?;
+    let session = session(ctx);
+    let now = Seen::of(&bytes, metadata.modified().ok().map(|time| time.into_std()));
+    let stale = session
+        .seen(&absolute)
+        .is_some_and(|seen| seen.hash != now.hash);
+    let file = TextFile::decode(&bytes)
+        .map_err(|error| ToolError::failed(format!("`{shown}`: {error}")))?;
+    let (text, answer) = change(&file.text).map_err(|error| {
+        if stale {
+            ToolError::failed(format!(
+                "{error}\n(`{shown}` changed on disk since this session last read it: read it again to see it as it is)"
+            ))
+        } else {
+            error
+        }
+    })?;
+    let written = file
+        .encode_text(&text)
+        .map_err(|error| ToolError::failed(format!("`{shown}`: {error}")))?;
+    ws.write(path, &written)
+        .map_err(|error| io_error(ws, &shown, &error))?;
+    let modified = ws
+        .metadata(path)
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .map(|time| time.into_std());
+    session.record(&absolute, Seen::of(&written, modified));
+    Ok((answer, stale))
+}
