@@ -29,16 +29,29 @@ fn edit_file(
     replace_all: bool,
 ) -> Result<String, ToolError> {
     let shown = path.sent().display().to_string();
-    let (applied, stale) = fs::modify(ctx, ws, &path, |text| {
+    let (reply, stale) = fs::modify(ctx, ws, &path, |text| {
         let applied = edit::apply_edit(text, &old_string, &new_string, replace_all)
             .map_err(|error| ToolError::failed(format!("`{shown}`: {error}")))?;
-        Ok((applied.text.clone(), applied))
+        let reply = report(&shown, std::slice::from_ref(&applied));
+        Ok((applied.text, reply))
     })?;
-    Ok(report(&shown, &[applied], stale))
+    Ok(with_staleness(reply, &shown, stale))
+}
+
+/// The reply, with a note when the file had changed on disk since this session read it.
+pub(crate) fn with_staleness(mut reply: String, shown: &str, stale: bool) -> String {
+    if stale {
+        let at = reply.find('\n').unwrap_or(reply.len());
+        reply.insert_str(
+            at,
+            &format!(" `{shown}` had changed on disk since this session read it; the edit was made to it as it is now."),
+        );
+    }
+    reply
 }
 
 /// The reply of an edit: what changed, how it was found when not exactly, the lines around it.
-pub(crate) fn report(shown: &str, edits: &[Applied], stale: bool) -> String {
+pub(crate) fn report(shown: &str, edits: &[Applied]) -> String {
     let mut text = String::new();
     let replacements: usize = edits.iter().map(|applied| applied.replacements).sum();
     text.push_str(&format!(
@@ -54,11 +67,6 @@ pub(crate) fn report(shown: &str, edits: &[Applied], stale: bool) -> String {
         text.push_str(&format!(" ({})", loose.join("; ")));
     }
     text.push('.');
-    if stale {
-        text.push_str(&format!(
-            " `{shown}` had changed on disk since this session read it; the edit was made to it as it is now."
-        ));
-    }
     if let Some(last) = edits.last() {
         text.push_str(&format!(
             "\nLines {}-{} now:\n{}",

@@ -6,7 +6,7 @@ use tool_core::context::ToolContext;
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
 use crate::edit::{self, Edit};
-use crate::edit_file::report;
+use crate::edit_file::{report, with_staleness};
 use crate::fs;
 
 /// One replacement of a `multi_edit` call.
@@ -44,7 +44,7 @@ fn multi_edit(
             "`edits` is empty: give at least one replacement",
         ));
     }
-    let (applied, stale) = fs::modify(ctx, ws, &path, |text| {
+    let (reply, stale) = fs::modify(ctx, ws, &path, |text| {
         let edits: Vec<Edit<'_>> = edits
             .iter()
             .map(|args| Edit {
@@ -54,7 +54,7 @@ fn multi_edit(
             })
             .collect();
         match edit::apply_edits(text, &edits) {
-            Ok((text, applied)) => Ok((text, applied)),
+            Ok((text, applied)) => Ok((text, report(&shown, &applied))),
             Err((index, error)) => Err(ToolError::failed(format!(
                 "`{shown}`: edit {} of {}: {error}\nNo edit was made: the file is as it was.",
                 index + 1,
@@ -62,5 +62,5 @@ fn multi_edit(
             ))),
         }
     })?;
-    Ok(report(&shown, &applied, stale))
+    Ok(with_staleness(reply, &shown, stale))
 }

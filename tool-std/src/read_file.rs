@@ -80,8 +80,7 @@ fn read_file(
     let first = offset.unwrap_or(1).max(1);
     let wanted = limit.unwrap_or(DEFAULT_LIMIT).max(1);
     let mut page = Page::new(first, wanted, anchors);
-    let mut hash = Fnv::default();
-    hash.update(&head);
+    let mut hash = fs::Hasher::default().update(&head);
     let mut decoder = encoding.new_decoder_without_bom_handling();
     let mut decoded = String::new();
     let mut pending = head[bom_len..].to_vec();
@@ -91,7 +90,7 @@ fn read_file(
         let last = pending.is_empty() && {
             let read =
                 read_full(&mut file, &mut buffer).map_err(|error| io_error(ws, &shown, &error))?;
-            hash.update(&buffer[..read]);
+            hash = std::mem::take(&mut hash).update(&buffer[..read]);
             total_bytes += read as u64;
             pending.extend_from_slice(&buffer[..read]);
             read == 0
@@ -121,7 +120,7 @@ fn read_file(
     let seen = Seen {
         size: total_bytes,
         modified: metadata.modified().ok().map(|time| time.into_std()),
-        hash: hash.0,
+        hash: hash.finish(),
     };
     fs::session(ctx).record(&path.in_workspace(ws), seen);
     page.reply(&shown, explicit, first).map(ToolOutput::text)
@@ -323,22 +322,4 @@ fn image(
             mime_type: mime_type.to_owned(),
         },
     ]))
-}
-
-/// FNV-1a over bytes given in pieces, the same hash as [`fs::Seen::of`].
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn update(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 ^= u64::from(byte);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
 }

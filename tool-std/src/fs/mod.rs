@@ -10,7 +10,7 @@ pub use text::{
     DecodeError, EncodeError, Format, LineEnding, TextFile, binary_kind, detect, encode,
 };
 
-pub(crate) use session::fnv1a;
+pub(crate) use session::{Hasher, content_hash};
 pub(crate) use text::{SNIFF, utf8_prefix};
 
 use tool_core::context::ToolContext;
@@ -35,7 +35,7 @@ pub(crate) fn session(ctx: &ToolContext) -> &FileSession {
 #[must_use]
 pub fn anchor(line: &str) -> String {
     const LETTERS: &[u8; 32] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-    let hash = fnv1a(line.as_bytes());
+    let hash = content_hash(line.as_bytes());
     let first = LETTERS[(hash & 31) as usize];
     let second = LETTERS[((hash >> 5) & 31) as usize];
     String::from_utf8(vec![first, second]).unwrap_or_default()
@@ -100,7 +100,7 @@ pub(crate) fn modify<R>(
     let stale = session
         .seen(&absolute)
         .is_some_and(|seen| seen.hash != now.hash);
-    let file = TextFile::decode(&bytes)
+    let file = TextFile::decode_owned(bytes)
         .map_err(|error| ToolError::failed(format!("`{shown}`: {error}")))?;
     let (text, answer) = change(&file.text).map_err(|error| {
         if stale {
@@ -112,7 +112,7 @@ pub(crate) fn modify<R>(
         }
     })?;
     let written = file
-        .encode_text(&text)
+        .encode_owned(text)
         .map_err(|error| ToolError::failed(format!("`{shown}`: {error}")))?;
     ws.write(path, &written)
         .map_err(|error| io_error(ws, &shown, &error))?;

@@ -173,12 +173,53 @@ impl TextFile {
             line_ending: LineEnding::of(&text),
         };
         let file = TextFile { text, format };
+        // Valid UTF-8 encodes back to itself: only other encodings need the check.
+        if encoding == UTF_8 {
+            return Ok(file);
+        }
         match file.encode_text(&file.text) {
             Ok(again) if again == bytes => Ok(file),
             _ => Err(DecodeError::NotRoundTrip {
                 encoding: encoding.name(),
             }),
         }
+    }
+
+    /// Decodes a file's bytes as found, taking them: valid UTF-8 without a BOM (the common
+    /// file) becomes the text without a copy.
+    ///
+    /// # Errors
+    /// As [`TextFile::decode`].
+    pub fn decode_owned(bytes: Vec<u8>) -> Result<TextFile, DecodeError> {
+        if Encoding::for_bom(&bytes).is_none() && !bytes[..bytes.len().min(SNIFF)].contains(&0) {
+            match String::from_utf8(bytes) {
+                Ok(text) => {
+                    let line_ending = LineEnding::of(&text);
+                    return Ok(TextFile {
+                        text,
+                        format: Format {
+                            encoding: UTF_8,
+                            bom: false,
+                            line_ending,
+                        },
+                    });
+                }
+                Err(error) => return TextFile::decode(error.as_bytes()),
+            }
+        }
+        TextFile::decode(&bytes)
+    }
+
+    /// The bytes of `text` in this file's format, taking the text: UTF-8 without a BOM needs
+    /// no copy.
+    ///
+    /// # Errors
+    /// A character the file's encoding cannot hold.
+    pub fn encode_owned(&self, text: String) -> Result<Vec<u8>, EncodeError> {
+        if self.format.encoding == UTF_8 && !self.format.bom {
+            return Ok(text.into_bytes());
+        }
+        self.encode_text(&text)
     }
 
     /// The bytes of `text` in this file's format (its BOM, its encoding; line breaks as they
