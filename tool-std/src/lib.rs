@@ -10,14 +10,17 @@
 //! | `write_file` | `Write` | a whole file, atomically, kept in the format it had |
 //! | `edit_file` | `Edit` | one replacement, found by a ladder of comparisons, nothing else touched |
 //! | `multi_edit` | `MultiEdit` | several replacements in one file, in order, all or nothing |
+//! | `hashline_edit` | | edits addressed by the `LINE#HASH` anchors `read_file` shows |
 
 #![warn(missing_docs)]
 
 mod edit;
 mod edit_file;
 pub mod fs;
+mod hashline_edit;
 mod multi_edit;
 mod read_file;
 mod write_file;
 
+pub use hashline_edit::{HashlineEditArgs, HashlineOp};
 pub use multi_edit::EditArgs;
