@@ -17,6 +17,7 @@ mod edit;
 mod edit_file;
 pub mod fs;
 mod multi_edit;
+mod patch;
 mod read_file;
 mod write_file;
 
