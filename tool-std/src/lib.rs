@@ -19,6 +19,7 @@ mod edit_file;
 pub mod fs;
 mod hashline_edit;
 mod multi_edit;
+mod patch;
 mod read_file;
 mod write_file;
 
