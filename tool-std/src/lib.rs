@@ -11,9 +11,11 @@
 //! | `edit_file` | `Edit` | one replacement, found by a ladder of comparisons, nothing else touched |
 //! | `multi_edit` | `MultiEdit` | several replacements in one file, in order, all or nothing |
 //! | `hashline_edit` | | edits addressed by the `LINE#HASH` anchors `read_file` shows |
+//! | `apply_patch` | | Codex's patch format, every file changed or none |
 
 #![warn(missing_docs)]
 
+mod apply_patch;
 mod edit;
 mod edit_file;
 pub mod fs;
@@ -23,5 +25,6 @@ mod patch;
 mod read_file;
 mod write_file;
 
+pub use apply_patch::PatchText;
 pub use hashline_edit::{HashlineEditArgs, HashlineOp};
 pub use multi_edit::EditArgs;

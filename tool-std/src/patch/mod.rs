@@ -28,10 +28,6 @@
 //! not the patch's); new lines take the file's line break (LF or CRLF), and a file without a
 //! final line break keeps it missing unless a new line ends it.
 
-// Nothing calls this module yet (the `apply_patch` tool on the workspace comes next), so its
-// API is dead code and its re-exports unused outside the tests.
-#![cfg_attr(not(test), allow(dead_code, unused_imports))]
-
 mod apply;
 mod error;
 mod parse;
@@ -43,4 +39,7 @@ mod tests;
 pub(crate) use apply::apply_update;
 pub(crate) use error::PatchError;
 pub(crate) use parse::{Chunk, ChunkLine, Operation, Patch, parse};
-pub(crate) use plan::{FileChange, Plan, plan, summary};
+pub(crate) use plan::{FileChange, plan};
+// What the tests look into.
+#[cfg(test)]
+pub(crate) use plan::{Plan, summary};
