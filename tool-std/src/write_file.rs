@@ -26,8 +26,9 @@ fn write_file(
     let absolute = path.in_workspace(ws);
     let session = fs::session(ctx);
     let (bytes, verb) = match ws.metadata(&path) {
+        // A new file gets LF line breaks, whatever the model sent.
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            (content.as_bytes().to_vec(), "Created")
+            (content.replace("\r\n", "\n").into_bytes(), "Created")
         }
         Err(error) => return Err(io_error(ws, &shown, &error)),
         Ok(metadata) if metadata.is_dir() => {

@@ -255,10 +255,28 @@ fn no_path_leaves_the_workspace() {
 }
 
 #[test]
-fn a_new_file_is_created_with_its_directories_as_given() {
+fn a_new_file_is_created_with_its_directories_and_lf_line_breaks() {
     let fx = Fixture::new();
-    ok(&fx.write(json!({"path": "new/dir/a.txt", "content": "one\ntwo\n"})));
+    ok(&fx.write(json!({"path": "new/dir/a.txt", "content": "one\r\ntwo\n"})));
     assert_eq!(fx.bytes("new/dir/a.txt"), b"one\ntwo\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_replaced_file_keeps_its_owner_and_permissions() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let fx = Fixture::new();
+    fx.file("owned.sh", b"echo old\n");
+    let path = fx.dir.path().join("owned.sh");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o750)).unwrap();
+    if std::os::unix::fs::chown(&path, Some(4242), Some(4343)).is_err() {
+        return; // only root can give a file away; nothing to check elsewhere
+    }
+    ok(&fx.read(json!({"path": "owned.sh"})));
+    ok(&fx.write(json!({"path": "owned.sh", "content": "echo new\n"})));
+    let metadata = std::fs::metadata(&path).unwrap();
+    assert_eq!((metadata.uid(), metadata.gid()), (4242, 4343));
+    assert_eq!(metadata.permissions().mode() & 0o777, 0o750);
 }
 
 #[test]

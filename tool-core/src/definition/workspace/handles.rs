@@ -436,7 +436,8 @@ fn write_atomically(dir: &Dir, relative: &Path, contents: &[u8]) -> io::Result<(
             format!("`{}` names no file to write", relative.display()),
         ));
     };
-    let permissions = dir.metadata(&target).ok().map(|m| m.permissions());
+    let existing = dir.metadata(&target).ok();
+    let permissions = existing.as_ref().map(cap_std::fs::Metadata::permissions);
     remove_stale_temps(dir, target.parent(), name);
     let (temp_path, mut temp) = create_temp(dir, target.parent(), name)?;
     let written = (|| {
@@ -444,6 +445,7 @@ fn write_atomically(dir: &Dir, relative: &Path, contents: &[u8]) -> io::Result<(
         if let Some(permissions) = permissions {
             temp.set_permissions(permissions)?;
         }
+        keep_owner(&temp, existing.as_ref());
         temp.sync_all()?;
         drop(temp);
         dir.rename(&temp_path, dir, &target)?;
@@ -463,6 +465,19 @@ fn write_atomically(dir: &Dir, relative: &Path, contents: &[u8]) -> io::Result<(
     }
     written
 }
+
+/// Gives the new file the replaced file's owner and group, where this process may (root may
+/// give any; others only a group they are in): a file is edited, not handed to someone else.
+#[cfg(unix)]
+fn keep_owner(file: &cap_std::fs::File, existing: Option<&cap_std::fs::Metadata>) {
+    use cap_std::fs::MetadataExt as _;
+    if let Some(existing) = existing {
+        let _ = std::os::unix::fs::fchown(file, Some(existing.uid()), Some(existing.gid()));
+    }
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &cap_std::fs::File, _: Option<&cap_std::fs::Metadata>) {}
 
 /// Removes the temporary files a killed writer left beside `name`: `.{name}.{process}.{n}.tmp`
 /// of a process that no longer runs. Best effort, and only where a process's liveness can be
