@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer};
 use tool_core::context::ToolContext;
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
-use crate::fs::{self, Format, Seen, TextFile, io_error};
+use crate::fs::{self, Format, TextFile, io_error};
 use crate::patch::{self, FileChange, Operation, Patch};
 
 /// A patch as sent, parsed while the arguments are: every path it names (a move's destination
@@ -141,7 +141,7 @@ fn apply_patch(
             .ok()
             .and_then(|m| m.modified().ok())
             .map(|time| time.into_std());
-        session.record(&target.in_workspace(ws), Seen::of(bytes, modified));
+        session.record_content(&target.in_workspace(ws), bytes, modified);
     }
     Ok(plan.summary)
 }

@@ -81,6 +81,8 @@ fn read_file(
     let wanted = limit.unwrap_or(DEFAULT_LIMIT).max(1);
     let mut page = Page::new(first, wanted, anchors);
     let mut hash = fs::Hasher::default().update(&head);
+    // A small file is kept as read, so a later edit can say what changed under it.
+    let mut kept = Some(head.clone());
     let mut decoder = encoding.new_decoder_without_bom_handling();
     let mut decoded = String::new();
     let mut pending = head[bom_len..].to_vec();
@@ -91,6 +93,13 @@ fn read_file(
             let read =
                 read_full(&mut file, &mut buffer).map_err(|error| io_error(ws, &shown, &error))?;
             hash = std::mem::take(&mut hash).update(&buffer[..read]);
+            if let Some(bytes) = kept.as_mut() {
+                if bytes.len() + read <= fs::KEPT_CONTENT {
+                    bytes.extend_from_slice(&buffer[..read]);
+                } else {
+                    kept = None;
+                }
+            }
             total_bytes += read as u64;
             pending.extend_from_slice(&buffer[..read]);
             read == 0
@@ -122,7 +131,11 @@ fn read_file(
         modified: metadata.modified().ok().map(|time| time.into_std()),
         hash: hash.finish(),
     };
-    fs::session(ctx).record(&path.in_workspace(ws), seen);
+    let session = fs::session(ctx);
+    match kept {
+        Some(bytes) => session.record_content(&path.in_workspace(ws), &bytes, seen.modified),
+        None => session.record(&path.in_workspace(ws), seen),
+    }
     page.reply(&shown, explicit, first).map(ToolOutput::text)
 }
 

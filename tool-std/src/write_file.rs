@@ -55,7 +55,7 @@ fn write_file(
         .ok()
         .and_then(|m| m.modified().ok())
         .map(|time| time.into_std());
-    session.record(&absolute, Seen::of(&bytes, modified));
+    session.record_content(&absolute, &bytes, modified);
     let lines = content.lines().count();
     Ok(format!(
         "{verb} `{shown}` ({lines} lines, {} bytes)",

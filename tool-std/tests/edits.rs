@@ -264,3 +264,19 @@ fn identical_strings_binary_files_and_escapes_are_refused() {
         assert!(escape.contains("outside"), "{escape}");
     }
 }
+
+#[test]
+fn a_failed_edit_of_a_file_changed_since_it_was_read_shows_what_changed() {
+    let fx = Fixture::new();
+    fx.file("a.txt", b"one\ntwo\nthree\n");
+    ok(&fx.call("read_file", json!({"path": "a.txt"})));
+    fx.file("a.txt", b"one\nTWO\nthree\n");
+    let error = err(&fx.call(
+        "edit_file",
+        json!({"path": "a.txt", "old_string": "two", "new_string": "2"}),
+    ));
+    assert!(
+        error.contains("from line 2: it was `two`, it is `TWO`"),
+        "{error}"
+    );
+}

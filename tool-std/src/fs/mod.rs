@@ -5,7 +5,7 @@
 mod session;
 mod text;
 
-pub use session::{FileSession, Seen};
+pub use session::{FileSession, KEPT_CONTENT, Seen};
 pub use text::{
     DecodeError, EncodeError, Format, LineEnding, TextFile, binary_kind, detect, encode,
 };
@@ -100,12 +100,20 @@ pub(crate) fn modify<R>(
     let stale = session
         .seen(&absolute)
         .is_some_and(|seen| seen.hash != now.hash);
+    let what_changed = if stale {
+        session
+            .content(&absolute)
+            .map(|then| describe_change(&then, &bytes))
+    } else {
+        None
+    };
     let file = TextFile::decode_owned(bytes)
         .map_err(|error| ToolError::failed(format!("`{shown}`: {error}")))?;
     let (text, answer) = change(&file.text).map_err(|error| {
         if stale {
+            let what = what_changed.as_deref().unwrap_or("");
             ToolError::failed(format!(
-                "{error}\n(`{shown}` changed on disk since this session last read it: read it again to see it as it is)"
+                "{error}\n(`{shown}` changed on disk since this session last read it{what}: read it again to see it as it is)"
             ))
         } else {
             error
@@ -121,6 +129,31 @@ pub(crate) fn modify<R>(
         .ok()
         .and_then(|m| m.modified().ok())
         .map(|time| time.into_std());
-    session.record(&absolute, Seen::of(&written, modified));
+    session.record_content(&absolute, &written, modified);
     Ok((answer, stale))
+}
+
+/// What changed between two versions of a file, in a clause for a message: where the first
+/// difference is, and the line as it was and as it is.
+pub(crate) fn describe_change(then: &[u8], now: &[u8]) -> String {
+    let (then, now) = (String::from_utf8_lossy(then), String::from_utf8_lossy(now));
+    let (old_lines, new_lines): (Vec<&str>, Vec<&str>) =
+        (then.lines().collect(), now.lines().collect());
+    let first = old_lines
+        .iter()
+        .zip(&new_lines)
+        .position(|(old, new)| old != new)
+        .unwrap_or(old_lines.len().min(new_lines.len()));
+    let quote = |line: Option<&&str>| match line {
+        Some(line) => format!("`{}`", line.chars().take(120).collect::<String>()),
+        None => "absent".to_owned(),
+    };
+    format!(
+        " ({} lines then, {} now; from line {}: it was {}, it is {})",
+        old_lines.len(),
+        new_lines.len(),
+        first + 1,
+        quote(old_lines.get(first)),
+        quote(new_lines.get(first))
+    )
 }

@@ -45,7 +45,13 @@ impl Seen {
 #[derive(Debug, Default)]
 pub struct FileSession {
     files: Mutex<HashMap<PathBuf, Seen>>,
+    /// The bytes of small files as last seen, to say what changed when they change under a
+    /// model's feet.
+    contents: Mutex<HashMap<PathBuf, std::sync::Arc<[u8]>>>,
 }
+
+/// Files up to this size are kept as seen.
+pub const KEPT_CONTENT: usize = 1 << 20;
 
 impl FileSession {
     /// How this session last saw the file at `path` (an absolute, resolved path).
@@ -57,6 +63,31 @@ impl FileSession {
     /// Remembers how the file at `path` is now.
     pub fn record(&self, path: &Path, seen: Seen) {
         self.lock().insert(path.to_owned(), seen);
+    }
+
+    /// Remembers how the file at `path` is now, with its bytes when it is small
+    /// ([`KEPT_CONTENT`]), to say later what changed.
+    pub fn record_content(&self, path: &Path, bytes: &[u8], modified: Option<SystemTime>) {
+        self.record(path, Seen::of(bytes, modified));
+        let mut contents = self
+            .contents
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if bytes.len() <= KEPT_CONTENT {
+            contents.insert(path.to_owned(), bytes.into());
+        } else {
+            contents.remove(path);
+        }
+    }
+
+    /// The bytes of the file at `path` as this session last saw them, when it was small.
+    #[must_use]
+    pub fn content(&self, path: &Path) -> Option<std::sync::Arc<[u8]>> {
+        self.contents
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(path)
+            .cloned()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Seen>> {
