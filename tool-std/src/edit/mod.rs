@@ -32,6 +32,7 @@ mod tests;
 
 pub(crate) use apply::{Applied, Edit, apply_edit, apply_edits};
 pub(crate) use ladder::MatchLevel;
+pub(crate) use normalize::ascii_punctuation;
 pub(crate) use report::snippet;
 // What the tests look into.
 #[cfg(test)]

@@ -34,7 +34,7 @@ impl LfText {
 /// Maps typographic dashes, quotes and odd spaces to ASCII, the set Codex's `seek_sequence`
 /// normalizes, so a model writing ASCII matches a file with `–`, `’`, `“` or no-break spaces
 /// (and the reverse).
-pub(super) fn ascii_punctuation(s: &str) -> String {
+pub(crate) fn ascii_punctuation(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'

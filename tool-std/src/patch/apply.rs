@@ -31,21 +31,10 @@ fn split_lines(text: &str) -> Vec<Line<'_>> {
     lines
 }
 
-/// Codex's `seek_sequence` punctuation: typographic dashes, quotes and odd spaces as ASCII.
+/// Codex's `seek_sequence` punctuation (typographic dashes, quotes and odd spaces as ASCII),
+/// on the trimmed line: the edit ladder's mapping, shared.
 fn ascii_punctuation(s: &str) -> String {
-    s.trim()
-        .chars()
-        .map(|c| match c {
-            '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
-            | '\u{2212}' => '-',
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
-            '\u{00A0}' | '\u{2002}' | '\u{2003}' | '\u{2004}' | '\u{2005}' | '\u{2006}'
-            | '\u{2007}' | '\u{2008}' | '\u{2009}' | '\u{200A}' | '\u{202F}' | '\u{205F}'
-            | '\u{3000}' => ' ',
-            other => other,
-        })
-        .collect()
+    crate::edit::ascii_punctuation(s.trim())
 }
 
 /// Where `pattern` starts in `lines` at or after `from`, by the first rung of the ladder that
