@@ -12,6 +12,8 @@
 //! | `multi_edit` | `MultiEdit` | several replacements in one file, in order, all or nothing |
 //! | `hashline_edit` | | edits addressed by the `LINE#HASH` anchors `read_file` shows |
 //! | `apply_patch` | | Codex's patch format, every file changed or none |
+//! | `glob` | `Glob` | files by name pattern, newest first, `.gitignore` respected |
+//! | `list_dir` | `LS` | a directory as a sorted tree; ignored directories shown once, not walked |
 
 #![warn(missing_docs)]
 
@@ -19,10 +21,13 @@ mod apply_patch;
 mod edit;
 mod edit_file;
 pub mod fs;
+mod glob;
 mod hashline_edit;
+mod list_dir;
 mod multi_edit;
 mod patch;
 mod read_file;
+mod walk;
 mod write_file;
 
 pub use apply_patch::PatchText;

@@ -1,0 +1,105 @@
+//! `glob`: files whose path matches a pattern, newest first.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use globset::GlobBuilder;
+use tool_core::{ToolError, Workspace, WorkspacePath, tool};
+
+use crate::walk::{self, Kind};
+
+/// Find files by name pattern (`**/*.rs`, `src/**/*.{ts,tsx}`, `*.md`), newest first, as paths
+/// relative to the workspace root. `.gitignore`d and hidden files are left out, unless the
+/// pattern names a dot-path (`.github/**`) or is an exact path with no wildcard, which is found
+/// even when ignored.
+///
+/// # Arguments
+/// * `pattern` - The glob, relative to `path`: `*` within one path component, `**` across them, `{a,b}` alternatives.
+/// * `path` - The directory to search in (default: the workspace root).
+/// * `limit` - At most this many paths (default 100).
+/// * `offset` - Skip this many paths first, to page on (default 0).
+#[tool(
+    read_only,
+    blocking,
+    name = "glob",
+    aliases("Glob"),
+    tags("fs", "search")
+)]
+fn glob(
+    ws: &Workspace,
+    #[serde(alias = "glob")] pattern: String,
+    #[serde(alias = "dir_path", alias = "directory")] path: Option<WorkspacePath>,
+    #[arg(default = 100)] limit: usize,
+    #[arg(default)] offset: usize,
+) -> Result<String, ToolError> {
+    let (root, sent) = match &path {
+        Some(path) => (path.in_workspace(ws), path.sent().display().to_string()),
+        None => (ws.root().to_owned(), ".".to_owned()),
+    };
+    let root = walk::root(ws, &root, &sent)?;
+    // An exact path finds its file whatever ignores it.
+    if !pattern.contains(['*', '?', '[', '{']) {
+        let exact = root.join(&pattern);
+        return Ok(match std::fs::symlink_metadata(&exact) {
+            Ok(_) if walk::shown(ws, &exact) != "." => walk::shown(ws, &exact),
+            _ => format!("no file matches `{pattern}` in `{sent}`"),
+        });
+    }
+    let matcher = GlobBuilder::new(pattern.trim_start_matches("./"))
+        .literal_separator(true)
+        .build()
+        .map_err(|error| {
+            ToolError::failed(format!(
+                "`{pattern}` is not a valid glob ({}); write one like `**/*.rs` or `src/*.{{ts,tsx}}`",
+                error.kind()
+            ))
+        })?
+        .compile_matcher();
+    let names_dot_path = pattern.starts_with('.') || pattern.contains("/.");
+    let walk = walk::builder(&root, None, names_dot_path);
+    let mut found: Vec<(Option<SystemTime>, String)> = walk::entries(&walk)
+        .into_iter()
+        .filter(|entry| entry.kind != Kind::Dir)
+        .filter(|entry| {
+            entry
+                .path
+                .strip_prefix(&root)
+                .is_ok_and(|relative| matcher.is_match(relative))
+        })
+        .map(|entry| (modified(&entry.path), walk::shown(ws, &entry.path)))
+        .collect();
+    let total = found.len();
+    if total == 0 {
+        return Ok(format!(
+            "no file matches `{pattern}` in `{sent}` (files ignored by .gitignore or hidden are not searched; name a dot-path or an exact path to find one)"
+        ));
+    }
+    // Newest first; the path breaks ties, so the order is the same on every run.
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let page: Vec<String> = found
+        .into_iter()
+        .skip(offset)
+        .take(limit.max(1))
+        .map(|(_, path)| path)
+        .collect();
+    let mut text = page.join("\n");
+    let shown_to = offset + page.len();
+    if shown_to < total || offset > 0 {
+        text.push_str(&format!(
+            "\n(paths {}-{shown_to} of {total}{})",
+            offset + 1,
+            if shown_to < total {
+                format!("; continue with offset={shown_to}")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    Ok(text)
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+}

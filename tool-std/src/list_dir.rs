@@ -1,0 +1,117 @@
+//! `list_dir`: a directory as a sorted tree.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use tool_core::{ToolError, Workspace, WorkspacePath, tool};
+
+use crate::walk::{self, Kind};
+
+/// List a directory as a sorted tree, `depth` levels deep: directories end in `/`, symbolic
+/// links in `@` (never followed). Files `.gitignore`d or hidden are left out; a directory that
+/// is ignored or hidden is shown once, with how many entries it holds, and not walked.
+///
+/// # Arguments
+/// * `path` - The directory (default: the workspace root).
+/// * `depth` - How many levels to show (default 2).
+/// * `limit` - At most this many entries (default 200).
+/// * `offset` - The first entry to show, counting from 1, to page on (default 1).
+#[tool(
+    read_only,
+    blocking,
+    name = "list_dir",
+    aliases("LS"),
+    tags("fs", "search")
+)]
+fn list_dir(
+    ws: &Workspace,
+    #[serde(alias = "dir_path", alias = "directory")] path: Option<WorkspacePath>,
+    #[arg(default = 2)] depth: usize,
+    #[arg(default = 200)] limit: usize,
+    #[arg(default = 1)] offset: usize,
+) -> Result<String, ToolError> {
+    let (root, sent) = match &path {
+        Some(path) => (path.in_workspace(ws), path.sent().display().to_string()),
+        None => (ws.root().to_owned(), ".".to_owned()),
+    };
+    let root = walk::root(ws, &root, &sent)?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    if depth > 1 && (root == Path::new("/") || home.as_deref() == Some(root.as_path())) {
+        return Err(ToolError::failed(format!(
+            "`{sent}` is the file-system root or the home directory: listing it {depth} levels deep would flood the context; list it with depth=1, or a directory below it"
+        )));
+    }
+    let depth = depth.max(1);
+    let visible = walk::entries(&walk::builder(&root, Some(depth), false));
+    let admitted: HashSet<&Path> = visible.iter().map(|entry| entry.path.as_path()).collect();
+    // Lines by path, so that the tree sorts parent first.
+    let mut lines: Vec<(PathBuf, String)> = Vec::new();
+    let mut ignored = Vec::new();
+    let mut parents: Vec<(&Path, usize)> = vec![(root.as_path(), 0)];
+    parents.extend(
+        visible
+            .iter()
+            .filter(|entry| entry.kind == Kind::Dir && entry.depth < depth)
+            .map(|entry| (entry.path.as_path(), entry.depth)),
+    );
+    for (parent, level) in parents {
+        let Ok(children) = std::fs::read_dir(parent) else {
+            continue;
+        };
+        for child in children.filter_map(Result::ok) {
+            let path = child.path();
+            let is_dir = child.file_type().is_ok_and(|kind| kind.is_dir());
+            if is_dir && !admitted.contains(path.as_path()) && child.file_name() != ".git" {
+                let count = std::fs::read_dir(&path).map_or(0, Iterator::count);
+                ignored.push((path, level + 1, count));
+            }
+        }
+    }
+    for entry in &visible {
+        lines.push((
+            entry.path.clone(),
+            line(&root, &entry.path, entry.depth, entry.kind.suffix(), ""),
+        ));
+    }
+    for (path, level, count) in ignored {
+        let note = format!(" (ignored or hidden: {count} entries, not listed)");
+        lines.push((path.clone(), line(&root, &path, level, "/", &note)));
+    }
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    let total = lines.len();
+    if total == 0 {
+        return Ok(format!("`{sent}` is empty"));
+    }
+    let first = offset.max(1);
+    let page: Vec<&str> = lines
+        .iter()
+        .skip(first - 1)
+        .take(limit.max(1))
+        .map(|(_, line)| line.as_str())
+        .collect();
+    let last = first - 1 + page.len();
+    let mut text = format!("{}/\n{}", walk::shown(ws, &root), page.join("\n"));
+    if last < total {
+        text.push_str(&format!(
+            "\n(More than {limit} entries: {first}-{last} of {total} shown; continue with offset={})",
+            last + 1
+        ));
+    }
+    Ok(text)
+}
+
+/// An entry's line: indented by its depth, its name, its suffix, a note.
+fn line(root: &Path, path: &Path, depth: usize, suffix: &str, note: &str) -> String {
+    let name = path
+        .strip_prefix(root)
+        .ok()
+        .and_then(|relative| relative.file_name())
+        .map_or_else(
+            || path.display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+    format!(
+        "{}{name}{suffix}{note}",
+        "  ".repeat(depth.saturating_sub(1) + 1)
+    )
+}

@@ -1,0 +1,100 @@
+//! The walking engine under `glob` and `list_dir`: a tree walked as ripgrep walks it (its own
+//! `ignore` crate: `.gitignore`, `.ignore` and hidden files respected, even outside a git
+//! repository), never following a symbolic link, so a walk that starts inside the workspace
+//! stays inside it; and paths shown relative to the workspace root.
+
+use std::path::{Path, PathBuf};
+
+use ignore::WalkBuilder;
+use tool_core::{ToolError, Workspace};
+
+/// One entry of a walk.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    /// The absolute path.
+    pub path: PathBuf,
+    /// How deep below the walk's root (its children are 1).
+    pub depth: usize,
+    pub kind: Kind,
+}
+
+/// What an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    File,
+    Dir,
+    /// A symbolic link, never followed.
+    Link,
+}
+
+impl Kind {
+    /// The suffix a listing gives entries of this kind.
+    pub(crate) fn suffix(self) -> &'static str {
+        match self {
+            Kind::File => "",
+            Kind::Dir => "/",
+            Kind::Link => "@",
+        }
+    }
+}
+
+/// A walk from `root` (an absolute path inside the workspace), sorted by file name.
+pub(crate) fn builder(root: &Path, max_depth: Option<usize>, include_hidden: bool) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .follow_links(false)
+        .hidden(!include_hidden)
+        // `.gitignore` counts in a directory that is not a git repository too.
+        .require_git(false)
+        .max_depth(max_depth)
+        .sort_by_file_name(|a, b| a.cmp(b));
+    builder
+}
+
+/// Every entry below `root` the walk admits (the root itself left out).
+pub(crate) fn entries(walk: &WalkBuilder) -> Vec<Entry> {
+    walk.build()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.depth() > 0)
+        .map(|entry| {
+            let kind = match entry.file_type() {
+                Some(kind) if kind.is_symlink() => Kind::Link,
+                Some(kind) if kind.is_dir() => Kind::Dir,
+                _ => Kind::File,
+            };
+            let depth = entry.depth();
+            Entry {
+                path: entry.into_path(),
+                depth,
+                kind,
+            }
+        })
+        .collect()
+}
+
+/// `path` as the model should see it: relative to the workspace root it is under.
+pub(crate) fn shown(ws: &Workspace, path: &Path) -> String {
+    let relative = ws
+        .roots()
+        .iter()
+        .find_map(|root| path.strip_prefix(root).ok())
+        .unwrap_or(path);
+    let text = relative.to_string_lossy();
+    if text.is_empty() {
+        ".".to_owned()
+    } else {
+        text.replace('\\', "/")
+    }
+}
+
+/// The directory a search starts in: the path given, which must be a directory.
+pub(crate) fn root(ws: &Workspace, path: &Path, sent: &str) -> Result<PathBuf, ToolError> {
+    let metadata =
+        std::fs::symlink_metadata(path).map_err(|error| crate::fs::io_error(ws, sent, &error))?;
+    if !metadata.is_dir() {
+        return Err(ToolError::failed(format!(
+            "`{sent}` is not a directory; give the directory to search in"
+        )));
+    }
+    Ok(path.to_owned())
+}
