@@ -12,6 +12,7 @@
 //! | `multi_edit` | `MultiEdit` | several replacements in one file, in order, all or nothing |
 //! | `hashline_edit` | | edits addressed by the `LINE#HASH` anchors `read_file` shows |
 //! | `apply_patch` | | Codex's patch format, every file changed or none |
+//! | `grep` | `Grep` | a regular expression searched with ripgrep's crates, paged, what it left out said |
 //! | `glob` | `Glob` | files by name pattern, newest first, `.gitignore` respected |
 //! | `list_dir` | `LS` | a directory as a sorted tree; ignored directories shown once, not walked |
 
@@ -22,6 +23,7 @@ mod edit;
 mod edit_file;
 pub mod fs;
 mod glob;
+mod grep;
 mod hashline_edit;
 mod list_dir;
 mod multi_edit;
@@ -31,5 +33,6 @@ mod walk;
 mod write_file;
 
 pub use apply_patch::PatchText;
+pub use grep::OutputMode;
 pub use hashline_edit::{HashlineEditArgs, HashlineOp};
 pub use multi_edit::EditArgs;

@@ -1,0 +1,349 @@
+//! `grep`: a regular expression searched in the workspace with ripgrep's own crates (`ignore`
+//! for the walk, `grep-regex` and `grep-searcher` for the search), its output paged and what it
+//! left out said.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tool_core::{ToolError, Workspace, WorkspacePath, tool};
+
+use crate::fs::anchor;
+use crate::walk;
+
+/// Lines longer than this many characters are cut in the output.
+const MAX_COLUMNS: usize = 500;
+/// A search stops after this long, saying how far it got.
+const TIME_LIMIT: Duration = Duration::from_secs(30);
+
+/// What `grep` answers with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputMode {
+    /// The paths of the files that match.
+    #[default]
+    FilesWithMatches,
+    /// The matching lines, `path:line:text`, with any context lines (`path-line-text`).
+    Content,
+    /// How many lines match in each file, `path:count`.
+    Count,
+}
+
+/// Search file contents with a regular expression (Rust regex syntax, as ripgrep), in the
+/// workspace. `.gitignore`d and hidden files and `.git` are skipped unless asked; binary files
+/// are skipped; files in any encoding are searched. When nothing matches but ignored or hidden
+/// files would, the reply says so.
+///
+/// # Arguments
+/// * `pattern` - The regular expression (or literal text, with `fixed_strings`).
+/// * `path` - A directory to search in, or one file (default: the workspace root).
+/// * `glob` - Only files whose path matches this glob (`*.rs`, `src/**/*.{ts,tsx}`).
+/// * `type` - Only files of this type, as ripgrep names them (`rust`, `py`, `js`, `md`, ...).
+/// * `output_mode` - `files_with_matches` (default), `content` or `count`.
+/// * `case_insensitive` - Ignore case (`-i`).
+/// * `line_numbers` - In `content` mode, show line numbers (`-n`, default true).
+/// * `after` - Lines of context after each match (`-A`).
+/// * `before` - Lines of context before each match (`-B`).
+/// * `context` - Lines of context around each match (`-C`).
+/// * `multiline` - Let the pattern span lines (`.` matches a line break too).
+/// * `fixed_strings` - Take the pattern as literal text.
+/// * `head_limit` - At most this many output lines (default 250).
+/// * `offset` - Skip this many output lines first, to page on.
+/// * `include_hidden` - Search hidden files and directories too.
+/// * `no_ignore` - Search files `.gitignore` (and `.ignore`) leave out too.
+/// * `anchors` - In `content` mode, prefix each line with its `LINE#HASH` anchor for `hashline_edit`.
+#[tool(
+    read_only,
+    blocking,
+    name = "grep",
+    aliases("Grep"),
+    tags("fs", "search")
+)]
+#[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)]
+fn grep(
+    ws: &Workspace,
+    pattern: String,
+    #[serde(alias = "dir_path")] path: Option<WorkspacePath>,
+    #[serde(alias = "include", alias = "include_pattern")] glob: Option<String>,
+    r#type: Option<String>,
+    #[arg(default)] output_mode: OutputMode,
+    #[serde(alias = "-i")]
+    #[arg(default)]
+    case_insensitive: bool,
+    #[serde(alias = "-n")]
+    #[arg(default = true)]
+    line_numbers: bool,
+    #[serde(alias = "-A")] after: Option<usize>,
+    #[serde(alias = "-B")] before: Option<usize>,
+    #[serde(alias = "-C")] context: Option<usize>,
+    #[arg(default)] multiline: bool,
+    #[arg(default)] fixed_strings: bool,
+    #[arg(default = 250)] head_limit: usize,
+    #[arg(default)] offset: usize,
+    #[arg(default)] include_hidden: bool,
+    #[arg(default)] no_ignore: bool,
+    #[arg(default)] anchors: bool,
+) -> Result<String, ToolError> {
+    let (root, sent) = match &path {
+        Some(path) => (path.in_workspace(ws), path.sent().display().to_string()),
+        None => (ws.root().to_owned(), ".".to_owned()),
+    };
+    std::fs::symlink_metadata(&root).map_err(|error| crate::fs::io_error(ws, &sent, &error))?;
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(case_insensitive)
+        .fixed_strings(fixed_strings)
+        .multi_line(multiline)
+        .dot_matches_new_line(multiline)
+        .line_terminator(if multiline { None } else { Some(b'\n') })
+        .build(&pattern)
+        .map_err(|error| {
+            ToolError::failed(format!(
+                "`{pattern}` is not a valid regular expression ({error}); escape special characters such as `(` or `{{` with `\\`, or set fixed_strings=true to search the text as written"
+            ))
+        })?;
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(BinaryDetection::quit(0))
+        .multi_line(multiline)
+        .before_context(before.or(context).unwrap_or(0))
+        .after_context(after.or(context).unwrap_or(0))
+        .build();
+    let filters = Filters {
+        glob: glob.as_deref(),
+        file_type: r#type.as_deref(),
+        include_hidden,
+        no_ignore,
+    };
+    let files = files(&root, &filters)?;
+    let started = Instant::now();
+    let mut out: Vec<String> = Vec::new();
+    let mut searched = 0usize;
+    let mut stopped = false;
+    for file in &files {
+        if started.elapsed() > TIME_LIMIT {
+            stopped = true;
+            break;
+        }
+        searched += 1;
+        let mut sink = Collect::default();
+        if searcher.search_path(&matcher, file, &mut sink).is_err() || sink.matches == 0 {
+            continue;
+        }
+        let shown = walk::shown(ws, file);
+        match output_mode {
+            OutputMode::FilesWithMatches => out.push(shown),
+            OutputMode::Count => out.push(format!("{shown}:{}", sink.matches)),
+            OutputMode::Content => {
+                let mut last: Option<u64> = None;
+                for line in sink.lines {
+                    if let Some(last) = last
+                        && line.number > last + 1
+                    {
+                        out.push("--".to_owned());
+                    }
+                    last = Some(line.number);
+                    out.push(render(&shown, &line, line_numbers, anchors));
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        return Ok(nothing_found(
+            ws,
+            &root,
+            &sent,
+            &pattern,
+            &filters,
+            &mut searcher,
+            &matcher,
+        ));
+    }
+    let total = out.len();
+    let page: Vec<String> = out
+        .into_iter()
+        .skip(offset)
+        .take(head_limit.max(1))
+        .collect();
+    let end = offset + page.len();
+    let mut text = page.join("\n");
+    if end < total || offset > 0 {
+        let _ = write!(text, "\n(lines {}-{end} of {total}", offset + 1);
+        if end < total {
+            let _ = write!(text, "; continue with offset={end}");
+        }
+        text.push(')');
+    }
+    if stopped {
+        let _ = write!(
+            text,
+            "\n(the search stopped after {} s, {searched} of {} files searched: narrow it with `path`, `glob` or `type`)",
+            TIME_LIMIT.as_secs(),
+            files.len()
+        );
+    }
+    Ok(text)
+}
+
+struct Filters<'a> {
+    glob: Option<&'a str>,
+    file_type: Option<&'a str>,
+    include_hidden: bool,
+    no_ignore: bool,
+}
+
+/// The files to search, in a stable order: `root` itself when it is a file.
+fn files(root: &Path, filters: &Filters<'_>) -> Result<Vec<PathBuf>, ToolError> {
+    if std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
+        return Ok(vec![root.to_owned()]);
+    }
+    let mut builder = walk::builder(root, None, filters.include_hidden);
+    builder
+        .ignore(!filters.no_ignore)
+        .git_ignore(!filters.no_ignore)
+        .git_exclude(!filters.no_ignore)
+        .git_global(!filters.no_ignore)
+        .parents(!filters.no_ignore)
+        // A version-control directory is never searched.
+        .filter_entry(|entry| entry.file_name() != ".git");
+    if let Some(glob) = filters.glob {
+        let mut overrides = ignore::overrides::OverrideBuilder::new(root);
+        overrides.add(glob).map_err(|error| {
+            ToolError::failed(format!(
+                "`{glob}` is not a valid glob ({error}); write one like `*.rs`"
+            ))
+        })?;
+        builder.overrides(
+            overrides
+                .build()
+                .map_err(|error| ToolError::failed(error.to_string()))?,
+        );
+    }
+    if let Some(name) = filters.file_type {
+        let mut types = ignore::types::TypesBuilder::new();
+        types.add_defaults();
+        types.select(name);
+        let types = types.build().map_err(|error| {
+            ToolError::failed(format!("`{name}` is not a file type ripgrep knows ({error}); use one such as `rust`, `py`, `js`, `ts`, `go`, `java`, `md`, or a `glob`"))
+        })?;
+        builder.types(types);
+    }
+    Ok(walk::entries(&builder)
+        .into_iter()
+        .filter(|entry| entry.kind == walk::Kind::File)
+        .map(|entry| entry.path)
+        .collect())
+}
+
+/// The answer when nothing matched: whether files the search left out would have.
+fn nothing_found(
+    ws: &Workspace,
+    root: &Path,
+    sent: &str,
+    pattern: &str,
+    filters: &Filters<'_>,
+    searcher: &mut Searcher,
+    matcher: &grep_regex::RegexMatcher,
+) -> String {
+    let mut text = format!("no match for `{pattern}` in `{sent}`");
+    if filters.include_hidden && filters.no_ignore {
+        return text;
+    }
+    let everything = Filters {
+        include_hidden: true,
+        no_ignore: true,
+        ..*filters
+    };
+    let Ok(all) = files(root, &everything) else {
+        return text;
+    };
+    let started = Instant::now();
+    let left_out: Vec<String> = all
+        .iter()
+        .take_while(|_| started.elapsed() < TIME_LIMIT / 3)
+        .filter(|file| {
+            let mut sink = Collect::default();
+            searcher.search_path(matcher, file, &mut sink).is_ok() && sink.matches > 0
+        })
+        .map(|file| walk::shown(ws, file))
+        .collect();
+    if !left_out.is_empty() {
+        let example: Vec<&str> = left_out.iter().take(3).map(String::as_str).collect();
+        let _ = write!(
+            text,
+            "; but {} file{} that the search left out (ignored by .gitignore or hidden) match{}, such as {}: search again with no_ignore=true and include_hidden=true to include them",
+            left_out.len(),
+            if left_out.len() == 1 { "" } else { "s" },
+            if left_out.len() == 1 { "es" } else { "" },
+            example
+                .iter()
+                .map(|path| format!("`{path}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    text
+}
+
+/// One line of a file's results.
+struct Line {
+    number: u64,
+    is_match: bool,
+    text: Vec<u8>,
+}
+
+/// A file's matching lines (and context lines), in order.
+#[derive(Default)]
+struct Collect {
+    matches: u64,
+    lines: Vec<Line>,
+}
+
+impl Sink for Collect {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let first = found.line_number().unwrap_or(0);
+        for (index, line) in found.lines().enumerate() {
+            self.matches += 1;
+            self.lines.push(Line {
+                number: first + index as u64,
+                is_match: true,
+                text: line.to_vec(),
+            });
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        self.lines.push(Line {
+            number: context.line_number().unwrap_or(0),
+            is_match: false,
+            text: context.bytes().to_vec(),
+        });
+        Ok(true)
+    }
+}
+
+/// `path:12:text` for a match, `path-12-text` for context; the text without its line break,
+/// decoded leniently (a file in another encoding is still shown), cut at [`MAX_COLUMNS`].
+fn render(shown: &str, line: &Line, line_numbers: bool, anchors: bool) -> String {
+    let text = String::from_utf8_lossy(&line.text);
+    let text = text.trim_end_matches(['\n', '\r']);
+    let mut cut: String = text.chars().take(MAX_COLUMNS).collect();
+    let columns = text.chars().count();
+    if columns > MAX_COLUMNS {
+        let _ = write!(cut, "… [line cut: {columns} characters]");
+    }
+    let separator = if line.is_match { ':' } else { '-' };
+    if anchors {
+        format!("{shown}{separator}{}#{}|{cut}", line.number, anchor(text))
+    } else if line_numbers {
+        format!("{shown}{separator}{}{separator}{cut}", line.number)
+    } else {
+        format!("{shown}{separator}{cut}")
+    }
+}

@@ -1,0 +1,176 @@
+//! `grep`: ripgrep's search through a coordinator: modes, context, paging, encodings, binary
+//! files, and what it leaves out said (claude-code#16936).
+
+use serde_json::json;
+use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
+// Linked for its tools: nothing else here names the crate.
+use tool_std as _;
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    coordinator: Coordinator,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let coordinator = Coordinator::builder()
+            .toolset(Toolset::named(["grep"]).unwrap())
+            .workspace(Workspace::new(dir.path()).unwrap())
+            .build()
+            .unwrap();
+        Fixture { dir, coordinator }
+    }
+
+    fn file(&self, name: &str, bytes: &[u8]) {
+        let path = self.dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    fn grep(&self, arguments: serde_json::Value) -> ToolResult {
+        self.coordinator
+            .call_blocking(ToolCall::new("grep", arguments.to_string()))
+    }
+}
+
+fn ok(result: &ToolResult) -> String {
+    assert!(!result.is_error(), "{}", result.text());
+    result.text().into_owned()
+}
+
+#[test]
+fn the_three_output_modes() {
+    let fx = Fixture::new();
+    fx.file("src/a.rs", b"fn alpha() {}\nfn beta() {}\n");
+    fx.file("src/b.rs", b"// nothing\n");
+    fx.file("docs/c.md", b"alpha and alpha\n");
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "alpha"}))),
+        "docs/c.md\nsrc/a.rs"
+    );
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "fn \\w+", "output_mode": "count"}))),
+        "src/a.rs:2"
+    );
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "beta", "output_mode": "content"}))),
+        "src/a.rs:2:fn beta() {}"
+    );
+}
+
+#[test]
+fn context_glob_type_and_case() {
+    let fx = Fixture::new();
+    fx.file("a.py", b"one\ntwo\nTHREE\nfour\nfive\n");
+    fx.file("b.txt", b"three\n");
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "three", "-i": true, "-C": 1, "output_mode": "content", "glob": "*.py"}))),
+        "a.py-2-two\na.py:3:THREE\na.py-4-four"
+    );
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "three", "-i": true, "type": "py"}))),
+        "a.py"
+    );
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "three", "include": "*.txt"}))),
+        "b.txt"
+    );
+}
+
+#[test]
+fn paging_has_no_gaps_or_repeats() {
+    let fx = Fixture::new();
+    let text: String = (1..=10).map(|i| format!("match {i}\n")).collect();
+    fx.file("a.txt", text.as_bytes());
+    let first =
+        ok(&fx.grep(json!({"pattern": "match", "output_mode": "content", "head_limit": 4})));
+    assert!(
+        first.ends_with("(lines 1-4 of 10; continue with offset=4)"),
+        "{first}"
+    );
+    let second = ok(&fx
+        .grep(json!({"pattern": "match", "output_mode": "content", "head_limit": 4, "offset": 4})));
+    assert!(second.starts_with("a.txt:5:match 5\n"), "{second}");
+}
+
+#[test]
+fn ignored_and_hidden_files_left_out_are_said_and_searched_on_request() {
+    let fx = Fixture::new();
+    fx.file(".gitignore", b"build/\n");
+    fx.file("build/gen.rs", b"needle\n");
+    fx.file(".hidden/x.txt", b"needle\n");
+    fx.file(".git/config", b"needle\n");
+    let none = ok(&fx.grep(json!({"pattern": "needle"})));
+    assert!(
+        none.contains("no match") && none.contains("2 files that the search left out"),
+        "{none}"
+    );
+    assert!(none.contains("no_ignore=true"), "{none}");
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "needle", "no_ignore": true, "include_hidden": true}))),
+        ".hidden/x.txt\nbuild/gen.rs"
+    );
+}
+
+#[test]
+fn binary_files_are_skipped_and_other_encodings_searched() {
+    let fx = Fixture::new();
+    fx.file("blob.bin", b"needle\0\x01\x02");
+    fx.file("latin1.txt", b"caf\xe9 needle\n");
+    fx.file("crlf.txt", b"a\r\nneedle here\r\n");
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "needle", "output_mode": "content"}))),
+        "crlf.txt:2:needle here\nlatin1.txt:1:caf\u{fffd} needle"
+    );
+}
+
+#[test]
+fn long_lines_are_cut_and_multiline_patterns_span_lines() {
+    let fx = Fixture::new();
+    fx.file(
+        "wide.txt",
+        format!("needle{}\n", "x".repeat(1_000_000)).as_bytes(),
+    );
+    let wide = ok(&fx.grep(json!({"pattern": "needle", "output_mode": "content"})));
+    assert!(
+        wide.len() < 700 && wide.contains("[line cut: 1000006 characters]"),
+        "{} bytes",
+        wide.len()
+    );
+    fx.file("m.rs", b"fn a(\n    x: u8,\n) {}\n");
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "fn a\\(\\n\\s+x", "multiline": true}))),
+        "m.rs"
+    );
+}
+
+#[test]
+fn content_can_carry_hashline_anchors() {
+    let fx = Fixture::new();
+    fx.file("a.rs", b"fn main() {}\n");
+    let expected = format!(
+        "a.rs:1#{}|fn main() {{}}",
+        tool_std::fs::anchor("fn main() {}")
+    );
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "main", "output_mode": "content", "anchors": true}))),
+        expected
+    );
+}
+
+#[test]
+fn a_bad_pattern_says_how_to_write_it() {
+    let fx = Fixture::new();
+    let result = fx.grep(json!({"pattern": "fn (("}));
+    assert!(
+        result.is_error() && result.text().contains("fixed_strings=true"),
+        "{}",
+        result.text()
+    );
+    fx.file("a.txt", b"fn ((\n");
+    assert_eq!(
+        ok(&fx.grep(json!({"pattern": "fn ((", "fixed_strings": true}))),
+        "a.txt"
+    );
+}
