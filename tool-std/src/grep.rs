@@ -120,19 +120,10 @@ fn grep(
     };
     let files = files(&root, &filters)?;
     let started = Instant::now();
+    let with_context = before.or(context).or(after).unwrap_or(0) > 0;
+    let (found, searched, stopped) = search_all(&files, &matcher, &searcher, started);
     let mut out: Vec<String> = Vec::new();
-    let mut searched = 0usize;
-    let mut stopped = false;
-    for file in &files {
-        if started.elapsed() > TIME_LIMIT {
-            stopped = true;
-            break;
-        }
-        searched += 1;
-        let mut sink = Collect::default();
-        if searcher.search_path(&matcher, file, &mut sink).is_err() || sink.matches == 0 {
-            continue;
-        }
+    for (file, sink) in found {
         let shown = walk::shown(ws, file);
         match output_mode {
             OutputMode::FilesWithMatches => out.push(shown),
@@ -140,7 +131,9 @@ fn grep(
             OutputMode::Content => {
                 let mut last: Option<u64> = None;
                 for line in sink.lines {
-                    if let Some(last) = last
+                    // Groups of context are set apart, as rg does.
+                    if with_context
+                        && let Some(last) = last
                         && line.number > last + 1
                     {
                         out.push("--".to_owned());
@@ -236,6 +229,57 @@ fn files(root: &Path, filters: &Filters<'_>) -> Result<Vec<PathBuf>, ToolError> 
         .filter(|entry| entry.kind == walk::Kind::File)
         .map(|entry| entry.path)
         .collect())
+}
+
+/// Searches `files` on every core, each thread taking the next file; the files that match, in
+/// the order of `files`, how many were searched, and whether the time limit stopped it.
+fn search_all<'f>(
+    files: &'f [PathBuf],
+    matcher: &grep_regex::RegexMatcher,
+    searcher: &Searcher,
+    started: Instant,
+) -> (Vec<(&'f PathBuf, Collect)>, usize, bool) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let mut found: Vec<(usize, Collect)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let (next, matcher) = (&next, matcher.clone());
+                let mut searcher = searcher.clone();
+                scope.spawn(move || {
+                    let mut found = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(file) = files.get(index) else { break };
+                        if started.elapsed() > TIME_LIMIT {
+                            break;
+                        }
+                        let mut sink = Collect::default();
+                        if searcher.search_path(&matcher, file, &mut sink).is_ok()
+                            && sink.matches > 0
+                        {
+                            found.push((index, sink));
+                        }
+                    }
+                    found
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap_or_default())
+            .collect()
+    });
+    found.sort_by_key(|(index, _)| *index);
+    let searched = next
+        .load(std::sync::atomic::Ordering::Relaxed)
+        .min(files.len());
+    let stopped = searched < files.len();
+    let found = found
+        .into_iter()
+        .map(|(index, sink)| (&files[index], sink))
+        .collect();
+    (found, searched, stopped)
 }
 
 /// The answer when nothing matched: whether files the search left out would have.
