@@ -140,17 +140,19 @@ fn focus_on_a_file_or_an_identifier_ranks_toward_it() {
 #[test]
 fn the_token_budget_cuts_the_map_and_says_what_it_left_out() {
     let fx = Fixture::new();
-    let map = fx.map(json!({"max_tokens": 60}));
+    let map = fx.map(json!({"max_tokens": 90}));
     assert_eq!(
         map,
-        "src/store.rs\n    3│ pub struct Store {\n    7│ pub fn open_store(path: &str) -> Store {\n   12│ pub fn save_record(store: &mut Store, record: &str) {\n   17│ pub fn len(&self) -> usize {\n(8 of 9 files left out to fit max_tokens=60; raise it, map a subdirectory with `path`, or set `focus`)"
+        "src/store.rs\n    3│ pub struct Store {\n    7│ pub fn open_store(path: &str) -> Store {\n   12│ pub fn save_record(store: &mut Store, record: &str) {\n   17│ pub fn len(&self) -> usize {\n(8 of 9 files left out to fit max_tokens=90; raise it, map a subdirectory with `path`, or set `focus`)"
     );
-    let bigger = fx.map(json!({"max_tokens": 120}));
+    let bigger = fx.map(json!({"max_tokens": 150}));
     assert!(
         bigger.contains("scripts/fmt.py") && bigger.contains("files left out"),
         "{bigger}"
     );
     assert!(bigger.len() > map.len());
+    // The note included, the map keeps to its budget.
+    assert!(map.len() <= 90 * 4 && bigger.len() <= 150 * 4);
     assert!(!fx.map(json!({})).contains("left out"));
 }
 
@@ -230,4 +232,37 @@ fn a_path_that_is_not_a_directory_is_an_error() {
         "{}",
         result.text()
     );
+}
+
+#[test]
+fn references_count_in_every_language_with_a_grammar() {
+    let fx = Fixture::new();
+    // In each directory, a call from one language lifts the file defining the name called over
+    // one the path order would put first.
+    let callers = [
+        ("rs", "fn main() {\n    target_fn();\n}\n"),
+        ("py", "def main():\n    target_fn()\n"),
+        ("js", "function main() {\n  target_fn();\n}\n"),
+        ("ts", "function main(): void {\n  target_fn();\n}\n"),
+        ("go", "package main\n\nfunc main() {\n\ttarget_fn()\n}\n"),
+        (
+            "java",
+            "class Main {\n  void main() {\n    target_fn();\n  }\n}\n",
+        ),
+        ("c", "int main(void) {\n  return target_fn();\n}\n"),
+        ("cpp", "int main() {\n  return target_fn();\n}\n"),
+    ];
+    for (extension, source) in callers {
+        let dir = fx.dir.path().join("refs").join(extension);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a_other.py"), "def other_fn():\n    pass\n").unwrap();
+        std::fs::write(dir.join("z_target.py"), "def target_fn():\n    pass\n").unwrap();
+        std::fs::write(dir.join(format!("caller.{extension}")), source).unwrap();
+        let map = fx.map(json!({ "path": format!("refs/{extension}") }));
+        assert_eq!(
+            files(&map)[0],
+            format!("refs/{extension}/z_target.py"),
+            "{extension}: {map}"
+        );
+    }
 }

@@ -24,6 +24,10 @@ use tags::{FileTags, Lang};
 const MAX_FILE_BYTES: u64 = 1 << 20;
 /// At most this many definitions are shown under a file.
 const MAX_DEFS_PER_FILE: usize = 12;
+/// Definitions nothing else refers to are shown only to make up this many under a file.
+const MIN_DEFS_PER_FILE: usize = 3;
+/// Room kept for the note that says how many files the budget left out.
+const NOTE_CHARS: usize = 120;
 /// A name defined in more files than this is too common to say much about who uses whom.
 const COMMON_NAME_FILES: usize = 5;
 
@@ -253,9 +257,14 @@ fn render(shown: &[String], tags: &[Arc<FileTags>], ranked: &Ranked, max_tokens:
     let budget = max_tokens.saturating_mul(4);
     let mut text = String::new();
     let mut listed = 0;
-    for &file in &ranked.order {
+    for (at, &file) in ranked.order.iter().enumerate() {
         let block = file_block(&shown[file], &tags[file], &ranked.def_scores[file]);
-        if text.len() + block.len() > budget {
+        let note = if at + 1 < ranked.order.len() {
+            NOTE_CHARS
+        } else {
+            0
+        };
+        if text.len() + block.len() + note > budget {
             break;
         }
         text.push_str(&block);
@@ -273,7 +282,8 @@ fn render(shown: &[String], tags: &[Arc<FileTags>], ranked: &Ranked, max_tokens:
 }
 
 /// One file's lines: its path, then its top definitions (by how much they are referred to,
-/// then in file order), shown in file order as `line│ signature`.
+/// then in file order; those nothing refers to only to make up a few), shown in file order as
+/// `line│ signature`.
 fn file_block(shown: &str, tags: &FileTags, scores: &HashMap<String, f64>) -> String {
     let mut block = format!("{shown}\n");
     let mut defs: Vec<&tags::Def> = tags.defs.iter().collect();
@@ -283,7 +293,11 @@ fn file_block(shown: &str, tags: &FileTags, scores: &HashMap<String, f64>) -> St
             .total_cmp(&score(a))
             .then_with(|| a.line.cmp(&b.line))
     });
-    defs.truncate(MAX_DEFS_PER_FILE);
+    let referred = defs
+        .iter()
+        .filter(|def| scores.get(&def.name).is_some_and(|score| *score > 0.0))
+        .count();
+    defs.truncate(referred.clamp(MIN_DEFS_PER_FILE, MAX_DEFS_PER_FILE));
     defs.sort_by_key(|def| def.line);
     for def in defs {
         let _ = writeln!(block, "{:>5}│ {}", def.line, def.signature);
