@@ -15,6 +15,7 @@
 //! | `grep` | `Grep` | a regular expression searched with ripgrep's crates, paged, what it left out said |
 //! | `glob` | `Glob` | files by name pattern, newest first, `.gitignore` respected |
 //! | `list_dir` | `LS` | a directory as a sorted tree; ignored directories shown once, not walked |
+//! | `repo_map` | | files ranked by PageRank over tree-sitter definitions and references, signatures, to a token budget |
 
 #![warn(missing_docs)]
 
@@ -29,6 +30,7 @@ mod list_dir;
 mod multi_edit;
 mod patch;
 mod read_file;
+pub mod repo_map;
 mod walk;
 mod write_file;
 
