@@ -1,7 +1,7 @@
 //! `repo_map`: the map of a repository Aider made popular. Its files, each with the
 //! signatures of its most important definitions, ranked by PageRank over who refers to what
 //! (personalized toward the files and names the caller is focused on) and cut to a token
-//! budget. Symbols come from tree-sitter tags queries ([`tags`]), the ranking from [`rank`];
+//! budget. Symbols come from tree-sitter tags queries (`tags.rs`), the ranking from `rank.rs`;
 //! the tags of each file are kept per process, by path, mtime and size, so a second map of a
 //! large repository parses only what changed.
 
