@@ -107,6 +107,28 @@ const RM_IN_DISGUISE: &[(&str, &str)] = &[
     ("ls &\nrm x", "after & and a newline"),
     ("! rm x", "negated"),
     ("rm x > /dev/null 2>&1", "with redirections"),
+    // Found by a second review of the analyzer.
+    (
+        "echo x | xargs -l rm x",
+        "xargs -l, whose value is only attached",
+    ),
+    (
+        "echo x | xargs --replace rm x {}",
+        "xargs --replace, whose value is only attached",
+    ),
+    ("echo x | xargs -J % rm %", "BSD xargs -J"),
+    ("env -u FOO -S 'rm x'", "env -S after an option's value"),
+    ("env -iS'rm x'", "env -S in a cluster"),
+    ("bash - <<< 'rm x'", "a shell told `-` to read stdin"),
+    ("bash /dev/stdin <<< 'rm x'", "a shell reading /dev/stdin"),
+    (". /dev/stdin <<< 'rm x'", "sourcing /dev/stdin"),
+    ("source /dev/fd/0 <<< 'rm x'", "sourcing /dev/fd/0"),
+    ("trap 'rm x' EXIT", "a trap's script"),
+    ("coproc rm x", "coproc"),
+    ("sudo -R / rm x", "sudo --chroot"),
+    ("su -c'rm x'", "su -c with the script attached"),
+    ("su -lc 'rm x' root", "su -c in a cluster"),
+    ("su --session-command='rm x'", "su --session-command"),
 ];
 
 /// Programs named only at run time: they might be `rm`.
@@ -273,6 +295,21 @@ fn an_allow_rule_covers_a_wrapped_command_only_when_the_wrapper_changes_nothing_
             "bash -c itself is not allowed",
         ),
         (
+            "time -o ~/.bashrc cargo test",
+            Verdict::Ask,
+            "time -o writes a file",
+        ),
+        (
+            "env -C /elsewhere cargo test",
+            Verdict::Ask,
+            "env -C runs it in another directory",
+        ),
+        (
+            "env -a name cargo test",
+            Verdict::Ask,
+            "env -a runs it under another name",
+        ),
+        (
             "$(echo cargo) test",
             Verdict::Ask,
             "a program known only at run time",
@@ -287,6 +324,22 @@ fn an_allow_rule_covers_a_wrapped_command_only_when_the_wrapper_changes_nothing_
             decide(&policy, Mode::Default, command).verdict,
             verdict,
             "{why}: `{command}`"
+        );
+    }
+}
+
+#[test]
+fn an_allow_rule_for_xargs_does_not_cover_the_program_an_option_seemed_to_take() {
+    // `xargs -l rm -rf git status` runs `rm -rf git status ..`: GNU's `-l` takes no word.
+    let policy = policy(|b| b.allow("run_shell(xargs *)").allow("run_shell(git *)"));
+    for command in [
+        "echo src | xargs -l rm -rf git status",
+        "echo src | xargs --replace rm -rf git status {}",
+    ] {
+        assert_eq!(
+            decide(&policy, Mode::Default, command).verdict,
+            Verdict::Ask,
+            "`{command}`"
         );
     }
 }

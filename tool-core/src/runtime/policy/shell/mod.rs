@@ -85,7 +85,7 @@ impl CommandLine {
     #[must_use]
     pub fn analyze(command: &str) -> Self {
         let mut line = CommandLine::default();
-        parse::analyze_into(command, &mut line, 0, None);
+        parse::analyze_into(command, &mut line);
         line
     }
 
@@ -360,13 +360,7 @@ mod tests {
 
     #[test]
     fn a_write_after_cd_lands_where_cd_went() {
-        let targets = |command: &str| -> Vec<(String, bool)> {
-            CommandLine::analyze(command)
-                .writes()
-                .iter()
-                .map(|write| (write.target.text.clone(), write.target.is_exact()))
-                .collect()
-        };
+        let targets = write_targets;
         assert_eq!(
             targets("cd / && echo x > etc/passwd"),
             [("/etc/passwd".to_owned(), true)]
@@ -381,6 +375,69 @@ mod tests {
         );
         assert_eq!(targets("cd && echo x > f"), [("f".to_owned(), false)]);
         assert_eq!(targets("echo x > ~root/f"), [("~root/f".to_owned(), false)]);
+    }
+
+    fn write_targets(command: &str) -> Vec<(String, bool)> {
+        CommandLine::analyze(command)
+            .writes()
+            .iter()
+            .map(|write| (write.target.text.clone(), write.target.is_exact()))
+            .collect()
+    }
+
+    #[test]
+    fn a_script_inside_the_line_starts_where_cd_went() {
+        for command in [
+            "cd /etc && bash -c 'echo x > passwd'",
+            "cd /etc; eval 'echo x > passwd'",
+            "cd /etc && bash <<< 'echo x > passwd'",
+        ] {
+            assert_eq!(
+                write_targets(command),
+                [("/etc/passwd".to_owned(), true)],
+                "{command}"
+            );
+        }
+        // `eval` runs in this shell: its `cd` moves what follows; `sh -c`'s does not.
+        assert_eq!(
+            write_targets("eval 'cd /etc' && echo x > passwd"),
+            [("/etc/passwd".to_owned(), true)]
+        );
+        assert_eq!(
+            write_targets("sh -c 'cd /etc' && echo x > f"),
+            [("f".to_owned(), true)]
+        );
+    }
+
+    #[test]
+    fn a_wrapper_that_changes_directory_makes_relative_writes_unknown() {
+        for command in [
+            "env -C /etc sh -c 'echo x >passwd'",
+            "sudo -D /etc sh -c 'echo x >passwd'",
+            "find /etc -execdir sh -c 'echo x > passwd' ';'",
+        ] {
+            assert_eq!(
+                write_targets(command),
+                [("passwd".to_owned(), false)],
+                "{command}"
+            );
+        }
+        // After the wrapper, the line is back where it was.
+        assert_eq!(
+            write_targets("env -C /etc true; echo x > f"),
+            [("f".to_owned(), true)]
+        );
+    }
+
+    #[test]
+    fn time_output_file_is_a_write() {
+        let line = CommandLine::analyze("/usr/bin/time -o ~/.bashrc git status");
+        assert_eq!(line.writes()[0].target.text, "~/.bashrc");
+        assert!(!line.writes()[0].append);
+        assert!(!line.runs()[0].transparent);
+        let line = CommandLine::analyze("time -a --output=log.txt make");
+        assert_eq!(line.writes()[0].target.text, "log.txt");
+        assert!(line.writes()[0].append);
     }
 
     #[test]

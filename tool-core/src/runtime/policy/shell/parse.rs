@@ -8,7 +8,7 @@ use tree_sitter::{Node, Parser};
 use super::words::{
     Word, decode_ansi_c, has_unquoted_pattern, unescape_double_quoted, unescape_unquoted,
 };
-use super::wrappers::{Wrapped, unwrap};
+use super::wrappers::{Wrapped, changes_directory, output_file, unwrap};
 use super::{CommandLine, Run, Write};
 
 /// Scripts inside scripts (`bash -c "eval 'sh -c ..'"`) are followed this deep; deeper is a
@@ -24,25 +24,37 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// Parses `text` and adds what it runs to `out`; `via` names the wrapper that runs it.
-pub(super) fn analyze_into(text: &str, out: &mut CommandLine, depth: usize, via: Option<&str>) {
+/// Parses a command line and adds what it runs to `out`.
+pub(super) fn analyze_into(text: &str, out: &mut CommandLine) {
+    analyze_script(text, out, 0, None, Cwd::Start);
+}
+
+/// Parses `text` and adds what it runs to `out`; `via` names the wrapper that runs it, `cwd`
+/// is where it starts. Returns where it ends (what `eval 'cd x'` leaves behind).
+fn analyze_script(
+    text: &str,
+    out: &mut CommandLine,
+    depth: usize,
+    via: Option<&str>,
+    cwd: Cwd,
+) -> Cwd {
     if depth > MAX_SCRIPT_DEPTH {
         out.problems.push(format!(
             "scripts are nested more than {MAX_SCRIPT_DEPTH} deep (`sh -c`, `eval`, ...)"
         ));
-        return;
+        return Cwd::Unknown;
     }
     if text.len() > MAX_LEN {
         out.problems.push(format!(
             "the command is {} bytes long, more than the {MAX_LEN} analysed",
             text.len()
         ));
-        return;
+        return Cwd::Unknown;
     }
     let Some(tree) = parse(text) else {
         out.problems
             .push("the command could not be parsed".to_owned());
-        return;
+        return Cwd::Unknown;
     };
     let root = tree.root_node();
     if root.has_error() {
@@ -58,9 +70,10 @@ pub(super) fn analyze_into(text: &str, out: &mut CommandLine, depth: usize, via:
         via: via.map(str::to_owned),
         stdin: None,
         trailing_args: Vec::new(),
-        cwd: Cwd::Start,
+        cwd,
     };
     walker.statement(root, 0);
+    walker.cwd
 }
 
 /// The syntax tree of `text`, from this thread's parser. The parser is free again before the
@@ -385,6 +398,30 @@ impl Walker<'_, '_> {
             None
         };
         let program_name = program.text.clone();
+        if let Some((file, append)) = output_file(&program_name, &words[1..]) {
+            let target = self.in_cwd(file);
+            self.out.writes.push(Write { target, append });
+        }
+        // What a wrapper runs in another directory writes where this walk cannot follow.
+        let outer_cwd = self.cwd.clone();
+        let elsewhere = wrapped.is_some() && changes_directory(&program_name, &words[1..]);
+        if elsewhere {
+            self.cwd = Cwd::Unknown;
+        }
+        self.wrapped(words, assignments, wrapped, program_name, level);
+        if elsewhere {
+            self.cwd = outer_cwd;
+        }
+    }
+
+    fn wrapped(
+        &mut self,
+        words: Vec<Word>,
+        assignments: Vec<String>,
+        wrapped: Option<Wrapped>,
+        program_name: String,
+        level: usize,
+    ) {
         match wrapped {
             None => self.push_run(words, assignments, false),
             Some(Wrapped::Command {
@@ -432,7 +469,18 @@ impl Walker<'_, '_> {
             return;
         }
         let via = format!("{runner} script");
-        analyze_into(&script.text, self.out, self.depth + 1, Some(&via));
+        let end = analyze_script(
+            &script.text,
+            self.out,
+            self.depth + 1,
+            Some(&via),
+            self.cwd.clone(),
+        );
+        // `eval` and `source` run in this shell: a `cd` in their script moves it too. Other
+        // runners (`sh -c`, `trap`, `find -exec`) start a shell of their own or run later.
+        if matches!(runner.rsplit('/').next(), Some("eval" | "source" | ".")) {
+            self.cwd = end;
+        }
     }
 
     /// A run whose commands are only known at run time.

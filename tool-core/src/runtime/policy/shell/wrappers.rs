@@ -40,8 +40,9 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
         "sudo" => {
             let at = skip_options(
                 args,
-                b"ugCDhprtTU",
+                b"ugCDhprRtTU",
                 &[
+                    "chroot",
                     "user",
                     "group",
                     "close-from",
@@ -61,8 +62,11 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
             if let Some(script) = split_string(args) {
                 return Some(Wrapped::Script(script));
             }
-            let at = skip_options(args, b"uCP", &["unset", "chdir"]);
-            with_assignments(&args[at..], true)
+            let at = skip_options(args, b"uCPa", &["unset", "chdir", "argv0"]);
+            // `env -C dir` runs its command elsewhere, `env -a name` under another name: more
+            // than a change of environment, so the wrapper must be allowed itself.
+            let plain = !has_option(&args[..at], b"Ca", &["chdir", "argv0"]);
+            with_assignments(&args[at..], plain)
         }
         "command" => {
             // `command -v x` and `command -V x` only say what `x` is.
@@ -91,10 +95,11 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
             &args[skip_options(args, b"ioe", &["input", "output", "error"])..],
             true,
         ),
-        "time" => command(
-            &args[skip_options(args, b"fo", &["format", "output"])..],
-            true,
-        ),
+        "time" => {
+            let at = skip_options(args, b"fo", &["format", "output"]);
+            // `time -o file` writes the file: the wrapper must be allowed itself.
+            command(&args[at..], !has_option(&args[..at], b"o", &["output"]))
+        }
         "timeout" => {
             let at = skip_options(args, b"sk", &["signal", "kill-after"]);
             // The duration comes first.
@@ -103,13 +108,12 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
         "xargs" => {
             let at = skip_options(
                 args,
-                b"adEILlnPs",
+                // GNU's `-l`, `-i` and `-e` take a value only when it is attached, as do
+                // `--eof`, `--replace` and `--max-lines`; BSD's `-J`, `-R` and `-S` take one.
+                b"adEIJLnPRsS",
                 &[
                     "arg-file",
                     "delimiter",
-                    "eof",
-                    "replace",
-                    "max-lines",
                     "max-args",
                     "max-procs",
                     "max-chars",
@@ -131,23 +135,117 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
         }
         "eval" => script_of(args)?,
         "su" => {
-            let script = option_value(args, b'c', "command")?;
-            Wrapped::Script(script.clone())
+            let script = option_value(args, b'c', "command", SU_VALUED)
+                .or_else(|| option_value(args, b'c', "session-command", SU_VALUED))?;
+            Wrapped::Script(script)
+        }
+        // `trap 'cmd' EXIT`: the script runs later, on the signal. (`trap -p`, `trap -l`
+        // only print.)
+        "trap" => {
+            let rest = match args.first() {
+                Some(first) if first.text == "--" => &args[1..],
+                Some(first) if first.text.starts_with('-') => return None,
+                _ => args,
+            };
+            // `trap SIGNAL` alone resets the signal; with a script, the script comes first.
+            if rest.len() < 2 {
+                return None;
+            }
+            Wrapped::Script(rest[0].clone())
+        }
+        // `coproc cmd args` runs the command in the background; `coproc NAME { ..; }` names a
+        // compound command, which the grammar does not read: its words are not a command.
+        "coproc" => {
+            if args
+                .iter()
+                .any(|word| matches!(word.text.as_str(), "{" | "}" | "(" | ")" | ";"))
+            {
+                let text = args
+                    .iter()
+                    .map(|word| word.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                return Some(Wrapped::Script(Word {
+                    text,
+                    dynamic: true,
+                    pattern: false,
+                }));
+            }
+            command(args, false)
         }
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "busybox-sh" => shell(args)?,
         // `source <(curl ..)`: a script made at run time. A script file is read as named.
         "source" | "." => match args.first() {
             Some(file) if is_process_substitution(file) => Wrapped::Script(file.clone()),
+            Some(file) if is_stdin_file(file) => Wrapped::Stdin,
             _ => return None,
         },
         _ => return None,
     })
 }
 
+/// Whether the wrapper runs its command in another directory (`env -C dir`, `sudo -D dir`,
+/// `find -execdir`): relative writes of what it runs land somewhere not known here.
+pub(super) fn changes_directory(program: &str, args: &[Word]) -> bool {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    match name {
+        "env" => has_option(
+            &args[..skip_options(args, b"uCPaS", &["unset", "chdir", "argv0"])],
+            b"C",
+            &["chdir"],
+        ),
+        "sudo" => has_option(
+            &args[..skip_options(args, b"ugCDhprRtTU", &["chdir", "user", "group"])],
+            b"D",
+            &["chdir"],
+        ),
+        "find" => args
+            .iter()
+            .any(|word| matches!(word.text.as_str(), "-execdir" | "-okdir")),
+        _ => false,
+    }
+}
+
+/// The file a wrapper writes by itself: `time -o FILE` (`-a`: appended).
+pub(super) fn output_file(program: &str, args: &[Word]) -> Option<(Word, bool)> {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if name != "time" {
+        return None;
+    }
+    let options = &args[..skip_options(args, b"fo", &["format", "output"])];
+    let file = option_value(options, b'o', "output", b"fo")?;
+    let append = has_option(options, b"a", &["append"]);
+    Some((file, append))
+}
+
 /// `<(cmd)`: a file whose content a command makes at run time. (A script file named by a
 /// variable is read like one named literally: its name is not what is unknown, its content.)
 fn is_process_substitution(word: &Word) -> bool {
     word.dynamic && (word.text.starts_with("<(") || word.text.starts_with(">("))
+}
+
+/// `/dev/stdin` and its aliases: a script read from there is the command's standard input.
+fn is_stdin_file(word: &Word) -> bool {
+    word.is_exact()
+        && matches!(
+            word.text.as_str(),
+            "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+        )
+}
+
+/// Whether one of these options (short flags in `short`, long names in `long`) is among `options`.
+fn has_option(options: &[Word], short: &[u8], long: &[&str]) -> bool {
+    options.iter().any(|word| {
+        let text = word.text.as_str();
+        if let Some(name) = text.strip_prefix("--") {
+            let name = name.split_once('=').map_or(name, |(name, _)| name);
+            return long.contains(&name);
+        }
+        // A short option's cluster, up to the first flag that takes a value (the rest is the
+        // value): `-iC/tmp` has `C`.
+        text.strip_prefix('-')
+            .is_some_and(|cluster| cluster.bytes().any(|flag| short.contains(&flag)))
+    })
 }
 
 /// `NAME=value` words after a wrapper's options are assignments for its command.
@@ -208,50 +306,102 @@ fn skip_options(args: &[Word], valued: &[u8], long_valued: &[&str]) -> usize {
     at
 }
 
-/// The value of `-c VALUE`, `-cVALUE`, `--command VALUE` or `--command=VALUE`.
-fn option_value<'a>(args: &'a [Word], short: u8, long: &str) -> Option<&'a Word> {
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
+/// su's short options that take a value (in the next word unless attached).
+const SU_VALUED: &[u8] = b"cgGsw";
+
+/// The value of `-c VALUE`, `-cVALUE`, `-lc VALUE`, `--command VALUE` or `--command=VALUE`:
+/// the value alone, without the option. `valued` lists the short options that take a value,
+/// so a cluster is read up to the first of them.
+fn option_value(args: &[Word], short: u8, long: &str, valued: &[u8]) -> Option<Word> {
+    let value_of = |arg: &Word, text: &str| Word {
+        text: text.to_owned(),
+        ..arg.clone()
+    };
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
         let text = arg.text.as_str();
-        if let Some(value) = text.strip_prefix("--").and_then(|l| l.strip_prefix(long)) {
-            if value.is_empty() {
-                return iter.next();
+        at += 1;
+        if text == "--" {
+            return None;
+        }
+        if let Some(name) = text.strip_prefix("--") {
+            if let Some(value) = name.strip_prefix(long) {
+                if value.is_empty() {
+                    return args.get(at).cloned();
+                }
+                if let Some(value) = value.strip_prefix('=') {
+                    return Some(value_of(arg, value));
+                }
             }
-            if value.starts_with('=') {
-                return Some(arg);
+            continue;
+        }
+        let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        for (index, flag) in cluster.bytes().enumerate() {
+            let attached = &cluster[index + 1..];
+            if flag == short {
+                return if attached.is_empty() {
+                    args.get(at).cloned()
+                } else {
+                    Some(value_of(arg, attached))
+                };
             }
-        } else if text.starts_with('-')
-            && !text.starts_with("--")
-            && text.as_bytes().get(1) == Some(&short)
-        {
-            return if text.len() == 2 {
-                iter.next()
-            } else {
-                Some(arg)
-            };
+            if valued.contains(&flag) {
+                if attached.is_empty() {
+                    at += 1;
+                }
+                break;
+            }
         }
     }
     None
 }
 
-/// `env -S 'cmd args'` / `env --split-string=..`: the string, run as a command line.
+/// `env -S 'cmd args'` / `env --split-string=..`: the string, run as a command line. Found
+/// among env's options wherever it is: after `-u NAME`, or in a cluster (`-iS'cmd'`).
 fn split_string(args: &[Word]) -> Option<Word> {
-    for (index, arg) in args.iter().enumerate() {
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
         let text = arg.text.as_str();
-        if text == "-S" || text == "--split-string" {
-            return args.get(index + 1).cloned();
-        }
-        if let Some(value) = text
-            .strip_prefix("--split-string=")
-            .or_else(|| text.strip_prefix("-S"))
-        {
-            return Some(Word {
-                text: value.to_owned(),
-                ..arg.clone()
-            });
-        }
-        if !text.starts_with('-') {
+        at += 1;
+        if text == "--" {
             return None;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            if long == "split-string" {
+                return args.get(at).cloned();
+            }
+            if let Some(value) = long.strip_prefix("split-string=") {
+                return Some(Word {
+                    text: value.to_owned(),
+                    ..arg.clone()
+                });
+            }
+            if matches!(long, "unset" | "chdir" | "argv0") {
+                at += 1;
+            }
+            continue;
+        }
+        // A word that is not an option: env's command, with no `-S` before it.
+        let cluster = text.strip_prefix('-').filter(|c| !c.is_empty())?;
+        for (index, flag) in cluster.bytes().enumerate() {
+            let attached = &cluster[index + 1..];
+            if flag == b'S' {
+                if attached.is_empty() {
+                    return args.get(at).cloned();
+                }
+                return Some(Word {
+                    text: attached.to_owned(),
+                    ..arg.clone()
+                });
+            }
+            if b"uCPa".contains(&flag) {
+                if attached.is_empty() {
+                    at += 1;
+                }
+                break;
+            }
         }
     }
     None
@@ -286,6 +436,11 @@ fn shell(args: &[Word]) -> Option<Wrapped> {
         if text == "--" {
             break;
         }
+        // A lone `-` ends the options, and the shell reads its commands from stdin.
+        if text == "-" {
+            stdin = true;
+            break;
+        }
         if let Some(long) = text.strip_prefix("--") {
             if matches!(long, "rcfile" | "init-file") {
                 at += 1;
@@ -311,6 +466,7 @@ fn shell(args: &[Word]) -> Option<Wrapped> {
         Some(file) if is_process_substitution(file) && !stdin => {
             Some(Wrapped::Script(file.clone()))
         }
+        Some(file) if is_stdin_file(file) => Some(Wrapped::Stdin),
         // A script file named here: the shell is an ordinary command.
         Some(_) if !stdin => None,
         _ => Some(Wrapped::Stdin),
@@ -391,9 +547,51 @@ mod tests {
             ("eval rm x", "script: rm x"),
             ("su -c x root", "script: x"),
             ("ls -la", "not a wrapper"),
+            // Options whose value is only ever attached do not swallow the program.
+            ("xargs -l rm -rf git status", "rm -rf git status"),
+            ("xargs --replace rm -rf x {}", "rm -rf x {}"),
+            ("xargs --eof rm x", "rm x"),
+            ("xargs -J % rm %", "rm %"),
+            ("sudo -R / rm -rf x", "rm -rf x"),
+            ("sudo --chroot / rm -rf x", "rm -rf x"),
+            ("env -u FOO -S rm", "script: rm"),
+            ("env -iSrm", "script: rm"),
+            ("env -C /tmp -S rm", "script: rm"),
+            ("bash - x", "stdin"),
+            ("bash /dev/stdin", "stdin"),
+            (". /dev/stdin", "stdin"),
+            ("source /dev/fd/0", "stdin"),
+            ("trap rm EXIT", "script: rm"),
+            ("trap -- rm EXIT", "script: rm"),
+            ("trap -p", "not a wrapper"),
+            ("trap INT", "not a wrapper"),
+            ("coproc rm -rf x", "rm -rf x"),
+            ("su --session-command=rm", "script: rm"),
+            ("su --command=rm", "script: rm"),
+            ("su -crm", "script: rm"),
+            ("su -lc rm root", "script: rm"),
+            ("su -s /bin/sh -c rm root", "script: rm"),
         ] {
             assert_eq!(inner(line), expected, "{line}");
         }
+    }
+
+    #[test]
+    fn a_wrapper_option_that_acts_by_itself_makes_the_wrapper_opaque() {
+        let transparent = |line: &str| {
+            let all = words(line);
+            match unwrap(&all[0].text, &all[1..]) {
+                Some(Wrapped::Command { transparent, .. }) => transparent,
+                other => panic!("{line}: {other:?}"),
+            }
+        };
+        assert!(transparent("time -p git status"));
+        assert!(!transparent("time -o out git status"));
+        assert!(!transparent("time --output=out git status"));
+        assert!(transparent("env FOO=1 git status"));
+        assert!(!transparent("env -C /elsewhere make"));
+        assert!(!transparent("env --chdir=/elsewhere make"));
+        assert!(!transparent("env -a name git rm -rf x"));
     }
 
     #[test]
