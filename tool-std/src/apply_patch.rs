@@ -79,6 +79,7 @@ fn apply_patch(
             .get(path)
             .ok_or_else(|| format!("`{path}` was not among the patch's paths"))
     };
+    refuse_two_spellings(ws, &patch, &paths)?;
     // What each file was before the patch: its bytes (to restore it if the commit fails) and
     // its format (to write the new text in).
     let mut before: HashMap<String, (Vec<u8>, Format)> = HashMap::new();
@@ -133,6 +134,32 @@ fn apply_patch(
             }
         }
     }
+    // A file that is written over without the patch having read it (an added file or a move's
+    // destination that already exists) is saved too, so a failed commit puts it back instead
+    // of removing it.
+    for (path, target, _) in &writes {
+        if before.contains_key(*path) {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        match ws.open(target) {
+            Ok(mut file) => {
+                file.read_to_end(&mut bytes).map_err(|error| {
+                    ToolError::failed(format!(
+                        "`{path}`: {error}\nThe patch was not applied: no file changed."
+                    ))
+                })?;
+                before.insert((*path).to_owned(), (bytes, Format::NEW));
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                return Err(ToolError::failed(format!(
+                    "{}\nThe patch was not applied: no file changed.",
+                    io_error(ws, path, &error)
+                )));
+            }
+        }
+    }
     commit(ws, &writes, &deletes, &before)?;
     let session = fs::session(ctx);
     for (_, target, bytes) in &writes {
@@ -144,6 +171,57 @@ fn apply_patch(
         session.record_content(&target.in_workspace(ws), bytes, modified);
     }
     Ok(plan.summary)
+}
+
+/// Refuses a patch that names one file by two spellings (`a.txt` and `./a.txt`): the patch is
+/// staged per path as written, so two spellings would be two files each starting from the
+/// original, and the later write would silently undo the earlier. Sections that spell a path
+/// the same way apply in order, as before.
+fn refuse_two_spellings(
+    ws: &Workspace,
+    patch: &Patch,
+    paths: &HashMap<String, WorkspacePath>,
+) -> Result<(), ToolError> {
+    let mut seen: HashMap<std::path::PathBuf, &str> = HashMap::new();
+    for operation in &patch.operations {
+        let (path, move_to) = match operation {
+            Operation::Add { path, .. } | Operation::Delete { path, .. } => (path, None),
+            Operation::Update { path, move_to, .. } => (path, move_to.as_ref()),
+        };
+        for named in std::iter::once(path).chain(move_to) {
+            let Some(target) = paths.get(named) else {
+                continue;
+            };
+            let key = normalized(&target.in_workspace(ws));
+            match seen.get(&key) {
+                Some(earlier) if *earlier != named.as_str() => {
+                    return Err(ToolError::failed(format!(
+                        "`{earlier}` and `{named}` name the same file; spell each file the same way throughout the patch (sections for one path apply in order)\nThe patch was not applied: no file changed."
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, named.as_str());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `path` with `.` dropped and `..` taken back, without touching the disk.
+fn normalized(path: &std::path::Path) -> std::path::PathBuf {
+    let mut out = std::path::PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Writes, then deletes; on a failure, puts back what was already changed, so the patch lands

@@ -37,6 +37,19 @@ fn glob(
         None => (ws.root().to_owned(), ".".to_owned()),
     };
     let root = walk::root(ws, &root, &sent)?;
+    // The pattern is relative to `path` and stays under it: an absolute pattern or a `..` would
+    // reach outside the workspace (and say whether a file exists there).
+    let escapes = Path::new(&pattern).components().any(|component| {
+        !matches!(
+            component,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    });
+    if escapes {
+        return Err(ToolError::failed(format!(
+            "`{pattern}` leaves the search directory: a glob pattern is relative to `path` and cannot be absolute or contain `..`; to search elsewhere in the workspace, set `path` to that directory"
+        )));
+    }
     // An exact path finds its file whatever ignores it.
     if !pattern.contains(['*', '?', '[', '{']) {
         let exact = root.join(&pattern);

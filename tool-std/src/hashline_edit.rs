@@ -148,21 +148,7 @@ fn apply(
         HashlineOp::InsertBefore => 0,
     };
     resolved.sort_by_key(|edit| std::cmp::Reverse((edit.first, rank(edit.op))));
-    for pair in resolved.windows(2) {
-        let (later, earlier) = (&pair[0], &pair[1]);
-        if earlier.last >= later.first
-            && earlier.op == HashlineOp::Replace
-            && later.op == HashlineOp::Replace
-        {
-            return Err(ToolError::failed(format!(
-                "two edits replace overlapping lines ({}-{} and {}-{}); merge them into one",
-                earlier.first + 1,
-                earlier.last + 1,
-                later.first + 1,
-                later.last + 1
-            )));
-        }
-    }
+    check_overlaps(&resolved)?;
     let newline = LineEnding::of(text).for_new_lines();
     let mut out: Vec<String> = lines
         .iter()
@@ -221,6 +207,61 @@ fn apply(
         let _ = write!(reply, " {note}");
     }
     Ok((new_text, reply))
+}
+
+/// Refuses edits that collide with a `replace` range, comparing every pair (edits are few): two
+/// replaced ranges that share a line, or an insertion anchored inside a replaced range. An
+/// insertion exactly at a boundary of the range is well-defined and allowed: `insert_before` its
+/// first line, `insert_after` its last line (the text lands just outside what is replaced).
+fn check_overlaps(resolved: &[Resolved<'_>]) -> Result<(), ToolError> {
+    let lines = |edit: &Resolved<'_>| {
+        if edit.first == edit.last {
+            format!("line {}", edit.first + 1)
+        } else {
+            format!("lines {}-{}", edit.first + 1, edit.last + 1)
+        }
+    };
+    let name = |op: HashlineOp| match op {
+        HashlineOp::Replace => "replace",
+        HashlineOp::InsertAfter => "insert_after",
+        HashlineOp::InsertBefore => "insert_before",
+    };
+    for (i, replace) in resolved.iter().enumerate() {
+        if replace.op != HashlineOp::Replace {
+            continue;
+        }
+        for (j, other) in resolved.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            match other.op {
+                HashlineOp::Replace => {
+                    if i < j && other.first <= replace.last && replace.first <= other.last {
+                        return Err(ToolError::failed(format!(
+                            "two edits replace overlapping lines ({} and {}); merge them into one replace",
+                            lines(replace),
+                            lines(other)
+                        )));
+                    }
+                }
+                HashlineOp::InsertAfter | HashlineOp::InsertBefore => {
+                    let at = other.first;
+                    let inside = at >= replace.first && at <= replace.last;
+                    let at_boundary = (other.op == HashlineOp::InsertBefore && at == replace.first)
+                        || (other.op == HashlineOp::InsertAfter && at == replace.last);
+                    if inside && !at_boundary {
+                        return Err(ToolError::failed(format!(
+                            "an `{}` at line {} falls inside an edit that replaces {} (overlapping edits); put its text into that replace's `text` instead, or anchor it on the range's first line with `insert_before` or its last line with `insert_after`",
+                            name(other.op),
+                            at + 1,
+                            lines(replace)
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The 0-based line an anchor names: the line at its number when the hash matches there, else

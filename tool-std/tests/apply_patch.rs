@@ -134,3 +134,46 @@ fn a_malformed_patch_says_which_line_and_what_was_expected() {
     assert!(result.is_error());
     assert!(result.text().contains("line 2"), "{}", result.text());
 }
+
+#[test]
+fn a_failed_patch_puts_back_a_file_it_added_over() {
+    let fx = Fixture::new(tool_core::policy::PolicyBuilder::default());
+    fx.file("keep.txt", b"original\n");
+    fx.file("notadir", b"a regular file\n");
+    let result = fx.patch(
+        "*** Begin Patch\n*** Add File: keep.txt\n+replaced\n*** Add File: notadir/x.txt\n+x\n*** End Patch",
+    );
+    assert!(result.is_error(), "{}", result.text());
+    assert_eq!(fx.bytes("keep.txt").unwrap(), b"original\n");
+    assert_eq!(fx.bytes("notadir").unwrap(), b"a regular file\n");
+}
+
+#[test]
+fn a_failed_patch_puts_back_a_file_a_move_landed_on() {
+    let fx = Fixture::new(tool_core::policy::PolicyBuilder::default());
+    fx.file("src.txt", b"moving\n");
+    fx.file("dest.txt", b"already here\n");
+    fx.file("notadir", b"a regular file\n");
+    let result = fx.patch(
+        "*** Begin Patch\n*** Update File: src.txt\n*** Move to: dest.txt\n@@\n-moving\n+moved\n*** Add File: notadir/x.txt\n+x\n*** End Patch",
+    );
+    assert!(result.is_error(), "{}", result.text());
+    assert_eq!(fx.bytes("dest.txt").unwrap(), b"already here\n");
+    assert_eq!(fx.bytes("src.txt").unwrap(), b"moving\n");
+}
+
+#[test]
+fn two_spellings_of_one_file_are_refused_instead_of_losing_an_update() {
+    let fx = Fixture::new(tool_core::policy::PolicyBuilder::default());
+    fx.file("a.txt", b"one\ntwo\n");
+    let result = fx.patch(
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: ./a.txt\n@@\n-two\n+TWO\n*** End Patch",
+    );
+    assert!(result.is_error(), "{}", result.text());
+    assert!(
+        result.text().contains("name the same file"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(fx.bytes("a.txt").unwrap(), b"one\ntwo\n");
+}

@@ -199,3 +199,28 @@ fn other_agents_names_are_accepted_and_paths_stay_inside() {
         outside.text()
     );
 }
+
+#[test]
+fn glob_refuses_absolute_and_parent_patterns_instead_of_probing_outside() {
+    let fx = Fixture::new();
+    fx.file("inside.txt", 1);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "s").unwrap();
+    let absolute = outside.path().join("secret.txt").display().to_string();
+    let name = outside.path().file_name().unwrap().to_str().unwrap();
+    let parent = format!("../{name}/secret.txt");
+    for pattern in [absolute.as_str(), parent.as_str(), "../*"] {
+        let result = fx.call("glob", json!({"pattern": pattern}));
+        assert!(result.is_error(), "{pattern}: {}", result.text());
+        assert!(
+            result.text().contains("cannot be absolute or contain `..`"),
+            "{}",
+            result.text()
+        );
+        assert!(!result.text().contains("secret.txt\n"), "{}", result.text());
+    }
+    assert_eq!(
+        ok(&fx.call("glob", json!({"pattern": "./inside.txt"}))),
+        "inside.txt"
+    );
+}

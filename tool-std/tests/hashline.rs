@@ -145,3 +145,60 @@ fn malformed_anchors_and_overlapping_edits_are_refused() {
     assert!(overlap.text().contains("overlapping"), "{}", overlap.text());
     assert_eq!(fx.bytes("a.txt"), b"a\nb\nc\n");
 }
+
+fn twelve_lines() -> (Fixture, Vec<u8>) {
+    let text: String = (1..=12).map(|n| format!("l{n}\n")).collect();
+    (Fixture::new("a.txt", text.as_bytes()), text.into_bytes())
+}
+
+fn l(n: usize) -> String {
+    at(n, &format!("l{n}"))
+}
+
+#[test]
+fn an_insertion_inside_a_replaced_range_is_refused_not_dropped() {
+    let (fx, original) = twelve_lines();
+    let result = fx.edit(
+        "a.txt",
+        json!([
+            {"op": "replace", "anchor": l(3), "end": l(5), "text": "X"},
+            {"op": "insert_after", "anchor": l(4), "text": "Y"},
+        ]),
+    );
+    assert!(result.text().contains("overlapping"), "{}", result.text());
+    assert!(result.text().contains("lines 3-5"), "{}", result.text());
+    assert_eq!(fx.bytes("a.txt"), original);
+}
+
+#[test]
+fn a_replace_nested_in_another_is_refused_even_with_an_edit_between_them() {
+    let (fx, original) = twelve_lines();
+    let result = fx.edit(
+        "a.txt",
+        json!([
+            {"op": "replace", "anchor": l(1), "end": l(10), "text": "A"},
+            {"op": "replace", "anchor": l(6), "end": l(7), "text": ""},
+            {"op": "insert_after", "anchor": l(4), "text": "I"},
+        ]),
+    );
+    assert!(result.text().contains("overlapping"), "{}", result.text());
+    assert_eq!(fx.bytes("a.txt"), original);
+}
+
+#[test]
+fn insertions_at_the_outer_edges_of_a_replaced_range_are_kept() {
+    let (fx, _) = twelve_lines();
+    let result = fx.edit(
+        "a.txt",
+        json!([
+            {"op": "replace", "anchor": l(3), "end": l(5), "text": "X"},
+            {"op": "insert_before", "anchor": l(3), "text": "B"},
+            {"op": "insert_after", "anchor": l(5), "text": "A"},
+        ]),
+    );
+    assert!(!result.is_error(), "{}", result.text());
+    assert_eq!(
+        fx.bytes("a.txt"),
+        b"l1\nl2\nB\nX\nA\nl6\nl7\nl8\nl9\nl10\nl11\nl12\n"
+    );
+}
