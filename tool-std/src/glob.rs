@@ -50,11 +50,17 @@ fn glob(
             "`{pattern}` leaves the search directory: a glob pattern is relative to `path` and cannot be absolute or contain `..`; to search elsewhere in the workspace, set `path` to that directory"
         )));
     }
-    // An exact path finds its file whatever ignores it.
+    // An exact path finds its file whatever ignores it, but, like the walk, never through a
+    // symlinked directory (which may point outside the workspace).
     if !pattern.contains(['*', '?', '[', '{']) {
         let exact = root.join(&pattern);
         return Ok(match std::fs::symlink_metadata(&exact) {
-            Ok(_) if walk::shown(ws, &exact) != "." => walk::shown(ws, &exact),
+            Ok(_)
+                if !through_symlink(&root, Path::new(&pattern))
+                    && walk::shown(ws, &exact) != "." =>
+            {
+                walk::shown(ws, &exact)
+            }
             _ => format!("no file matches `{pattern}` in `{sent}`"),
         });
     }
@@ -115,4 +121,16 @@ fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::symlink_metadata(path)
         .and_then(|m| m.modified())
         .ok()
+}
+
+/// Whether a directory on the way from `root` to `relative`'s file is a symlink.
+fn through_symlink(root: &Path, relative: &Path) -> bool {
+    let mut at = root.to_owned();
+    let Some(parent) = relative.parent() else {
+        return false;
+    };
+    parent.components().any(|component| {
+        at.push(component);
+        std::fs::symlink_metadata(&at).is_ok_and(|meta| meta.file_type().is_symlink())
+    })
 }

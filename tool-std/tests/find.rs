@@ -224,3 +224,15 @@ fn glob_refuses_absolute_and_parent_patterns_instead_of_probing_outside() {
         "inside.txt"
     );
 }
+
+#[test]
+fn glob_does_not_find_an_exact_path_through_a_symlinked_directory() {
+    let fx = Fixture::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("shadow"), "s").unwrap();
+    std::os::unix::fs::symlink(outside.path(), fx.dir.path().join("link")).unwrap();
+    let result = fx.call("glob", json!({"pattern": "link/shadow"}));
+    assert_eq!(ok(&result), "no file matches `link/shadow` in `.`");
+    // A symlink itself, named exactly, is still found (as the walk lists it).
+    assert_eq!(ok(&fx.call("glob", json!({"pattern": "link"}))), "link");
+}
