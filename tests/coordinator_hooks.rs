@@ -36,6 +36,16 @@ fn fail() -> Result<String, ToolError> {
     Err(ToolError::failed("the disk is on fire"))
 }
 
+fn is_status(command: &str) -> bool {
+    command == "git status"
+}
+
+/// Run a command (pretend): read-only for `git status` only.
+#[tool(read_only_if = is_status, name = "ch_shell")]
+fn shell(#[arg(command)] command: String) -> String {
+    format!("ran {command}")
+}
+
 struct CountingApprover(Arc<AtomicUsize>);
 
 impl Approver for CountingApprover {
@@ -473,4 +483,56 @@ fn a_failing_hook_does_not_stop_the_call() {
     let coordinator = fixture.coordinator("PreToolUse", "*", &hook);
     let result = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
     assert_eq!(result.text(), "hello");
+}
+
+#[test]
+fn updated_input_that_turns_a_read_into_a_write_draws_on_the_action_budget() {
+    use tool_core::budget::{Budget, BudgetConfig, BudgetKind};
+    use tool_core::policy::Mode;
+
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "rewrite.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "git push"}}}'"#,
+    );
+    let settings = serde_json::json!({
+        "hooks": { "PreToolUse": [ { "matcher": "ch_shell", "hooks": [
+            { "type": "command", "command": hook.to_string_lossy(), "timeout": 30 }
+        ] } ] }
+    });
+    let budget = Arc::new(Budget::new(BudgetConfig {
+        action: 1,
+        build_multiplier: 1.0,
+        ..BudgetConfig::default()
+    }));
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["ch_shell"]).unwrap())
+        .workspace(Workspace::new(fixture.root()).unwrap())
+        .settings(Settings::from_json(&settings.to_string()).unwrap())
+        .approver(CountingApprover(Arc::clone(&fixture.asked)))
+        .budget(Arc::clone(&budget))
+        .build()
+        .unwrap();
+    let status = ToolCall::new("ch_shell", r#"{"command": "git status"}"#);
+    // Charged as a read, then moved to the action budget when the hook made it a push.
+    assert_eq!(
+        coordinator.call_blocking(status.clone()).text(),
+        "ran git push"
+    );
+    let [calls, exploration, action] = budget.status(Mode::Default);
+    assert_eq!(calls.used, 1);
+    assert_eq!(
+        (exploration.kind, exploration.used),
+        (BudgetKind::Exploration, 0)
+    );
+    assert_eq!((action.kind, action.used), (BudgetKind::Action, 1));
+    // The next one finds the action budget used up, and nobody is asked about it.
+    let asked = fixture.asked();
+    let result = coordinator.call_blocking(status);
+    assert!(
+        result.text().contains("action budget is used up"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(fixture.asked(), asked);
 }

@@ -6,8 +6,8 @@
 //! 2. the budget is charged, so nobody is asked about a call that could not run (a call the
 //!    user then rejects has still been made, and counts);
 //! 3. PreToolUse hooks may block, replace the input (which is then validated and decided again,
-//!    so a hook cannot smuggle a path out of the workspace), force an ask, or settle an ask
-//!    with an allow;
+//!    so a hook cannot smuggle a path out of the workspace, and charged to the budget of what
+//!    it now does), force an ask, or settle an ask with an allow;
 //! 4. an ask goes to PermissionRequest hooks, then to the approver; without an approver it is
 //!    a deny that says so.
 //!
@@ -23,6 +23,7 @@ use crate::definition::context::CancellationToken;
 use crate::definition::output::Content;
 use crate::definition::tool::ToolHandle;
 use crate::runtime::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
+use crate::runtime::budget::BudgetExhausted;
 use crate::runtime::events::CallEvent;
 use crate::runtime::hooks::{CombinedOutput, HookEvent, HookInput};
 use crate::runtime::policy::{
@@ -60,14 +61,7 @@ impl Coordinator {
         if let Some(budget) = &self.inner.budget
             && let Err(exhausted) = budget.charge(staged.effect, snapshot.mode)
         {
-            let decision = Decision::deny(
-                format!(
-                    "{exhausted}; do not start more of these calls: wrap up with what you have, \
-                     and tell the user what is done and what is left"
-                ),
-                DecisionSource::new(PolicyLayer::Budget, exhausted.kind.as_str()),
-            );
-            return Err(self.refuse(staged, decision));
+            return Err(self.refuse(staged, exhausted_decision(&exhausted)));
         }
 
         let mut context = Vec::new();
@@ -95,7 +89,15 @@ impl Coordinator {
             }
             let hook_decision = outcome.decision();
             if let Some(updated) = outcome.updated_input {
+                let charged = staged.effect;
                 self.restage(staged, Value::Object(updated))?;
+                // The new input may do something else (a read became a write): it draws on
+                // that budget instead.
+                if let Some(budget) = &self.inner.budget
+                    && let Err(exhausted) = budget.recharge(charged, staged.effect, snapshot.mode)
+                {
+                    return Err(self.refuse(staged, exhausted_decision(&exhausted)));
+                }
                 decision = self.decide(staged, snapshot);
                 if decision.verdict == Verdict::Deny {
                     return Err(self.refuse(staged, decision));
@@ -392,4 +394,15 @@ impl Coordinator {
             result.stop = Some(stop.message);
         }
     }
+}
+
+/// The denial of a call whose budget is used up, telling the model to wrap up.
+fn exhausted_decision(exhausted: &BudgetExhausted) -> Decision {
+    Decision::deny(
+        format!(
+            "{exhausted}; do not start more of these calls: wrap up with what you have, \
+             and tell the user what is done and what is left"
+        ),
+        DecisionSource::new(PolicyLayer::Budget, exhausted.kind.as_str()),
+    )
 }
