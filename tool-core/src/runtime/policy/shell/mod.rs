@@ -414,6 +414,7 @@ mod tests {
         for command in [
             "env -C /etc sh -c 'echo x >passwd'",
             "sudo -D /etc sh -c 'echo x >passwd'",
+            "sudo --prompt p -D /etc sh -c 'echo x >passwd'",
             "find /etc -execdir sh -c 'echo x > passwd' ';'",
         ] {
             assert_eq!(

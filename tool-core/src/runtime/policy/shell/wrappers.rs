@@ -37,36 +37,18 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
         transparent,
     };
     Some(match name {
-        "sudo" => {
-            let at = skip_options(
-                args,
-                b"ugCDhprRtTU",
-                &[
-                    "chroot",
-                    "user",
-                    "group",
-                    "close-from",
-                    "chdir",
-                    "host",
-                    "prompt",
-                    "role",
-                    "type",
-                    "command-timeout",
-                    "other-user",
-                ],
-            );
-            with_assignments(&args[at..], false)
-        }
+        "sudo" => with_assignments(&args[SUDO.skip(args)..], false),
         "doas" => command(&args[skip_options(args, b"uC", &[])..], false),
         "env" => {
-            if let Some(script) = split_string(args) {
+            let options = &args[..ENV.skip(args)];
+            // `env -S 'cmd args'`: the string, run as a command line.
+            if let Some(script) = ENV.value(options, b'S', "split-string") {
                 return Some(Wrapped::Script(script));
             }
-            let at = skip_options(args, b"uCPa", &["unset", "chdir", "argv0"]);
             // `env -C dir` runs its command elsewhere, `env -a name` under another name: more
             // than a change of environment, so the wrapper must be allowed itself.
-            let plain = !has_option(&args[..at], b"Ca", &["chdir", "argv0"]);
-            with_assignments(&args[at..], plain)
+            let plain = !ENV.has(options, b"Ca", &["chdir", "argv0"]);
+            with_assignments(&args[options.len()..], plain)
         }
         "command" => {
             // `command -v x` and `command -V x` only say what `x` is.
@@ -96,9 +78,9 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
             true,
         ),
         "time" => {
-            let at = skip_options(args, b"fo", &["format", "output"]);
+            let at = TIME.skip(args);
             // `time -o file` writes the file: the wrapper must be allowed itself.
-            command(&args[at..], !has_option(&args[..at], b"o", &["output"]))
+            command(&args[at..], !TIME.has(&args[..at], b"o", &["output"]))
         }
         "timeout" => {
             let at = skip_options(args, b"sk", &["signal", "kill-after"]);
@@ -135,8 +117,9 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
         }
         "eval" => script_of(args)?,
         "su" => {
-            let script = option_value(args, b'c', "command", SU_VALUED)
-                .or_else(|| option_value(args, b'c', "session-command", SU_VALUED))?;
+            let script = SU
+                .value(args, b'c', "command")
+                .or_else(|| SU.value(args, b'c', "session-command"))?;
             Wrapped::Script(script)
         }
         // `trap 'cmd' EXIT`: the script runs later, on the signal. (`trap -p`, `trap -l`
@@ -189,16 +172,8 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
 pub(super) fn changes_directory(program: &str, args: &[Word]) -> bool {
     let name = program.rsplit('/').next().unwrap_or(program);
     match name {
-        "env" => has_option(
-            &args[..skip_options(args, b"uCPaS", &["unset", "chdir", "argv0"])],
-            b"C",
-            &["chdir"],
-        ),
-        "sudo" => has_option(
-            &args[..skip_options(args, b"ugCDhprRtTU", &["chdir", "user", "group"])],
-            b"D",
-            &["chdir"],
-        ),
+        "env" => ENV.has(&args[..ENV.skip(args)], b"C", &["chdir"]),
+        "sudo" => SUDO.has(&args[..SUDO.skip(args)], b"D", &["chdir"]),
         "find" => args
             .iter()
             .any(|word| matches!(word.text.as_str(), "-execdir" | "-okdir")),
@@ -212,9 +187,9 @@ pub(super) fn output_file(program: &str, args: &[Word]) -> Option<(Word, bool)> 
     if name != "time" {
         return None;
     }
-    let options = &args[..skip_options(args, b"fo", &["format", "output"])];
-    let file = option_value(options, b'o', "output", b"fo")?;
-    let append = has_option(options, b"a", &["append"]);
+    let options = &args[..TIME.skip(args)];
+    let file = TIME.value(options, b'o', "output")?;
+    let append = TIME.has(options, b"a", &["append"]);
     Some((file, append))
 }
 
@@ -231,21 +206,6 @@ fn is_stdin_file(word: &Word) -> bool {
             word.text.as_str(),
             "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
         )
-}
-
-/// Whether one of these options (short flags in `short`, long names in `long`) is among `options`.
-fn has_option(options: &[Word], short: &[u8], long: &[&str]) -> bool {
-    options.iter().any(|word| {
-        let text = word.text.as_str();
-        if let Some(name) = text.strip_prefix("--") {
-            let name = name.split_once('=').map_or(name, |(name, _)| name);
-            return long.contains(&name);
-        }
-        // A short option's cluster, up to the first flag that takes a value (the rest is the
-        // value): `-iC/tmp` has `C`.
-        text.strip_prefix('-')
-            .is_some_and(|cluster| cluster.bytes().any(|flag| short.contains(&flag)))
-    })
 }
 
 /// `NAME=value` words after a wrapper's options are assignments for its command.
@@ -267,6 +227,130 @@ pub(super) fn is_assignment(text: &str) -> bool {
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
             && !name.as_bytes()[0].is_ascii_digit()
     })
+}
+
+/// A wrapper's options that take a value: short flags (the value in the next word unless
+/// attached, `-uNAME`) and long names (the next word unless written `--name=value`). One table
+/// per wrapper answers every question asked about its options, so the answers agree.
+struct Valued {
+    short: &'static [u8],
+    long: &'static [&'static str],
+}
+
+const SUDO: Valued = Valued {
+    short: b"ugCDhprRtTU",
+    long: &[
+        "chroot",
+        "user",
+        "group",
+        "close-from",
+        "chdir",
+        "host",
+        "prompt",
+        "role",
+        "type",
+        "command-timeout",
+        "other-user",
+    ],
+};
+const ENV: Valued = Valued {
+    short: b"uCPaS",
+    long: &["unset", "chdir", "argv0", "split-string"],
+};
+const TIME: Valued = Valued {
+    short: b"fo",
+    long: &["format", "output"],
+};
+const SU: Valued = Valued {
+    short: b"cgGsw",
+    long: &[
+        "command",
+        "session-command",
+        "group",
+        "supp-group",
+        "shell",
+        "whitelist-environment",
+    ],
+};
+
+impl Valued {
+    /// The index of the first argument that is not an option.
+    fn skip(&self, args: &[Word]) -> usize {
+        skip_options(args, self.short, self.long)
+    }
+
+    /// Whether one of these options (short flags in `short`, long names in `long`) is among
+    /// `options`. A cluster is read up to its first flag that takes a value: the rest is the
+    /// value (`-uCOLOR` unsets `COLOR`; it is not `-C`).
+    fn has(&self, options: &[Word], short: &[u8], long: &[&str]) -> bool {
+        options.iter().any(|word| {
+            let text = word.text.as_str();
+            if let Some(name) = text.strip_prefix("--") {
+                let name = name.split_once('=').map_or(name, |(name, _)| name);
+                return long.contains(&name);
+            }
+            let Some(cluster) = text.strip_prefix('-') else {
+                return false;
+            };
+            for flag in cluster.bytes() {
+                if short.contains(&flag) {
+                    return true;
+                }
+                if self.short.contains(&flag) {
+                    return false;
+                }
+            }
+            false
+        })
+    }
+
+    /// The value of `-X VALUE`, `-XVALUE`, `-lX VALUE` (in a cluster), `--long VALUE` or
+    /// `--long=VALUE`: the value alone, without the option. Options after a non-option word
+    /// count too (`su root -c cmd`); for a wrapper whose options end at its command, pass
+    /// only the options.
+    fn value(&self, args: &[Word], short: u8, long: &str) -> Option<Word> {
+        let value_of = |arg: &Word, text: &str| Word {
+            text: text.to_owned(),
+            ..arg.clone()
+        };
+        let mut at = 0;
+        while let Some(arg) = args.get(at) {
+            let text = arg.text.as_str();
+            at += 1;
+            if text == "--" {
+                return None;
+            }
+            if let Some(name) = text.strip_prefix("--") {
+                match name.split_once('=') {
+                    Some((name, value)) if name == long => return Some(value_of(arg, value)),
+                    None if name == long => return args.get(at).cloned(),
+                    None if self.long.contains(&name) => at += 1,
+                    _ => {}
+                }
+                continue;
+            }
+            let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+                continue;
+            };
+            for (index, flag) in cluster.bytes().enumerate() {
+                let attached = &cluster[index + 1..];
+                if flag == short {
+                    return if attached.is_empty() {
+                        args.get(at).cloned()
+                    } else {
+                        Some(value_of(arg, attached))
+                    };
+                }
+                if self.short.contains(&flag) {
+                    if attached.is_empty() {
+                        at += 1;
+                    }
+                    break;
+                }
+            }
+        }
+        None
+    }
 }
 
 /// The index of the first argument that is not an option. `valued` lists the short options
@@ -304,107 +388,6 @@ fn skip_options(args: &[Word], valued: &[u8], long_valued: &[&str]) -> usize {
         }
     }
     at
-}
-
-/// su's short options that take a value (in the next word unless attached).
-const SU_VALUED: &[u8] = b"cgGsw";
-
-/// The value of `-c VALUE`, `-cVALUE`, `-lc VALUE`, `--command VALUE` or `--command=VALUE`:
-/// the value alone, without the option. `valued` lists the short options that take a value,
-/// so a cluster is read up to the first of them.
-fn option_value(args: &[Word], short: u8, long: &str, valued: &[u8]) -> Option<Word> {
-    let value_of = |arg: &Word, text: &str| Word {
-        text: text.to_owned(),
-        ..arg.clone()
-    };
-    let mut at = 0;
-    while let Some(arg) = args.get(at) {
-        let text = arg.text.as_str();
-        at += 1;
-        if text == "--" {
-            return None;
-        }
-        if let Some(name) = text.strip_prefix("--") {
-            if let Some(value) = name.strip_prefix(long) {
-                if value.is_empty() {
-                    return args.get(at).cloned();
-                }
-                if let Some(value) = value.strip_prefix('=') {
-                    return Some(value_of(arg, value));
-                }
-            }
-            continue;
-        }
-        let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            continue;
-        };
-        for (index, flag) in cluster.bytes().enumerate() {
-            let attached = &cluster[index + 1..];
-            if flag == short {
-                return if attached.is_empty() {
-                    args.get(at).cloned()
-                } else {
-                    Some(value_of(arg, attached))
-                };
-            }
-            if valued.contains(&flag) {
-                if attached.is_empty() {
-                    at += 1;
-                }
-                break;
-            }
-        }
-    }
-    None
-}
-
-/// `env -S 'cmd args'` / `env --split-string=..`: the string, run as a command line. Found
-/// among env's options wherever it is: after `-u NAME`, or in a cluster (`-iS'cmd'`).
-fn split_string(args: &[Word]) -> Option<Word> {
-    let mut at = 0;
-    while let Some(arg) = args.get(at) {
-        let text = arg.text.as_str();
-        at += 1;
-        if text == "--" {
-            return None;
-        }
-        if let Some(long) = text.strip_prefix("--") {
-            if long == "split-string" {
-                return args.get(at).cloned();
-            }
-            if let Some(value) = long.strip_prefix("split-string=") {
-                return Some(Word {
-                    text: value.to_owned(),
-                    ..arg.clone()
-                });
-            }
-            if matches!(long, "unset" | "chdir" | "argv0") {
-                at += 1;
-            }
-            continue;
-        }
-        // A word that is not an option: env's command, with no `-S` before it.
-        let cluster = text.strip_prefix('-').filter(|c| !c.is_empty())?;
-        for (index, flag) in cluster.bytes().enumerate() {
-            let attached = &cluster[index + 1..];
-            if flag == b'S' {
-                if attached.is_empty() {
-                    return args.get(at).cloned();
-                }
-                return Some(Word {
-                    text: attached.to_owned(),
-                    ..arg.clone()
-                });
-            }
-            if b"uCPa".contains(&flag) {
-                if attached.is_empty() {
-                    at += 1;
-                }
-                break;
-            }
-        }
-    }
-    None
 }
 
 /// Words joined by spaces, as `eval` and `watch` join their arguments into one script.
