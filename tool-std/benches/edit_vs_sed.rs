@@ -5,11 +5,12 @@
 //!
 //! Run with `cargo bench -p tool-std --bench edit_vs_sed` (needs `sed` on the `PATH`).
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod common;
 
-use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
-use tool_std::fs::FileSession;
+use std::process::Command;
+use std::time::Instant;
+
+use tool_core::ToolCall;
 
 const ROUNDS: usize = 15;
 
@@ -25,13 +26,7 @@ fn main() {
         ));
     }
     let middle = line / 2;
-    let coordinator = Coordinator::builder()
-        .toolset(Toolset::named(["edit_file"]).unwrap())
-        .workspace(Workspace::new(dir.path()).unwrap())
-        .state(FileSession::default())
-        .policy(tool_core::policy::PolicyBuilder::default().allow("edit_file"))
-        .build()
-        .unwrap();
+    let coordinator = common::editing_coordinator("edit_file", dir.path());
     let mut ours = Vec::new();
     let mut sed = Vec::new();
     for round in 0..ROUNDS {
@@ -60,11 +55,7 @@ fn main() {
         sed.push(started.elapsed());
         assert!(status.success());
     }
-    let median = |times: &mut Vec<Duration>| {
-        times.sort();
-        times[times.len() / 2]
-    };
-    let (ours, sed) = (median(&mut ours), median(&mut sed));
+    let (ours, sed) = (common::median(ours), common::median(sed));
     let ratio = ours.as_secs_f64() / sed.as_secs_f64();
     println!(
         "edit_file, one line of a 10 MB file: {ours:.2?}; sed -i: {sed:.2?}; ratio {ratio:.2}x (target <= 2x: {})",

@@ -4,43 +4,24 @@
 //! (target: at most 1.0x). Run with `cargo bench -p tool-std --bench grep_vs_rg [-- DIR]`;
 //! needs `rg` on the `PATH`.
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod common;
 
-use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
+use std::process::Command;
+use std::time::Instant;
+
+use tool_core::ToolCall;
 // Linked for its tools.
 use tool_std as _;
 
 const ROUNDS: usize = 5;
 
 fn main() {
-    let corpus = std::env::args()
-        .skip(1)
-        .find(|arg| !arg.starts_with('-'))
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            let home = std::env::var_os("CARGO_HOME")
-                .map(std::path::PathBuf::from)
-                .or_else(|| {
-                    std::env::var_os("HOME")
-                        .map(|home| std::path::PathBuf::from(home).join(".cargo"))
-                })?;
-            std::fs::read_dir(home.join("registry/src"))
-                .ok()?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .next()
-        })
-        .expect("a corpus directory");
-    if Command::new("rg").arg("--version").output().is_err() {
+    let corpus = common::corpus();
+    if !common::on_path("rg") {
         eprintln!("rg is not on the PATH (install ripgrep to compare against it)");
         return;
     }
-    let coordinator = Coordinator::builder()
-        .toolset(Toolset::named(["grep"]).unwrap())
-        .workspace(Workspace::new(&corpus).unwrap())
-        .build()
-        .unwrap();
+    let coordinator = common::coordinator(["grep"], &corpus);
     println!("corpus: {}", corpus.display());
     for (name, pattern, flags, rg_flags) in [
         (
@@ -88,13 +69,9 @@ fn main() {
                 .output()
                 .unwrap();
             theirs.push(started.elapsed());
-            their_lines = output.stdout.iter().filter(|&&b| b == b'\n').count();
+            their_lines = common::newlines(&output.stdout);
         }
-        let median = |times: &mut Vec<Duration>| {
-            times.sort();
-            times[times.len() / 2]
-        };
-        let (ours, theirs) = (median(&mut ours), median(&mut theirs));
+        let (ours, theirs) = (common::median(ours), common::median(theirs));
         println!(
             "grep {name}: {ours:.1?} ({our_lines} lines); rg: {theirs:.1?} ({their_lines} lines); {:.2}x",
             ours.as_secs_f64() / theirs.as_secs_f64()

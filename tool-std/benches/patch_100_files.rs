@@ -3,11 +3,12 @@
 //! parsing, no matching, no atomic write). Run with
 //! `cargo bench -p tool-std --bench patch_100_files`.
 
-use std::fmt::Write as _;
-use std::time::{Duration, Instant};
+mod common;
 
-use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
-use tool_std::fs::FileSession;
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use tool_core::ToolCall;
 
 const FILES: usize = 100;
 const ROUNDS: usize = 9;
@@ -28,13 +29,7 @@ fn main() {
     }
     patch.push_str("*** End Patch");
     let arguments = serde_json::json!({ "patch": patch }).to_string();
-    let coordinator = Coordinator::builder()
-        .toolset(Toolset::named(["apply_patch"]).unwrap())
-        .workspace(Workspace::new(dir.path()).unwrap())
-        .state(FileSession::default())
-        .policy(tool_core::policy::PolicyBuilder::default().allow("apply_patch"))
-        .build()
-        .unwrap();
+    let coordinator = common::editing_coordinator("apply_patch", dir.path());
     std::fs::create_dir_all(dir.path().join("src")).unwrap();
     let reset = || {
         for file in 0..FILES {
@@ -60,11 +55,7 @@ fn main() {
         }
         floor.push(started.elapsed());
     }
-    let median = |times: &mut Vec<Duration>| {
-        times.sort();
-        times[times.len() / 2]
-    };
-    let (ours, floor) = (median(&mut ours), median(&mut floor));
+    let (ours, floor) = (common::median(ours), common::median(floor));
     println!(
         "apply_patch, {FILES} files in one patch: {ours:.2?} (plain std::fs::write of the same results: {floor:.2?}; {:.1}x)",
         ours.as_secs_f64() / floor.as_secs_f64()

@@ -5,9 +5,11 @@
 //! lines to a temporary directory, reads 20 lines near its end through a coordinator, and
 //! prints the process's peak resident memory (`VmHWM`) before and after the read.
 
+mod common;
+
 use std::io::Write as _;
 
-use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
+use tool_core::ToolCall;
 use tool_std::fs::FileSession;
 
 const SIZE: u64 = 1 << 30;
@@ -36,9 +38,7 @@ fn main() {
             written += line.len() as u64;
         }
     }
-    let coordinator = Coordinator::builder()
-        .toolset(Toolset::named(["read_file"]).unwrap())
-        .workspace(Workspace::new(dir.path()).unwrap())
+    let coordinator = common::builder(["read_file"], dir.path())
         .state(FileSession::default())
         .build()
         .unwrap();

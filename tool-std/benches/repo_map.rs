@@ -4,9 +4,11 @@
 //! a build); give another directory as the first argument. Run with
 //! `cargo bench -p tool-std --bench repo_map [-- DIR]`.
 
+mod common;
+
 use std::time::Instant;
 
-use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
+use tool_core::ToolCall;
 // Linked for its tools.
 use tool_std as _;
 
@@ -30,22 +32,9 @@ fn lines_of_code(dir: &std::path::Path) -> usize {
 }
 
 fn main() {
-    let repository = std::env::args()
-        .skip(1)
-        .find(|arg| !arg.starts_with('-'))
-        .map(std::path::PathBuf::from)
+    let repository = common::dir_argument()
         .or_else(|| {
-            let home = std::env::var_os("CARGO_HOME")
-                .map(std::path::PathBuf::from)
-                .or_else(|| {
-                    std::env::var_os("HOME")
-                        .map(|home| std::path::PathBuf::from(home).join(".cargo"))
-                })?;
-            let registry = std::fs::read_dir(home.join("registry/src"))
-                .ok()?
-                .filter_map(Result::ok)
-                .next()?
-                .path();
+            let registry = common::registry_src()?;
             let mut tokio: Vec<_> = std::fs::read_dir(registry)
                 .ok()?
                 .filter_map(Result::ok)
@@ -59,11 +48,7 @@ fn main() {
             tokio.pop()
         })
         .expect("a repository directory");
-    let coordinator = Coordinator::builder()
-        .toolset(Toolset::named(["repo_map"]).unwrap())
-        .workspace(Workspace::new(&repository).unwrap())
-        .build()
-        .unwrap();
+    let coordinator = common::coordinator(["repo_map"], &repository);
     let call = ToolCall::new("repo_map", r#"{"max_tokens": 4096}"#);
     let started = Instant::now();
     let cold = coordinator.call_blocking(call.clone());
@@ -76,8 +61,7 @@ fn main() {
         cached.push(started.elapsed());
         assert_eq!(result.text(), cold.text(), "the same map");
     }
-    cached.sort();
-    let cached = cached[cached.len() / 2];
+    let cached = common::median(cached);
     println!(
         "repo_map of {} ({} lines of Rust): cold {cold_time:.1?}, cached {cached:.1?} (target < 100 ms: {})",
         repository.display(),
