@@ -2,43 +2,42 @@
 //! its own format, every path the patch names confined and seen by the policy.
 
 use serde_json::json;
-use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
-use tool_std::fs::FileSession;
+use tool_core::ToolResult;
 
-struct Fixture {
-    dir: tempfile::TempDir,
-    coordinator: Coordinator,
+mod common;
+
+/// The shared fixture over `apply_patch`, its workspace `ws` inside the temporary directory so
+/// that a path escaping it still lands somewhere a test can look.
+struct Fixture(common::Fixture);
+
+impl std::ops::Deref for Fixture {
+    type Target = common::Fixture;
+
+    fn deref(&self) -> &common::Fixture {
+        &self.0
+    }
 }
 
 impl Fixture {
     fn new(policy: tool_core::policy::PolicyBuilder) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("ws")).unwrap();
-        let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(["apply_patch"]).unwrap())
-            .workspace(Workspace::new(dir.path().join("ws")).unwrap())
-            .state(FileSession::default())
-            .policy(policy.allow("apply_patch"))
-            .build()
-            .unwrap();
-        Fixture { dir, coordinator }
+        let root = dir.path().join("ws");
+        std::fs::create_dir(&root).unwrap();
+        Fixture(common::Fixture::build(
+            dir,
+            root,
+            &["apply_patch"],
+            Some(policy.allow("apply_patch")),
+        ))
     }
 
-    fn file(&self, name: &str, bytes: &[u8]) {
-        let path = self.dir.path().join("ws").join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
-
+    /// The bytes of `name` in the workspace, if it is there.
     fn bytes(&self, name: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.dir.path().join("ws").join(name)).ok()
+        std::fs::read(self.root.join(name)).ok()
     }
 
     fn patch(&self, patch: &str) -> ToolResult {
-        self.coordinator.call_blocking(ToolCall::new(
-            "apply_patch",
-            json!({ "patch": patch }).to_string(),
-        ))
+        self.call("apply_patch", json!({ "patch": patch }))
     }
 }
 

@@ -8,8 +8,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
-use tool_std::fs::FileSession;
+use tool_core::ToolCall;
+
+mod common;
 
 const SIZE: usize = 16 * 1024;
 const KILLS: usize = 1_000;
@@ -21,13 +22,11 @@ fn writer_child() {
     let Ok(root) = std::env::var("WRITER_ROOT") else {
         return; // run as an ordinary test: nothing to do
     };
-    let coordinator = Coordinator::builder()
-        .toolset(Toolset::named(["write_file"]).unwrap())
-        .workspace(Workspace::new(&root).unwrap())
-        .state(FileSession::default())
-        .policy(tool_core::policy::PolicyBuilder::default().allow("write_file"))
-        .build()
-        .unwrap();
+    let coordinator = common::coordinator(
+        std::path::Path::new(&root),
+        &["write_file"],
+        Some(common::allowing(&["write_file"])),
+    );
     let contents = ["a".repeat(SIZE), "b".repeat(SIZE)];
     // Start with the version the file does not hold, so every write done changes it.
     let holds_a = std::fs::read(std::path::Path::new(&root).join("target.txt"))

@@ -2,62 +2,21 @@
 //! byte for byte in their own format outside the edit, all-or-nothing, clear refusals.
 
 use serde_json::json;
-use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
-use tool_std::fs::FileSession;
 
-struct Fixture {
-    dir: tempfile::TempDir,
-    coordinator: Coordinator,
-}
+mod common;
+use common::{Fixture, err, ok};
 
-impl Fixture {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(["read_file", "edit_file", "multi_edit"]).unwrap())
-            .workspace(Workspace::new(dir.path()).unwrap())
-            .state(FileSession::default())
-            .policy(
-                tool_core::policy::PolicyBuilder::default()
-                    .allow("edit_file")
-                    .allow("multi_edit"),
-            )
-            .build()
-            .unwrap();
-        Fixture { dir, coordinator }
-    }
-
-    fn file(&self, name: &str, bytes: &[u8]) {
-        std::fs::write(self.dir.path().join(name), bytes).unwrap();
-    }
-
-    fn bytes(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.dir.path().join(name)).unwrap()
-    }
-
-    fn call(&self, tool: &str, arguments: serde_json::Value) -> ToolResult {
-        self.coordinator
-            .call_blocking(ToolCall::new(tool, arguments.to_string()))
-    }
-}
-
-fn ok(result: &ToolResult) -> String {
-    assert!(!result.is_error(), "{}", result.text());
-    result.text().into_owned()
-}
-
-fn err(result: &ToolResult) -> String {
-    assert!(
-        result.is_error(),
-        "expected an error, got: {}",
-        result.text()
-    );
-    result.text().into_owned()
+/// `read_file`, `edit_file` and `multi_edit`, edits allowed.
+fn fixture() -> Fixture {
+    Fixture::allowing(
+        &["read_file", "edit_file", "multi_edit"],
+        &["edit_file", "multi_edit"],
+    )
 }
 
 #[test]
 fn an_edit_keeps_every_byte_outside_it_in_every_format() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let utf16 = |text: &str| -> Vec<u8> {
         b"\xFF\xFE"
             .iter()
@@ -124,7 +83,7 @@ fn an_edit_keeps_every_byte_outside_it_in_every_format() {
 
 #[test]
 fn a_loose_match_is_named_and_the_lines_around_the_edit_shown() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.py", b"def f():\n\tx = 1   \n\treturn x\n");
     let reply = ok(&fx.call(
         "edit_file",
@@ -137,7 +96,7 @@ fn a_loose_match_is_named_and_the_lines_around_the_edit_shown() {
 
 #[test]
 fn tabs_stay_tabs_when_the_model_indents_with_spaces() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.go", b"func f() {\n\tif x {\n\t\treturn\n\t}\n}\n");
     ok(&fx.call("edit_file", json!({"path": "a.go", "old_string": "    if x {\n        return\n    }", "new_string": "    if y {\n        return\n    }"})));
     assert_eq!(
@@ -148,7 +107,7 @@ fn tabs_stay_tabs_when_the_model_indents_with_spaces() {
 
 #[test]
 fn several_matches_name_their_lines_and_nothing_changes() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"x = 1\ny = 2\nx = 1\n");
     let error = err(&fx.call(
         "edit_file",
@@ -168,7 +127,7 @@ fn several_matches_name_their_lines_and_nothing_changes() {
 
 #[test]
 fn no_match_shows_the_closest_text_and_where_it_differs() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.rs", b"fn main() {\n    println!(\"hello\");\n}\n");
     let error = err(&fx.call("edit_file", json!({"path": "a.rs", "old_string": "fn main() {\n    println!(\"helo\");\n}", "new_string": "x"})));
     assert!(error.contains("line") && error.contains("helo"), "{error}");
@@ -180,7 +139,7 @@ fn no_match_shows_the_closest_text_and_where_it_differs() {
 
 #[test]
 fn other_agents_parameter_names_are_accepted() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"old\n");
     ok(&fx.call(
         "Edit",
@@ -191,7 +150,7 @@ fn other_agents_parameter_names_are_accepted() {
 
 #[test]
 fn multi_edit_is_all_or_nothing() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"alpha\nbeta\ngamma\n");
     let error = err(&fx.call(
         "multi_edit",
@@ -217,7 +176,7 @@ fn multi_edit_is_all_or_nothing() {
 
 #[test]
 fn an_edit_to_a_file_changed_since_it_was_read_says_so() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"one\ntwo\n");
     ok(&fx.call("read_file", json!({"path": "a.txt"})));
     fx.file("a.txt", b"one\ntwo\nthree\n");
@@ -243,7 +202,7 @@ fn an_edit_to_a_file_changed_since_it_was_read_says_so() {
 
 #[test]
 fn identical_strings_binary_files_and_escapes_are_refused() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"x\n");
     let same = err(&fx.call(
         "edit_file",
@@ -267,7 +226,7 @@ fn identical_strings_binary_files_and_escapes_are_refused() {
 
 #[test]
 fn a_failed_edit_of_a_file_changed_since_it_was_read_shows_what_changed() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"one\ntwo\nthree\n");
     ok(&fx.call("read_file", json!({"path": "a.txt"})));
     fx.file("a.txt", b"one\nTWO\nthree\n");

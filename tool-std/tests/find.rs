@@ -4,49 +4,37 @@
 use std::time::{Duration, SystemTime};
 
 use serde_json::json;
-use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
-// Linked for its tools: nothing else here names the crate.
-use tool_std as _;
 
-struct Fixture {
-    dir: tempfile::TempDir,
-    coordinator: Coordinator,
+mod common;
+use common::ok;
+
+/// The shared fixture over `glob` and `list_dir`, whose files have ages.
+struct Fixture(common::Fixture);
+
+impl std::ops::Deref for Fixture {
+    type Target = common::Fixture;
+
+    fn deref(&self) -> &common::Fixture {
+        &self.0
+    }
 }
 
 impl Fixture {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(["glob", "list_dir"]).unwrap())
-            .workspace(Workspace::new(dir.path()).unwrap())
-            .build()
-            .unwrap();
-        Fixture { dir, coordinator }
+        Fixture(common::Fixture::new(&["glob", "list_dir"]))
     }
 
     /// A file, modified `age` seconds ago.
     fn file(&self, name: &str, age: u64) {
-        let path = self.dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, name).unwrap();
+        self.0.file(name, name.as_bytes());
         let time = SystemTime::now() - Duration::from_secs(age);
         std::fs::File::options()
             .write(true)
-            .open(&path)
+            .open(self.root.join(name))
             .unwrap()
             .set_modified(time)
             .unwrap();
     }
-
-    fn call(&self, tool: &str, arguments: serde_json::Value) -> ToolResult {
-        self.coordinator
-            .call_blocking(ToolCall::new(tool, arguments.to_string()))
-    }
-}
-
-fn ok(result: &ToolResult) -> String {
-    assert!(!result.is_error(), "{}", result.text());
-    result.text().into_owned()
 }
 
 #[test]

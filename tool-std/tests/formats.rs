@@ -3,8 +3,11 @@
 //! tool writes outside the workspace.
 
 use serde_json::json;
-use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
-use tool_std::fs::{FileSession, anchor};
+use tool_core::Coordinator;
+use tool_std::fs::anchor;
+
+mod common;
+use common::call;
 
 fn coordinator(dir: &std::path::Path) -> Coordinator {
     let tools = [
@@ -15,21 +18,7 @@ fn coordinator(dir: &std::path::Path) -> Coordinator {
         "hashline_edit",
         "apply_patch",
     ];
-    let mut policy = tool_core::policy::PolicyBuilder::default();
-    for tool in tools {
-        policy = policy.allow(tool);
-    }
-    Coordinator::builder()
-        .toolset(Toolset::named(tools).unwrap())
-        .workspace(Workspace::new(dir).unwrap())
-        .state(FileSession::default())
-        .policy(policy)
-        .build()
-        .unwrap()
-}
-
-fn call(coordinator: &Coordinator, tool: &str, arguments: serde_json::Value) -> ToolResult {
-    coordinator.call_blocking(ToolCall::new(tool, arguments.to_string()))
+    common::coordinator(dir, &tools, Some(common::allowing(&tools)))
 }
 
 /// A file's bytes with its second line `old` written in `encode`'s format, and with `new`.

@@ -2,46 +2,24 @@
 //! files, and what it leaves out said (claude-code#16936).
 
 use serde_json::json;
-use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
-// Linked for its tools: nothing else here names the crate.
-use tool_std as _;
+use tool_core::ToolResult;
 
-struct Fixture {
-    dir: tempfile::TempDir,
-    coordinator: Coordinator,
+mod common;
+use common::{Fixture, ok};
+
+fn fixture() -> Fixture {
+    Fixture::new(&["grep"])
 }
 
 impl Fixture {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(["grep"]).unwrap())
-            .workspace(Workspace::new(dir.path()).unwrap())
-            .build()
-            .unwrap();
-        Fixture { dir, coordinator }
-    }
-
-    fn file(&self, name: &str, bytes: &[u8]) {
-        let path = self.dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
-
     fn grep(&self, arguments: serde_json::Value) -> ToolResult {
-        self.coordinator
-            .call_blocking(ToolCall::new("grep", arguments.to_string()))
+        self.call("grep", arguments)
     }
-}
-
-fn ok(result: &ToolResult) -> String {
-    assert!(!result.is_error(), "{}", result.text());
-    result.text().into_owned()
 }
 
 #[test]
 fn the_three_output_modes() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("src/a.rs", b"fn alpha() {}\nfn beta() {}\n");
     fx.file("src/b.rs", b"// nothing\n");
     fx.file("docs/c.md", b"alpha and alpha\n");
@@ -61,7 +39,7 @@ fn the_three_output_modes() {
 
 #[test]
 fn context_glob_type_and_case() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.py", b"one\ntwo\nTHREE\nfour\nfive\n");
     fx.file("b.txt", b"three\n");
     assert_eq!(
@@ -80,7 +58,7 @@ fn context_glob_type_and_case() {
 
 #[test]
 fn paging_has_no_gaps_or_repeats() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let text: String = (1..=10).map(|i| format!("match {i}\n")).collect();
     fx.file("a.txt", text.as_bytes());
     let first =
@@ -96,7 +74,7 @@ fn paging_has_no_gaps_or_repeats() {
 
 #[test]
 fn ignored_and_hidden_files_left_out_are_said_and_searched_on_request() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file(".gitignore", b"build/\n");
     fx.file("build/gen.rs", b"needle\n");
     fx.file(".hidden/x.txt", b"needle\n");
@@ -115,7 +93,7 @@ fn ignored_and_hidden_files_left_out_are_said_and_searched_on_request() {
 
 #[test]
 fn binary_files_are_skipped_and_other_encodings_searched() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("blob.bin", b"needle\0\x01\x02");
     fx.file("latin1.txt", b"caf\xe9 needle\n");
     fx.file("crlf.txt", b"a\r\nneedle here\r\n");
@@ -127,7 +105,7 @@ fn binary_files_are_skipped_and_other_encodings_searched() {
 
 #[test]
 fn long_lines_are_cut_and_multiline_patterns_span_lines() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file(
         "wide.txt",
         format!("needle{}\n", "x".repeat(1_000_000)).as_bytes(),
@@ -147,7 +125,7 @@ fn long_lines_are_cut_and_multiline_patterns_span_lines() {
 
 #[test]
 fn content_can_carry_hashline_anchors() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.rs", b"fn main() {}\n");
     let expected = format!(
         "a.rs:1#{}|fn main() {{}}",
@@ -161,7 +139,7 @@ fn content_can_carry_hashline_anchors() {
 
 #[test]
 fn a_bad_pattern_says_how_to_write_it() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let result = fx.grep(json!({"pattern": "fn (("}));
     assert!(
         result.is_error() && result.text().contains("fixed_strings=true"),

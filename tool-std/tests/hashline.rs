@@ -2,37 +2,26 @@
 //! applied bottom-up, relocated when a line moved a little, refused with fresh anchors when stale.
 
 use serde_json::json;
-use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
-use tool_std::fs::{FileSession, anchor};
+use tool_core::{ToolCall, ToolResult};
+use tool_std::fs::anchor;
 
-struct Fixture {
-    dir: tempfile::TempDir,
-    coordinator: Coordinator,
-}
+mod common;
+use common::Fixture;
 
 impl Fixture {
-    fn new(name: &str, bytes: &[u8]) -> Self {
+    /// `read_file` and `hashline_edit` over a workspace holding `name`.
+    fn with(name: &str, bytes: &[u8]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(name), bytes).unwrap();
-        let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(["read_file", "hashline_edit"]).unwrap())
-            .workspace(Workspace::new(dir.path()).unwrap())
-            .state(FileSession::default())
-            .policy(tool_core::policy::PolicyBuilder::default().allow("hashline_edit"))
-            .build()
-            .unwrap();
-        Fixture { dir, coordinator }
-    }
-
-    fn bytes(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.dir.path().join(name)).unwrap()
+        Fixture::over(
+            dir,
+            &["read_file", "hashline_edit"],
+            Some(common::allowing(&["hashline_edit"])),
+        )
     }
 
     fn edit(&self, name: &str, edits: serde_json::Value) -> ToolResult {
-        self.coordinator.call_blocking(ToolCall::new(
-            "hashline_edit",
-            json!({"path": name, "edits": edits}).to_string(),
-        ))
+        self.call("hashline_edit", json!({"path": name, "edits": edits}))
     }
 }
 
@@ -42,7 +31,7 @@ fn at(line: usize, text: &str) -> String {
 
 #[test]
 fn anchors_from_read_file_address_replacements_and_insertions() {
-    let fx = Fixture::new("a.txt", b"one\ntwo\nthree\nfour\n");
+    let fx = Fixture::with("a.txt", b"one\ntwo\nthree\nfour\n");
     let shown = fx.coordinator.call_blocking(ToolCall::new(
         "read_file",
         r#"{"path": "a.txt", "anchors": true}"#,
@@ -69,7 +58,7 @@ fn anchors_from_read_file_address_replacements_and_insertions() {
 
 #[test]
 fn a_crlf_file_keeps_its_breaks_and_a_missing_final_break_stays_missing() {
-    let fx = Fixture::new("a.txt", b"a\r\nb\r\nc");
+    let fx = Fixture::with("a.txt", b"a\r\nb\r\nc");
     let result = fx.edit(
         "a.txt",
         json!([
@@ -83,7 +72,7 @@ fn a_crlf_file_keeps_its_breaks_and_a_missing_final_break_stays_missing() {
 
 #[test]
 fn a_line_that_moved_a_little_is_found_by_its_hash_and_the_reply_says_so() {
-    let fx = Fixture::new("a.txt", b"new first line\none\ntwo\n");
+    let fx = Fixture::with("a.txt", b"new first line\none\ntwo\n");
     let result = fx.edit(
         "a.txt",
         json!([{"op": "replace", "anchor": at(2, "two"), "text": "2"}]),
@@ -98,7 +87,7 @@ fn a_line_that_moved_a_little_is_found_by_its_hash_and_the_reply_says_so() {
 
 #[test]
 fn a_stale_anchor_rejects_every_edit_and_shows_the_current_anchors() {
-    let fx = Fixture::new("a.txt", b"one\nTWO CHANGED\nthree\n");
+    let fx = Fixture::with("a.txt", b"one\nTWO CHANGED\nthree\n");
     let result = fx.edit(
         "a.txt",
         json!([
@@ -125,7 +114,7 @@ fn a_stale_anchor_rejects_every_edit_and_shows_the_current_anchors() {
 
 #[test]
 fn malformed_anchors_and_overlapping_edits_are_refused() {
-    let fx = Fixture::new("a.txt", b"a\nb\nc\n");
+    let fx = Fixture::with("a.txt", b"a\nb\nc\n");
     let bad = fx.edit(
         "a.txt",
         json!([{"op": "replace", "anchor": "line 2", "text": "x"}]),
@@ -148,7 +137,7 @@ fn malformed_anchors_and_overlapping_edits_are_refused() {
 
 fn twelve_lines() -> (Fixture, Vec<u8>) {
     let text: String = (1..=12).map(|n| format!("l{n}\n")).collect();
-    (Fixture::new("a.txt", text.as_bytes()), text.into_bytes())
+    (Fixture::with("a.txt", text.as_bytes()), text.into_bytes())
 }
 
 fn l(n: usize) -> String {

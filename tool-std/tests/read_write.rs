@@ -4,43 +4,18 @@
 use std::path::Path;
 
 use serde_json::json;
+use tool_core::ToolResult;
 use tool_core::output::Content;
-use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
-use tool_std::fs::FileSession;
 
-struct Fixture {
-    dir: tempfile::TempDir,
-    coordinator: Coordinator,
+mod common;
+use common::{Fixture, err, ok};
+
+/// `read_file` and `write_file`, writing allowed.
+fn fixture() -> Fixture {
+    Fixture::allowing(&["read_file", "write_file"], &["write_file"])
 }
 
 impl Fixture {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(["read_file", "write_file"]).unwrap())
-            .workspace(Workspace::new(dir.path()).unwrap())
-            .state(FileSession::default())
-            .policy(tool_core::policy::PolicyBuilder::default().allow("write_file"))
-            .build()
-            .unwrap();
-        Fixture { dir, coordinator }
-    }
-
-    fn file(&self, name: &str, bytes: &[u8]) {
-        let path = self.dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
-
-    fn bytes(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.dir.path().join(name)).unwrap()
-    }
-
-    fn call(&self, tool: &str, arguments: serde_json::Value) -> ToolResult {
-        self.coordinator
-            .call_blocking(ToolCall::new(tool, arguments.to_string()))
-    }
-
     fn read(&self, arguments: serde_json::Value) -> ToolResult {
         self.call("read_file", arguments)
     }
@@ -50,23 +25,9 @@ impl Fixture {
     }
 }
 
-fn ok(result: &ToolResult) -> String {
-    assert!(!result.is_error(), "{}", result.text());
-    result.text().into_owned()
-}
-
-fn err(result: &ToolResult) -> String {
-    assert!(
-        result.is_error(),
-        "expected an error, got: {}",
-        result.text()
-    );
-    result.text().into_owned()
-}
-
 #[test]
 fn lines_come_numbered_like_cat_n_without_carriage_returns() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"first\r\nsecond\r\n");
     assert_eq!(
         ok(&fx.read(json!({"path": "a.txt"}))),
@@ -76,7 +37,7 @@ fn lines_come_numbered_like_cat_n_without_carriage_returns() {
 
 #[test]
 fn offset_and_limit_pick_lines_and_the_reply_says_how_to_read_on() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
     fx.file("ten.txt", text.as_bytes());
     let page = ok(&fx.read(json!({"path": "ten.txt", "offset": 4, "limit": 3})));
@@ -97,7 +58,7 @@ fn offset_and_limit_pick_lines_and_the_reply_says_how_to_read_on() {
 
 #[test]
 fn a_whole_file_read_over_the_default_limit_returns_the_first_page() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let text: String = (1..=2_500).map(|i| format!("{i}\n")).collect();
     fx.file("long.txt", text.as_bytes());
     let page = ok(&fx.read(json!({"path": "long.txt"})));
@@ -110,7 +71,7 @@ fn a_whole_file_read_over_the_default_limit_returns_the_first_page() {
 
 #[test]
 fn output_is_capped_a_whole_read_pages_and_an_explicit_range_is_told_a_limit_that_fits() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let line = "x".repeat(1_000);
     let text: String = (0..1_000).map(|_| format!("{line}\n")).collect();
     fx.file("wide.txt", text.as_bytes());
@@ -130,7 +91,7 @@ fn output_is_capped_a_whole_read_pages_and_an_explicit_range_is_told_a_limit_tha
 
 #[test]
 fn a_long_line_is_cut_with_a_marker() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("minified.js", format!("{}\n", "a".repeat(5_000)).as_bytes());
     let text = ok(&fx.read(json!({"path": "minified.js"})));
     assert!(
@@ -143,7 +104,7 @@ fn a_long_line_is_cut_with_a_marker() {
 
 #[test]
 fn anchors_prefix_each_line_for_hashline_edit() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.rs", b"fn main() {\n}\n");
     let text = ok(&fx.read(json!({"path": "a.rs", "anchors": true})));
     let expected = format!(
@@ -156,7 +117,7 @@ fn anchors_prefix_each_line_for_hashline_edit() {
 
 #[test]
 fn text_in_legacy_encodings_and_utf16_reads_as_text() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("latin1.txt", b"caf\xe9 cr\xe8me\n");
     assert_eq!(
         ok(&fx.read(json!({"path": "latin1.txt"}))),
@@ -173,7 +134,7 @@ fn text_in_legacy_encodings_and_utf16_reads_as_text() {
 
 #[test]
 fn a_directory_answers_with_its_entries() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("src/lib.rs", b"");
     fx.file("src/util/mod.rs", b"");
     assert_eq!(
@@ -184,7 +145,7 @@ fn a_directory_answers_with_its_entries() {
 
 #[test]
 fn a_binary_file_is_an_error_with_its_size_and_kind() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("doc.pdf", b"%PDF-1.7\n\0\x01\x02");
     let error = err(&fx.read(json!({"path": "doc.pdf"})));
     assert!(
@@ -195,7 +156,7 @@ fn a_binary_file_is_an_error_with_its_size_and_kind() {
 
 #[test]
 fn an_image_comes_back_as_an_image() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
     fx.file("pixel.png", png);
     let result = fx.read(json!({"path": "pixel.png"}));
@@ -207,7 +168,7 @@ fn an_image_comes_back_as_an_image() {
 
 #[test]
 fn other_agents_parameter_names_are_accepted_but_not_in_the_schema() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"x\n");
     for name in ["file_path", "filePath", "absolute_path"] {
         assert_eq!(
@@ -236,7 +197,7 @@ fn other_agents_parameter_names_are_accepted_but_not_in_the_schema() {
 
 #[test]
 fn a_missing_file_names_the_closest_existing_one() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("src/main.rs", b"");
     let error = err(&fx.read(json!({"path": "src/mian.rs"})));
     assert!(error.contains("did you mean `src/main.rs`?"), "{error}");
@@ -244,7 +205,7 @@ fn a_missing_file_names_the_closest_existing_one() {
 
 #[test]
 fn no_path_leaves_the_workspace() {
-    let fx = Fixture::new();
+    let fx = fixture();
     for path in ["../outside.txt", "/etc/passwd"] {
         let read = err(&fx.read(json!({ "path": path })));
         assert!(read.contains("outside"), "{read}");
@@ -256,7 +217,7 @@ fn no_path_leaves_the_workspace() {
 
 #[test]
 fn a_new_file_is_created_with_its_directories_and_lf_line_breaks() {
-    let fx = Fixture::new();
+    let fx = fixture();
     ok(&fx.write(json!({"path": "new/dir/a.txt", "content": "one\r\ntwo\n"})));
     assert_eq!(fx.bytes("new/dir/a.txt"), b"one\ntwo\n");
 }
@@ -265,7 +226,7 @@ fn a_new_file_is_created_with_its_directories_and_lf_line_breaks() {
 #[test]
 fn a_replaced_file_keeps_its_owner_and_permissions() {
     use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("owned.sh", b"echo old\n");
     let path = fx.dir.path().join("owned.sh");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o750)).unwrap();
@@ -281,7 +242,7 @@ fn a_replaced_file_keeps_its_owner_and_permissions() {
 
 #[test]
 fn replacing_a_file_needs_a_read_in_this_session_or_overwrite() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"old\n");
     let refused = err(&fx.write(json!({"path": "a.txt", "content": "new\n"})));
     assert!(
@@ -299,7 +260,7 @@ fn replacing_a_file_needs_a_read_in_this_session_or_overwrite() {
 
 #[test]
 fn a_file_changed_on_disk_since_it_was_read_is_not_replaced() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"v1\n");
     ok(&fx.read(json!({"path": "a.txt"})));
     fx.file("a.txt", b"v2 by someone else\n");
@@ -310,7 +271,7 @@ fn a_file_changed_on_disk_since_it_was_read_is_not_replaced() {
 
 #[test]
 fn empty_content_never_wipes_a_file_unless_asked() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("a.txt", b"precious\n");
     ok(&fx.read(json!({"path": "a.txt"})));
     let refused = err(&fx.write(json!({"path": "a.txt", "content": ""})));
@@ -320,7 +281,7 @@ fn empty_content_never_wipes_a_file_unless_asked() {
 
 #[test]
 fn a_replaced_file_keeps_its_encoding_bom_and_line_endings() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let utf16: Vec<u8> = b"\xFF\xFE"
         .iter()
         .copied()
@@ -357,7 +318,7 @@ fn a_replaced_file_keeps_its_encoding_bom_and_line_endings() {
 
 #[test]
 fn a_character_the_files_encoding_cannot_hold_is_refused_and_nothing_changes() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("latin1.txt", b"caf\xe9\n");
     ok(&fx.read(json!({"path": "latin1.txt"})));
     let refused = err(&fx.write(json!({"path": "latin1.txt", "content": "snow ☃\n"})));

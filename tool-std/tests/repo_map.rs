@@ -5,12 +5,20 @@
 use std::path::Path;
 
 use serde_json::json;
-use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
+use tool_core::ToolResult;
 use tool_std::repo_map::parses_under;
 
-struct Fixture {
-    dir: tempfile::TempDir,
-    coordinator: Coordinator,
+mod common;
+
+/// The shared fixture over `repo_map`, in a copy of the fixture repository.
+struct Fixture(common::Fixture);
+
+impl std::ops::Deref for Fixture {
+    type Target = common::Fixture;
+
+    fn deref(&self) -> &common::Fixture {
+        &self.0
+    }
 }
 
 impl Fixture {
@@ -31,23 +39,15 @@ impl Fixture {
             )
             .unwrap();
         }
-        let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(["repo_map"]).unwrap())
-            .workspace(Workspace::new(dir.path()).unwrap())
-            .build()
-            .unwrap();
-        Fixture { dir, coordinator }
+        Fixture(common::Fixture::over(dir, &["repo_map"], None))
     }
 
     fn call(&self, arguments: serde_json::Value) -> ToolResult {
-        self.coordinator
-            .call_blocking(ToolCall::new("repo_map", arguments.to_string()))
+        self.0.call("repo_map", arguments)
     }
 
     fn map(&self, arguments: serde_json::Value) -> String {
-        let result = self.call(arguments);
-        assert!(!result.is_error(), "{}", result.text());
-        result.text().into_owned()
+        common::ok(&self.call(arguments))
     }
 }
 

@@ -54,12 +54,8 @@ pub(super) const fn all(
     want: Want,
 ) -> Case {
     Case {
-        name,
-        text,
-        old,
-        new,
         replace_all: true,
-        want,
+        ..case(name, text, old, new, want)
     }
 }
 
