@@ -129,6 +129,38 @@ fn a_long_output_keeps_head_and_tail_and_the_whole_is_an_artifact_the_model_can_
     assert_eq!(page.text(), "line 2500\nline 2501\nline 2502");
 }
 
+#[test]
+fn every_coordinator_has_an_artifact_store_even_without_an_output_limit() {
+    let coordinator = Coordinator::builder().toolset(toolset()).build().unwrap();
+    let result = coordinator.call_blocking(ToolCall::new(
+        "read_artifact",
+        r#"{"id": "art_1", "offset": 1, "limit": 1}"#,
+    ));
+    assert!(result.is_error());
+    assert!(
+        result.text().contains("no output has been kept"),
+        "the store is there and empty: {}",
+        result.text()
+    );
+}
+
+#[test]
+fn the_output_limit_spills_into_the_store_given_as_state() {
+    let store = Artifacts::new(1 << 20);
+    let coordinator = Coordinator::builder()
+        .toolset(toolset())
+        .state(store.clone())
+        .output_limit(1_000)
+        .build()
+        .unwrap();
+    coordinator.call_blocking(ToolCall::new("mw_lines", r#"{"count": 5000}"#));
+    assert_eq!(
+        store.list().len(),
+        1,
+        "the caller's store holds the spilled output"
+    );
+}
+
 /// Fail with a long message.
 #[tool(read_only, name = "mw_fail_long")]
 fn fail_long() -> Result<String, ToolError> {

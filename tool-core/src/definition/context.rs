@@ -288,7 +288,7 @@ impl StateMap {
             .insert(TypeId::of::<T>(), Box::new(State(value)));
     }
 
-    fn get<T: Send + Sync + 'static>(&self) -> Option<&State<T>> {
+    pub(crate) fn get<T: Send + Sync + 'static>(&self) -> Option<&State<T>> {
         self.values
             .get(&TypeId::of::<T>())?
             .downcast_ref::<State<T>>()

@@ -215,11 +215,16 @@ impl CoordinatorBuilder {
     }
 
     /// Cuts long outputs to `max_chars` (at least 200), keeping head and tail; the whole
-    /// output goes to an [`Artifacts`] store, which tools reach as `State<Artifacts>`. The
-    /// note left in the cut text tells the model to page through it with `read_artifact` when
-    /// the toolset has that tool.
+    /// output goes to the coordinator's [`Artifacts`] store, which tools reach as
+    /// `State<Artifacts>` (every coordinator has one; give your own with
+    /// [`state`](Self::state) before this call to choose its size). The note left in the cut
+    /// text tells the model to page through it with `read_artifact` when the toolset has that
+    /// tool.
     pub fn output_limit(mut self, max_chars: usize) -> Self {
-        let artifacts = Artifacts::default();
+        let artifacts = match self.shared.state.get::<Artifacts>() {
+            Some(existing) => Artifacts::clone(&**existing),
+            None => Artifacts::default(),
+        };
         self.shared.state.insert(Arc::new(artifacts.clone()));
         self.output_limit = Some((max_chars, artifacts));
         self
@@ -272,6 +277,11 @@ impl CoordinatorBuilder {
                 Toolset::all()
             }
         };
+        // Every coordinator has an artifact store, so a tool that spills its whole output
+        // (run_shell) and the tools that page through it (read_artifact) always find one.
+        if self.shared.state.get::<Artifacts>().is_none() {
+            self.shared.state.insert(Arc::new(Artifacts::default()));
+        }
         let mut policy = self.policy.take().unwrap_or_default();
         let mut mode = Mode::Default;
         let mut hooks = Hooks::default();
