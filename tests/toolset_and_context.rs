@@ -2,7 +2,7 @@
 //! directly with a detached context (as a unit test of one tool would).
 
 use tool_core::{
-    Registry, Toolset, Workspace,
+    Coordinator, Registry, ToolCall, Toolset, Workspace,
     context::{CallInfo, CancellationToken, ToolContext},
     tool,
     workspace::WorkspaceError,
@@ -103,4 +103,44 @@ async fn a_tool_can_be_called_directly_with_a_detached_context() {
     let prepared = tool.prepare("{}").unwrap();
     let output = tool.invoke(prepared, &ctx).await.unwrap();
     assert_eq!(output.content[0].as_text(), Some("cancelled: false"));
+}
+
+/// Dropped when the session that made it ends.
+#[derive(Default)]
+struct DropsWithSession;
+
+static SESSION_VALUES_DROPPED: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
+impl Drop for DropsWithSession {
+    fn drop(&mut self) {
+        SESSION_VALUES_DROPPED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Touch this session's value.
+#[tool(read_only, name = "ctx_touch_session_value")]
+fn touch_session_value(ctx: &ToolContext) -> &'static str {
+    let _value = ctx.session_state::<DropsWithSession>();
+    "touched"
+}
+
+#[test]
+fn a_session_value_is_dropped_with_its_coordinator() {
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["ctx_touch_session_value"]).unwrap())
+        .build()
+        .unwrap();
+    coordinator.call_blocking(ToolCall::new("ctx_touch_session_value", "{}"));
+    coordinator.call_blocking(ToolCall::new("ctx_touch_session_value", "{}"));
+    assert_eq!(
+        SESSION_VALUES_DROPPED.load(std::sync::atomic::Ordering::SeqCst),
+        0
+    );
+    drop(coordinator);
+    assert_eq!(
+        SESSION_VALUES_DROPPED.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "one value for the session, dropped when the coordinator is"
+    );
 }

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// The token a running call watches to know it should stop (re-exported from `tokio_util`).
 /// Give the coordinator one with
@@ -74,6 +74,8 @@ pub(crate) struct SharedContext {
     pub(crate) state: StateMap,
     pub(crate) cancellation: CancellationToken,
     pub(crate) progress: Option<Arc<dyn ProgressSink>>,
+    /// Values made on first use by [`ToolContext::session_state`], one per type.
+    pub(crate) session: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
 }
 
 impl Clone for ToolContext {
@@ -156,6 +158,49 @@ impl ToolContext {
     #[must_use]
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<&State<T>> {
         self.shared.state.get::<T>()
+    }
+
+    /// The value of type `T` kept for this coordinator's session: made with `T::default()` by
+    /// the first call that asks, shared by every call after it, dropped with the coordinator.
+    /// For what a tool keeps between calls without the user having to give it as state (a todo
+    /// list, background jobs that must not outlive the session). A detached context has a
+    /// session of its own.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use tool_core::{tool, Coordinator, ToolCall, Toolset, context::ToolContext};
+    ///
+    /// #[derive(Default)]
+    /// struct Visits(AtomicU32);
+    ///
+    /// /// Count this session's visits.
+    /// #[tool(read_only, name = "doc_session_state_visit")]
+    /// fn visit(ctx: &ToolContext) -> u32 {
+    ///     ctx.session_state::<Visits>().0.fetch_add(1, Ordering::Relaxed) + 1
+    /// }
+    ///
+    /// let toolset = || Toolset::named(["doc_session_state_visit"]).unwrap();
+    /// let one = Coordinator::builder().toolset(toolset()).build().unwrap();
+    /// let call = ToolCall::new("doc_session_state_visit", "{}");
+    /// one.call_blocking(call.clone());
+    /// assert_eq!(one.call_blocking(call.clone()).text(), "2");
+    ///
+    /// let other = Coordinator::builder().toolset(toolset()).build().unwrap();
+    /// assert_eq!(other.call_blocking(call).text(), "1", "each session has its own");
+    /// ```
+    #[must_use]
+    pub fn session_state<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut values = self
+            .shared
+            .session
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let value = values
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()));
+        Arc::clone(value)
+            .downcast::<T>()
+            .expect("session values are keyed by their own type")
     }
 
     /// The token that is cancelled when this call should stop.
