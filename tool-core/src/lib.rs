@@ -41,7 +41,8 @@
 //! - Defining tools: [`spec`] (a tool as data), [`tool`](mod@tool) (what a call passes through
 //!   a tool), [`context`] (what a tool receives besides its arguments), [`output`], [`error`]
 //!   (argument errors), [`schema`], [`registry`], [`toolset`], [`workspace`] (resolving and
-//!   confining a model's paths, and the file I/O beneath the workspace every tool should use).
+//!   confining a model's paths, and the file I/O beneath the workspace every tool should use),
+//!   [`provider`] (tool calls out of, and results into, each model provider's payloads).
 //! - Running them (the default `runtime` feature): [`coordinator`], [`policy`], [`approval`],
 //!   [`hooks`], [`settings`], [`middleware`], [`budget`], [`events`].
 //!
@@ -224,6 +225,8 @@ pub mod workspace {
 pub mod coordinator {
     pub use crate::runtime::coordinator::{BatchOptions, BuildError, CoordinatorBuilder};
 }
+
+pub use definition::provider;
 
 #[cfg(feature = "runtime")]
 pub use runtime::{approval, budget, events, hooks, middleware, policy, settings};

@@ -30,6 +30,12 @@ pub struct ToolCall {
     /// How deeply this call is nested in other tool calls (0 for a call from the model).
     #[serde(skip)]
     pub depth: u32,
+    /// What the provider sent with the call that must go back with its reply, such as
+    /// Gemini's `thoughtSignature`; `None` for most calls. The [`provider`](crate::provider)
+    /// adapters fill it when they parse a call and read it when they format the reply; the
+    /// coordinator never looks at it. Each adapter documents the keys it keeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_data: Option<Value>,
 }
 
 impl ToolCall {
@@ -40,6 +46,7 @@ impl ToolCall {
             name: name.into(),
             arguments: arguments.into(),
             depth: 0,
+            provider_data: None,
         }
     }
 
@@ -47,6 +54,14 @@ impl ToolCall {
     #[must_use]
     pub fn with_call_id(mut self, call_id: impl Into<String>) -> Self {
         self.call_id = call_id.into();
+        self
+    }
+
+    /// Keeps what the provider sent with the call for its reply (see
+    /// [`provider_data`](Self::provider_data)).
+    #[must_use]
+    pub fn with_provider_data(mut self, provider_data: Value) -> Self {
+        self.provider_data = Some(provider_data);
         self
     }
 

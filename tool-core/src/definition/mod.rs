@@ -10,7 +10,8 @@
 //! - `context`, `output`, `call`: what a tool receives and returns, and a model's call and its
 //!   result;
 //! - `workspace`: resolving a model's paths and the boundary no tool crosses;
-//! - `panic`: keeping a panic inside the code that raised it.
+//! - `panic`: keeping a panic inside the code that raised it;
+//! - `provider`: tool calls out of, and results into, each model provider's payloads.
 
 // Some of this half is there for the runtime (the call's context, panic isolation, recording
 // resolved paths): without it, that is unused.
@@ -23,6 +24,8 @@ pub(crate) mod error;
 pub(crate) mod names;
 pub(crate) mod output;
 pub(crate) mod panic;
+// Public as `tool_core::provider`: a module of its own, unlike the others' chosen names.
+pub mod provider;
 pub(crate) mod registry;
 pub(crate) mod schema;
 pub(crate) mod spec;

@@ -266,6 +266,8 @@ impl Coordinator {
             name,
             arguments,
             depth,
+            // The provider's data is for the reply the caller formats, not for running the call.
+            provider_data: _,
         } = call;
         if let Some(events) = &self.inner.events {
             events.send(CallEvent::Requested {

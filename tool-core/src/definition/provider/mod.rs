@@ -1,0 +1,322 @@
+//! Provider adapters: tool calls out of a model provider's response, and results back in the
+//! shape that provider expects. One module per wire format; this module owns what they share:
+//! the [`ToolNameMap`] that maps provider-safe names back to tool names, the [`Payload`] trait
+//! that reads a payload from JSON, the [`ProviderError`] for payloads that are not what they
+//! claim to be, and the rendering of a [`ToolResult`] as text for formats that only take a
+//! string.
+//!
+//! Plain serde types: no HTTP client, no runtime. The structs model the fields the adapters
+//! read and write and ignore every other field, so a field a provider adds never breaks
+//! parsing.
+//!
+//! Each adapter follows the same shape:
+//!
+//! | provider | calls from a response | calls from a stream | results back |
+//! |---|---|---|---|
+//! | [`openai_chat`] | `tool_calls(&ChatMessage, names)` | `StreamAccumulator` over chunks | `tool_messages(&[ToolResult])` |
+//! | [`openai_responses`] | `tool_calls(&Response, names)` | `StreamAccumulator` over events | `function_call_output(&ToolResult)` |
+//! | [`anthropic`] | `tool_calls(&Message, names)` | `StreamAccumulator` over events | `tool_results(&[ToolResult])` |
+//! | [`gemini`] | `tool_calls(&GenerateContentResponse, names)` | `StreamAccumulator` over chunks | `function_responses(&[ToolCall], &[ToolResult], names)` |
+//!
+//! # Malformed arguments
+//!
+//! A call whose arguments are not valid JSON (a stream cut short, a model that wrote half an
+//! object) still comes out as a [`ToolCall`], its arguments as sent: the model is waiting for
+//! an answer to every call it made. Running it through a
+//! [`Coordinator`](crate::Coordinator) gives an error result that says what was wrong and shows
+//! an object of the right shape, and the adapter formats that result like any other.
+//!
+//! ```
+//! # #[cfg(feature = "runtime")] {
+//! use tool_core::{tool, Coordinator, Toolset, provider::{SameNames, openai_chat}};
+//!
+//! /// Add two integers.
+//! ///
+//! /// # Arguments
+//! /// * `a` - The first addend.
+//! /// * `b` - The second addend.
+//! #[tool(read_only, name = "doc_provider_add")]
+//! fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! let message: openai_chat::ChatMessage = serde_json::from_str(
+//!     r#"{"role": "assistant", "content": null, "tool_calls": [
+//!         {"id": "call_1", "type": "function", "function": {"name": "doc_provider_add", "arguments": "{\"a\": 1"}}
+//!     ]}"#,
+//! )
+//! .unwrap();
+//! let calls = openai_chat::tool_calls(&message, &SameNames);
+//! let coordinator = Coordinator::builder()
+//!     .toolset(Toolset::named(["doc_provider_add"]).unwrap())
+//!     .build()
+//!     .unwrap();
+//! let result = coordinator.call_blocking(calls[0].clone());
+//! assert!(result.is_error());
+//! assert!(result.text().contains("not valid JSON"), "{}", result.text());
+//! let reply = openai_chat::tool_messages(&[result]);
+//! assert_eq!(reply.tool_messages[0].tool_call_id, "call_1");
+//! # }
+//! ```
+//!
+//! # Names
+//!
+//! A schema exporter may give a tool a provider-safe name (one without `.`, or shortened to
+//! 64 characters). The parse functions take a [`ToolNameMap`] that turns the name the provider
+//! sent back into the tool's name; [`SameNames`] keeps names as sent. Gemini's reply names the
+//! function again, so its formatting takes the map too, the other way round.
+
+pub mod anthropic;
+pub mod gemini;
+pub mod openai_chat;
+pub mod openai_responses;
+
+use std::borrow::Cow;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::ToolResult;
+use crate::definition::output::Content;
+
+/// Maps between the names a provider knows and the tools' own names.
+///
+/// Implemented by [`SameNames`] (no mapping) and by any
+/// `Fn(&str) -> Option<String>` that maps a provider's name back to a tool name:
+///
+/// ```
+/// use tool_core::provider::ToolNameMap;
+///
+/// let unescape = |sent: &str| sent.strip_prefix("fs__").map(|rest| format!("fs.{rest}"));
+/// assert_eq!(unescape.tool_name("fs__read"), "fs.read");
+/// assert_eq!(unescape.tool_name("grep"), "grep");
+/// ```
+pub trait ToolNameMap {
+    /// The tool's name for a name the provider sent, or `None` to keep it as sent.
+    fn to_tool(&self, provider_name: &str) -> Option<String>;
+
+    /// The provider's name for a tool, or `None` when it is the tool's own name. Only the
+    /// Gemini adapter uses it, because Gemini's reply names the function again.
+    fn to_provider(&self, _tool_name: &str) -> Option<String> {
+        None
+    }
+
+    /// The tool's name for a name the provider sent.
+    fn tool_name<'a>(&self, provider_name: &'a str) -> Cow<'a, str> {
+        self.to_tool(provider_name)
+            .map_or(Cow::Borrowed(provider_name), Cow::Owned)
+    }
+
+    /// The provider's name for a tool.
+    fn provider_name<'a>(&self, tool_name: &'a str) -> Cow<'a, str> {
+        self.to_provider(tool_name)
+            .map_or(Cow::Borrowed(tool_name), Cow::Owned)
+    }
+}
+
+/// No mapping: every name is the tool's own name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SameNames;
+
+impl ToolNameMap for SameNames {
+    fn to_tool(&self, _provider_name: &str) -> Option<String> {
+        None
+    }
+}
+
+impl<F: Fn(&str) -> Option<String>> ToolNameMap for F {
+    fn to_tool(&self, provider_name: &str) -> Option<String> {
+        self(provider_name)
+    }
+}
+
+/// A payload an adapter reads, from the JSON an HTTP client returned: the typed structs of
+/// each provider module implement it.
+///
+/// ```
+/// use tool_core::provider::{Payload, anthropic::Message};
+///
+/// let value = serde_json::json!({"role": "assistant", "content": [
+///     {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {"pattern": "fn main"}}
+/// ]});
+/// let message = Message::from_value(&value).unwrap();
+/// assert_eq!(message.content.len(), 1);
+///
+/// let error = Message::from_json(r#"{"content": "not a list"}"#).unwrap_err();
+/// assert!(error.to_string().starts_with("not an Anthropic message:"), "{error}");
+/// ```
+pub trait Payload: DeserializeOwned {
+    /// What the payload is, for error messages ("an Anthropic message").
+    const WHAT: &'static str;
+
+    /// Reads the payload from a JSON value, without copying the value.
+    ///
+    /// # Errors
+    /// [`ProviderError::Payload`] naming the field that did not match.
+    fn from_value(value: &Value) -> Result<Self, ProviderError> {
+        Self::deserialize(value).map_err(|source| ProviderError::Payload {
+            what: Self::WHAT,
+            source,
+        })
+    }
+
+    /// Reads the payload from JSON text, such as a server-sent event's `data`.
+    ///
+    /// # Errors
+    /// [`ProviderError::Payload`] when the text is not JSON or not this payload.
+    fn from_json(text: &str) -> Result<Self, ProviderError> {
+        serde_json::from_str(text).map_err(|source| ProviderError::Payload {
+            what: Self::WHAT,
+            source,
+        })
+    }
+}
+
+/// A payload or a stream that is not what the adapter was given it as.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// The JSON is not a payload of the expected kind.
+    #[error("not {what}: {source}")]
+    Payload {
+        /// What was expected ("an OpenAI chat completion chunk").
+        what: &'static str,
+        /// Which field did not match, and where.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A stream sent a fragment of a tool call before the event that starts that call.
+    #[error(
+        "{provider} stream: arguments arrived for {call} before the event that starts it; \
+         pass every event of the stream to the accumulator, in order"
+    )]
+    FragmentBeforeStart {
+        /// Which provider's stream.
+        provider: &'static str,
+        /// Which call, as the stream identifies it ("output item 2").
+        call: String,
+    },
+    /// A stream ended with a tool call that never got a name.
+    #[error(
+        "{provider} stream: {call} never got a function name; the stream is incomplete or \
+         not from this provider"
+    )]
+    Unnamed {
+        /// Which provider's stream.
+        provider: &'static str,
+        /// Which call, as the stream identifies it ("tool call 0").
+        call: String,
+    },
+}
+
+/// A result as one string, for formats whose tool message holds text only: the text parts
+/// and hooks' context one per line, or the structured value as JSON when there is no text;
+/// `other_part` gives the text standing in for each part that is not text (and may keep the
+/// part to send elsewhere).
+pub(crate) fn result_text(
+    result: &ToolResult,
+    mut other_part: impl FnMut(&Content) -> String,
+) -> String {
+    let mut text = String::new();
+    let mut push = |part: &str| {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(part);
+    };
+    for part in &result.content {
+        match part {
+            Content::Text { text } => push(text),
+            other => push(&other_part(other)),
+        }
+    }
+    if !has_text(result)
+        && let Some(structured) = &result.structured
+    {
+        push(&structured.to_string());
+    }
+    for context in &result.context {
+        push(context);
+    }
+    text
+}
+
+/// `true` when the result has a text part that is not empty: without one, formats send the
+/// structured value, if any, as text.
+pub(crate) fn has_text(result: &ToolResult) -> bool {
+    result
+        .content
+        .iter()
+        .any(|part| part.as_text().is_some_and(|text| !text.is_empty()))
+}
+
+/// The text standing in for a part a format cannot carry where it is.
+pub(crate) fn omitted_note(part: &Content, omitted: &str) -> String {
+    let (kind, mime_type) = match part {
+        Content::Text { .. } => ("text", "text/plain"),
+        Content::Image { mime_type, .. } => ("image", mime_type.as_str()),
+        Content::Audio { mime_type, .. } => ("audio", mime_type.as_str()),
+    };
+    format!("[{kind} output ({mime_type}) {omitted}]")
+}
+
+/// `data:` URL of a base64 part, the form OpenAI takes images in.
+pub(crate) fn data_url(mime_type: &str, data: &str) -> String {
+    format!("data:{mime_type};base64,{data}")
+}
+
+/// The text prefix OpenAI results carry when the call failed: neither OpenAI format has an
+/// error flag, and a message like "the disk is full" alone does not say the call failed.
+pub(crate) const ERROR_PREFIX: &str = "Error: ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ToolOutput;
+
+    #[test]
+    fn a_closure_maps_names_back_and_keeps_unknown_ones() {
+        let map = |sent: &str| (sent == "fs_read").then(|| "fs.read".to_owned());
+        assert_eq!(map.tool_name("fs_read"), "fs.read");
+        assert_eq!(map.tool_name("grep"), "grep");
+        assert_eq!(SameNames.tool_name("fs_read"), "fs_read");
+        assert_eq!(SameNames.provider_name("fs.read"), "fs.read");
+    }
+
+    #[test]
+    fn result_text_renders_structured_output_when_there_is_no_text() {
+        let result = ToolResult::success(
+            "c",
+            ToolOutput::from_content(Vec::new()).with_structured(serde_json::json!({"n": 1})),
+        );
+        assert_eq!(result_text(&result, |_| unreachable!()), r#"{"n":1}"#);
+    }
+
+    #[test]
+    fn result_text_notes_parts_that_are_not_text_and_appends_context() {
+        let mut result = ToolResult::success(
+            "c",
+            ToolOutput::text("chart:").with_content(Content::Image {
+                data: "AAAA".into(),
+                mime_type: "image/png".into(),
+            }),
+        );
+        result.context.push("from a hook".into());
+        assert_eq!(
+            result_text(&result, |part| omitted_note(part, "follows")),
+            "chart:\n[image output (image/png) follows]\nfrom a hook"
+        );
+    }
+
+    #[test]
+    fn a_payload_error_names_what_was_expected_and_the_field() {
+        let error =
+            anthropic::Message::from_json(r#"{"content": [{"type": "tool_use"}]}"#).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.starts_with("not an Anthropic message:"),
+            "{message}"
+        );
+        assert!(message.contains("missing field `id`"), "{message}");
+    }
+}
