@@ -21,13 +21,12 @@
 //! # Malformed arguments
 //!
 //! A call whose arguments are not valid JSON (a stream cut short, a model that wrote half an
-//! object) still comes out as a [`ToolCall`], its arguments as sent: the model is waiting for
+//! object) still comes out as a [`ToolCall`](crate::ToolCall), its arguments as sent: the model is waiting for
 //! an answer to every call it made. Running it through a
 //! [`Coordinator`](crate::Coordinator) gives an error result that says what was wrong and shows
 //! an object of the right shape, and the adapter formats that result like any other.
 //!
 //! ```
-//! # #[cfg(feature = "runtime")] {
 //! use tool_core::{tool, Coordinator, Toolset, provider::{SameNames, openai_chat}};
 //!
 //! /// Add two integers.
@@ -56,7 +55,6 @@
 //! assert!(result.text().contains("not valid JSON"), "{}", result.text());
 //! let reply = openai_chat::tool_messages(&[result]);
 //! assert_eq!(reply.tool_messages[0].tool_call_id, "call_1");
-//! # }
 //! ```
 //!
 //! # Names
