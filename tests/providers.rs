@@ -342,11 +342,11 @@ fn an_openai_responses_round_trip_answers_each_call_with_a_function_call_output(
     .unwrap();
     let results = run(openai_responses::tool_calls(&response, &FixtureNames));
     assert_eq!(
-        openai_responses::function_call_outputs(&results),
-        [
-            json!({"type": "function_call_output", "call_id": "call_Edb41", "output": "Edinburgh, UK: 21 °c"}),
-            json!({"type": "function_call_output", "call_id": "call_Aapl2", "output": r#"{"ticker":"AAPL","price":227.5}"#}),
-        ]
+        serde_json::to_value(openai_responses::function_call_outputs(&results)).unwrap(),
+        json!([
+            {"type": "function_call_output", "call_id": "call_Edb41", "output": "Edinburgh, UK: 21 °c"},
+            {"type": "function_call_output", "call_id": "call_Aapl2", "output": r#"{"ticker":"AAPL","price":227.5}"#},
+        ])
     );
 }
 
@@ -376,7 +376,7 @@ fn an_anthropic_round_trip_answers_with_tool_result_blocks() {
     calls.push(ToolCall::new("pv_chart", "{}").with_call_id("toolu_chart"));
     let results = run(calls);
     assert_eq!(
-        anthropic::tool_results(&results),
+        serde_json::to_value(anthropic::tool_results(&results)).unwrap(),
         json!({"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_01NRLabsLyVHZPKxbKvkfSMn",
              "content": [{"type": "text", "text": "Paris: 21 celsius"}]},

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Payload, ProviderError, ToolNameMap, has_text, omitted_note, openai_chat};
+use super::{Payload, ProviderError, ToolNameMap, has_text, null_as_empty, omitted_note};
 use crate::definition::output::Content;
 use crate::{ToolCall, ToolResult};
 
@@ -16,7 +16,7 @@ use crate::{ToolCall, ToolResult};
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct Message {
     /// The content blocks, in order.
-    #[serde(default, deserialize_with = "openai_chat::null_as_empty")]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub content: Vec<ContentBlock>,
 }
 
@@ -330,12 +330,23 @@ fn push_text(content: &mut Vec<ResultContent>, text: String) {
     }
 }
 
-/// A `user` message of `tool_result` blocks answering `results`, in order: the message to
+/// A `user` message of `tool_result` blocks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolResultMessage {
+    /// Always `"user"`.
+    pub role: &'static str,
+    /// One block per result, in order.
+    pub content: Vec<ToolResultBlock>,
+}
+
+/// The `user` message of `tool_result` blocks answering `results`, in order: the message to
 /// append after the assistant's tool uses.
 #[must_use]
-pub fn tool_results(results: &[ToolResult]) -> Value {
-    let blocks: Vec<ToolResultBlock> = results.iter().map(tool_result).collect();
-    serde_json::json!({ "role": "user", "content": blocks })
+pub fn tool_results(results: &[ToolResult]) -> ToolResultMessage {
+    ToolResultMessage {
+        role: "user",
+        content: results.iter().map(tool_result).collect(),
+    }
 }
 
 #[cfg(test)]

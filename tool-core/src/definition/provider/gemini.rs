@@ -28,7 +28,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Payload, ToolNameMap, has_text, omitted_note, openai_chat, result_text};
+use super::{Payload, ToolNameMap, has_text, null_as_empty, omitted_note, result_text};
 use crate::definition::output::Content as ToolContent;
 use crate::{ToolCall, ToolResult};
 
@@ -37,7 +37,7 @@ use crate::{ToolCall, ToolResult};
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct GenerateContentResponse {
     /// The candidate answers; the adapters read the first.
-    #[serde(default, deserialize_with = "openai_chat::null_as_empty")]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub candidates: Vec<Candidate>,
 }
 
@@ -60,7 +60,7 @@ pub struct Content {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
     /// The parts, in order.
-    #[serde(default, deserialize_with = "openai_chat::null_as_empty")]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub parts: Vec<Part>,
 }
 

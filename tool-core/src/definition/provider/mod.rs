@@ -71,6 +71,7 @@ pub mod openai_responses;
 
 use std::borrow::Cow;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -266,6 +267,15 @@ pub(crate) fn data_url(mime_type: &str, data: &str) -> String {
 /// The text prefix OpenAI results carry when the call failed: neither OpenAI format has an
 /// error flag, and a message like "the disk is full" alone does not say the call failed.
 pub(crate) const ERROR_PREFIX: &str = "Error: ";
+
+/// `null` in a list field means the same as an empty list.
+pub(crate) fn null_as_empty<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
+}
 
 #[cfg(test)]
 mod tests {

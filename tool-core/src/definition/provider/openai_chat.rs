@@ -11,7 +11,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    ERROR_PREFIX, Payload, ProviderError, ToolNameMap, data_url, omitted_note, result_text,
+    ERROR_PREFIX, Payload, ProviderError, ToolNameMap, data_url, null_as_empty, omitted_note,
+    result_text,
 };
 use crate::definition::output::Content;
 use crate::{ToolCall, ToolResult};
@@ -379,15 +380,6 @@ pub fn tool_messages(results: &[ToolResult]) -> ToolMessages {
             content: images,
         }),
     }
-}
-
-/// `null` in a list field means the same as an empty list.
-pub(super) fn null_as_empty<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -12,10 +12,10 @@
 //! caller that sends the conversation back without `previous_response_id`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{
-    ERROR_PREFIX, Payload, ProviderError, ToolNameMap, data_url, omitted_note, openai_chat,
+    ERROR_PREFIX, Payload, ProviderError, ToolNameMap, data_url, null_as_empty, omitted_note,
     result_text,
 };
 use crate::definition::output::Content;
@@ -25,7 +25,7 @@ use crate::{ToolCall, ToolResult};
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct Response {
     /// The output items, in order.
-    #[serde(default, deserialize_with = "openai_chat::null_as_empty")]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub output: Vec<OutputItem>,
 }
 
@@ -338,17 +338,11 @@ pub fn function_call_output(result: &ToolResult) -> FunctionCallOutput {
     }
 }
 
-/// The `function_call_output` items answering `results`, in order, as JSON to append to the
-/// next request's `input`.
+/// The `function_call_output` items answering `results`, in order: what to append to the next
+/// request's `input`.
 #[must_use]
-pub fn function_call_outputs(results: &[ToolResult]) -> Vec<Value> {
-    results
-        .iter()
-        .map(|result| {
-            // The item serializes to a JSON object by construction; nothing here can fail.
-            serde_json::to_value(function_call_output(result)).unwrap_or_default()
-        })
-        .collect()
+pub fn function_call_outputs(results: &[ToolResult]) -> Vec<FunctionCallOutput> {
+    results.iter().map(function_call_output).collect()
 }
 
 #[cfg(test)]
