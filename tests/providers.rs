@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use tool_core::{
     Coordinator, Json, ToolCall, ToolOutput, ToolResult, Toolset,
     output::Content,
-    provider::{Payload, SameNames, ToolNameMap, anthropic, gemini, openai_chat, openai_responses},
+    provider::{Payload, SameNames, anthropic, gemini, openai_chat, openai_responses},
     tool,
 };
 
@@ -71,33 +71,16 @@ fn chart() -> ToolOutput {
     })
 }
 
-/// The names the recorded payloads use, and the tools that answer them here: the map a
+/// The names the recorded payloads use, mapped to the tools that answer them here: the map a
 /// schema exporter would hand the adapters.
-struct FixtureNames;
-
-const NAMES: [(&str, &str); 5] = [
-    ("GetWeatherArgs", "pv_weather"),
-    ("get_weather", "pv_weather"),
-    ("get_stock_price", "pv_stock_price"),
-    ("make_file", "pv_make_file"),
-    ("chart", "pv_chart"),
-];
-
-impl ToolNameMap for FixtureNames {
-    fn to_tool(&self, provider_name: &str) -> Option<String> {
-        NAMES
-            .iter()
-            .find(|(sent, _)| *sent == provider_name)
-            .map(|(_, tool)| (*tool).to_owned())
-    }
-
-    fn to_provider(&self, tool_name: &str) -> Option<String> {
-        NAMES
-            .iter()
-            .rev()
-            .find(|(_, tool)| *tool == tool_name)
-            .map(|(sent, _)| (*sent).to_owned())
-    }
+fn fixture_names(sent: &str) -> Option<String> {
+    let tool = match sent {
+        "GetWeatherArgs" | "get_weather" => "pv_weather",
+        "get_stock_price" => "pv_stock_price",
+        "make_file" => "pv_make_file",
+        _ => return None,
+    };
+    Some(tool.to_owned())
 }
 
 fn coordinator() -> Coordinator {
@@ -242,7 +225,7 @@ fn an_openai_chat_message_yields_its_calls_with_names_mapped_back() {
     });
     let message =
         openai_chat::ChatMessage::from_value(&completion["choices"][0]["message"]).unwrap();
-    let calls = openai_chat::tool_calls(&message, &FixtureNames);
+    let calls = openai_chat::tool_calls(&message, &fixture_names);
     let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
     assert_eq!(names, ["pv_weather", "pv_stock_price"]);
 }
@@ -253,7 +236,7 @@ fn an_openai_chat_round_trip_answers_each_call_with_a_tool_message() {
     for data in sse_data(OPENAI_CHAT_TWO_TOOLS) {
         stream.push_json(data).unwrap();
     }
-    let results = run(stream.finish(&FixtureNames).unwrap());
+    let results = run(stream.finish(&fixture_names).unwrap());
     let messages = openai_chat::tool_messages(&results).messages();
     assert_eq!(
         messages,
@@ -314,7 +297,7 @@ fn an_openai_responses_stream_cut_before_done_still_yields_its_calls() {
     for event in &data[..cut - 1] {
         stream.push_json(event).unwrap();
     }
-    let calls = stream.finish(&FixtureNames);
+    let calls = stream.finish(&fixture_names);
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].arguments, r#"{"city":"Edinburgh","country":"UK"#);
     let result = run(calls).remove(0);
@@ -340,7 +323,7 @@ fn an_openai_responses_round_trip_answers_each_call_with_a_function_call_output(
         "usage": {"input_tokens": 84, "output_tokens": 94, "total_tokens": 178}
     }))
     .unwrap();
-    let results = run(openai_responses::tool_calls(&response, &FixtureNames));
+    let results = run(openai_responses::tool_calls(&response, &fixture_names));
     assert_eq!(
         serde_json::to_value(openai_responses::function_call_outputs(&results)).unwrap(),
         json!([
@@ -394,7 +377,7 @@ fn an_anthropic_tool_use_cut_at_max_tokens_gets_an_error_result_saying_the_json_
     for data in sse_data(ANTHROPIC_CUT_AT_MAX_TOKENS) {
         stream.push_json(data).unwrap();
     }
-    let calls = stream.finish(&FixtureNames);
+    let calls = stream.finish(&fixture_names);
     assert_eq!(calls[0].name, "pv_make_file");
     let block = anthropic::tool_result(&run(calls).remove(0));
     let value = serde_json::to_value(&block).unwrap();
@@ -456,11 +439,11 @@ fn two_parallel_gemini_calls_without_ids_get_distinct_ids_and_the_first_keeps_it
 #[test]
 fn a_gemini_round_trip_sends_back_the_signature_and_a_response_per_call() {
     let response = gemini::GenerateContentResponse::from_value(&gemini_parallel_calls()).unwrap();
-    let calls = gemini::tool_calls(&response, &FixtureNames);
+    let calls = gemini::tool_calls(&response, &fixture_names);
     assert!(calls.iter().all(|call| call.name == "pv_weather"));
     let results = run(calls.clone());
 
-    let model = serde_json::to_value(gemini::model_content(&calls, &FixtureNames)).unwrap();
+    let model = serde_json::to_value(gemini::model_content(&calls)).unwrap();
     assert_eq!(
         model,
         gemini_parallel_calls()["candidates"][0]["content"],
@@ -468,7 +451,7 @@ fn a_gemini_round_trip_sends_back_the_signature_and_a_response_per_call() {
     );
 
     let reply =
-        serde_json::to_value(gemini::function_responses(&calls, &results, &FixtureNames)).unwrap();
+        serde_json::to_value(gemini::function_responses(&calls, &results).unwrap()).unwrap();
     assert_eq!(
         reply,
         json!({"role": "user", "parts": [
@@ -486,10 +469,10 @@ fn a_gemini_structured_result_is_the_response_object_and_an_error_is_under_error
             {"functionCall": {"id": "fc_2", "name": "get_stock_price", "args": {"ticker": "AAPL"}}}
         ]}}]}))
     .unwrap();
-    let calls = gemini::tool_calls(&response, &FixtureNames);
+    let calls = gemini::tool_calls(&response, &fixture_names);
     let results = run(calls.clone());
     let reply =
-        serde_json::to_value(gemini::function_responses(&calls, &results, &FixtureNames)).unwrap();
+        serde_json::to_value(gemini::function_responses(&calls, &results).unwrap()).unwrap();
     assert_eq!(
         reply["parts"][0]["functionResponse"],
         json!({"id": "fc_1", "name": "get_stock_price", "response": {"ticker": "AAPL", "price": 227.5}})
@@ -541,8 +524,7 @@ fn cut_arguments_get_an_error_result_in_every_providers_shape() {
     let anthropic = serde_json::to_value(anthropic::tool_result(&result)).unwrap();
     assert_eq!(anthropic["is_error"], true);
 
-    let gemini =
-        serde_json::to_value(gemini::function_response(&call, &result, &SameNames)).unwrap();
+    let gemini = serde_json::to_value(gemini::function_response(&call, &result)).unwrap();
     assert!(
         gemini["functionResponse"]["response"]["error"]
             .as_str()

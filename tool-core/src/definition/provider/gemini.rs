@@ -15,8 +15,11 @@
 //! only, when it makes several at once), and the conversation sent back must carry it on
 //! that same part. The adapter keeps it in the call's
 //! [`provider_data`](ToolCall::provider_data) as `{"thoughtSignature": "..."}`, and
-//! [`model_content`] rebuilds the model's turn with it. (A made id is recorded there too, as
-//! `"generatedId": true`.)
+//! [`model_content`] rebuilds the model's turn with it.
+//!
+//! Two more keys may be there: `"generatedId": true` for a made id, and `"name"`, the
+//! function's name as Gemini sent it when a [`ToolNameMap`] gave the call another: a
+//! `functionResponse` must name the function as Gemini knows it.
 //!
 //! # Responses
 //!
@@ -28,7 +31,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{Payload, ToolNameMap, has_text, null_as_empty, omitted_note, result_text};
+use super::{
+    Payload, ProviderError, ToolNameMap, has_text, null_as_empty, omitted_note, result_text,
+};
 use crate::definition::output::Content as ToolContent;
 use crate::{ToolCall, ToolResult};
 
@@ -184,9 +189,8 @@ impl StreamAccumulator {
     /// Adds a chunk given as a server-sent event's `data` text.
     ///
     /// # Errors
-    /// [`ProviderError::Payload`](super::ProviderError::Payload) when the text is not a
-    /// response.
-    pub fn push_json(&mut self, data: &str) -> Result<(), super::ProviderError> {
+    /// [`ProviderError::Payload`] when the text is not a response.
+    pub fn push_json(&mut self, data: &str) -> Result<(), ProviderError> {
         self.push(&GenerateContentResponse::from_json(data)?);
         Ok(())
     }
@@ -213,8 +217,11 @@ impl StreamAccumulator {
                         made_id(position, &call.name, &arguments)
                     }
                 };
-                let tool_call =
-                    ToolCall::new(names.tool_name(&call.name), arguments).with_call_id(id);
+                let tool_name = names.tool_name(&call.name);
+                if tool_name != call.name {
+                    data.insert("name".into(), Value::String(call.name.clone()));
+                }
+                let tool_call = ToolCall::new(tool_name, arguments).with_call_id(id);
                 if data.is_empty() {
                     tool_call
                 } else {
@@ -241,6 +248,14 @@ fn provider_data<'a>(call: &'a ToolCall, key: &str) -> Option<&'a Value> {
     call.provider_data.as_ref()?.get(key)
 }
 
+/// The function's name as Gemini knows it.
+fn sent_name(call: &ToolCall) -> String {
+    provider_data(call, "name")
+        .and_then(Value::as_str)
+        .unwrap_or(&call.name)
+        .to_owned()
+}
+
 /// The id to send back for a call: the one Gemini gave, none for an id the adapter made.
 fn sent_id(call: &ToolCall) -> Option<String> {
     let generated = provider_data(call, "generatedId").and_then(Value::as_bool) == Some(true);
@@ -250,12 +265,12 @@ fn sent_id(call: &ToolCall) -> Option<String> {
 /// The `functionCall` part for a call, as the model sent it: its id if Gemini gave one and
 /// its thought signature.
 #[must_use]
-pub fn function_call_part(call: &ToolCall, names: &dyn ToolNameMap) -> Part {
+pub fn function_call_part(call: &ToolCall) -> Part {
     let args = serde_json::from_str(&call.arguments).ok();
     Part {
         function_call: Some(FunctionCall {
             id: sent_id(call),
-            name: names.provider_name(&call.name).into_owned(),
+            name: sent_name(call),
             args,
         }),
         function_response: None,
@@ -269,34 +284,31 @@ pub fn function_call_part(call: &ToolCall, names: &dyn ToolNameMap) -> Part {
 /// the conversation before the [`function_responses`], when the caller does not keep the
 /// model's content as it came.
 #[must_use]
-pub fn model_content(calls: &[ToolCall], names: &dyn ToolNameMap) -> Content {
+pub fn model_content(calls: &[ToolCall]) -> Content {
     Content {
         role: Some("model".into()),
-        parts: calls
-            .iter()
-            .map(|call| function_call_part(call, names))
-            .collect(),
+        parts: calls.iter().map(function_call_part).collect(),
     }
 }
 
 /// The `functionResponse` part answering `call` with `result`.
 ///
 /// ```
-/// use tool_core::{ToolCall, ToolError, ToolOutput, ToolResult, provider::{SameNames, gemini}};
+/// use tool_core::{ToolCall, ToolError, ToolOutput, ToolResult, provider::gemini};
 ///
 /// let call = ToolCall::new("get_weather", r#"{"city":"Paris"}"#).with_call_id("call_1");
-/// let ok = gemini::function_response(&call, &ToolResult::success("call_1", ToolOutput::text("21 °C")), &SameNames);
+/// let ok = gemini::function_response(&call, &ToolResult::success("call_1", ToolOutput::text("21 °C")));
 /// assert_eq!(
 ///     serde_json::to_value(&ok).unwrap(),
 ///     serde_json::json!({"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"output": "21 °C"}}})
 /// );
 ///
 /// let failed = ToolResult::failure("call_1", ToolError::failed("no such city"));
-/// let part = gemini::function_response(&call, &failed, &SameNames);
+/// let part = gemini::function_response(&call, &failed);
 /// assert_eq!(part.function_response.unwrap().response, serde_json::json!({"error": "no such city"}));
 /// ```
 #[must_use]
-pub fn function_response(call: &ToolCall, result: &ToolResult, names: &dyn ToolNameMap) -> Part {
+pub fn function_response(call: &ToolCall, result: &ToolResult) -> Part {
     let mut parts = Vec::new();
     let text = result_text(result, |part| match part {
         ToolContent::Image { data, mime_type } | ToolContent::Audio { data, mime_type } => {
@@ -324,7 +336,7 @@ pub fn function_response(call: &ToolCall, result: &ToolResult, names: &dyn ToolN
         function_call: None,
         function_response: Some(FunctionResponse {
             id: sent_id(call),
-            name: names.provider_name(&call.name).into_owned(),
+            name: sent_name(call),
             response,
             parts,
         }),
@@ -332,25 +344,32 @@ pub fn function_response(call: &ToolCall, result: &ToolResult, names: &dyn ToolN
     }
 }
 
-/// The user turn answering a model turn: one `functionResponse` per result, each matched to
-/// its call by `call_id`, in the order of the results. A result whose call is not among
-/// `calls` is skipped: Gemini needs the function's name, which only the call has.
-#[must_use]
+/// The user turn answering a model turn: one `functionResponse` per result, in the order of
+/// the results, each matched to its call by `call_id`.
+///
+/// # Errors
+/// [`ProviderError::NoCallForResult`] when a result answers no call among `calls`: Gemini
+/// needs the function's name, which only the call has, and a response for every call.
 pub fn function_responses(
     calls: &[ToolCall],
     results: &[ToolResult],
-    names: &dyn ToolNameMap,
-) -> Content {
-    Content {
+) -> Result<Content, ProviderError> {
+    let parts = results
+        .iter()
+        .map(|result| {
+            let call = calls
+                .iter()
+                .find(|call| call.call_id == result.call_id)
+                .ok_or_else(|| ProviderError::NoCallForResult {
+                    call_id: result.call_id.clone(),
+                })?;
+            Ok(function_response(call, result))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Content {
         role: Some("user".into()),
-        parts: results
-            .iter()
-            .filter_map(|result| {
-                let call = calls.iter().find(|call| call.call_id == result.call_id)?;
-                Some(function_response(call, result, names))
-            })
-            .collect(),
-    }
+        parts,
+    })
 }
 
 #[cfg(test)]
@@ -381,7 +400,7 @@ mod tests {
         assert_eq!(calls[0].call_id, "fc_7");
         assert_eq!(calls[0].provider_data, None);
         let result = ToolResult::success("fc_7", ToolOutput::text("ok"));
-        let part = function_response(&calls[0], &result, &SameNames);
+        let part = function_response(&calls[0], &result);
         assert_eq!(part.function_response.unwrap().id.as_deref(), Some("fc_7"));
     }
 
@@ -422,7 +441,7 @@ mod tests {
             "c",
             ToolOutput::text(r#"{"total":3}"#).with_structured(json!({"total": 3})),
         );
-        let part = function_response(&call, &result, &SameNames);
+        let part = function_response(&call, &result);
         assert_eq!(
             part.function_response.unwrap().response,
             json!({"total": 3})
@@ -436,7 +455,7 @@ mod tests {
             "c",
             ToolOutput::from_content(Vec::new()).with_structured(json!([1, 2])),
         );
-        let part = function_response(&call, &result, &SameNames);
+        let part = function_response(&call, &result);
         assert_eq!(
             part.function_response.unwrap().response,
             json!({"output": [1, 2]})
@@ -453,7 +472,7 @@ mod tests {
                 mime_type: "image/png".into(),
             }),
         );
-        let value = serde_json::to_value(function_response(&call, &result, &SameNames)).unwrap();
+        let value = serde_json::to_value(function_response(&call, &result)).unwrap();
         assert_eq!(
             value["functionResponse"]["parts"],
             json!([{"inlineData": {"mimeType": "image/png", "data": "AAAA"}}])
@@ -465,26 +484,33 @@ mod tests {
     }
 
     #[test]
-    fn names_map_back_to_the_providers_name_in_the_reply() {
-        struct Dotted;
-        impl ToolNameMap for Dotted {
-            fn to_tool(&self, sent: &str) -> Option<String> {
-                Some(sent.replace("__", "."))
-            }
-            fn to_provider(&self, tool: &str) -> Option<String> {
-                Some(tool.replace('.', "__"))
-            }
-        }
+    fn the_reply_names_the_function_as_gemini_sent_it() {
+        let dotted = |sent: &str| Some(sent.replace("__", "."));
         let response = GenerateContentResponse::from_json(
             r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"fs__read","args":{}}}]}}]}"#,
         )
         .unwrap();
-        let calls = tool_calls(&response, &Dotted);
+        let calls = tool_calls(&response, &dotted);
         assert_eq!(calls[0].name, "fs.read");
         let result = ToolResult::success(calls[0].call_id.clone(), ToolOutput::text("ok"));
-        let reply = function_responses(&calls, &[result], &Dotted);
+        let reply = function_responses(&calls, &[result]).unwrap();
         let response = reply.parts[0].function_response.as_ref().unwrap();
         assert_eq!(response.name, "fs__read");
         assert_eq!(response.id, None, "a made id is not sent back");
+        let model = model_content(&calls);
+        assert_eq!(
+            model.parts[0].function_call.as_ref().unwrap().name,
+            "fs__read"
+        );
+    }
+
+    #[test]
+    fn a_result_for_a_call_not_given_is_an_error_naming_its_id() {
+        let calls = [ToolCall::new("a", "{}").with_call_id("c1")];
+        let stray = ToolResult::success("c2", ToolOutput::text("ok"));
+        let error = function_responses(&calls, &[stray])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("`c2`"), "{error}");
     }
 }

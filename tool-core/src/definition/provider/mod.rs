@@ -16,7 +16,7 @@
 //! | [`openai_chat`] | `tool_calls(&ChatMessage, names)` | `StreamAccumulator` over chunks | `tool_messages(&[ToolResult])` |
 //! | [`openai_responses`] | `tool_calls(&Response, names)` | `StreamAccumulator` over events | `function_call_output(&ToolResult)` |
 //! | [`anthropic`] | `tool_calls(&Message, names)` | `StreamAccumulator` over events | `tool_results(&[ToolResult])` |
-//! | [`gemini`] | `tool_calls(&GenerateContentResponse, names)` | `StreamAccumulator` over chunks | `function_responses(&[ToolCall], &[ToolResult], names)` |
+//! | [`gemini`] | `tool_calls(&GenerateContentResponse, names)` | `StreamAccumulator` over chunks | `function_responses(&[ToolCall], &[ToolResult])` |
 //!
 //! # Malformed arguments
 //!
@@ -62,7 +62,7 @@
 //! A schema exporter may give a tool a provider-safe name (one without `.`, or shortened to
 //! 64 characters). The parse functions take a [`ToolNameMap`] that turns the name the provider
 //! sent back into the tool's name; [`SameNames`] keeps names as sent. Gemini's reply names the
-//! function again, so its formatting takes the map too, the other way round.
+//! function again: its adapter keeps the name as sent with the call for that.
 
 pub mod anthropic;
 pub mod gemini;
@@ -78,10 +78,10 @@ use serde_json::Value;
 use crate::ToolResult;
 use crate::definition::output::Content;
 
-/// Maps between the names a provider knows and the tools' own names.
+/// Maps the name a provider sent back to the tool's own name (a schema exporter may have given
+/// the provider another, such as one without `.`).
 ///
-/// Implemented by [`SameNames`] (no mapping) and by any
-/// `Fn(&str) -> Option<String>` that maps a provider's name back to a tool name:
+/// Implemented by [`SameNames`] (no mapping) and by any `Fn(&str) -> Option<String>`:
 ///
 /// ```
 /// use tool_core::provider::ToolNameMap;
@@ -94,22 +94,10 @@ pub trait ToolNameMap {
     /// The tool's name for a name the provider sent, or `None` to keep it as sent.
     fn to_tool(&self, provider_name: &str) -> Option<String>;
 
-    /// The provider's name for a tool, or `None` when it is the tool's own name. Only the
-    /// Gemini adapter uses it, because Gemini's reply names the function again.
-    fn to_provider(&self, _tool_name: &str) -> Option<String> {
-        None
-    }
-
     /// The tool's name for a name the provider sent.
     fn tool_name<'a>(&self, provider_name: &'a str) -> Cow<'a, str> {
         self.to_tool(provider_name)
             .map_or(Cow::Borrowed(provider_name), Cow::Owned)
-    }
-
-    /// The provider's name for a tool.
-    fn provider_name<'a>(&self, tool_name: &'a str) -> Cow<'a, str> {
-        self.to_provider(tool_name)
-            .map_or(Cow::Borrowed(tool_name), Cow::Owned)
     }
 }
 
@@ -194,6 +182,15 @@ pub enum ProviderError {
         provider: &'static str,
         /// Which call, as the stream identifies it ("output item 2").
         call: String,
+    },
+    /// A result to format answers none of the calls given with it.
+    #[error(
+        "the result for call `{call_id}` answers none of the calls given; pass the calls the \
+         results answer, as parsed from the response"
+    )]
+    NoCallForResult {
+        /// The result's call id.
+        call_id: String,
     },
     /// A stream ended with a tool call that never got a name.
     #[error(
@@ -288,7 +285,6 @@ mod tests {
         assert_eq!(map.tool_name("fs_read"), "fs.read");
         assert_eq!(map.tool_name("grep"), "grep");
         assert_eq!(SameNames.tool_name("fs_read"), "fs_read");
-        assert_eq!(SameNames.provider_name("fs.read"), "fs.read");
     }
 
     #[test]
