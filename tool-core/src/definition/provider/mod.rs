@@ -1,8 +1,8 @@
 //! Provider adapters: tool calls out of a model provider's response, and results back in the
 //! shape that provider expects. One module per wire format; this module owns what they share:
 //! the [`ToolNameMap`] that maps provider-safe names back to tool names, the [`Payload`] trait
-//! that reads a payload from JSON, the [`ProviderError`] for payloads that are not what they
-//! claim to be, and the rendering of a [`ToolResult`] as text for formats that only take a
+//! that reads a payload from JSON, the [`ProviderError`] for payloads and streams that are not
+//! what they claim to be, and the rendering of a [`ToolResult`] as text for formats that only take a
 //! string.
 //!
 //! Plain serde types: no HTTP client, no runtime. The structs model the fields the adapters
@@ -21,8 +21,8 @@
 //! # Malformed arguments
 //!
 //! A call whose arguments are not valid JSON (a stream cut short, a model that wrote half an
-//! object) still comes out as a [`ToolCall`](crate::ToolCall), its arguments as sent: the model is waiting for
-//! an answer to every call it made. Running it through a
+//! object) still comes out as a [`ToolCall`](crate::ToolCall), its arguments as sent: the model
+//! is waiting for an answer to every call it made. Running it through a
 //! [`Coordinator`](crate::Coordinator) gives an error result that says what was wrong and shows
 //! an object of the right shape, and the adapter formats that result like any other.
 //!
@@ -159,7 +159,8 @@ pub trait Payload: DeserializeOwned {
     }
 }
 
-/// A payload or a stream that is not what the adapter was given it as.
+/// A payload or a stream that is not what the adapter was given it as, or a result that
+/// answers none of the calls given with it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ProviderError {
@@ -222,6 +223,7 @@ pub(crate) fn result_text(
     };
     for part in &result.content {
         match part {
+            Content::Text { text } if text.is_empty() => {}
             Content::Text { text } => push(text),
             other => push(&other_part(other)),
         }

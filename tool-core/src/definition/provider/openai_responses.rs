@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{
-    ERROR_PREFIX, Payload, ProviderError, ToolNameMap, data_url, null_as_empty, omitted_note,
-    result_text,
+    ERROR_PREFIX, Payload, ProviderError, ToolNameMap, data_url, has_text, null_as_empty,
+    omitted_note, result_text,
 };
 use crate::definition::output::Content;
 use crate::{ToolCall, ToolResult};
@@ -301,31 +301,36 @@ pub enum InputPart {
 /// ```
 #[must_use]
 pub fn function_call_output(result: &ToolResult) -> FunctionCallOutput {
-    let prefix = if result.is_error() { ERROR_PREFIX } else { "" };
     let has_images = result
         .content
         .iter()
         .any(|part| matches!(part, Content::Image { .. }));
     let output = if has_images {
-        let mut parts = Vec::with_capacity(result.content.len() + result.context.len());
+        // The coordinator's failures carry no images: the error prefix is for plain text alone.
+        let mut parts = Vec::with_capacity(result.content.len() + result.context.len() + 1);
         for part in &result.content {
             match part {
-                Content::Text { text } => parts.push(InputPart::InputText {
-                    text: format!("{prefix}{text}"),
-                }),
+                Content::Text { text } => push_text(&mut parts, text.clone()),
                 Content::Image { data, mime_type } => parts.push(InputPart::InputImage {
                     image_url: data_url(mime_type, data),
                 }),
-                other => parts.push(InputPart::InputText {
-                    text: omitted_note(other, "omitted: no input part carries it"),
-                }),
+                other => push_text(
+                    &mut parts,
+                    omitted_note(other, "omitted: no input part carries it"),
+                ),
             }
         }
-        parts.extend(result.context.iter().map(|context| InputPart::InputText {
-            text: context.clone(),
-        }));
+        if !has_text(result)
+            && let Some(structured) = &result.structured
+        {
+            push_text(&mut parts, structured.to_string());
+        }
+        for context in &result.context {
+            push_text(&mut parts, context.clone());
+        }
         FunctionOutput::Parts(parts)
     } else {
+        let prefix = if result.is_error() { ERROR_PREFIX } else { "" };
         let text = result_text(result, |part| {
             omitted_note(part, "omitted: no input part carries it")
         });
@@ -335,6 +340,13 @@ pub fn function_call_output(result: &ToolResult) -> FunctionCallOutput {
         kind: "function_call_output",
         call_id: result.call_id.clone(),
         output,
+    }
+}
+
+/// Adds a text part, unless the text is empty.
+fn push_text(parts: &mut Vec<InputPart>, text: String) {
+    if !text.is_empty() {
+        parts.push(InputPart::InputText { text });
     }
 }
 
