@@ -15,7 +15,9 @@
 //! only, when it makes several at once), and the conversation sent back must carry it on
 //! that same part. The adapter keeps it in the call's
 //! [`provider_data`](ToolCall::provider_data) as `{"thoughtSignature": "..."}`, and
-//! [`model_content`] rebuilds the model's turn with it.
+//! [`model_content`] rebuilds the model's turn with it. That turn holds the function calls
+//! only: a turn that also had text or thought parts (which may carry signatures of their own)
+//! is best sent back as Gemini returned it, and then `model_content` is not needed.
 //!
 //! Two more keys may be there: `"generatedId": true` for a made id, and `"name"`, the
 //! function's name as Gemini sent it when a [`ToolNameMap`] gave the call another: a
