@@ -393,6 +393,17 @@ mod tests {
     }
 
     #[test]
+    fn ids_made_in_a_stream_are_unique_across_its_chunks() {
+        let chunk = r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"a","args":{"x":1}}}]}}]}"#;
+        let mut stream = StreamAccumulator::new();
+        stream.push_json(chunk).unwrap();
+        stream.push_json(chunk).unwrap();
+        let calls = stream.finish(&SameNames);
+        assert_eq!(calls.len(), 2);
+        assert_ne!(calls[0].call_id, calls[1].call_id);
+    }
+
+    #[test]
     fn an_id_gemini_sent_is_kept_and_echoed() {
         let response = GenerateContentResponse::from_json(
             r#"{"candidates":[{"content":{"parts":[{"functionCall":{"id":"fc_7","name":"a","args":{}}}]}}]}"#,

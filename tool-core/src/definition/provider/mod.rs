@@ -315,6 +315,23 @@ mod tests {
     }
 
     #[test]
+    fn provider_data_survives_a_json_round_trip_of_the_call_and_is_absent_when_empty() {
+        let plain = crate::ToolCall::new("a", "{}");
+        assert!(
+            serde_json::to_value(&plain)
+                .unwrap()
+                .get("provider_data")
+                .is_none()
+        );
+        let kept = plain.with_provider_data(serde_json::json!({"thoughtSignature": "c2ln"}));
+        let text = serde_json::to_string(&kept).unwrap();
+        assert_eq!(
+            serde_json::from_str::<crate::ToolCall>(&text).unwrap(),
+            kept
+        );
+    }
+
+    #[test]
     fn a_payload_error_names_what_was_expected_and_the_field() {
         let error =
             anthropic::Message::from_json(r#"{"content": [{"type": "tool_use"}]}"#).unwrap_err();
