@@ -113,8 +113,11 @@ pub struct ChunkDelta {
 /// `id` and name, later ones pieces of the arguments.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct ToolCallDelta {
-    /// Which call of the message this continues.
-    pub index: u32,
+    /// Which call of the message this continues. OpenAI always sends it; for a compatible
+    /// server that does not, a fragment with a new `id` starts a call and one without
+    /// continues the last.
+    #[serde(default)]
+    pub index: Option<u32>,
     /// The call's id, on its first fragment.
     #[serde(default)]
     pub id: Option<String>,
@@ -200,11 +203,14 @@ impl StreamAccumulator {
     }
 
     fn push_delta(&mut self, delta: &ToolCallDelta) {
-        let position = match self.calls.iter().position(|call| call.index == delta.index) {
+        let index = delta
+            .index
+            .unwrap_or_else(|| self.unindexed(delta.id.as_deref()));
+        let position = match self.calls.iter().position(|call| call.index == index) {
             Some(position) => position,
             None => {
                 self.calls.push(PartialCall {
-                    index: delta.index,
+                    index,
                     id: String::new(),
                     name: String::new(),
                     arguments: String::new(),
@@ -229,6 +235,25 @@ impl StreamAccumulator {
             if let Some(arguments) = &function.arguments {
                 call.arguments.push_str(arguments);
             }
+        }
+    }
+
+    /// The index of a fragment sent without one: the call of that id, a new call for a new
+    /// id, else the call that came last.
+    fn unindexed(&self, id: Option<&str>) -> u32 {
+        let next = self
+            .calls
+            .iter()
+            .map(|call| call.index + 1)
+            .max()
+            .unwrap_or(0);
+        match id {
+            Some(id) => self
+                .calls
+                .iter()
+                .find(|call| call.id == id)
+                .map_or(next, |call| call.index),
+            None => self.calls.last().map_or(0, |call| call.index),
         }
     }
 
@@ -421,6 +446,30 @@ mod tests {
         assert_eq!(calls[0].call_id, "c1");
         assert_eq!(calls[0].name, "add");
         assert_eq!(calls[0].arguments, r#"{"a":1}"#);
+    }
+
+    #[test]
+    fn fragments_without_an_index_are_placed_by_their_id() {
+        let mut stream = StreamAccumulator::new();
+        for delta in [
+            r#"{"id":"c1","function":{"name":"a","arguments":"{\"x\":"}}"#,
+            r#"{"function":{"arguments":"1}"}}"#,
+            r#"{"id":"c2","function":{"name":"b","arguments":"{}"}}"#,
+        ] {
+            stream.push(&chunk(&format!(
+                r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{delta}]}}}}]}}"#
+            )));
+        }
+        let calls = stream.finish(&SameNames).unwrap();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(
+            (calls[0].call_id.as_str(), calls[0].arguments.as_str()),
+            ("c1", r#"{"x":1}"#)
+        );
+        assert_eq!(
+            (calls[1].call_id.as_str(), calls[1].name.as_str()),
+            ("c2", "b")
+        );
     }
 
     #[test]
