@@ -86,8 +86,9 @@ async fn web_search(
         ));
     }
     let mut out = format!(
-        "{} results for \"{query}\" from {}{filtered}:\n",
+        "{} result{} for \"{query}\" from {}{filtered}:\n",
         hits.len(),
+        if hits.len() == 1 { "" } else { "s" },
         provider.name()
     );
     for (number, hit) in hits.iter().enumerate() {

@@ -431,8 +431,8 @@ fn a_domain_rule_of_the_policy_applies_to_fetch_url() {
 ///   (`~/.rustup/toolchains/1.95.0-*/share/doc/rust/html/book/ch03-02-data-types.html`).
 /// - `std-collections.html`: rustdoc's page for `std::collections` from the same docs
 ///   (`.../html/std/collections/index.html`), with its performance tables.
-/// - `debian-users-and-groups.html`: Debian's `base-passwd` documentation
-///   (`/usr/share/doc/base-passwd/users-and-groups.html`).
+/// - `cargo-pkgid-spec.html`: the Cargo book's "Package ID Specifications", from the same
+///   docs (`.../html/cargo/reference/pkgid-spec.html`), with its tables of examples.
 /// - `hacker-news.html`: a saved Hacker News front page (table layout), the example page of the
 ///   htmd crate (`~/.cargo/registry/src/*/htmd-0.5.6/examples/page-to-markdown/html/`).
 #[test]
@@ -448,7 +448,7 @@ fn real_pages_convert_to_their_golden_markdown() {
     for page in [
         "rust-book-data-types",
         "std-collections",
-        "debian-users-and-groups",
+        "cargo-pkgid-spec",
         "hacker-news",
     ] {
         let result = fetch(
