@@ -144,6 +144,24 @@ fn an_allowed_name_keeps_plain_http_and_is_fetched() {
 }
 
 #[test]
+fn the_request_asks_for_markdown_first_and_names_its_agent() {
+    let server = Server::start(|_| Reply::ok("text/markdown", "# Already markdown"));
+    let coordinator = fetcher(loopback().user_agent("my-agent/2"));
+    assert_eq!(
+        content(&fetch(&coordinator, json!({"url": server.url("/")}))),
+        "# Already markdown"
+    );
+    let request = &server.requests()[0];
+    assert!(
+        request
+            .header("accept")
+            .unwrap()
+            .starts_with("text/markdown,")
+    );
+    assert_eq!(request.header("user-agent"), Some("my-agent/2"));
+}
+
+#[test]
 fn the_result_says_url_status_type_bytes_and_cache() {
     let server = Server::start(|_| Reply::ok("text/plain; charset=utf-8", "twelve bytes"));
     let coordinator = fetcher(loopback());

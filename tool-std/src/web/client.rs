@@ -95,8 +95,17 @@ pub(crate) fn build_client(config: &WebConfig) -> Result<Client, FetchError> {
         rules: Arc::new(config.rules.clone()),
         resolver: Arc::clone(&config.resolver),
     };
+    // Markdown first: a server that can answer in markdown saves the conversion.
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::ACCEPT,
+        reqwest::header::HeaderValue::from_static(
+            "text/markdown, text/html;q=0.9, text/plain;q=0.8, */*;q=0.5",
+        ),
+    );
     Client::builder()
         .tls_backend_preconfigured(tls)
+        .default_headers(headers)
         .dns_resolver(Arc::new(resolver))
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
@@ -141,10 +150,12 @@ pub(crate) fn upgraded(url: &Url, config: &WebConfig) -> Result<Url, FetchError>
     with_host(url.clone())
 }
 
-fn with_host(url: Url) -> Result<Url, FetchError> {
+fn with_host(mut url: Url) -> Result<Url, FetchError> {
     if url.host_str().is_none_or(str::is_empty) {
         return Err(FetchError::NoHost(url.to_string()));
     }
+    // A fragment is never sent; without it, `page#a` and `page#b` share a cache entry.
+    url.set_fragment(None);
     Ok(url)
 }
 
