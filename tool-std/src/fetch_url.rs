@@ -31,15 +31,16 @@ async fn fetch_url(
     prompt: Option<String>,
 ) -> Result<String, ToolError> {
     let config = web::config(ctx);
-    let max_bytes = match max_bytes {
+    let cap = match max_bytes {
         Some(0) => {
             return Err(ToolError::failed(
                 "max_bytes must be at least 1; leave it out to read up to the configured cap",
             ));
         }
-        Some(bytes) => bytes.min(config.max_bytes),
-        None => config.max_bytes,
+        Some(bytes) if bytes < config.max_bytes => Cap::Asked(bytes),
+        _ => Cap::Configured(config.max_bytes),
     };
+    let max_bytes = cap.bytes();
     let fetching = web::fetch_page(ctx, &config, url.as_url(), format, max_bytes);
     let outcome = tokio::select! {
         outcome = fetching => outcome.map_err(ToolError::from_error)?,
@@ -62,7 +63,24 @@ async fn fetch_url(
             page.url, page.status
         )));
     }
-    Ok(reply(&page, cached, max_bytes, prompt.as_deref()))
+    Ok(reply(&page, cached, cap, prompt.as_deref()))
+}
+
+/// Where the byte cap of a call came from, for the reply that says a page was cut.
+#[derive(Clone, Copy)]
+enum Cap {
+    /// The call's `max_bytes`.
+    Asked(u64),
+    /// The web configuration's cap (the call asked for no less).
+    Configured(u64),
+}
+
+impl Cap {
+    fn bytes(self) -> u64 {
+        match self {
+            Cap::Asked(bytes) | Cap::Configured(bytes) => bytes,
+        }
+    }
 }
 
 /// The header the model reads (where the page came from, what it is, whether it is whole)
@@ -70,7 +88,7 @@ async fn fetch_url(
 fn reply(
     page: &RenderedPage,
     cached: Option<std::time::Duration>,
-    max_bytes: u64,
+    cap: Cap,
     prompt: Option<&str>,
 ) -> String {
     let mut out = String::with_capacity(page.content.len() + 256);
@@ -81,14 +99,25 @@ fn reply(
         "Content-Type: {}",
         page.content_type.as_deref().unwrap_or("(none)")
     );
-    if page.cut {
-        let _ = writeln!(
-            out,
-            "Bytes: {} (cut at max_bytes = {max_bytes}: the rest of the page was not read)",
-            page.bytes
-        );
-    } else {
-        let _ = writeln!(out, "Bytes: {}", page.bytes);
+    match (page.cut, cap) {
+        (true, Cap::Asked(bytes)) => {
+            let _ = writeln!(
+                out,
+                "Bytes: {} (cut at max_bytes = {bytes}: the rest of the page was not read)",
+                page.bytes
+            );
+        }
+        (true, Cap::Configured(bytes)) => {
+            let _ = writeln!(
+                out,
+                "Bytes: {} (cut at the configured cap of {bytes} bytes: the rest of the page \
+                 was not read)",
+                page.bytes
+            );
+        }
+        (false, _) => {
+            let _ = writeln!(out, "Bytes: {}", page.bytes);
+        }
     }
     match cached {
         Some(age) => {

@@ -7,8 +7,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
+use tool_core::context::CancellationToken;
 use tool_core::policy::PolicyBuilder;
-use tool_core::{BoxFuture, Coordinator, ToolResult, Toolset};
+use tool_core::{BoxFuture, Coordinator, ToolError, ToolResult, Toolset};
 use tool_std::web::{HostResolver, WebConfig};
 
 mod common;
@@ -248,7 +249,7 @@ fn a_body_past_max_bytes_is_cut_and_the_reply_says_so() {
         json!({"url": server.url("/big"), "max_bytes": 1_000_000}),
     ));
     assert!(
-        text.contains("Bytes: 500 (cut at max_bytes = 500"),
+        text.contains("Bytes: 500 (cut at the configured cap of 500 bytes"),
         "{text}"
     );
 }
@@ -261,6 +262,29 @@ fn a_server_slower_than_the_timeout_gives_a_timeout_error() {
     assert!(
         message.contains("gave no complete answer within 0.2 s"),
         "{message}"
+    );
+}
+
+#[test]
+fn a_cancelled_fetch_stops_at_once() {
+    let server = Server::start(|_| Reply::html("<p>late</p>").after(Duration::from_secs(5)));
+    let stop = CancellationToken::new();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["fetch_url"]).unwrap())
+        .state(loopback())
+        .cancellation(stop.clone())
+        .build()
+        .unwrap();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        stop.cancel();
+    });
+    let result = fetch(&coordinator, json!({"url": server.url("/slow")}));
+    canceller.join().unwrap();
+    assert!(
+        matches!(result.error(), Some(ToolError::Cancelled)),
+        "{}",
+        result.text()
     );
 }
 

@@ -151,13 +151,13 @@ fn embedded_ipv4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
      `allow_range`)",
     if *.literal { "is the address" } else { "resolves to" }
 )]
-pub struct AddressRefused {
+pub(crate) struct AddressRefused {
     /// The host as the URL names it.
-    pub host: String,
+    pub(crate) host: String,
     /// The address refused and why.
-    pub refusal: Refusal,
+    pub(crate) refusal: Refusal,
     /// Whether the host was written as an address (else it is a name that resolved to it).
-    pub literal: bool,
+    pub(crate) literal: bool,
 }
 
 /// Looks names up: the system's resolver by default, or one of the user's (a DNS-over-HTTPS

@@ -105,11 +105,11 @@ impl WebConfig {
         Ok(self)
     }
 
-    /// The most bytes of a response body read; the rest is not read, and the reply says it was
-    /// cut. A call's `max_bytes` can only lower it.
+    /// The most bytes of a response body read (at least 1); the rest is not read, and the
+    /// reply says it was cut. A call's `max_bytes` can only lower it.
     #[must_use]
     pub fn max_bytes(mut self, bytes: u64) -> Self {
-        self.max_bytes = bytes;
+        self.max_bytes = bytes.max(1);
         self
     }
 

@@ -25,7 +25,7 @@ use std::time::Duration;
 use tool_core::context::ToolContext;
 use url::Url;
 
-pub use address::{AddressRefused, HostResolver, Refusal, SystemResolver, refused_range};
+pub use address::{HostResolver, Refusal, SystemResolver, refused_range};
 pub use config::{ConfigError, WebConfig};
 pub use convert::FetchFormat;
 pub use search::{SearchEngine, SearchError, SearchHit, SearchProvider, SearchRequest};
