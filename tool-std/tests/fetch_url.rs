@@ -4,6 +4,8 @@
 
 use std::net::IpAddr;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
@@ -113,6 +115,56 @@ fn a_name_with_one_private_address_among_public_ones_is_refused() {
     assert!(
         message.contains("`rebind.example`: it resolves to 10.1.2.3 (private network)"),
         "{message}"
+    );
+}
+
+/// Resolves every name to 127.0.0.1 until told to rebind, then to 10.0.0.1: DNS an attacker
+/// controls, changing its answer between one connection and the next.
+#[derive(Clone, Default)]
+struct RebindingResolver(Arc<AtomicBool>);
+
+impl HostResolver for RebindingResolver {
+    fn lookup<'a>(&'a self, _host: &'a str) -> BoxFuture<'a, std::io::Result<Vec<IpAddr>>> {
+        let address = if self.0.load(Ordering::SeqCst) {
+            "10.0.0.1"
+        } else {
+            "127.0.0.1"
+        };
+        Box::pin(async move { Ok(vec![address.parse().unwrap()]) })
+    }
+}
+
+#[test]
+fn a_name_that_rebinds_to_a_refused_address_is_refused_on_the_redirect() {
+    let resolver = RebindingResolver::default();
+    let rebind = Arc::clone(&resolver.0);
+    let server = Server::start(move |request| {
+        if request.path() == "/first" {
+            // The page is served from 127.0.0.1; from now on the name means 10.0.0.1.
+            rebind.store(true, Ordering::SeqCst);
+            Reply::redirect(302, "/second")
+        } else {
+            Reply::html("<p>reached through a rebound name</p>")
+        }
+    });
+    let coordinator = fetcher(loopback().resolver(resolver));
+    let url = format!("http://rebind.test:{}/first", server.address.port());
+    let message = err(&fetch(&coordinator, json!({"url": url})));
+    assert!(
+        message.contains("`rebind.test`: it resolves to 10.0.0.1 (private network)"),
+        "{message}"
+    );
+    assert_eq!(server.served(), 1, "the second request was never sent");
+}
+
+#[test]
+fn a_name_resolving_to_an_allowed_private_range_keeps_plain_http() {
+    let server = Server::start(|_| Reply::ok("text/plain", "on the intranet"));
+    let coordinator = fetcher(loopback().resolver(RebindingResolver::default()));
+    let url = format!("http://wiki.intranet.test:{}/", server.address.port());
+    assert_eq!(
+        content(&fetch(&coordinator, json!({"url": url}))),
+        "on the intranet"
     );
 }
 

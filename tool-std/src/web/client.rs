@@ -10,7 +10,7 @@ use reqwest::header::{CONTENT_TYPE, LOCATION};
 use reqwest::{Client, StatusCode};
 use url::Url;
 
-use super::address::{AddressRefused, CheckingResolver, ResolveError};
+use super::address::{AddressRefused, CheckingResolver, ResolveError, refused_range};
 use super::config::WebConfig;
 
 /// Same-host redirects followed before giving up.
@@ -128,12 +128,45 @@ pub(crate) fn tls_config() -> Result<rustls::ClientConfig, rustls::Error> {
         .with_no_client_auth())
 }
 
-/// The URL to fetch for `url`: `http` upgraded to `https` unless the configuration lets its
-/// host through to a private address; other schemes and host-less URLs refused.
-pub(crate) fn upgraded(url: &Url, config: &WebConfig) -> Result<Url, FetchError> {
+/// The URL to fetch for `url`: `http` upgraded to `https` unless its host is one the
+/// configuration lets through to a private address; other schemes and host-less URLs refused.
+pub(crate) async fn upgraded(url: &Url, config: &WebConfig) -> Result<Url, FetchError> {
+    let keep_http = url.scheme() == "http" && keeps_http(url, config).await;
+    upgraded_unless(url, keep_http)
+}
+
+/// Whether an `http` URL stays `http`: its host is named by the configuration, or is an
+/// address in a private range the configuration allows, or is a name whose every address is
+/// (a server on the loopback interface or the intranet rarely speaks TLS). The name is only
+/// looked up when the configuration allows some private addresses; the connection looks it
+/// up again, and checks what it gets.
+async fn keeps_http(url: &Url, config: &WebConfig) -> bool {
+    let rules = &config.rules;
+    if rules.allows_private_host(url) {
+        return true;
+    }
+    let Some(url::Host::Domain(name)) = url.host() else {
+        return false;
+    };
+    if !rules.allow_private && rules.ranges.is_empty() {
+        return false;
+    }
+    match config.resolver.lookup(name).await {
+        Ok(addresses) => {
+            !addresses.is_empty()
+                && addresses.iter().all(|&address| {
+                    refused_range(address).is_some() && rules.check(name, address).is_ok()
+                })
+        }
+        // The fetch reports the failure when it looks the name up to connect.
+        Err(_) => false,
+    }
+}
+
+fn upgraded_unless(url: &Url, keep_http: bool) -> Result<Url, FetchError> {
     match url.scheme() {
         "https" => {}
-        "http" if config.rules.allows_private_host(url) => {}
+        "http" if keep_http => {}
         "http" => {
             let mut upgraded = url.clone();
             upgraded
@@ -209,7 +242,7 @@ async fn follow(
                 });
             }
             // A same-host redirect down to http stays https unless the host is allowed.
-            url = upgraded(&target, config)?;
+            url = upgraded(&target, config).await?;
             continue;
         }
         let content_type = response
@@ -301,6 +334,14 @@ mod tests {
         Url::parse(text).unwrap()
     }
 
+    fn upgraded(url: &Url, config: &WebConfig) -> Result<Url, FetchError> {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(super::upgraded(url, config))
+    }
+
     #[test]
     fn http_is_upgraded_to_https_and_its_port_80_dropped() {
         let config = WebConfig::default();
@@ -347,6 +388,41 @@ mod tests {
             "https",
             "a public address is upgraded whatever is allowed"
         );
+    }
+
+    /// Every name resolves to these addresses.
+    struct Fixed(Vec<std::net::IpAddr>);
+
+    impl crate::web::HostResolver for Fixed {
+        fn lookup<'a>(
+            &'a self,
+            _host: &'a str,
+        ) -> tool_core::BoxFuture<'a, std::io::Result<Vec<std::net::IpAddr>>> {
+            Box::pin(async move { Ok(self.0.clone()) })
+        }
+    }
+
+    #[test]
+    fn a_name_keeps_plain_http_only_when_all_its_addresses_are_allowed_private_ones() {
+        let resolving = |addresses: &[&str]| {
+            WebConfig::default()
+                .allow_range("10.8.0.0/16")
+                .unwrap()
+                .resolver(Fixed(
+                    addresses.iter().map(|a| a.parse().unwrap()).collect(),
+                ))
+        };
+        let scheme = |config: &WebConfig| {
+            upgraded(&url("http://wiki.intranet.test/"), config)
+                .unwrap()
+                .scheme()
+                .to_owned()
+        };
+        assert_eq!(scheme(&resolving(&["10.8.0.5"])), "http");
+        assert_eq!(scheme(&resolving(&["10.8.0.5", "10.8.0.6"])), "http");
+        assert_eq!(scheme(&resolving(&["10.8.0.5", "93.184.216.34"])), "https");
+        assert_eq!(scheme(&resolving(&["10.9.0.5"])), "https");
+        assert_eq!(scheme(&resolving(&[])), "https");
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub(crate) async fn fetch_page(
     format: FetchFormat,
     max_bytes: u64,
 ) -> Result<Outcome, FetchError> {
-    let url = client::upgraded(url, config)?;
+    let url = client::upgraded(url, config).await?;
     let session = ctx.session_state::<WebSession>();
     let key = CacheKey {
         url: url.to_string(),
