@@ -518,9 +518,9 @@ fn a_domain_rule_of_the_policy_applies_to_fetch_url() {
     assert_eq!(server.served(), 0);
 }
 
-/// Real pages converted to markdown, compared with golden files reviewed by eye (headings,
-/// links, code blocks, tables). Set `UPDATE_GOLDEN=1` to rewrite them after a deliberate
-/// change. The pages, as found on the machine these tests were written on:
+/// Real pages converted to markdown (and one to text), compared with golden files reviewed by
+/// eye (headings, links, code blocks, tables). Set `UPDATE_GOLDEN=1` to rewrite them after a
+/// deliberate change. The pages, as found on the machine these tests were written on:
 /// - `rust-book-data-types.html`: the Rust book, chapter 3.2, from the 1.95.0 toolchain's docs
 ///   (`~/.rustup/toolchains/1.95.0-*/share/doc/rust/html/book/ch03-02-data-types.html`).
 /// - `std-collections.html`: rustdoc's page for `std::collections` from the same docs
@@ -530,7 +530,7 @@ fn a_domain_rule_of_the_policy_applies_to_fetch_url() {
 /// - `hacker-news.html`: a saved Hacker News front page (table layout), the example page of the
 ///   htmd crate (`~/.cargo/registry/src/*/htmd-0.5.6/examples/page-to-markdown/html/`).
 #[test]
-fn real_pages_convert_to_their_golden_markdown() {
+fn real_pages_convert_to_their_golden_markdown_and_text() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/web");
     let pages = fixtures.clone();
     let server = Server::start(move |request| {
@@ -539,31 +539,30 @@ fn real_pages_convert_to_their_golden_markdown() {
     });
     let coordinator = fetcher(loopback());
     let mut changed = Vec::new();
-    for page in [
-        "rust-book-data-types",
-        "std-collections",
-        "cargo-pkgid-spec",
-        "hacker-news",
+    for (page, format, extension) in [
+        ("rust-book-data-types", "markdown", "md"),
+        ("std-collections", "markdown", "md"),
+        ("cargo-pkgid-spec", "markdown", "md"),
+        ("hacker-news", "markdown", "md"),
+        ("rust-book-data-types", "text", "txt"),
     ] {
-        let result = fetch(
-            &coordinator,
-            json!({"url": server.url(&format!("/{page}.html"))}),
-        );
+        let url = server.url(&format!("/{page}.html"));
+        let result = fetch(&coordinator, json!({"url": url, "format": format}));
         // Links are absolute, against the server's port: the golden file has a fixed origin.
-        let markdown = content(&result).replace(&server.origin(), "http://fixture.test");
-        let golden = fixtures.join(format!("{page}.md"));
+        let rendered = content(&result).replace(&server.origin(), "http://fixture.test");
+        let golden = fixtures.join(format!("{page}.{extension}"));
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::write(&golden, format!("{markdown}\n")).unwrap();
+            std::fs::write(&golden, format!("{rendered}\n")).unwrap();
             continue;
         }
         let expected = std::fs::read_to_string(&golden).unwrap_or_default();
-        if expected.trim_end() != markdown {
-            changed.push(page);
+        if expected.trim_end() != rendered {
+            changed.push(golden.file_name().unwrap().to_owned());
         }
     }
     assert!(
         changed.is_empty(),
-        "markdown differs from the golden files for {changed:?}; review the difference and \
+        "the rendering differs from the golden files {changed:?}; review the difference and \
          run with UPDATE_GOLDEN=1 if it is right"
     );
 }
