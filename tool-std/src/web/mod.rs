@@ -1,15 +1,25 @@
-//! The web engine under `fetch_url` and `web_search`:
+//! The web engine under `fetch_url` and `web_search`, one module per job:
 //!
-//! - [`address`](self::refused_range): which addresses a fetch may connect to, checked after
-//!   every DNS resolution and on every redirect, the client connecting to exactly the checked
-//!   address (no DNS rebinding); [`HostResolver`] to look names up another way.
-//! - the client: rustls (ring), `http` upgraded to `https`, same-host redirects followed and
+//! - `address`: which addresses a fetch may connect to ([`refused_range`]), checked after every
+//!   DNS resolution and on every redirect, the client connecting to exactly the addresses
+//!   checked (no DNS rebinding); [`HostResolver`] to look names up another way.
+//! - `client`: rustls (ring), `http` upgraded to `https`, same-host redirects followed and
 //!   re-checked, another host's reported, the body streamed up to a byte cap, one timeout.
-//! - conversion: HTML to markdown (htmd) or plain text, charsets decoded, binary refused
-//!   ([`FetchFormat`]).
-//! - the cache: rendered pages per coordinator session, by URL, format and cap, for a TTL.
-//! - configuration: [`WebConfig`], given as state, defaults when absent.
-//! - search: the [`SearchProvider`] trait, the [`SearchEngine`] state, and [`Searxng`].
+//! - `convert`: HTML to markdown (htmd) or plain text ([`FetchFormat`]), charsets decoded,
+//!   binary refused.
+//! - `cache`: rendered pages per coordinator session, by URL, format and cap, for a TTL.
+//! - `config`: [`WebConfig`], given as state, the defaults when absent.
+//! - `search` and `searxng`: the [`SearchProvider`] trait, the [`SearchEngine`] state, and
+//!   the [`Searxng`] provider.
+//!
+//! How far the address checks go: every IPv4 and IPv6 special-purpose range of IANA's
+//! registries (loopback, private, CGNAT, link-local with the cloud metadata addresses,
+//! unique-local, site-local, documentation, benchmarking, multicast, broadcast, reserved),
+//! IPv6 addresses that embed an IPv4 one judged by it (IPv4-mapped, IPv4-compatible, NAT64's
+//! well-known prefix `64:ff9b::/96`, 6to4 `2002::/16`), and the prefixes whose embedding is
+//! not checked refused whole (Teredo `2001::/32`, local-use NAT64 `64:ff9b:1::/48`). Not
+//! caught: a NAT64 gateway's network-specific prefix (nothing in the address says it is one),
+//! through which an IPv6 address can still reach a private IPv4 host on such a network.
 
 mod address;
 mod cache;
