@@ -411,6 +411,21 @@ fn binary_content_is_refused_with_its_type_named() {
 }
 
 #[test]
+fn a_body_compressed_unasked_is_refused_not_shown_as_garbage() {
+    let server = Server::start(|request| {
+        assert_eq!(request.header("accept-encoding"), None, "none is asked for");
+        let mut reply = Reply::html(b"\x1f\x8b\x08\0\0\0\0\0".to_vec());
+        reply
+            .headers
+            .push(("Content-Encoding".to_owned(), "gzip".to_owned()));
+        reply
+    });
+    let coordinator = fetcher(loopback());
+    let message = err(&fetch(&coordinator, json!({"url": server.url("/")})));
+    assert!(message.contains("a `gzip`-compressed body"), "{message}");
+}
+
+#[test]
 fn other_text_types_are_returned_as_they_are() {
     let server = Server::start(|_| Reply::ok("application/json", r#"{"a": [1, 2]}"#));
     let coordinator = fetcher(loopback());

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, LOCATION};
+use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE, LOCATION};
 use reqwest::{Client, StatusCode};
 use url::Url;
 
@@ -57,6 +57,11 @@ pub(crate) enum FetchError {
         content_type: String,
         bytes: usize,
     },
+    #[error(
+        "`{url}` answered with a `{encoding}`-compressed body though fetch_url asked for none; \
+         it cannot be read as text"
+    )]
+    Encoded { url: String, encoding: String },
     #[error("`{url}` could not be rendered: {message}")]
     Render { url: String, message: String },
 }
@@ -244,6 +249,16 @@ async fn follow(
             // A same-host redirect down to http stays https unless the host is allowed.
             url = upgraded(&target, config).await?;
             continue;
+        }
+        // No Accept-Encoding is sent, so a body arrives as it is; one that comes compressed
+        // anyway would be read as garbage text.
+        if let Some(encoding) = response.headers().get(CONTENT_ENCODING)
+            && !encoding.as_bytes().eq_ignore_ascii_case(b"identity")
+        {
+            return Err(FetchError::Encoded {
+                url: url.to_string(),
+                encoding: String::from_utf8_lossy(encoding.as_bytes()).into_owned(),
+            });
         }
         let content_type = response
             .headers()
