@@ -168,6 +168,50 @@ fn a_name_resolving_to_an_allowed_private_range_keeps_plain_http() {
     );
 }
 
+/// Knows no name.
+struct NoSuchHost;
+
+impl HostResolver for NoSuchHost {
+    fn lookup<'a>(&'a self, host: &'a str) -> BoxFuture<'a, std::io::Result<Vec<IpAddr>>> {
+        Box::pin(async move {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{host}: name does not resolve"),
+            ))
+        })
+    }
+}
+
+#[test]
+fn a_name_that_does_not_resolve_is_an_error_saying_so() {
+    let coordinator = fetcher(WebConfig::default().resolver(NoSuchHost));
+    let message = err(&fetch(
+        &coordinator,
+        json!({"url": "https://no-such-host.test/"}),
+    ));
+    assert!(
+        message.contains("could not resolve `no-such-host.test`")
+            && message.contains("check the host name"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_server_that_is_not_there_is_an_error_naming_the_url() {
+    // A port that was free a moment ago: nothing listens on it now.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/");
+    let message = err(&fetch(&fetcher(loopback()), json!({"url": url})));
+    assert!(
+        message.starts_with(&format!("could not fetch `{url}`")),
+        "{message}"
+    );
+}
+
 #[test]
 fn a_loopback_server_is_reached_only_when_configured() {
     let server = Server::start(|_| Reply::html("<h1>Hello</h1><p>from loopback</p>"));
