@@ -16,12 +16,18 @@
 //! | `glob` | `Glob` | files by name pattern, newest first, `.gitignore` respected |
 //! | `list_dir` | `LS` | a directory as a sorted tree; ignored directories shown once, not walked |
 //! | `repo_map` | | files ranked by PageRank over tree-sitter definitions and references, signatures, to a token budget |
+//! | `fetch_url` | `WebFetch` | a web page as markdown, text or raw; private addresses refused after DNS and on every redirect; cached 15 min |
+//! | `web_search` | `WebSearch` | results from the configured [`web::SearchProvider`] (SearXNG shipped), filtered by domain |
+//!
+//! The web tools run over [`web`]: address checks, the client, HTML conversion, the cache, and
+//! the search providers; configure them with a [`web::WebConfig`] given as state.
 
 #![warn(missing_docs)]
 
 mod apply_patch;
 mod edit;
 mod edit_file;
+mod fetch_url;
 pub mod fs;
 mod glob;
 mod grep;
@@ -32,6 +38,8 @@ mod patch;
 mod read_file;
 pub mod repo_map;
 mod walk;
+pub mod web;
+mod web_search;
 mod write_file;
 
 pub use apply_patch::PatchText;
