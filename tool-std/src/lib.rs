@@ -1,7 +1,7 @@
 //! The standard library of agent tools: link the crate and its tools are in the registry.
 //!
 //! Each tool is a `#[tool]` function in a small file over a shared engine: [`fs`] under the
-//! file tools. Every file is read and written through the workspace's confined handles, as
+//! file tools, [`shell`] under the shell tools. Every file is read and written through the workspace's confined handles, as
 //! found: its encoding, byte order mark and line endings are kept byte for byte.
 //!
 //! | tool | aliases | what it does |
@@ -16,6 +16,10 @@
 //! | `glob` | `Glob` | files by name pattern, newest first, `.gitignore` respected |
 //! | `list_dir` | `LS` | a directory as a sorted tree; ignored directories shown once, not walked |
 //! | `repo_map` | | files ranked by PageRank over tree-sitter definitions and references, signatures, to a token budget |
+//! | `run_shell` | `Bash` | a bash command line without a terminal, its process group stopped at its time limit; or a background job |
+//! | `shell_output` | `BashOutput` | a background job's new output, filtered, and its status |
+//! | `kill_shell` | `KillShell` | a background job's whole process group stopped |
+//! | `list_shells` | | the session's background jobs |
 
 #![warn(missing_docs)]
 
@@ -26,15 +30,24 @@ pub mod fs;
 mod glob;
 mod grep;
 mod hashline_edit;
+mod kill_shell;
 mod list_dir;
+mod list_shells;
 mod multi_edit;
 mod patch;
 mod read_file;
 pub mod repo_map;
+mod run_shell;
+pub mod shell;
+mod shell_output;
 mod walk;
 mod write_file;
 
 pub use apply_patch::PatchText;
 pub use grep::OutputMode;
 pub use hashline_edit::{HashlineEditArgs, HashlineOp};
+pub use kill_shell::JobKilled;
+pub use list_shells::{JobSummary, ShellList};
 pub use multi_edit::EditArgs;
+pub use run_shell::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ShellJobStarted, ShellReply, ShellRun};
+pub use shell_output::JobOutput;
