@@ -49,11 +49,17 @@ impl OutputBuffer {
         self.dropped + self.bytes.len() as u64
     }
 
-    /// The bytes from position `from` on, and how many bytes before them but at or after
-    /// `from` were dropped.
+    /// The bytes from position `from` on (at most the newest `cap`), and how many bytes at or
+    /// after `from` were dropped before them.
     pub(crate) fn since(&self, from: u64) -> (&[u8], u64) {
-        let lost = self.dropped.saturating_sub(from);
-        let start = usize::try_from(from.saturating_sub(self.dropped)).unwrap_or(usize::MAX);
+        // Bytes past the cap that wait for the next trim count as dropped already, so what a
+        // reader sees does not depend on when the buffer was last trimmed.
+        let over_cap = self.bytes.len().saturating_sub(self.cap);
+        let first_kept = self.dropped + over_cap as u64;
+        let lost = first_kept.saturating_sub(from);
+        let start = usize::try_from(from.saturating_sub(self.dropped))
+            .unwrap_or(usize::MAX)
+            .max(over_cap);
         (self.bytes.get(start..).unwrap_or_default(), lost)
     }
 }
@@ -114,7 +120,9 @@ fn strip_escapes(text: &str) -> String {
             (Sequence::Start, ']' | 'P' | 'X' | '^' | '_') => Sequence::Text,
             (Sequence::Start | Sequence::Intermediate, ' '..='/') => Sequence::Intermediate,
             // A two-character sequence (`ESC 7`, `ESC M`), or the final byte: over.
-            (Sequence::Start | Sequence::Intermediate, _) | (Sequence::Csi, '@'..='~') => Sequence::None,
+            (Sequence::Start | Sequence::Intermediate, _) | (Sequence::Csi, '@'..='~') => {
+                Sequence::None
+            }
             (Sequence::Csi, _) => Sequence::Csi,
             (Sequence::Text | Sequence::TextEnding, '\x07') => Sequence::None,
             (Sequence::Text | Sequence::TextEnding, '\x1b') => Sequence::TextEnding,
@@ -244,6 +252,7 @@ mod tests {
     fn the_buffer_keeps_the_newest_bytes_and_counts_the_dropped() {
         let mut buffer = OutputBuffer::new(8);
         buffer.push(b"0123456789");
+        assert_eq!(buffer.since(0), (&b"23456789"[..], 2));
         buffer.push(b"abcdef");
         assert_eq!(buffer.end(), 16);
         let (kept, lost) = buffer.since(0);
