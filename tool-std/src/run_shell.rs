@@ -24,7 +24,26 @@ pub const MAX_TIMEOUT_MS: u64 = 600_000;
 const KILL_WAIT: Duration = Duration::from_secs(3);
 
 /// What `run_shell` answers: how a command ended, or the id of the background job it
-/// started.
+/// started. The structured value of the result deserializes into it.
+///
+/// ```
+/// use tool_core::{Coordinator, ToolCall, Toolset, Workspace, policy::PolicyBuilder};
+/// use tool_std::ShellReply;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["run_shell"]).unwrap())
+///     .workspace(Workspace::new(dir.path()).unwrap())
+///     .policy(PolicyBuilder::default().allow("run_shell"))
+///     .build()
+///     .unwrap();
+/// let call = ToolCall::new("run_shell", r#"{"command": "echo out; echo err >&2; exit 3"}"#);
+/// let result = coordinator.call_blocking(call);
+/// let reply: ShellReply = serde_json::from_value(result.structured().unwrap().clone()).unwrap();
+/// let ShellReply::Finished(run) = reply else { panic!("not a background job") };
+/// assert_eq!((run.exit_code, run.timed_out), (Some(3), false));
+/// assert_eq!(run.output, "out\nerr\n");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ShellReply {

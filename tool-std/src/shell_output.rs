@@ -9,7 +9,40 @@ use tool_core::{Json, ToolError, tool};
 use crate::shell::jobs::ShellJobs;
 use crate::shell::output::{self, OUTPUT_CAP};
 
-/// A background job's new output and status.
+/// A background job's new output and status, as `shell_output` answers.
+///
+/// ```
+/// use tool_core::{Coordinator, ToolCall, Toolset, Workspace, policy::PolicyBuilder};
+/// use tool_std::{JobOutput, ShellReply};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["run_shell", "shell_output"]).unwrap())
+///     .workspace(Workspace::new(dir.path()).unwrap())
+///     .policy(PolicyBuilder::default().allow("run_shell"))
+///     .build()
+///     .unwrap();
+/// let call = |tool: &str, arguments: serde_json::Value| {
+///     let result = coordinator.call_blocking(ToolCall::new(tool, arguments.to_string()));
+///     result.structured().unwrap().clone()
+/// };
+/// let started = call("run_shell", serde_json::json!({
+///     "command": "echo compiling; echo done",
+///     "run_in_background": true,
+/// }));
+/// let ShellReply::Started(job) = serde_json::from_value(started).unwrap() else { panic!() };
+/// let mut printed = String::new();
+/// let ended = loop {
+///     let read = call("shell_output", serde_json::json!({ "id": job.job_id }));
+///     let output: JobOutput = serde_json::from_value(read).unwrap();
+///     printed.push_str(&output.output); // only what is new since the last read
+///     if output.exit_code.is_some() {
+///         break output;
+///     }
+///     std::thread::sleep(std::time::Duration::from_millis(10));
+/// };
+/// assert_eq!((ended.status.as_str(), printed.as_str()), ("exited with code 0", "compiling\ndone\n"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct JobOutput {
     /// The job's id.

@@ -335,3 +335,21 @@ fn the_spec_is_mutating_open_world_with_a_per_call_classification() {
         assert_eq!(registry.get(name).unwrap().spec().effect, effect, "{name}");
     }
 }
+
+#[test]
+fn command_rules_judge_the_command_line() {
+    let shell = Shell::with(
+        PolicyBuilder::default()
+            .allow("run_shell(echo *)")
+            .deny("Bash(rm:*)"),
+        Mode::Default,
+    );
+    std::fs::write(shell.root().join("x"), "keep me").unwrap();
+    assert_eq!(shell.run("echo allowed").output, "allowed\n");
+    for command in ["touch made", "echo ok && rm x", "rm -f x"] {
+        let result = shell.call("run_shell", json!({"command": command}));
+        assert!(result.is_error(), "{command}: {}", result.text());
+    }
+    assert!(shell.root().join("x").exists());
+    assert!(!shell.root().join("made").exists());
+}

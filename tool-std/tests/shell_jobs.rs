@@ -222,3 +222,25 @@ fn wait_for_end(shell: &Shell, id: &str) -> tool_std::JobOutput {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn only_the_newest_ended_jobs_are_kept() {
+    let shell = Shell::new();
+    let ids: Vec<String> = (0..32).map(|_| shell.start("true")).collect();
+    for id in &ids {
+        wait_for_end(&shell, id);
+    }
+    let running = shell.start("sleep 30");
+    let list: tool_std::ShellList = shell.reply("list_shells", json!({}));
+    assert_eq!(list.jobs.len(), 32, "31 ended jobs and the running one");
+    assert_eq!(list.jobs[0].job_id, "shell_2");
+    assert_eq!(list.jobs[31].job_id, running);
+    let result = shell.call("shell_output", json!({"id": "shell_1"}));
+    assert!(
+        result.text().contains(
+            "shell job `shell_1` ended and was forgotten: only the 32 newest ended jobs are kept"
+        ),
+        "{}",
+        result.text()
+    );
+}

@@ -14,6 +14,11 @@ use tool_core::ToolError;
 use super::output::OUTPUT_CAP;
 use super::process::Process;
 
+/// Ended jobs kept for `shell_output` and `list_shells`; past this many the oldest ended ones
+/// are forgotten (each may hold up to [`OUTPUT_CAP`] bytes of output). Running jobs are never
+/// forgotten.
+pub(crate) const KEEP_ENDED: usize = 32;
+
 /// The background jobs of a session. Made on first use by
 /// [`session_state`](tool_core::context::ToolContext::session_state).
 #[derive(Default)]
@@ -49,7 +54,18 @@ impl ShellJobs {
             process,
             read_up_to: Mutex::new(0),
         });
-        self.lock().push(Arc::clone(&job));
+        let mut jobs = self.lock();
+        let ended = jobs
+            .iter()
+            .filter(|job| job.process.exit().is_some())
+            .count();
+        let mut forget = ended.saturating_sub(KEEP_ENDED - 1);
+        jobs.retain(|job| {
+            let keep = forget == 0 || job.process.exit().is_none();
+            forget -= usize::from(!keep);
+            keep
+        });
+        jobs.push(Arc::clone(&job));
         Ok(job)
     }
 
@@ -62,8 +78,18 @@ impl ShellJobs {
         if let Some(job) = jobs.iter().find(|job| job.id == id) {
             return Ok(Arc::clone(job));
         }
+        let started = self.next_id.load(Ordering::Relaxed);
         let ids: Vec<&str> = jobs.iter().map(|job| job.id.as_str()).collect();
-        Err(ToolError::failed(if ids.is_empty() {
+        let forgotten = id
+            .strip_prefix("shell_")
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| (1..=started).contains(&n));
+        Err(ToolError::failed(if forgotten {
+            format!(
+                "shell job `{id}` ended and was forgotten: only the {KEEP_ENDED} newest ended jobs are kept; the jobs are: {}",
+                ids.join(", ")
+            )
+        } else if ids.is_empty() {
             format!(
                 "no shell job `{id}`: this session has started none (run_shell with run_in_background=true starts one)"
             )

@@ -4,8 +4,9 @@
 //! it ([`output`]), the session's background jobs ([`jobs`]), and which command lines only
 //! read ([`read_only`], the one public part).
 //!
-//! Linux (and other Unix) only: a command runs in a session of its own (`setsid`), and is
-//! stopped by signalling its process group.
+//! Linux (and other Unix) only: a command runs in a process group of its own (and a session
+//! of its own when this process has a controlling terminal), and is stopped by signalling its
+//! process group.
 
 pub(crate) mod jobs;
 pub(crate) mod output;
