@@ -1,8 +1,9 @@
 //! The standard library of agent tools: link the crate and its tools are in the registry.
 //!
 //! Each tool is a `#[tool]` function in a small file over a shared engine: [`fs`] under the
-//! file tools, [`shell`] under the shell tools. Every file is read and written through the workspace's confined handles, as
-//! found: its encoding, byte order mark and line endings are kept byte for byte.
+//! file tools, [`shell`] under the shell tools. Every file is read and written through the
+//! workspace's confined handles, as found: its encoding, byte order mark and line endings are
+//! kept byte for byte.
 //!
 //! | tool | aliases | what it does |
 //! |---|---|---|
