@@ -185,6 +185,12 @@ async fn run_shell(
             "the command ran past its time limit of {timeout_ms} ms and was stopped (its whole process group); raise timeout_ms (at most {MAX_TIMEOUT_MS}) or set run_in_background"
         ));
     }
+    if !timed_out && process.left_running() {
+        notes.push(
+            "processes the command left running (`cmd &`) were stopped when it exited; start a server or watcher with run_in_background to keep it"
+                .to_owned(),
+        );
+    }
     if exit.is_none() {
         notes.push(
             "the command did not end even after SIGKILL (a process in uninterruptible sleep?)"

@@ -20,6 +20,7 @@ fn the_exit_code_is_reported() {
     assert_eq!((run.exit_code, run.signal.as_deref()), (Some(3), None));
     assert!(!run.timed_out);
     assert_eq!(run.output, "failing\n");
+    assert_eq!(run.note, None);
     assert_eq!(shell.run("true").exit_code, Some(0));
 }
 
@@ -104,6 +105,11 @@ fn a_background_child_holding_stdout_does_not_hold_the_call() {
         assert!(!run.timed_out);
         assert_eq!(run.exit_code, Some(0));
         assert!(run.output.ends_with("started\n"), "{}", run.output);
+        assert!(
+            run.note
+                .unwrap()
+                .contains("processes the command left running (`cmd &`) were stopped")
+        );
         // What it left running is stopped with it.
         let pgid = first_line_pgid(&run.output);
         assert_eq!(

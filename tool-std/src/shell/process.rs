@@ -16,6 +16,7 @@
 //! signalled is the command's own.
 
 use std::io::Read as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -96,6 +97,9 @@ struct Shared {
     terminated: Mutex<Option<Instant>>,
     /// When the shell was seen to exit.
     ended: Mutex<Option<Instant>>,
+    /// Processes of its group were still running when the shell had exited (and were sent
+    /// SIGTERM).
+    left_running: AtomicBool,
 }
 
 /// A running (or ended) command line. Dropping the handle before the command ended stops it.
@@ -120,6 +124,7 @@ impl Process {
             output: Mutex::new(OutputBuffer::new(output_cap)),
             terminated: Mutex::new(None),
             ended: Mutex::new(None),
+            left_running: AtomicBool::new(false),
         });
         let (exited, exit) = watch::channel(None);
         let supervisor = Arc::clone(&shared);
@@ -162,6 +167,12 @@ impl Process {
     /// Its output so far.
     pub(crate) fn output(&self) -> MutexGuard<'_, OutputBuffer> {
         lock(&self.shared.output)
+    }
+
+    /// Whether, once the shell had exited, processes it started were still running in its
+    /// group (they are stopped). Known once [`exit`](Self::exit) is.
+    pub(crate) fn left_running(&self) -> bool {
+        self.shared.left_running.load(Ordering::Relaxed)
     }
 
     /// Whether [`terminate`](Self::terminate) was called.
@@ -272,8 +283,14 @@ fn supervise(
         }
     }
     drop(pipe);
+    // SIGTERM to what the shell left before the end is published, so the reply can say so;
+    // the wait for them to go (and SIGKILL) after.
+    let left = signal_group(shared.pid, Signal::TERM);
+    shared.left_running.store(left, Ordering::Relaxed);
     let _ = exited.send(Some(status.unwrap_or(Exit::Unknown)));
-    stop_leftovers(shared.pid);
+    if left {
+        kill_leftovers(shared.pid);
+    }
 }
 
 fn exit_of(status: std::process::ExitStatus) -> Exit {
@@ -285,12 +302,9 @@ fn exit_of(status: std::process::ExitStatus) -> Exit {
     }
 }
 
-/// Stops what a shell that has ended left running in its group: SIGTERM, then SIGKILL to
-/// whatever is left after [`GRACE`].
-fn stop_leftovers(pgid: Pid) {
-    if !signal_group(pgid, Signal::TERM) {
-        return; // nothing left: the common case costs one system call
-    }
+/// Waits [`GRACE`] for what a shell that has ended left running in its group (and was sent
+/// SIGTERM) to go, then sends SIGKILL to whatever is left.
+fn kill_leftovers(pgid: Pid) {
     let deadline = Instant::now() + GRACE;
     while Instant::now() < deadline {
         if rustix::process::test_kill_process_group(pgid).is_err() {
