@@ -359,3 +359,49 @@ fn command_rules_judge_the_command_line() {
     assert!(shell.root().join("x").exists());
     assert!(!shell.root().join("made").exists());
 }
+
+/// The same prompt when the agent itself has a controlling terminal (as a CLI agent run by a
+/// person has): util-linux's `script` runs this test binary again in a pseudo-terminal of its
+/// own, and [`in_the_agents_own_terminal`] checks there that the command cannot reach it.
+/// Without a session of its own the command would be in a background group of that terminal,
+/// stopped by SIGTTIN until its time limit.
+#[test]
+fn a_prompt_on_the_agents_own_terminal_fails_at_once() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: util-linux `script` is not on the PATH");
+        return;
+    }
+    let test_binary = std::env::current_exe().unwrap();
+    let inner = format!(
+        "'{}' --exact in_the_agents_own_terminal --ignored --nocapture",
+        test_binary.display()
+    );
+    let output = std::process::Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{printed}");
+    assert!(printed.contains("1 passed"), "{printed}");
+}
+
+#[test]
+#[ignore = "run by a_prompt_on_the_agents_own_terminal_fails_at_once, in a pseudo-terminal"]
+fn in_the_agents_own_terminal() {
+    assert!(
+        std::fs::File::open("/dev/tty").is_ok(),
+        "this test needs a controlling terminal"
+    );
+    let run = Shell::new().run_with(json!({
+        "command": "read -p 'Password: ' secret < /dev/tty",
+        "timeout_ms": 10_000,
+    }));
+    assert!(!run.timed_out, "it waited on the terminal");
+    assert_ne!(run.exit_code, Some(0));
+    assert!(run.output.contains("/dev/tty"), "{}", run.output);
+}

@@ -93,8 +93,8 @@ struct Shared {
     /// The shell's pid, which is also its process group's id.
     pid: Pid,
     output: Mutex<OutputBuffer>,
-    /// When SIGTERM was sent to the group, if it was.
-    terminated: Mutex<Option<Instant>>,
+    /// SIGTERM was sent to the group by [`Process::terminate`].
+    terminated: AtomicBool,
     /// When the shell was seen to exit.
     ended: Mutex<Option<Instant>>,
     /// Processes of its group were still running when the shell had exited (and were sent
@@ -122,7 +122,7 @@ impl Process {
         let shared = Arc::new(Shared {
             pid,
             output: Mutex::new(OutputBuffer::new(output_cap)),
-            terminated: Mutex::new(None),
+            terminated: AtomicBool::new(false),
             ended: Mutex::new(None),
             left_running: AtomicBool::new(false),
         });
@@ -177,7 +177,7 @@ impl Process {
 
     /// Whether [`terminate`](Self::terminate) was called.
     pub(crate) fn was_terminated(&self) -> bool {
-        lock(&self.shared.terminated).is_some()
+        self.shared.terminated.load(Ordering::Relaxed)
     }
 
     /// Stops the whole process group: SIGTERM now, SIGKILL after [`GRACE`] if the shell has
@@ -187,12 +187,8 @@ impl Process {
         if self.exit().is_some() {
             return;
         }
-        {
-            let mut terminated = lock(&self.shared.terminated);
-            if terminated.is_some() {
-                return;
-            }
-            *terminated = Some(Instant::now());
+        if self.shared.terminated.swap(true, Ordering::Relaxed) {
+            return;
         }
         signal_group(self.shared.pid, Signal::TERM);
         let shared = Arc::clone(&self.shared);
