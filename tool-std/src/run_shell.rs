@@ -230,7 +230,6 @@ async fn stop(process: &Process) -> Option<Exit> {
 
 /// `read_only_if`: the call only reads when its command line does (see
 /// [`read_only`](crate::shell::read_only)); where and how long it runs does not matter.
-#[allow(clippy::ptr_arg, clippy::trivially_copy_pass_by_ref)]
 fn only_reads(
     command: &str,
     _workdir: Option<&WorkspacePath>,

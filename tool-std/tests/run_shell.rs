@@ -88,6 +88,8 @@ fn short_output_is_whole_and_no_artifact_is_kept() {
     assert!(shell.artifacts.list().is_empty());
 }
 
+/// opencode#22012: a call waited for the pipe to close, which a child left in the background
+/// postpones for as long as it runs.
 #[test]
 fn a_background_child_holding_stdout_does_not_hold_the_call() {
     let shell = Shell::new();
@@ -145,6 +147,7 @@ fn a_command_ignoring_sigterm_is_killed_after_the_grace_period() {
     assert_eq!(group_gone(first_line_pgid(&run.output)), Ok(()));
 }
 
+/// gemini-cli#24707: a command asking for input on a terminal nobody watches hung the agent.
 #[test]
 fn a_command_waiting_on_a_terminal_prompt_fails_at_once() {
     let shell = Shell::new();

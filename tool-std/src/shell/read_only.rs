@@ -16,7 +16,7 @@
 //! | programs | refused when |
 //! |---|---|
 //! | `cat` `head` `tail` `wc` `ls` `pwd` `echo` `printf` `which` `type` `stat` `du` `df` `cut` `tr` `nl` `tac` `rev` `fold` `paste` `column` `comm` `join` `diff` `cmp` `basename` `dirname` `realpath` `readlink` `md5sum` `sha1sum` `sha256sum` `sha512sum` `cksum` `grep` `egrep` `fgrep` `jq` `true` `false` `test` `[` `cd` `printenv` `whoami` `id` `uname` `nproc` `uptime` `free` `ps` `sleep` `seq` `od` `hexdump` | never |
-//! | `env` `timeout` `nice` `time` `stdbuf` `command` | they run what they wrap as it is (the analysis marks them transparent; what they run is judged in turn) |
+//! | `env` `timeout` `nice` `time` `stdbuf` `command` | they change more than how what they wrap runs (`env -C dir`, `time -o file`: the analysis does not mark them transparent); what they run is judged in turn; `command -v`/`-V` only ask |
 //! | `xargs` | the command it runs is not peeled by the analysis |
 //! | `rg` | `--pre` (runs a program on each file) |
 //! | `find` | `-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`, `-fprint`, `-fprint0`, `-fprintf`, `-fls` |
@@ -243,6 +243,7 @@ const PROGRAMS: &[(&str, Option<Check>)] = &[
     ("tree", Some(tree)),
     ("hostname", Some(hostname)),
     ("git", Some(git)),
+    ("command", Some(command_query)),
 ];
 
 /// `Err` naming `option` when an argument is it, or starts with `option=`.
@@ -288,6 +289,15 @@ fn operands<'a>(args: &[&'a str]) -> Vec<&'a str> {
         }
     }
     operands
+}
+
+/// `command -v name` and `command -V name` say what a name is; any other `command` runs it,
+/// and the analysis makes that a run of its own (so this sees only the queries).
+fn command_query(args: &[&str]) -> Result<(), String> {
+    match args.first() {
+        Some(option) if option.starts_with('-') && option.contains(['v', 'V']) => Ok(()),
+        _ => Err("only `command -v` and `command -V` are known to be read-only".to_owned()),
+    }
 }
 
 fn rg(args: &[&str]) -> Result<(), String> {
@@ -646,6 +656,9 @@ mod tests {
             "timeout 5 git status",
             "cd src && ls",
             "cat <(ls)",
+            "command -v git",
+            "command git status",
+            "env",
         ] {
             assert_eq!(verdict(command), Ok(()), "{command}");
         }
@@ -737,6 +750,15 @@ mod tests {
                 "`/bin/ls` is not on the list of read-only programs",
             ),
             ("sudo ls", "`sudo` is not on the list of read-only programs"),
+            ("time -o out ls", "it writes to the file `out`"),
+            (
+                "env -C /tmp ls",
+                "`env` is not on the list of read-only programs",
+            ),
+            (
+                "command -p rm x",
+                "`rm` is not on the list of read-only programs",
+            ),
             (
                 "find . $ACTION",
                 "`find . $ACTION`: its argument `$ACTION` is only known at run time",
