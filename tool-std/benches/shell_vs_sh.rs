@@ -18,6 +18,12 @@ use tool_core::ToolCall;
 
 const ROUNDS: usize = 200;
 
+#[cfg(not(unix))]
+fn main() {
+    eprintln!("run_shell is built on Unix only");
+}
+
+#[cfg(unix)]
 fn main() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let coordinator = common::builder(["run_shell"], dir.path())

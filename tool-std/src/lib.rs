@@ -3,7 +3,8 @@
 //! Each tool is a `#[tool]` function in a small file over a shared engine: [`fs`] under the
 //! file tools, [`shell`] under the shell tools. Every file is read and written through the
 //! workspace's confined handles, as found: its encoding, byte order mark and line endings are
-//! kept byte for byte.
+//! kept byte for byte. The shell tools are built on Unix only (a command runs in a process
+//! group of its own, stopped by signalling the group).
 //!
 //! | tool | aliases | what it does |
 //! |---|---|---|
@@ -31,15 +32,20 @@ pub mod fs;
 mod glob;
 mod grep;
 mod hashline_edit;
+#[cfg(unix)]
 mod kill_shell;
 mod list_dir;
+#[cfg(unix)]
 mod list_shells;
 mod multi_edit;
 mod patch;
 mod read_file;
 pub mod repo_map;
+#[cfg(unix)]
 mod run_shell;
+#[cfg(unix)]
 pub mod shell;
+#[cfg(unix)]
 mod shell_output;
 mod walk;
 mod write_file;
@@ -47,8 +53,12 @@ mod write_file;
 pub use apply_patch::PatchText;
 pub use grep::OutputMode;
 pub use hashline_edit::{HashlineEditArgs, HashlineOp};
+#[cfg(unix)]
 pub use kill_shell::JobKilled;
+#[cfg(unix)]
 pub use list_shells::{JobSummary, ShellList};
 pub use multi_edit::EditArgs;
+#[cfg(unix)]
 pub use run_shell::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ShellJobStarted, ShellReply, ShellRun};
+#[cfg(unix)]
 pub use shell_output::JobOutput;

@@ -3,6 +3,7 @@
 //! hold the call (opencode#22012), whole process groups stopped on timeout and cancellation,
 //! the workdir confined by the policy, Claude Code's, Codex's and Gemini CLI's parameter
 //! names, and plan mode driven by the read-only classification.
+#![cfg(unix)]
 
 use std::time::{Duration, Instant};
 

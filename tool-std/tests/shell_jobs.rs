@@ -2,6 +2,7 @@
 //! `shell_output` reads what is new, filtered; `kill_shell` stops the whole process group;
 //! `list_shells` lists them; and no job outlives the coordinator. Claude Code's names
 //! (`BashOutput` with `bash_id`, `KillShell` with `shell_id`) work too.
+#![cfg(unix)]
 
 use std::time::{Duration, Instant};
 
