@@ -128,11 +128,11 @@ fn a_timed_out_command_leaves_no_process_of_its_group() {
     let shell = Shell::new();
     let run = shell.run_with(json!({
         "command": "echo $$; sleep 30 & sleep 30 & wait",
-        "timeout_ms": 300,
+        "timeout_ms": 1000,
     }));
     assert!(run.timed_out);
     assert_eq!(run.signal.as_deref(), Some("SIGTERM"));
-    assert!(run.note.unwrap().contains("time limit of 300 ms"));
+    assert!(run.note.unwrap().contains("time limit of 1000 ms"));
     assert_eq!(group_gone(first_line_pgid(&run.output)), Ok(()));
 }
 
@@ -141,7 +141,7 @@ fn a_command_ignoring_sigterm_is_killed_after_the_grace_period() {
     let shell = Shell::new();
     let run = shell.run_with(json!({
         "command": "trap '' TERM; echo $$; sleep 30 & wait",
-        "timeout_ms": 300,
+        "timeout_ms": 1000,
     }));
     assert!(run.timed_out);
     assert_eq!(run.signal.as_deref(), Some("SIGKILL"));
