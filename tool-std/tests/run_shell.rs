@@ -409,3 +409,19 @@ fn in_the_agents_own_terminal() {
     assert_ne!(run.exit_code, Some(0));
     assert!(run.output.contains("/dev/tty"), "{}", run.output);
 }
+
+#[test]
+fn output_past_the_cap_keeps_the_newest_bytes_and_says_so() {
+    let shell = Shell::new();
+    // 12 MB in numbered lines of 100 bytes, past the 8 MiB a command keeps.
+    let run = shell.run("seq -f '%099g' 1 120000");
+    assert_eq!(run.exit_code, Some(0));
+    let note = run.note.expect("the drop is said");
+    assert!(
+        note.contains("bytes of output were dropped: at most the last 8388608 bytes are kept"),
+        "{note}"
+    );
+    assert!(run.output.ends_with(&format!("{:099}\n", 120_000)));
+    let whole = shell.artifacts.get(&run.artifact.unwrap()).unwrap();
+    assert_eq!(whole.text.len(), 8 * 1024 * 1024);
+}
