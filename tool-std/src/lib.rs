@@ -1,8 +1,10 @@
 //! The standard library of agent tools: link the crate and its tools are in the registry.
 //!
 //! Each tool is a `#[tool]` function in a small file over a shared engine: [`fs`] under the
-//! file tools. Every file is read and written through the workspace's confined handles, as
-//! found: its encoding, byte order mark and line endings are kept byte for byte.
+//! file tools, [`shell`] under the shell tools. Every file is read and written through the
+//! workspace's confined handles, as found: its encoding, byte order mark and line endings are
+//! kept byte for byte. The shell tools are built on Unix only (a command runs in a process
+//! group of its own, stopped by signalling the group).
 //!
 //! | tool | aliases | what it does |
 //! |---|---|---|
@@ -16,6 +18,10 @@
 //! | `glob` | `Glob` | files by name pattern, newest first, `.gitignore` respected |
 //! | `list_dir` | `LS` | a directory as a sorted tree; ignored directories shown once, not walked |
 //! | `repo_map` | | files ranked by PageRank over tree-sitter definitions and references, signatures, to a token budget |
+//! | `run_shell` | `Bash` | a bash command line without a terminal, its process group stopped at its time limit; or a background job |
+//! | `shell_output` | `BashOutput` | a background job's new output, filtered, and its status |
+//! | `kill_shell` | `KillShell` | a background job's whole process group stopped |
+//! | `list_shells` | | the session's background jobs |
 //! | `fetch_url` | `WebFetch` | a web page as markdown, text or raw; private addresses refused after DNS and on every redirect; cached 15 min |
 //! | `web_search` | `WebSearch` | results from the configured [`web::SearchProvider`] (SearXNG shipped), filtered by domain |
 //!
@@ -32,11 +38,21 @@ pub mod fs;
 mod glob;
 mod grep;
 mod hashline_edit;
+#[cfg(unix)]
+mod kill_shell;
 mod list_dir;
+#[cfg(unix)]
+mod list_shells;
 mod multi_edit;
 mod patch;
 mod read_file;
 pub mod repo_map;
+#[cfg(unix)]
+mod run_shell;
+#[cfg(unix)]
+pub mod shell;
+#[cfg(unix)]
+mod shell_output;
 mod walk;
 pub mod web;
 mod web_search;
@@ -45,4 +61,12 @@ mod write_file;
 pub use apply_patch::PatchText;
 pub use grep::OutputMode;
 pub use hashline_edit::{HashlineEditArgs, HashlineOp};
+#[cfg(unix)]
+pub use kill_shell::JobKilled;
+#[cfg(unix)]
+pub use list_shells::{JobSummary, ShellList};
 pub use multi_edit::EditArgs;
+#[cfg(unix)]
+pub use run_shell::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ShellJobStarted, ShellReply, ShellRun};
+#[cfg(unix)]
+pub use shell_output::JobOutput;

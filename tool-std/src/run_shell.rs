@@ -1,0 +1,241 @@
+//! `run_shell`: a command line run under bash without a terminal, to its end or its time
+//! limit, or started as a background job; over the [`shell`](crate::shell) engine.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tool_core::context::ToolContext;
+use tool_core::error::{ArgumentError, ArgumentProblem};
+use tool_core::{Json, ToolError, Workspace, WorkspacePath, tool};
+
+use crate::fs::io_error;
+use crate::shell::jobs::ShellJobs;
+use crate::shell::output::{self, OUTPUT_CAP};
+use crate::shell::process::{Exit, GRACE, Process};
+use crate::shell::read_only::is_read_only;
+
+/// The time limit of a command when the call gives none: two minutes.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// The longest time limit a call may ask for: ten minutes.
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+/// How long a stopped command may take to end after SIGKILL before the call gives up waiting
+/// (a process in uninterruptible sleep), on top of [`GRACE`].
+const KILL_WAIT: Duration = Duration::from_secs(3);
+
+/// What `run_shell` answers: how a command ended, or the id of the background job it
+/// started. The structured value of the result deserializes into it.
+///
+/// ```
+/// use tool_core::{Coordinator, ToolCall, Toolset, Workspace, policy::PolicyBuilder};
+/// use tool_std::ShellReply;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["run_shell"]).unwrap())
+///     .workspace(Workspace::new(dir.path()).unwrap())
+///     .policy(PolicyBuilder::default().allow("run_shell"))
+///     .build()
+///     .unwrap();
+/// let call = ToolCall::new("run_shell", r#"{"command": "echo out; echo err >&2; exit 3"}"#);
+/// let result = coordinator.call_blocking(call);
+/// let reply: ShellReply = serde_json::from_value(result.structured().unwrap().clone()).unwrap();
+/// let ShellReply::Finished(run) = reply else { panic!("not a background job") };
+/// assert_eq!((run.exit_code, run.timed_out), (Some(3), false));
+/// assert_eq!(run.output, "out\nerr\n");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ShellReply {
+    /// The command ran to its end (or its time limit).
+    Finished(ShellRun),
+    /// The command runs on as a background job.
+    Started(ShellJobStarted),
+}
+
+/// How a command ended, and what it printed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ShellRun {
+    /// The exit code, when the command exited (0 is success).
+    pub exit_code: Option<i32>,
+    /// The signal that ended it (`SIGTERM`, `SIGKILL`, ...), when one did.
+    pub signal: Option<String>,
+    /// It ran past its time limit and was stopped.
+    pub timed_out: bool,
+    /// How long it ran, in milliseconds.
+    pub duration_ms: u64,
+    /// Its stdout and stderr, in the order written, terminal codes removed; the head and tail
+    /// when long.
+    pub output: String,
+    /// The artifact holding the whole output, when `output` is cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
+    /// What else to know (output dropped past the cap, the time limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A background job started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ShellJobStarted {
+    /// The job's id, for `shell_output`, `kill_shell` and `list_shells`.
+    pub job_id: String,
+    /// What to do next.
+    pub message: String,
+}
+
+/// Run a shell command line (bash) in the workspace and return its exit code and output
+/// (stdout and stderr together, in order, terminal codes removed; long output is cut to its
+/// head and tail and kept whole as an artifact). There is no terminal: stdin is empty and
+/// prompts fail at once, so pass flags such as `--yes` or `-m` instead of waiting for input.
+/// The command ends at its time limit (2 minutes by default), its whole process group
+/// stopped; so do processes it leaves running when it exits. For a server or watcher, set
+/// `run_in_background` and read its output with `shell_output`.
+///
+/// # Arguments
+/// * `command` - The command line to run (bash syntax).
+/// * `workdir` - The directory to run it in, inside the workspace (default: the workspace root).
+/// * `timeout_ms` - Time limit in milliseconds (default 120000, at most 600000). Not applied to a background job.
+/// * `run_in_background` - Start it as a background job and return its id at once.
+/// * `description` - What the command does, in a few words (shown by `list_shells`).
+#[tool(
+    name = "run_shell",
+    aliases("Bash"),
+    open_world,
+    read_only_if = only_reads,
+    // The tool keeps its own time limit (`timeout_ms`, up to ten minutes) and stops the
+    // command itself; the coordinator's default limit must not cut it short.
+    timeout_ms = 620_000,
+    tags("shell")
+)]
+async fn run_shell(
+    ctx: ToolContext,
+    ws: Workspace,
+    #[arg(command)] command: String,
+    #[serde(alias = "directory", alias = "cwd")] workdir: Option<WorkspacePath>,
+    #[serde(alias = "timeout")]
+    #[schemars(range(min = 1, max = 600_000))]
+    #[arg(default = DEFAULT_TIMEOUT_MS)]
+    timeout_ms: u64,
+    #[arg(default)] run_in_background: bool,
+    description: Option<String>,
+) -> Result<Json<ShellReply>, ToolError> {
+    if timeout_ms == 0 || timeout_ms > MAX_TIMEOUT_MS {
+        return Err(ToolError::InvalidArguments {
+            tool: "run_shell".to_owned(),
+            errors: vec![ArgumentError {
+                path: "$.timeout_ms".to_owned(),
+                problem: ArgumentProblem::Invalid {
+                    expected: format!(
+                        "milliseconds from 1 to {MAX_TIMEOUT_MS} (10 minutes); for longer, set run_in_background"
+                    ),
+                    found: timeout_ms.to_string(),
+                },
+            }],
+        });
+    }
+    let dir = match &workdir {
+        Some(path) => {
+            let shown = path.sent().display().to_string();
+            let metadata = ws
+                .metadata(path)
+                .map_err(|error| io_error(&ws, &shown, &error))?;
+            if !metadata.is_dir() {
+                return Err(ToolError::failed(format!(
+                    "workdir `{shown}` is a file, not a directory; give the directory to run the command in"
+                )));
+            }
+            path.in_workspace(&ws)
+        }
+        None => ws.root().to_owned(),
+    };
+    let not_started = |error: std::io::Error| {
+        ToolError::failed(format!(
+            "the command could not be started ({error}) by {}",
+            crate::shell::spawn::shell().display()
+        ))
+    };
+    if run_in_background {
+        let job = ctx
+            .session_state::<ShellJobs>()
+            .start(command, description, &dir)
+            .map_err(not_started)?;
+        return Ok(Json(ShellReply::Started(ShellJobStarted {
+            message: format!(
+                "started in the background as {id}; read its output with shell_output(id=\"{id}\"), stop it with kill_shell(id=\"{id}\")",
+                id = job.id
+            ),
+            job_id: job.id.clone(),
+        })));
+    }
+    let process = Process::start(&command, &dir, OUTPUT_CAP).map_err(not_started)?;
+    let limit = Duration::from_millis(timeout_ms);
+    let cancellation = ctx.cancellation().clone();
+    let (exit, timed_out) = tokio::select! {
+        exit = process.wait() => (Some(exit), false),
+        () = tokio::time::sleep(limit) => (stop(&process).await, true),
+        () = cancellation.cancelled() => {
+            stop(&process).await;
+            return Err(ToolError::Cancelled);
+        }
+    };
+    let mut notes = Vec::new();
+    if timed_out {
+        notes.push(format!(
+            "the command ran past its time limit of {timeout_ms} ms and was stopped (its whole process group); raise timeout_ms (at most {MAX_TIMEOUT_MS}) or set run_in_background"
+        ));
+    }
+    if !timed_out && process.left_running() {
+        notes.push(
+            "processes the command left running (`cmd &`) were stopped when it exited; start a server or watcher with run_in_background to keep it"
+                .to_owned(),
+        );
+    }
+    if exit.is_none() {
+        notes.push(
+            "the command did not end even after SIGKILL (a process in uninterruptible sleep?)"
+                .to_owned(),
+        );
+    }
+    let (text, dropped) = {
+        let buffer = process.output();
+        let (bytes, dropped) = buffer.since(0);
+        (output::clean(bytes), dropped)
+    };
+    if dropped > 0 {
+        notes.push(format!(
+            "the first {dropped} bytes of output were dropped: at most the last {OUTPUT_CAP} bytes are kept"
+        ));
+    }
+    let fitted = output::fit(&ctx, text);
+    let exit = exit.unwrap_or(Exit::Unknown);
+    Ok(Json(ShellReply::Finished(ShellRun {
+        exit_code: exit.code(),
+        signal: exit.signal(),
+        timed_out,
+        duration_ms: u64::try_from(process.duration().as_millis()).unwrap_or(u64::MAX),
+        output: fitted.text,
+        artifact: fitted.artifact,
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+    })))
+}
+
+/// Stops the process's group and waits for the end: `None` if it did not come.
+async fn stop(process: &Process) -> Option<Exit> {
+    process.terminate();
+    tokio::time::timeout(GRACE + KILL_WAIT, process.wait())
+        .await
+        .ok()
+}
+
+/// `read_only_if`: the call only reads when its command line does (see
+/// [`read_only`](crate::shell::read_only)); where and how long it runs does not matter.
+fn only_reads(
+    command: &str,
+    _workdir: Option<&WorkspacePath>,
+    _timeout_ms: &u64,
+    _run_in_background: &bool,
+    _description: Option<&String>,
+) -> bool {
+    is_read_only(command)
+}

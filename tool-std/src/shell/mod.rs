@@ -1,0 +1,15 @@
+//! The engine under the shell tools (`run_shell`, `shell_output`, `kill_shell`,
+//! `list_shells`): starting a command line without a terminal (`spawn`), watching it to its
+//! end and stopping its whole process group (`process`), what it printed as the model reads
+//! it (`output`), the session's background jobs (`jobs`), and which command lines only
+//! read ([`read_only`], the one public part).
+//!
+//! Linux (and other Unix) only: a command runs in a process group of its own (and a session
+//! of its own when this process has a controlling terminal), and is stopped by signalling its
+//! process group.
+
+pub(crate) mod jobs;
+pub(crate) mod output;
+pub(crate) mod process;
+pub mod read_only;
+pub(crate) mod spawn;

@@ -1,0 +1,774 @@
+//! Which command lines only read: the classification behind `run_shell`'s `read_only_if`
+//! (plan mode runs them, the default policy runs them without asking).
+//!
+//! The command line is analysed by tool-core's shell analysis
+//! ([`CommandLine::analyze`]), and is read-only when all of this holds:
+//!
+//! - the analysis is [fully known](CommandLine::is_fully_known): it parses, and every program
+//!   and script is literal (`$CMD x`, `curl .. | sh` are not);
+//! - it redirects no output to a file (`ls > out`; `2>/dev/null` and `2>&1` are fine);
+//! - every command it runs (in pipelines, lists, substitutions, wrapped by `env`, `timeout` or
+//!   `xargs`) is a program named on the list below, with no argument that makes it write or
+//!   run something else;
+//! - no command is given variables other than the locale's (`LC_*`, `LANG`) and `TZ`
+//!   (`LD_PRELOAD=x ls`, `GIT_EXTERNAL_DIFF=x git diff` run other code).
+//!
+//! | programs | refused when |
+//! |---|---|
+//! | `cat` `head` `tail` `wc` `ls` `pwd` `echo` `printf` `which` `type` `stat` `du` `df` `cut` `tr` `nl` `tac` `rev` `fold` `paste` `column` `comm` `join` `diff` `cmp` `basename` `dirname` `realpath` `readlink` `md5sum` `sha1sum` `sha256sum` `sha512sum` `cksum` `grep` `egrep` `fgrep` `jq` `true` `false` `test` `[` `cd` `printenv` `whoami` `id` `uname` `nproc` `uptime` `free` `ps` `sleep` `seq` `od` `hexdump` | never |
+//! | `env` `timeout` `nice` `time` `stdbuf` `command` | they change more than how what they wrap runs (`env -C dir`, `time -o file`: the analysis does not mark them transparent); what they run is judged in turn; `command -v`/`-V` only ask |
+//! | `xargs` | the command it runs is not peeled by the analysis |
+//! | `rg` | `--pre` (runs a program on each file) |
+//! | `find` | `-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`, `-fprint`, `-fprint0`, `-fprintf`, `-fls` |
+//! | `sort` | `-o`/`--output` (writes a file), `--compress-program` |
+//! | `sed` | `-i`/`--in-place`, a script from a file (`-f`), or a script with any command but printing, deleting, quitting, `s` (without the `w` and `e` flags) and `y` |
+//! | `date` | `-s`/`--set`, or an operand that is not a `+FORMAT` (it sets the clock) |
+//! | `uniq` `xxd` | a second operand (the output file) |
+//! | `file` | `-C`/`--compile` (writes a magic file) |
+//! | `tree` | `-o` (writes a file) |
+//! | `hostname` | an operand, `-F`/`--file` or `-b` (set the host name) |
+//! | `git` | global options but `-C`, `--git-dir`, `--work-tree`, `--no-pager`, `-P`, `--no-optional-locks`, `--bare`, `--literal-pathspecs` (`-c` sets configuration that runs programs); a subcommand but `status`, `log`, `diff`, `show`, `blame`, `shortlog`, `describe`, `rev-parse`, `ls-files`, `ls-tree`, `cat-file`, `grep`, `branch`, `tag`, `remote`, `stash list/show`, `config --get/--list`; `--output` and `--ext-diff` (log, diff, show), `-O` (grep), anything but listing (branch, tag, remote) |
+//!
+//! For the programs whose arguments are checked, an argument only known at run time (`$X`, an
+//! unquoted glob) is refused: it could expand to the refused option. A program named by a path
+//! (`/bin/ls`, `./ls`) is not on the list.
+//!
+//! Known limits: a repository's own configuration can make read-only git commands run
+//! programs (`core.fsmonitor` for `git status`, `diff.external`), as it can for any git client;
+//! and a program's own configuration files (`.ripgreprc`) are not read.
+//!
+//! ```
+//! use tool_std::shell::read_only::{NotReadOnly, check_read_only, is_read_only};
+//!
+//! assert!(is_read_only("git status && git diff --stat | head -20"));
+//! assert!(!is_read_only("find . -name '*.tmp' -delete"));
+//! assert!(matches!(
+//!     check_read_only("ls > listing.txt"),
+//!     Err(NotReadOnly::Writes { .. })
+//! ));
+//! assert_eq!(
+//!     check_read_only("echo $(rm -rf build)").unwrap_err().to_string(),
+//!     "`rm` is not on the list of read-only programs"
+//! );
+//! ```
+
+use tool_core::policy::shell::{CommandLine, Run};
+
+/// Why a command line is not read-only: see the [module documentation](self).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotReadOnly {
+    /// What it runs or writes is only known when it runs.
+    #[error("what it runs is only known at run time: {0}")]
+    NotKnown(String),
+    /// It redirects output to a file.
+    #[error("it writes to the file `{target}`")]
+    Writes {
+        /// The file, as written.
+        target: String,
+    },
+    /// It runs a program that is not on the list.
+    #[error("`{program}` is not on the list of read-only programs")]
+    Program {
+        /// The program, as written.
+        program: String,
+    },
+    /// A program on the list is given an argument that makes it write or run something.
+    #[error("`{command}`: {reason}")]
+    Argument {
+        /// The command, as the analysis shows it.
+        command: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A command is given a variable that can change what it runs.
+    #[error("`{assignment}` can change what the command runs")]
+    Assignment {
+        /// The assignment, as written.
+        assignment: String,
+    },
+}
+
+/// `Ok` when `command` only reads; else the first reason it may not.
+///
+/// # Errors
+/// The first part of the command line that is not known to be read-only.
+pub fn check_read_only(command: &str) -> Result<(), NotReadOnly> {
+    let line = CommandLine::analyze(command);
+    if let Some(unknown) = line.unknown_part() {
+        return Err(NotReadOnly::NotKnown(unknown));
+    }
+    if let Some(write) = line.writes().first() {
+        return Err(NotReadOnly::Writes {
+            target: write.target.text.clone(),
+        });
+    }
+    let runs = line.runs();
+    for (index, run) in runs.iter().enumerate() {
+        check_assignments(run)?;
+        if run.transparent {
+            continue; // what it wraps is a run of its own, judged in turn
+        }
+        let program = run.program().unwrap_or_default();
+        let args = &run.words[1..];
+        let (_, check) = PROGRAMS
+            .iter()
+            .find(|(name, _)| *name == program)
+            .ok_or_else(|| NotReadOnly::Program {
+                program: program.to_owned(),
+            })?;
+        let argument = |reason: String| NotReadOnly::Argument {
+            command: run.text(),
+            reason,
+        };
+        if check.is_some()
+            && let Some(word) = args.iter().find(|word| !word.is_exact())
+        {
+            return Err(argument(format!(
+                "its argument `{}` is only known at run time",
+                word.text
+            )));
+        }
+        // The analysis makes what xargs runs the next run, `via` xargs; an operand without
+        // one means the command was not read.
+        if program == "xargs"
+            && runs
+                .get(index + 1)
+                .is_none_or(|next| next.via() != Some("xargs"))
+            && args.iter().any(|word| !word.text.starts_with('-'))
+        {
+            return Err(argument(
+                "the command xargs runs could not be read".to_owned(),
+            ));
+        }
+        let texts: Vec<&str> = args.iter().map(|word| word.text.as_str()).collect();
+        if let Some(check) = check {
+            check(&texts).map_err(argument)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `command` only reads: [`check_read_only`] is `Ok`.
+#[must_use]
+pub fn is_read_only(command: &str) -> bool {
+    check_read_only(command).is_ok()
+}
+
+/// Variables that only change how output looks.
+fn check_assignments(run: &Run) -> Result<(), NotReadOnly> {
+    for assignment in &run.assignments {
+        let name = assignment.split('=').next().unwrap_or_default();
+        if !(name == "LANG" || name == "TZ" || name.starts_with("LC_")) {
+            return Err(NotReadOnly::Assignment {
+                assignment: assignment.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What a program's arguments must not hold: `Err` says why.
+type Check = fn(&[&str]) -> Result<(), String>;
+
+/// A program with no argument that writes or runs another program.
+const ANY_ARGUMENTS: Option<Check> = None;
+
+/// The read-only programs and the check of their arguments (the table in the module doc).
+const PROGRAMS: &[(&str, Option<Check>)] = &[
+    ("cat", ANY_ARGUMENTS),
+    ("head", ANY_ARGUMENTS),
+    ("tail", ANY_ARGUMENTS),
+    ("wc", ANY_ARGUMENTS),
+    ("ls", ANY_ARGUMENTS),
+    ("pwd", ANY_ARGUMENTS),
+    ("echo", ANY_ARGUMENTS),
+    ("printf", ANY_ARGUMENTS),
+    ("which", ANY_ARGUMENTS),
+    ("type", ANY_ARGUMENTS),
+    ("stat", ANY_ARGUMENTS),
+    ("du", ANY_ARGUMENTS),
+    ("df", ANY_ARGUMENTS),
+    ("cut", ANY_ARGUMENTS),
+    ("tr", ANY_ARGUMENTS),
+    ("nl", ANY_ARGUMENTS),
+    ("tac", ANY_ARGUMENTS),
+    ("rev", ANY_ARGUMENTS),
+    ("fold", ANY_ARGUMENTS),
+    ("paste", ANY_ARGUMENTS),
+    ("column", ANY_ARGUMENTS),
+    ("comm", ANY_ARGUMENTS),
+    ("join", ANY_ARGUMENTS),
+    ("diff", ANY_ARGUMENTS),
+    ("cmp", ANY_ARGUMENTS),
+    ("basename", ANY_ARGUMENTS),
+    ("dirname", ANY_ARGUMENTS),
+    ("realpath", ANY_ARGUMENTS),
+    ("readlink", ANY_ARGUMENTS),
+    ("md5sum", ANY_ARGUMENTS),
+    ("sha1sum", ANY_ARGUMENTS),
+    ("sha256sum", ANY_ARGUMENTS),
+    ("sha512sum", ANY_ARGUMENTS),
+    ("cksum", ANY_ARGUMENTS),
+    ("grep", ANY_ARGUMENTS),
+    ("egrep", ANY_ARGUMENTS),
+    ("fgrep", ANY_ARGUMENTS),
+    ("jq", ANY_ARGUMENTS),
+    ("true", ANY_ARGUMENTS),
+    ("false", ANY_ARGUMENTS),
+    ("test", ANY_ARGUMENTS),
+    ("[", ANY_ARGUMENTS),
+    ("cd", ANY_ARGUMENTS),
+    ("printenv", ANY_ARGUMENTS),
+    ("whoami", ANY_ARGUMENTS),
+    ("id", ANY_ARGUMENTS),
+    ("uname", ANY_ARGUMENTS),
+    ("nproc", ANY_ARGUMENTS),
+    ("uptime", ANY_ARGUMENTS),
+    ("free", ANY_ARGUMENTS),
+    ("ps", ANY_ARGUMENTS),
+    ("sleep", ANY_ARGUMENTS),
+    ("seq", ANY_ARGUMENTS),
+    ("od", ANY_ARGUMENTS),
+    ("hexdump", ANY_ARGUMENTS),
+    ("xargs", ANY_ARGUMENTS),
+    ("rg", Some(rg)),
+    ("find", Some(find)),
+    ("sort", Some(sort)),
+    ("sed", Some(sed)),
+    ("date", Some(date)),
+    ("uniq", Some(at_most_one_operand)),
+    ("xxd", Some(at_most_one_operand)),
+    ("file", Some(file)),
+    ("tree", Some(tree)),
+    ("hostname", Some(hostname)),
+    ("git", Some(git)),
+    ("command", Some(command_query)),
+];
+
+/// `Err` naming `option` when an argument is it, or starts with `option=`.
+fn refuse_long(args: &[&str], options: &[&str], why: &str) -> Result<(), String> {
+    for arg in args {
+        for option in options {
+            if arg == option
+                || arg
+                    .strip_prefix(option)
+                    .is_some_and(|rest| rest.starts_with('='))
+            {
+                return Err(format!("`{option}` {why}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Err` when a cluster of short options (`-uo`) holds `letter`.
+fn refuse_short(args: &[&str], letter: char, why: &str) -> Result<(), String> {
+    let options = args.iter().take_while(|arg| **arg != "--");
+    for arg in options {
+        if arg.len() > 1
+            && arg.starts_with('-')
+            && !arg.starts_with("--")
+            && arg[1..].contains(letter)
+        {
+            return Err(format!("`-{letter}` {why}"));
+        }
+    }
+    Ok(())
+}
+
+/// The arguments that are not options.
+fn operands<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut after_dashes = false;
+    let mut operands = Vec::new();
+    for arg in args {
+        if after_dashes || !arg.starts_with('-') || *arg == "-" {
+            operands.push(*arg);
+        } else if *arg == "--" {
+            after_dashes = true;
+        }
+    }
+    operands
+}
+
+/// `command -v name` and `command -V name` say what a name is; any other `command` runs it,
+/// and the analysis makes that a run of its own (so this sees only the queries).
+fn command_query(args: &[&str]) -> Result<(), String> {
+    match args.first() {
+        Some(option) if option.starts_with('-') && option.contains(['v', 'V']) => Ok(()),
+        _ => Err("only `command -v` and `command -V` are known to be read-only".to_owned()),
+    }
+}
+
+fn rg(args: &[&str]) -> Result<(), String> {
+    refuse_long(args, &["--pre"], "runs a program on every file searched")
+}
+
+fn find(args: &[&str]) -> Result<(), String> {
+    const RUN: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
+    const WRITE: &[&str] = &["-delete", "-fprint", "-fprint0", "-fprintf", "-fls"];
+    if let Some(action) = args.iter().find(|arg| RUN.contains(arg)) {
+        return Err(format!("`{action}` runs a command on what it finds"));
+    }
+    if let Some(action) = args.iter().find(|arg| WRITE.contains(arg)) {
+        return Err(format!("`{action}` deletes or writes files"));
+    }
+    Ok(())
+}
+
+fn sort(args: &[&str]) -> Result<(), String> {
+    refuse_long(args, &["--output"], "writes a file")?;
+    refuse_long(args, &["--compress-program"], "runs a program")?;
+    refuse_short(args, 'o', "writes a file")
+}
+
+fn date(args: &[&str]) -> Result<(), String> {
+    refuse_long(args, &["--set"], "sets the clock")?;
+    refuse_short(args, 's', "sets the clock")?;
+    match operands(args)
+        .into_iter()
+        .find(|operand| !operand.starts_with('+'))
+    {
+        Some(operand) => Err(format!("the operand `{operand}` sets the clock")),
+        None => Ok(()),
+    }
+}
+
+fn at_most_one_operand(args: &[&str]) -> Result<(), String> {
+    match operands(args).get(1) {
+        Some(output) => Err(format!("its second operand `{output}` is a file it writes")),
+        None => Ok(()),
+    }
+}
+
+fn file(args: &[&str]) -> Result<(), String> {
+    refuse_long(args, &["--compile"], "writes a magic file")?;
+    refuse_short(args, 'C', "writes a magic file")
+}
+
+fn tree(args: &[&str]) -> Result<(), String> {
+    refuse_short(args, 'o', "writes a file")
+}
+
+fn hostname(args: &[&str]) -> Result<(), String> {
+    refuse_long(args, &["--file", "--boot"], "sets the host name")?;
+    refuse_short(args, 'F', "sets the host name")?;
+    refuse_short(args, 'b', "sets the host name")?;
+    match operands(args).first() {
+        Some(name) => Err(format!("the operand `{name}` sets the host name")),
+        None => Ok(()),
+    }
+}
+
+/// `sed` with no in-place edit, and scripts that only print, delete lines from what is
+/// printed, quit, substitute (without writing or executing) or transliterate.
+fn sed(args: &[&str]) -> Result<(), String> {
+    refuse_long(args, &["--in-place"], "edits the file in place")?;
+    refuse_long(args, &["--file"], "reads a script that was not checked")?;
+    let mut scripts = Vec::new();
+    let mut operands = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        match *arg {
+            "-e" | "--expression" => scripts.extend(iter.next()),
+            _ if arg.starts_with("--expression=") => scripts.push(&arg["--expression=".len()..]),
+            _ if arg.starts_with('-') && !arg.starts_with("--") && arg.len() > 1 => {
+                let letters = &arg[1..];
+                if letters.contains('i') {
+                    return Err("`-i` edits the file in place".to_owned());
+                }
+                if letters.contains('f') {
+                    return Err("`-f` reads a script that was not checked".to_owned());
+                }
+                // `-e 'p'`, `-ne 'p'`: the script is the next argument.
+                if letters.ends_with('e') {
+                    scripts.extend(iter.next());
+                }
+            }
+            _ if arg.starts_with('-') => {}
+            operand => operands.push(operand),
+        }
+    }
+    if scripts.is_empty() {
+        scripts.extend(operands.first());
+    }
+    for script in scripts {
+        sed_script(script)?;
+    }
+    Ok(())
+}
+
+/// Each command of a sed script is an allowed one.
+fn sed_script(script: &str) -> Result<(), String> {
+    let refuse = |command: &str| {
+        Err(format!(
+            "its script runs `{command}`, which is not known to be read-only (only p, d, q, =, s without w/e flags, and y are)"
+        ))
+    };
+    let mut chars = script.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace() || *c == ';').is_some() {}
+        // An address: a line number, `$`, a `/regex/`, a range of those, a step, `!`.
+        while let Some(&c) = chars.peek() {
+            match c {
+                '0'..='9' | '$' | ',' | '~' | '!' | '+' | ' ' => {
+                    chars.next();
+                }
+                '/' => {
+                    chars.next();
+                    skip_delimited(&mut chars, '/');
+                }
+                _ => break,
+            }
+        }
+        let Some(command) = chars.next() else {
+            return Ok(());
+        };
+        match command {
+            'p' | 'd' | 'q' | 'Q' | '=' | 'n' | 'N' | 'P' | 'D' | 'l' => {}
+            's' => {
+                let Some(delimiter) = chars.next() else {
+                    return refuse("s");
+                };
+                skip_delimited(&mut chars, delimiter);
+                skip_delimited(&mut chars, delimiter);
+                while let Some(flag) = chars.next_if(|c| !matches!(c, ';' | '\n' | '}')) {
+                    if !matches!(flag, 'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' | ' ') {
+                        return refuse(&format!("s with the flag {flag}"));
+                    }
+                }
+            }
+            'y' => {
+                let Some(delimiter) = chars.next() else {
+                    return refuse("y");
+                };
+                skip_delimited(&mut chars, delimiter);
+                skip_delimited(&mut chars, delimiter);
+            }
+            other => return refuse(&other.to_string()),
+        }
+    }
+}
+
+/// Skips to just past the next unescaped `delimiter`.
+fn skip_delimited(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, delimiter: char) {
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            chars.next();
+        } else if c == delimiter {
+            return;
+        }
+    }
+}
+
+/// git: the global options that only choose the repository, then a subcommand that reads.
+fn git(args: &[&str]) -> Result<(), String> {
+    let mut rest = args;
+    while let Some((option, after)) = rest.split_first() {
+        if !option.starts_with('-') {
+            break;
+        }
+        rest = match *option {
+            "-C" | "--git-dir" | "--work-tree" => after.get(1..).unwrap_or_default(),
+            "--no-pager" | "-P" | "--no-optional-locks" | "--bare" | "--literal-pathspecs" => after,
+            _ if option.starts_with("--git-dir=") || option.starts_with("--work-tree=") => after,
+            "-c" | "--config-env" => {
+                return Err(format!(
+                    "`git {option}` sets configuration, which can make git run programs"
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "git's global option `{option}` is not known to be read-only"
+                ));
+            }
+        };
+    }
+    let Some((subcommand, args)) = rest.split_first() else {
+        return Ok(()); // `git` alone prints its help
+    };
+    let writes_output = |args: &[&str]| {
+        refuse_long(args, &["--output"], "writes a file")?;
+        refuse_long(args, &["--ext-diff"], "runs an external diff program")
+    };
+    match *subcommand {
+        "status" | "blame" | "describe" | "rev-parse" | "ls-files" | "ls-tree" | "cat-file" => {
+            Ok(())
+        }
+        "log" | "diff" | "show" | "shortlog" => writes_output(args),
+        "grep" => {
+            refuse_long(args, &["--open-files-in-pager"], "runs a pager program")?;
+            refuse_short(args, 'O', "runs a pager program")
+        }
+        "branch" => git_listing(
+            "branch",
+            args,
+            &[
+                "-a",
+                "--all",
+                "-r",
+                "--remotes",
+                "-v",
+                "-vv",
+                "--verbose",
+                "-l",
+                "--list",
+                "--show-current",
+                "-i",
+                "--ignore-case",
+                "--no-color",
+                "--no-column",
+                "--no-abbrev",
+                "--omit-empty",
+            ],
+            &[
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "--sort",
+                "--format",
+                "--color",
+                "--column",
+                "--abbrev",
+            ],
+        ),
+        "tag" => git_listing(
+            "tag",
+            args,
+            &[
+                "-l",
+                "--list",
+                "-n",
+                "-i",
+                "--ignore-case",
+                "--no-color",
+                "--no-column",
+                "--omit-empty",
+            ],
+            &[
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "--sort",
+                "--format",
+                "--color",
+                "--column",
+            ],
+        ),
+        "remote" => match args {
+            [] | ["-v" | "--verbose"] => Ok(()),
+            ["get-url", ..] | ["-v" | "--verbose", "show", ..] | ["show", ..] => Ok(()),
+            _ => Err(
+                "only listing remotes (`git remote -v`, `show`, `get-url`) is read-only".to_owned(),
+            ),
+        },
+        "stash" => match args.first() {
+            Some(&"list" | &"show") => writes_output(args),
+            _ => Err("only `git stash list` and `git stash show` are read-only".to_owned()),
+        },
+        "config" => {
+            let reads = [
+                "--get",
+                "--get-all",
+                "--get-regexp",
+                "--list",
+                "-l",
+                "--get-urlmatch",
+            ];
+            if args.iter().any(|arg| reads.contains(arg))
+                && !args
+                    .iter()
+                    .any(|arg| arg.starts_with("--edit") || *arg == "-e")
+            {
+                Ok(())
+            } else {
+                Err("only reading configuration (`--get`, `--list`) is read-only".to_owned())
+            }
+        }
+        other => Err(format!("`git {other}` is not known to be read-only")),
+    }
+}
+
+/// `git branch` and `git tag` list only with these flags, options taking values, and
+/// patterns after `--list`; any other argument creates, deletes or moves.
+fn git_listing(
+    subcommand: &str,
+    args: &[&str],
+    flags: &[&str],
+    valued: &[&str],
+) -> Result<(), String> {
+    let listing = args.iter().any(|arg| matches!(*arg, "-l" | "--list"));
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if flags.contains(arg)
+            || valued
+                .iter()
+                .any(|option| arg.starts_with(&format!("{option}=")))
+        {
+            continue;
+        }
+        if valued.contains(arg) {
+            iter.next();
+            continue;
+        }
+        if arg.starts_with('-') || !listing {
+            return Err(format!(
+                "`{arg}` makes `git {subcommand}` change something; only listing is read-only"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(command: &str) -> Result<(), String> {
+        check_read_only(command).map_err(|reason| reason.to_string())
+    }
+
+    #[test]
+    fn read_only_command_lines() {
+        for command in [
+            "ls -la",
+            "cat README.md | head -20",
+            "git status",
+            "git -C sub status --short",
+            "git log --oneline -5 && git diff HEAD~1 --stat",
+            "git branch -a --contains HEAD",
+            "git --no-pager show HEAD:src/lib.rs",
+            "grep -rn 'fn main' src 2>/dev/null",
+            "rg -l TODO",
+            "find . -name '*.rs' -type f",
+            "find . -name '*.rs' | xargs wc -l",
+            "sort -u names.txt | uniq -c",
+            "sed -n '1,20p' file.txt",
+            "sed 's/a/b/g' file.txt",
+            "date +%Y-%m-%d",
+            "wc -l < input.txt",
+            "echo \"$HOME\"",
+            "LC_ALL=C sort file",
+            "timeout 5 git status",
+            "cd src && ls",
+            "cat <(ls)",
+            "command -v git",
+            "command git status",
+            "env",
+        ] {
+            assert_eq!(verdict(command), Ok(()), "{command}");
+        }
+    }
+
+    #[test]
+    fn command_lines_that_may_write_or_run_anything() {
+        let mut wrong = Vec::new();
+        for (command, reason) in [
+            ("ls > out", "it writes to the file `out`"),
+            ("echo hi >> log.txt", "it writes to the file `log.txt`"),
+            (
+                "find . -delete",
+                "`find . -delete`: `-delete` deletes or writes files",
+            ),
+            (
+                "find . -exec cat {} \\;",
+                "`find . -exec cat '{}' ';'`: `-exec` runs a command on what it finds",
+            ),
+            (
+                "sed -i s/a/b/ f",
+                "`sed -i s/a/b/ f`: `-i` edits the file in place",
+            ),
+            (
+                "sed -n '1w out' f",
+                "`sed -n '1w out' f`: its script runs `w`, which is not known to be read-only (only p, d, q, =, s without w/e flags, and y are)",
+            ),
+            (
+                "sed 's/x/rm -rf \\//e' f",
+                "`sed 's/x/rm -rf \\//e' f`: its script runs `s with the flag e`, which is not known to be read-only (only p, d, q, =, s without w/e flags, and y are)",
+            ),
+            ("sort -o f names", "`sort -o f names`: `-o` writes a file"),
+            (
+                "sort --output=f names",
+                "`sort --output=f names`: `--output` writes a file",
+            ),
+            (
+                "echo $(rm x)",
+                "`rm` is not on the list of read-only programs",
+            ),
+            (
+                "cat x | sh",
+                "what it runs is only known at run time: the program `the commands it reads from its input` is only known at run time",
+            ),
+            ("xargs rm", "`rm` is not on the list of read-only programs"),
+            ("env rm x", "`rm` is not on the list of read-only programs"),
+            (
+                "git -c core.pager=rm log",
+                "`git -c core.pager=rm log`: `git -c` sets configuration, which can make git run programs",
+            ),
+            (
+                "git branch -d old",
+                "`git branch -d old`: `-d` makes `git branch` change something; only listing is read-only",
+            ),
+            (
+                "git branch feature",
+                "`git branch feature`: `feature` makes `git branch` change something; only listing is read-only",
+            ),
+            (
+                "git diff --output=patch",
+                "`git diff --output=patch`: `--output` writes a file",
+            ),
+            (
+                "git push",
+                "`git push`: `git push` is not known to be read-only",
+            ),
+            (
+                "date -s 2020-01-01",
+                "`date -s 2020-01-01`: `-s` sets the clock",
+            ),
+            (
+                "rg --pre ./script x",
+                "`rg --pre ./script x`: `--pre` runs a program on every file searched",
+            ),
+            (
+                "uniq in out",
+                "`uniq in out`: its second operand `out` is a file it writes",
+            ),
+            (
+                "LD_PRELOAD=evil.so ls",
+                "`LD_PRELOAD=evil.so` can change what the command runs",
+            ),
+            (
+                "$CMD x",
+                "what it runs is only known at run time: the program `$CMD` is only known at run time",
+            ),
+            (
+                "/bin/ls",
+                "`/bin/ls` is not on the list of read-only programs",
+            ),
+            ("sudo ls", "`sudo` is not on the list of read-only programs"),
+            ("time -o out ls", "it writes to the file `out`"),
+            (
+                "env -C /tmp ls",
+                "`env` is not on the list of read-only programs",
+            ),
+            (
+                "command -p rm x",
+                "`rm` is not on the list of read-only programs",
+            ),
+            (
+                "find . $ACTION",
+                "`find . $ACTION`: its argument `$ACTION` is only known at run time",
+            ),
+        ] {
+            let found = verdict(command);
+            if found != Err(reason.to_owned()) {
+                wrong.push(format!("{command}: {found:?}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+}

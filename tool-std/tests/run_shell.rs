@@ -1,0 +1,427 @@
+//! `run_shell`: exit codes and signals, output in the order written and cleaned, long output
+//! cut and kept, no terminal to wait on (gemini-cli#24707), a background child that does not
+//! hold the call (opencode#22012), whole process groups stopped on timeout and cancellation,
+//! the workdir confined by the policy, Claude Code's, Codex's and Gemini CLI's parameter
+//! names, and plan mode driven by the read-only classification.
+#![cfg(unix)]
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tool_core::ToolError;
+use tool_core::policy::{Mode, PolicyBuilder};
+
+mod shell_support;
+use shell_support::{Shell, first_line_pgid, group_gone};
+
+#[test]
+fn the_exit_code_is_reported() {
+    let shell = Shell::new();
+    let run = shell.run("echo failing; exit 3");
+    assert_eq!((run.exit_code, run.signal.as_deref()), (Some(3), None));
+    assert!(!run.timed_out);
+    assert_eq!(run.output, "failing\n");
+    assert_eq!(run.note, None);
+    assert_eq!(shell.run("true").exit_code, Some(0));
+}
+
+#[test]
+fn a_command_ended_by_a_signal_reports_the_signal() {
+    let run = Shell::new().run("kill -KILL $$");
+    assert_eq!(
+        (run.exit_code, run.signal.as_deref()),
+        (None, Some("SIGKILL"))
+    );
+}
+
+#[test]
+fn stdout_and_stderr_are_interleaved_in_the_order_written() {
+    let run = Shell::new().run("echo one; echo two >&2; echo three; echo four >&2; echo five");
+    assert_eq!(run.output, "one\ntwo\nthree\nfour\nfive\n");
+}
+
+#[test]
+fn ansi_codes_and_progress_redraws_are_stripped() {
+    let run = Shell::new()
+        .run(r"printf '\033[1;31mred\033[0m plain\n\033]0;a title\007titled\n10%%\r55%%\r100%%\n'");
+    assert_eq!(run.output, "red plain\ntitled\n100%\n");
+}
+
+#[test]
+fn long_output_is_cut_with_a_marker_and_kept_whole_as_an_artifact() {
+    let shell = Shell::new();
+    let run = shell.run("seq 1 100000");
+    let artifact = run.artifact.expect("the whole output kept");
+    assert!(run.output.starts_with("1\n2\n3\n"), "{}", &run.output[..20]);
+    assert!(run.output.ends_with("99999\n100000\n"));
+    let marker = run
+        .output
+        .lines()
+        .find(|line| line.starts_with("... [omitted "))
+        .expect("a marker");
+    assert!(
+        marker.contains(&format!("the whole output is artifact {artifact}")),
+        "{marker}"
+    );
+    assert!(run.output.chars().count() < 31_000);
+    let omitted: usize = marker["... [omitted ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let shown = run.output.lines().count() - 1;
+    assert_eq!(
+        shown + omitted,
+        100_000,
+        "every line either shown or counted"
+    );
+    let whole = shell.artifacts.get(&artifact).unwrap();
+    let expected: String = (1..=100_000).map(|n| format!("{n}\n")).collect();
+    assert_eq!(&*whole.text, expected);
+}
+
+#[test]
+fn short_output_is_whole_and_no_artifact_is_kept() {
+    let shell = Shell::new();
+    let run = shell.run("seq 1 10");
+    assert_eq!(run.artifact, None);
+    assert!(shell.artifacts.list().is_empty());
+}
+
+/// opencode#22012: a call waited for the pipe to close, which a child left in the background
+/// postpones for as long as it runs.
+#[test]
+fn a_background_child_holding_stdout_does_not_hold_the_call() {
+    let shell = Shell::new();
+    for command in [
+        "echo $$; sleep 30 & echo started",
+        "echo $$; (sleep 30 >&1 &); echo started",
+    ] {
+        let started = Instant::now();
+        let run = shell.run_with(json!({"command": command, "timeout_ms": 20_000}));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "`{command}` took {:?}",
+            started.elapsed()
+        );
+        assert!(!run.timed_out);
+        assert_eq!(run.exit_code, Some(0));
+        assert!(run.output.ends_with("started\n"), "{}", run.output);
+        assert!(
+            run.note
+                .unwrap()
+                .contains("processes the command left running (`cmd &`) were stopped")
+        );
+        // What it left running is stopped with it.
+        let pgid = first_line_pgid(&run.output);
+        assert_eq!(
+            group_gone(pgid),
+            Ok(()),
+            "`{command}` left processes running"
+        );
+    }
+}
+
+#[test]
+fn a_timed_out_command_leaves_no_process_of_its_group() {
+    let shell = Shell::new();
+    let run = shell.run_with(json!({
+        "command": "echo $$; sleep 30 & sleep 30 & wait",
+        "timeout_ms": 1000,
+    }));
+    assert!(run.timed_out);
+    assert_eq!(run.signal.as_deref(), Some("SIGTERM"));
+    assert!(run.note.unwrap().contains("time limit of 1000 ms"));
+    assert_eq!(group_gone(first_line_pgid(&run.output)), Ok(()));
+}
+
+#[test]
+fn a_command_ignoring_sigterm_is_killed_after_the_grace_period() {
+    let shell = Shell::new();
+    let run = shell.run_with(json!({
+        "command": "trap '' TERM; echo $$; sleep 30 & wait",
+        "timeout_ms": 1000,
+    }));
+    assert!(run.timed_out);
+    assert_eq!(run.signal.as_deref(), Some("SIGKILL"));
+    assert_eq!(group_gone(first_line_pgid(&run.output)), Ok(()));
+}
+
+/// gemini-cli#24707: a command asking for input on a terminal nobody watches hung the agent.
+#[test]
+fn a_command_waiting_on_a_terminal_prompt_fails_at_once() {
+    let shell = Shell::new();
+    // No controlling terminal: /dev/tty cannot even be opened.
+    let run = shell.run_with(json!({
+        "command": "read -p 'Password: ' secret < /dev/tty",
+        "timeout_ms": 30_000,
+    }));
+    assert!(!run.timed_out, "it waited for an answer");
+    assert_ne!(run.exit_code, Some(0));
+    assert!(run.output.contains("/dev/tty"), "{}", run.output);
+    // Standard input is empty, not a terminal: a read gets end of file at once.
+    let run = shell.run_with(json!({
+        "command": "read answer; echo \"read: $? [$answer]\"; [ -t 0 ] || echo 'stdin is no terminal'",
+        "timeout_ms": 30_000,
+    }));
+    assert_eq!(run.output, "read: 1 []\nstdin is no terminal\n");
+}
+
+#[test]
+fn prompting_programs_are_told_not_to_prompt() {
+    let run = Shell::new().run(
+        "echo \"$GIT_TERMINAL_PROMPT [$GIT_ASKPASS] $DEBIAN_FRONTEND $PAGER $GIT_PAGER $TERM $NO_COLOR\"",
+    );
+    assert_eq!(run.output, "0 [] noninteractive cat cat dumb 1\n");
+}
+
+#[test]
+fn a_cancelled_call_kills_its_group() {
+    let shell = Shell::new();
+    let coordinator = shell.coordinator.clone();
+    let call = std::thread::spawn(move || {
+        coordinator.call_blocking(tool_core::ToolCall::new(
+            "run_shell",
+            json!({"command": "echo $$ > pgid.txt; sleep 30 & sleep 30"}).to_string(),
+        ))
+    });
+    let pgid_file = shell.root().join("pgid.txt");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let pgid = loop {
+        if let Some(pgid) = std::fs::read_to_string(&pgid_file)
+            .ok()
+            .and_then(|text| text.trim().parse::<u32>().ok())
+        {
+            break pgid;
+        }
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(!shell_support::live_members(pgid).is_empty());
+    shell.cancellation.cancel();
+    let result = call.join().unwrap();
+    assert!(
+        matches!(result.error(), Some(ToolError::Cancelled)),
+        "{}",
+        result.text()
+    );
+    assert_eq!(group_gone(pgid), Ok(()));
+}
+
+#[test]
+fn workdir_defaults_to_the_workspace_root_and_is_a_workspace_path() {
+    let shell = Shell::new();
+    std::fs::create_dir(shell.root().join("sub")).unwrap();
+    let root = shell.root().canonicalize().unwrap();
+    assert_eq!(shell.run("pwd -P").output, format!("{}\n", root.display()));
+    let run = shell.run_with(json!({"command": "pwd -P", "workdir": "sub"}));
+    assert_eq!(run.output, format!("{}\n", root.join("sub").display()));
+}
+
+#[test]
+fn workdir_outside_the_workspace_is_refused_by_the_policy() {
+    let shell = Shell::new();
+    for outside in ["/", "..", "/etc"] {
+        let result = shell.call("run_shell", json!({"command": "ls", "workdir": outside}));
+        assert!(
+            matches!(result.error(), Some(ToolError::Denied { .. })),
+            "{outside}: {}",
+            result.text()
+        );
+    }
+}
+
+#[test]
+fn a_workdir_that_is_a_file_or_missing_is_said() {
+    let shell = Shell::new();
+    std::fs::write(shell.root().join("notes.txt"), "x").unwrap();
+    let result = shell.call(
+        "run_shell",
+        json!({"command": "ls", "workdir": "notes.txt"}),
+    );
+    assert!(
+        result
+            .text()
+            .contains("`notes.txt` is a file, not a directory"),
+        "{}",
+        result.text()
+    );
+    let result = shell.call("run_shell", json!({"command": "ls", "workdir": "missing"}));
+    assert!(
+        result.is_error() && result.text().contains("missing"),
+        "{}",
+        result.text()
+    );
+}
+
+#[test]
+fn a_timeout_over_the_maximum_is_an_argument_error_naming_the_maximum() {
+    let result = Shell::new().call(
+        "run_shell",
+        json!({"command": "true", "timeout_ms": 600_001}),
+    );
+    assert!(matches!(
+        result.error(),
+        Some(ToolError::InvalidArguments { .. })
+    ));
+    assert!(result.text().contains("$.timeout_ms"), "{}", result.text());
+    assert!(result.text().contains("600000"), "{}", result.text());
+}
+
+#[test]
+fn the_bash_alias_takes_claude_codes_parameter_names() {
+    let shell = Shell::new();
+    let run: tool_std::ShellReply = shell.reply(
+        "Bash",
+        json!({
+            "command": "echo from claude",
+            "timeout": 5000,
+            "description": "Print a greeting",
+            "run_in_background": false,
+        }),
+    );
+    let tool_std::ShellReply::Finished(run) = run else {
+        panic!("expected a finished command");
+    };
+    assert_eq!(run.output, "from claude\n");
+    // A timeout in Claude Code's name is checked like one in ours.
+    let result = shell.call("Bash", json!({"command": "true", "timeout": 900_000}));
+    assert!(matches!(
+        result.error(),
+        Some(ToolError::InvalidArguments { .. })
+    ));
+}
+
+#[test]
+fn codex_and_gemini_cli_parameter_names_are_taken() {
+    let shell = Shell::new();
+    std::fs::create_dir(shell.root().join("sub")).unwrap();
+    for arguments in [
+        json!({"command": "basename \"$PWD\"", "workdir": "sub", "timeout_ms": 5000}),
+        json!({"command": "basename \"$PWD\"", "directory": "sub"}),
+    ] {
+        assert_eq!(shell.run_with(arguments).output, "sub\n");
+    }
+}
+
+#[test]
+fn plan_mode_runs_git_status_and_refuses_rm() {
+    let shell = Shell::with(PolicyBuilder::default(), Mode::Plan);
+    std::fs::write(shell.root().join("x"), "keep me").unwrap();
+    let run = shell.run("git status --short");
+    assert!(
+        run.exit_code.is_some(),
+        "git status ran (in or out of a repository)"
+    );
+    let result = shell.call("run_shell", json!({"command": "rm x"}));
+    assert!(
+        matches!(result.error(), Some(ToolError::Denied { .. })),
+        "{}",
+        result.text()
+    );
+    let result = shell.call("run_shell", json!({"command": "git status > status.txt"}));
+    assert!(
+        matches!(result.error(), Some(ToolError::Denied { .. })),
+        "{}",
+        result.text()
+    );
+    assert!(shell.root().join("x").exists());
+    assert!(!shell.root().join("status.txt").exists());
+}
+
+#[test]
+fn the_spec_is_mutating_open_world_with_a_per_call_classification() {
+    let registry = tool_core::Registry::global();
+    let spec = registry.get("Bash").unwrap().spec();
+    assert_eq!(spec.name, "run_shell");
+    assert_eq!(spec.effect, tool_core::spec::Effect::Mutating);
+    assert!(spec.open_world);
+    for (name, effect) in [
+        ("shell_output", tool_core::spec::Effect::ReadOnly),
+        ("list_shells", tool_core::spec::Effect::ReadOnly),
+        ("kill_shell", tool_core::spec::Effect::Mutating),
+    ] {
+        assert_eq!(registry.get(name).unwrap().spec().effect, effect, "{name}");
+    }
+}
+
+#[test]
+fn command_rules_judge_the_command_line() {
+    let shell = Shell::with(
+        PolicyBuilder::default()
+            .allow("run_shell(echo *)")
+            .deny("Bash(rm:*)"),
+        Mode::Default,
+    );
+    std::fs::write(shell.root().join("x"), "keep me").unwrap();
+    assert_eq!(shell.run("echo allowed").output, "allowed\n");
+    for command in ["touch made", "echo ok && rm x", "rm -f x"] {
+        let result = shell.call("run_shell", json!({"command": command}));
+        assert!(result.is_error(), "{command}: {}", result.text());
+    }
+    assert!(shell.root().join("x").exists());
+    assert!(!shell.root().join("made").exists());
+}
+
+/// The same prompt when the agent itself has a controlling terminal (as a CLI agent run by a
+/// person has): util-linux's `script` runs this test binary again in a pseudo-terminal of its
+/// own, and [`in_the_agents_own_terminal`] checks there that the command cannot reach it.
+/// Without a session of its own the command would be in a background group of that terminal,
+/// stopped by SIGTTIN until its time limit.
+#[test]
+fn a_prompt_on_the_agents_own_terminal_fails_at_once() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: util-linux `script` is not on the PATH");
+        return;
+    }
+    let test_binary = std::env::current_exe().unwrap();
+    let inner = format!(
+        "'{}' --exact in_the_agents_own_terminal --ignored --nocapture",
+        test_binary.display()
+    );
+    let output = std::process::Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{printed}");
+    assert!(printed.contains("1 passed"), "{printed}");
+}
+
+#[test]
+#[ignore = "run by a_prompt_on_the_agents_own_terminal_fails_at_once, in a pseudo-terminal"]
+fn in_the_agents_own_terminal() {
+    assert!(
+        std::fs::File::open("/dev/tty").is_ok(),
+        "this test needs a controlling terminal"
+    );
+    let run = Shell::new().run_with(json!({
+        "command": "read -p 'Password: ' secret < /dev/tty",
+        "timeout_ms": 10_000,
+    }));
+    assert!(!run.timed_out, "it waited on the terminal");
+    assert_ne!(run.exit_code, Some(0));
+    assert!(run.output.contains("/dev/tty"), "{}", run.output);
+}
+
+#[test]
+fn output_past_the_cap_keeps_the_newest_bytes_and_says_so() {
+    let shell = Shell::new();
+    // 12 MB in numbered lines of 100 bytes, past the 8 MiB a command keeps.
+    let run = shell.run("seq -f '%099g' 1 120000");
+    assert_eq!(run.exit_code, Some(0));
+    let note = run.note.expect("the drop is said");
+    assert!(
+        note.contains("bytes of output were dropped: at most the last 8388608 bytes are kept"),
+        "{note}"
+    );
+    assert!(run.output.ends_with(&format!("{:099}\n", 120_000)));
+    let whole = shell.artifacts.get(&run.artifact.unwrap()).unwrap();
+    assert_eq!(whole.text.len(), 8 * 1024 * 1024);
+}
