@@ -272,6 +272,10 @@ impl Coordinator {
             ApprovalScope::Session => (tool, false),
             ApprovalScope::Always => (tool, true),
             ApprovalScope::Pattern { rule, always } => (rule.as_str(), *always),
+            ApprovalScope::Mode(mode) => {
+                self.set_mode(*mode);
+                return;
+            }
         };
         let parsed = match RulePattern::parse(rule) {
             Ok(parsed) => parsed,
