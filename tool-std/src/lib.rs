@@ -16,6 +16,12 @@
 //! | `glob` | `Glob` | files by name pattern, newest first, `.gitignore` respected |
 //! | `list_dir` | `LS` | a directory as a sorted tree; ignored directories shown once, not walked |
 //! | `repo_map` | | files ranked by PageRank over tree-sitter definitions and references, signatures, to a token budget |
+//! | `think` | | a thought noted, answered with a short acknowledgement |
+//! | `todo_write` | `TodoWrite` | the session's todo list, validated (one item in progress), kept ([`TodoList`]) and shown back |
+//! | `present_plan` | `ExitPlanMode` | the plan to the approver; accepted, plan mode ends; rejected, the user's guidance |
+//! | `subtask` | `Task` | a task for a sub-agent the application runs ([`Subagents`]), its calls one level deeper |
+//! | `list_artifacts` | | the outputs kept whole when the output limit cut them |
+//! | `read_artifact` | | a page of a kept output, numbered, under the output limit |
 
 #![warn(missing_docs)]
 
@@ -26,11 +32,17 @@ pub mod fs;
 mod glob;
 mod grep;
 mod hashline_edit;
+mod list_artifacts;
 mod list_dir;
 mod multi_edit;
 mod patch;
+mod present_plan;
+mod read_artifact;
 mod read_file;
 pub mod repo_map;
+mod subtask;
+mod think;
+mod todo_write;
 mod walk;
 mod write_file;
 
@@ -38,3 +50,5 @@ pub use apply_patch::PatchText;
 pub use grep::OutputMode;
 pub use hashline_edit::{HashlineEditArgs, HashlineOp};
 pub use multi_edit::EditArgs;
+pub use subtask::{SubAgentRunner, SubAgentTask, Subagents};
+pub use todo_write::{InvalidTodos, TodoItem, TodoList, TodoProblem, TodoStatus};
