@@ -13,6 +13,8 @@ use tool_core::{State, ToolError, tool};
 const DEFAULT_LIMIT: usize = 2_000;
 /// Room kept in a page for the note that ends it.
 const NOTE_CHARS: usize = 160;
+/// Bytes whose line breaks are counted at a time, looking for where a page starts.
+const SCAN_CHUNK: usize = 64 * 1024;
 
 /// Read part of an artifact: an output kept whole because it was too long to show (the cut
 /// output names its id; `list_artifacts` lists them). Lines come numbered, and the reply says
@@ -56,7 +58,11 @@ fn read_artifact(
             "`limit` is 0, which reads nothing; give the number of lines to read (default 2000)",
         ));
     }
-    let total = artifact.text.lines().count();
+    let text = &*artifact.text;
+    let total = line_count(text);
+    if total == 0 {
+        return Ok(format!("[artifact `{id}` is empty]"));
+    }
     if offset > total {
         return Err(ToolError::failed(format!(
             "artifact `{id}` has {total} lines, so offset {offset} is past its end; read from an offset between 1 and {total}"
@@ -65,17 +71,11 @@ fn read_artifact(
     let page_chars = artifacts
         .page_chars()
         .map_or(usize::MAX, |chars| chars.saturating_sub(NOTE_CHARS).max(1));
-    let mut text = String::new();
+    let mut page = String::new();
     let mut used = 0;
     let mut last = offset - 1;
-    for (number, line) in artifact
-        .text
-        .lines()
-        .enumerate()
-        .skip(offset - 1)
-        .take(limit)
-    {
-        let number = number + 1;
+    let from = line_start(text, offset);
+    for (number, line) in (offset..).zip(text[from..].lines().take(limit)) {
         let mut entry = format!("{number:>6}\t{line}\n");
         let chars = entry.chars().count();
         if used + chars > page_chars {
@@ -91,20 +91,51 @@ fn read_artifact(
             );
         }
         used += entry.chars().count();
-        text.push_str(&entry);
+        page.push_str(&entry);
         last = number;
     }
     if last < total {
         let _ = write!(
-            text,
+            page,
             "[lines {offset}-{last} of {total} of artifact `{id}`; read on with offset={}]",
             last + 1
         );
     } else {
         let _ = write!(
-            text,
+            page,
             "[lines {offset}-{last} of {total} of artifact `{id}`: the end]"
         );
     }
-    Ok(text)
+    Ok(page)
+}
+
+/// How many lines `text` has, as [`str::lines`] counts them (a last line without a line
+/// break counts; a final line break does not start another).
+fn line_count(text: &str) -> usize {
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// The byte where line `number` (from 1) of `text` starts; the end of `text` past its last.
+/// Whole chunks are passed by counting their line breaks (memchr's vectorized count), and only
+/// the chunk holding the line is searched break by break: a search per break would cost more
+/// than the count when lines are short.
+fn line_start(text: &str, number: usize) -> usize {
+    let mut to_pass = number.saturating_sub(1);
+    if to_pass == 0 {
+        return 0;
+    }
+    let mut chunk_start = 0;
+    for chunk in text.as_bytes().chunks(SCAN_CHUNK) {
+        let breaks = memchr::memchr_iter(b'\n', chunk).count();
+        if breaks < to_pass {
+            to_pass -= breaks;
+            chunk_start += chunk.len();
+            continue;
+        }
+        if let Some(at) = memchr::memchr_iter(b'\n', chunk).nth(to_pass - 1) {
+            return chunk_start + at + 1;
+        }
+    }
+    text.len()
 }

@@ -222,3 +222,24 @@ fn without_an_output_limit_a_page_is_as_long_as_asked() {
         "[lines 1-2000 of 3000 of artifact `{id}`; read on with offset=2001]"
     )));
 }
+
+#[test]
+fn a_page_deep_in_a_large_artifact_starts_at_its_line() {
+    // 300,000 lines, 4 MB: the page starts many scan chunks in.
+    let artifacts = Artifacts::new(usize::MAX);
+    let id = artifacts.store("art_lines", "call_1", lines(300_000, 0));
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["read_artifact"]).unwrap())
+        .state(artifacts)
+        .build()
+        .unwrap();
+    for offset in [1, 65_537, 299_999] {
+        let page = ok(&call(
+            &coordinator,
+            "read_artifact",
+            json!({ "id": id, "offset": offset, "limit": 2 }),
+        ));
+        let first = page.lines().next().unwrap();
+        assert_eq!(first, format!("{offset:>6}\tline {offset}"));
+    }
+}
