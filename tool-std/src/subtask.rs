@@ -19,24 +19,32 @@ use tool_core::{BoxFuture, ToolCall, ToolError, ToolResult, Toolset, tool};
 /// Runs a sub-agent: the application's model loop, given a task and a way to call tools.
 ///
 /// ```
-/// use tool_core::{BoxFuture, ToolCall, ToolError};
-/// use tool_std::{SubAgentRunner, SubAgentTask};
+/// use tool_core::{BoxFuture, Coordinator, ToolCall, ToolError, Toolset};
+/// use tool_std::{SubAgentRunner, SubAgentTask, Subagents};
 ///
-/// /// A stand-in for a model: reads the file the prompt names and reports its size.
-/// struct Measure;
+/// /// A stand-in for a model: thinks the prompt over with the `think` tool, then reports.
+/// struct Ponder;
 ///
-/// impl SubAgentRunner for Measure {
+/// impl SubAgentRunner for Ponder {
 ///     fn run<'a>(&'a self, task: SubAgentTask) -> BoxFuture<'a, Result<String, ToolError>> {
 ///         Box::pin(async move {
-///             let arguments = serde_json::json!({ "path": task.prompt }).to_string();
-///             let read = task.call(ToolCall::new("read_file", arguments)).await;
-///             if read.is_error() {
-///                 return Err(ToolError::failed(read.text()));
+///             let arguments = serde_json::json!({ "thought": task.prompt }).to_string();
+///             let thought = task.call(ToolCall::new("think", arguments)).await;
+///             if thought.is_error() {
+///                 return Err(ToolError::failed(thought.text()));
 ///             }
-///             Ok(format!("{} is {} characters", task.prompt, read.text().len()))
+///             Ok(format!("level {}: {}", task.level, thought.text()))
 ///         })
 ///     }
 /// }
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["subtask", "think"]).unwrap())
+///     .state(Subagents::new(Ponder))
+///     .build()
+///     .unwrap();
+/// let call = ToolCall::new("subtask", r#"{"description": "ponder", "prompt": "is it safe"}"#);
+/// assert_eq!(coordinator.call_blocking(call).text(), "level 1: Thought noted (3 words).");
 /// ```
 pub trait SubAgentRunner: Send + Sync + 'static {
     /// Runs the sub-agent to its final answer, which is what the model reads. It should call
@@ -53,9 +61,10 @@ pub trait SubAgentRunner: Send + Sync + 'static {
 ///
 /// ```
 /// use std::time::Duration;
-/// use tool_core::{BoxFuture, Coordinator, ToolError};
+/// use tool_core::{BoxFuture, Coordinator, ToolCall, ToolError, Toolset};
 /// use tool_std::{SubAgentRunner, SubAgentTask, Subagents};
 ///
+/// /// Answers with the task's own prompt.
 /// struct Echo;
 ///
 /// impl SubAgentRunner for Echo {
@@ -65,9 +74,12 @@ pub trait SubAgentRunner: Send + Sync + 'static {
 /// }
 ///
 /// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["subtask"]).unwrap())
 ///     .state(Subagents::new(Echo).max_depth(2).time_budget(Duration::from_secs(600)))
 ///     .build()
 ///     .unwrap();
+/// let call = ToolCall::new("subtask", r#"{"description": "echo", "prompt": "hello"}"#);
+/// assert_eq!(coordinator.call_blocking(call).text(), "hello");
 /// ```
 #[derive(Clone)]
 pub struct Subagents {

@@ -220,7 +220,8 @@ impl ToolContext {
 
     /// When this call's time limit runs out: the tool's `timeout_ms`, else the coordinator's
     /// [`default_timeout`](crate::coordinator::CoordinatorBuilder::default_timeout), counted
-    /// from when the call started; for a nested call, no later than its caller's. `None` when
+    /// from when the tool starts (after the policy and any approval, as the timeout is); for a
+    /// nested call, no later than its caller's. `None` when
     /// no limit applies (and for a detached context). A tool that hands work on (a sub-agent)
     /// passes this on, so the work is planned to end in time rather than cut off.
     ///
