@@ -261,9 +261,13 @@ async fn subtask(
             Err(_) => {
                 cancellation.cancel();
                 let budget = subagents.time_budget.unwrap_or_default();
+                let budget = if budget >= Duration::from_secs(1) {
+                    format!("{} s", budget.as_secs())
+                } else {
+                    format!("{} ms", budget.as_millis())
+                };
                 return Err(ToolError::failed(format!(
-                    "the sub-agent ran out of its time budget ({} s) before it finished; split the task into smaller ones, or do it yourself",
-                    budget.as_secs()
+                    "the sub-agent ran out of its time budget ({budget}) before it finished; split the task into smaller ones, or do it yourself"
                 )));
             }
         },

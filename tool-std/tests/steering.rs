@@ -672,7 +672,7 @@ fn a_sub_agent_past_its_time_budget_is_cancelled_and_the_subtask_says_so() {
             .unwrap();
     let text = err(&call(&coordinator, "subtask", subtask("wait")));
     assert!(
-        text.contains("the sub-agent ran out of its time budget"),
+        text.contains("the sub-agent ran out of its time budget (50 ms)"),
         "{text}"
     );
     let deadline = runner.seen.lock().unwrap()[0].deadline;
