@@ -1,6 +1,7 @@
 //! `todo_write`: the session's task list, replaced whole by each call, validated, kept for the
 //! session ([`TodoList`], one per coordinator) and shown back to the model. An application
-//! reads it with `coordinator.session_state::<TodoList>()` to show it in its UI.
+//! reads it with `coordinator.session_state::<TodoList>()` to show it in its UI; a client that
+//! sees only results finds it in the result's structured value (`{"todos": [...]}`).
 //!
 //! The tool is `read_only`: it changes no file and nothing outside the session, only the list
 //! the model keeps for itself, so it needs no permission and plan mode allows it (Claude Code
@@ -12,7 +13,7 @@ use std::sync::{Mutex, PoisonError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_core::context::ToolContext;
-use tool_core::{ToolError, tool};
+use tool_core::{ToolError, ToolOutput, tool};
 
 /// Where an item of the list stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -257,9 +258,11 @@ fn render(items: &[TodoItem]) -> String {
     aliases("TodoWrite"),
     tags("steering")
 )]
-fn todo_write(ctx: &ToolContext, todos: Vec<TodoItem>) -> Result<String, ToolError> {
+fn todo_write(ctx: &ToolContext, todos: Vec<TodoItem>) -> Result<ToolOutput, ToolError> {
     let list = ctx.session_state::<TodoList>();
     list.replace(todos.clone())
         .map_err(|invalid| ToolError::failed(invalid.to_string()))?;
-    Ok(render(&todos))
+    // The list as data too, for a client that sees only results (over MCP, say).
+    let structured = serde_json::json!({ "todos": todos });
+    Ok(ToolOutput::text(render(&todos)).with_structured(structured))
 }

@@ -83,6 +83,22 @@ fn a_valid_list_is_kept_and_shown_back_with_its_boxes() {
 }
 
 #[test]
+fn the_result_carries_the_list_as_data_for_a_client() {
+    let coordinator = coordinator(&["todo_write"]).build().unwrap();
+    let result = call(
+        &coordinator,
+        "todo_write",
+        json!({"todos": [{"content": "Parse", "active_form": "Parsing", "status": "in_progress"}]}),
+    );
+    assert_eq!(
+        result.structured(),
+        Some(
+            &json!({"todos": [{"content": "Parse", "active_form": "Parsing", "status": "in_progress"}]})
+        )
+    );
+}
+
+#[test]
 fn the_list_is_kept_across_calls_and_each_coordinator_has_its_own() {
     let one = coordinator(&["todo_write"]).build().unwrap();
     let other = coordinator(&["todo_write"]).build().unwrap();
