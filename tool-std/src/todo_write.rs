@@ -42,7 +42,9 @@ impl TodoStatus {
 /// One item of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TodoItem {
-    /// What is to be done, in the imperative: "Run the tests".
+    /// What is to be done, in the imperative: "Run the tests". (Codex's plan items call it
+    /// `step`, Gemini CLI's todos `description`: both are accepted.)
+    #[serde(alias = "step", alias = "description")]
     pub content: String,
     /// The same in the present continuous, for a UI to show while the item is in progress:
     /// "Running the tests" (Claude Code's `activeForm`). Optional; a UI falls back to

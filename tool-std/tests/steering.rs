@@ -245,6 +245,23 @@ fn claude_codes_todowrite_call_is_accepted_and_its_active_form_kept() {
     assert_eq!(kept[0].label(), "Running the build");
 }
 
+/// Codex's `update_plan` items say `step`, Gemini CLI's `write_todos` items `description`.
+#[test]
+fn codex_and_gemini_cli_item_names_are_accepted() {
+    let coordinator = coordinator(&["todo_write"]).build().unwrap();
+    ok(&call(
+        &coordinator,
+        "todo_write",
+        json!({"todos": [
+            {"step": "Parse", "status": "completed"},
+            {"description": "Test", "status": "in_progress"}
+        ]}),
+    ));
+    let kept = coordinator.session_state::<TodoList>().snapshot();
+    assert_eq!(kept[0].content, "Parse");
+    assert_eq!(kept[1].content, "Test");
+}
+
 #[test]
 fn todo_write_runs_in_plan_mode_without_asking() {
     // No approver: anything that had to ask would be denied.
