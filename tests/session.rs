@@ -12,7 +12,8 @@ use tool_core::approval::{
 };
 use tool_core::context::{CallInfo, Session, ToolCaller, ToolContext};
 use tool_core::events::CallEvent;
-use tool_core::policy::Mode;
+use tool_core::hooks::{HookEvent, HookInput, HookOutput, Hooks, hook_fn};
+use tool_core::policy::{Mode, Verdict};
 use tool_core::{Coordinator, ToolCall, ToolError, Toolset, tool};
 
 /// Ask the approver to accept a plan; on acceptance, switch to the mode it chose, else to the
@@ -224,6 +225,59 @@ fn asking_without_an_approver_is_a_rejection_that_says_nobody_can_answer() {
         result.text().contains("no approver is configured"),
         "{}",
         result.text()
+    );
+    assert_eq!(coordinator.mode(), Mode::Plan);
+}
+
+/// PermissionRequest hooks on `sess_plan` answering `verdict`; the plans they saw.
+fn plan_hooks(verdict: Verdict) -> (Hooks, Arc<Mutex<Vec<serde_json::Value>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let hook_seen = Arc::clone(&seen);
+    let mut hooks = Hooks::default();
+    hooks
+        .register(
+            HookEvent::PermissionRequest,
+            "sess_plan",
+            hook_fn("plans", move |input: &HookInput| {
+                hook_seen.lock().unwrap().push(input.tool_input.clone());
+                std::future::ready(HookOutput::default().permission(verdict, "the plan hook"))
+            }),
+        )
+        .unwrap();
+    (hooks, seen)
+}
+
+#[test]
+fn a_permission_request_hook_answers_a_plan_before_the_approver() {
+    let (hooks, seen) = plan_hooks(Verdict::Allow);
+    let coordinator = Coordinator::builder()
+        .toolset(toolset())
+        .mode(Mode::Plan)
+        .approver(DenyAll)
+        .hooks(hooks)
+        .build()
+        .unwrap();
+    assert_eq!(coordinator.call_blocking(plan_call()).text(), "accepted");
+    assert_eq!(coordinator.mode(), Mode::Default);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [serde_json::json!({"plan": "1. Parse\n2. Test"})]
+    );
+}
+
+#[test]
+fn a_permission_request_hook_rejects_a_plan_with_its_reason() {
+    let (hooks, _) = plan_hooks(Verdict::Deny);
+    let coordinator = Coordinator::builder()
+        .toolset(toolset())
+        .mode(Mode::Plan)
+        .approver(AutoApprove)
+        .hooks(hooks)
+        .build()
+        .unwrap();
+    assert_eq!(
+        coordinator.call_blocking(plan_call()).text(),
+        "rejected: the plan hook"
     );
     assert_eq!(coordinator.mode(), Mode::Plan);
 }

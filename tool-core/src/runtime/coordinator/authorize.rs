@@ -304,7 +304,7 @@ impl Coordinator {
         }
     }
 
-    fn hook_input(&self, input: HookInput, call_id: &str, mode: Mode) -> HookInput {
+    pub(super) fn hook_input(&self, input: HookInput, call_id: &str, mode: Mode) -> HookInput {
         let cwd = self.inner.shared.workspace.as_ref().map_or_else(
             || std::env::current_dir().unwrap_or_default(),
             |workspace| workspace.root().to_owned(),
@@ -316,7 +316,7 @@ impl Coordinator {
             .permission_mode(mode)
     }
 
-    async fn run_hooks(
+    pub(super) async fn run_hooks(
         &self,
         event: HookEvent,
         tool: &ToolHandle,

@@ -7,7 +7,8 @@ use crate::ToolError;
 use crate::definition::context::{CallInfo, FromContext, ToolContext};
 use crate::runtime::approval::{ApprovalRequest, ApprovalResponse};
 use crate::runtime::events::CallEvent;
-use crate::runtime::policy::Mode;
+use crate::runtime::hooks::{HookEvent, HookInput};
+use crate::runtime::policy::{Mode, Verdict};
 
 /// A running tool's handle on its coordinator's session: a context parameter, by value,
 /// marked `#[ctx]` (the name is too common for the macro to take every `Session` for context).
@@ -64,13 +65,18 @@ impl Session {
         self.coordinator.set_mode(mode);
     }
 
-    /// Asks the coordinator's approver, as the coordinator asks about a call (watchers get a
-    /// [`CallEvent::AwaitingApproval`] first), and returns its answer. The scope of an
-    /// approval is the tool's to act on: nothing is granted by asking.
+    /// Asks as the coordinator asks about a call: PermissionRequest hooks matching this tool
+    /// first (a hook's allow is an approval for this request only, its deny a rejection with
+    /// the hook's reason), then the approver (watchers get a
+    /// [`CallEvent::AwaitingApproval`] first). Returns the answer; its scope is the tool's to
+    /// act on: nothing is granted by asking.
     ///
     /// Without an approver nobody can answer: the answer is a rejection whose guidance says
     /// so, for the model to read.
     pub async fn ask(&self, request: ApprovalRequest) -> ApprovalResponse {
+        if let Some(answer) = self.hook_answer(&request).await {
+            return answer;
+        }
         let Some(approver) = &self.coordinator.inner.approver else {
             return ApprovalResponse::reject(format!(
                 "this session has no way to ask the user (no approver is configured), so `{}` \
@@ -86,10 +92,35 @@ impl Session {
         approver.approve(&request).await
     }
 
-    /// Whether anyone can answer [`ask`](Self::ask): the coordinator has an approver.
+    /// A PermissionRequest hook's answer to `request`, if a hook decided.
+    async fn hook_answer(&self, request: &ApprovalRequest) -> Option<ApprovalResponse> {
+        let inner = &self.coordinator.inner;
+        if !inner.hooks.has(HookEvent::PermissionRequest) {
+            return None;
+        }
+        let tool = self.coordinator.toolset().get(&self.call.tool)?;
+        let input = self.coordinator.hook_input(
+            HookInput::permission_request(self.call.tool.to_string(), request.arguments.clone()),
+            &self.call.call_id,
+            self.mode(),
+        );
+        let outcome = self
+            .coordinator
+            .run_hooks(HookEvent::PermissionRequest, tool, &input)
+            .await;
+        match outcome.decision()? {
+            hook if hook.verdict == Verdict::Allow => Some(ApprovalResponse::once()),
+            hook if hook.verdict == Verdict::Deny => Some(ApprovalResponse::reject(hook.reason)),
+            _ => None,
+        }
+    }
+
+    /// Whether anyone may answer [`ask`](Self::ask): the coordinator has an approver, or
+    /// PermissionRequest hooks (which may also leave the question open).
     #[must_use]
     pub fn can_ask(&self) -> bool {
-        self.coordinator.inner.approver.is_some()
+        let inner = &self.coordinator.inner;
+        inner.approver.is_some() || inner.hooks.has(HookEvent::PermissionRequest)
     }
 
     /// The call of the tool that holds this handle.
