@@ -1,7 +1,14 @@
 //! `present_plan`: the way out of plan mode. The plan goes to the coordinator's approver as a
-//! plan request ([`ApprovalRequest::plan`]); accepting it leaves plan mode, rejecting it
-//! returns the user's guidance for the model to plan again. The tool is `self_approving`: the
-//! policy never asks about it separately (it asks itself), and plan mode lets it run.
+//! plan request ([`ApprovalRequest::plan`], through [`Session::ask`], so PermissionRequest
+//! hooks may answer first). The tool is `self_approving`: the policy never asks about it
+//! separately (it asks itself), and plan mode lets it run.
+//!
+//! - Accepted: plan mode ends, into the mode an [`ApprovalScope::Mode`] answer names (Claude
+//!   Code's "yes, and auto-accept edits"), else `default`. Outside plan mode the mode stays as
+//!   it was unless the answer names one.
+//! - Rejected: not an error result (the tool did its job, which was to ask); the result
+//!   carries the user's guidance and tells the model to keep planning, without starting.
+//! - Aborted: a cancelled call.
 
 use tool_core::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
 use tool_core::context::{CallInfo, Session};
