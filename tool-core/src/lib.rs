@@ -112,14 +112,16 @@ pub mod tool {
 /// What a tool can receive besides its JSON arguments: the per-call
 /// [`ToolContext`](context::ToolContext), the [`FromContext`](context::FromContext) extractor
 /// trait, and the built-in context types (besides [`State`] and
-/// [`Workspace`] at the crate root).
+/// [`Workspace`] at the crate root); with the runtime, the handles on the coordinator running
+/// the call: [`ToolCaller`](context::ToolCaller) (nested calls) and
+/// [`Session`](context::Session) (mode and approver).
 pub mod context {
     pub use crate::definition::context::{
         CallInfo, CancellationToken, FromContext, Progress, ProgressSink, ProgressUpdate,
         ToolContext,
     };
     #[cfg(feature = "runtime")]
-    pub use crate::runtime::coordinator::{MAX_NESTING, ToolCaller};
+    pub use crate::runtime::coordinator::{MAX_NESTING, Session, ToolCaller};
 }
 
 /// What a tool may return: the conversions into a [`ToolOutput`] and its

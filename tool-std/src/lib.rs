@@ -24,6 +24,12 @@
 //! | `list_shells` | | the session's background jobs |
 //! | `fetch_url` | `WebFetch` | a web page as markdown, text or raw; private addresses refused after DNS and on every redirect; cached 15 min |
 //! | `web_search` | `WebSearch` | results from the configured [`web::SearchProvider`] (SearXNG shipped), filtered by domain |
+//! | `think` | | a thought noted, answered with a short acknowledgement |
+//! | `todo_write` | `TodoWrite` | the session's todo list, validated (one item in progress), kept ([`TodoList`]) and shown back |
+//! | `present_plan` | `ExitPlanMode` | the plan to the approver; accepted, plan mode ends; rejected, the user's guidance |
+//! | `subtask` | `Task` | a task for a sub-agent the application runs ([`Subagents`]), its calls one level deeper |
+//! | `list_artifacts` | | the outputs kept whole when the output limit cut them |
+//! | `read_artifact` | | a page of a kept output, numbered, under the output limit |
 //!
 //! The web tools run over [`web`]: address checks, the client, HTML conversion, the cache, and
 //! the search providers; configure them with a [`web::WebConfig`] given as state.
@@ -40,11 +46,14 @@ mod grep;
 mod hashline_edit;
 #[cfg(unix)]
 mod kill_shell;
+mod list_artifacts;
 mod list_dir;
 #[cfg(unix)]
 mod list_shells;
 mod multi_edit;
 mod patch;
+mod present_plan;
+mod read_artifact;
 mod read_file;
 pub mod repo_map;
 #[cfg(unix)]
@@ -53,6 +62,9 @@ mod run_shell;
 pub mod shell;
 #[cfg(unix)]
 mod shell_output;
+mod subtask;
+mod think;
+mod todo_write;
 mod walk;
 pub mod web;
 mod web_search;
@@ -70,3 +82,5 @@ pub use multi_edit::EditArgs;
 pub use run_shell::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ShellJobStarted, ShellReply, ShellRun};
 #[cfg(unix)]
 pub use shell_output::JobOutput;
+pub use subtask::{SubAgentRunner, SubAgentTask, Subagents};
+pub use todo_write::{InvalidTodos, TodoItem, TodoList, TodoProblem, TodoStatus};

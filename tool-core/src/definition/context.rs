@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Instant;
 
 /// The token a running call watches to know it should stop (re-exported from `tokio_util`).
 /// Give the coordinator one with
@@ -61,6 +62,8 @@ pub struct ToolContext {
     /// The token this call's is made a child of: the calling tool's, for a nested call; else
     /// the coordinator's.
     parent_cancellation: Option<CancellationToken>,
+    /// When this call's time limit runs out, if it has one.
+    deadline: Option<Instant>,
     shared: Arc<SharedContext>,
     /// The coordinator running this call, through which the tool may call others.
     #[cfg(feature = "runtime")]
@@ -78,6 +81,19 @@ pub(crate) struct SharedContext {
     pub(crate) session: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
 }
 
+impl SharedContext {
+    /// The session's value of type `T`, made with `T::default()` when first asked for.
+    pub(crate) fn session_value<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut values = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        let value = values
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()));
+        Arc::clone(value)
+            .downcast::<T>()
+            .expect("session values are keyed by their own type")
+    }
+}
+
 impl Clone for ToolContext {
     fn clone(&self) -> Self {
         // The token is made now, so that the clone and this context share it.
@@ -86,6 +102,7 @@ impl Clone for ToolContext {
             call: self.call.clone(),
             cancellation,
             parent_cancellation: self.parent_cancellation.clone(),
+            deadline: self.deadline,
             shared: Arc::clone(&self.shared),
             #[cfg(feature = "runtime")]
             coordinator: self.coordinator.clone(),
@@ -103,10 +120,18 @@ impl ToolContext {
             call,
             cancellation: OnceLock::new(),
             parent_cancellation,
+            deadline: None,
             shared,
             #[cfg(feature = "runtime")]
             coordinator: None,
         }
+    }
+
+    /// This context, with the instant its call's time limit runs out.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     pub(crate) fn into_call(self) -> CallInfo {
@@ -190,17 +215,43 @@ impl ToolContext {
     /// ```
     #[must_use]
     pub fn session_state<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
-        let mut values = self
-            .shared
-            .session
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let value = values
-            .entry(TypeId::of::<T>())
-            .or_insert_with(|| Arc::new(T::default()));
-        Arc::clone(value)
-            .downcast::<T>()
-            .expect("session values are keyed by their own type")
+        self.shared.session_value::<T>()
+    }
+
+    /// When this call's time limit runs out: the tool's `timeout_ms`, else the coordinator's
+    /// [`default_timeout`](crate::coordinator::CoordinatorBuilder::default_timeout), counted
+    /// from when the tool starts (after the policy and any approval, as the timeout is); for a
+    /// nested call, no later than its caller's. `None` when
+    /// no limit applies (and for a detached context). A tool that hands work on (a sub-agent)
+    /// passes this on, so the work is planned to end in time rather than cut off.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use tool_core::{tool, Coordinator, ToolCall, Toolset, context::ToolContext};
+    ///
+    /// /// Say how much time this call has left, in whole seconds.
+    /// #[tool(read_only, name = "doc_deadline_left", timeout_ms = 60_000)]
+    /// fn left(ctx: &ToolContext) -> String {
+    ///     match ctx.deadline() {
+    ///         Some(deadline) => (deadline - Instant::now()).as_secs().to_string(),
+    ///         None => "no limit".to_owned(),
+    ///     }
+    /// }
+    ///
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_deadline_left"]).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// let left: u64 = coordinator
+    ///     .call_blocking(ToolCall::new("doc_deadline_left", "{}"))
+    ///     .text()
+    ///     .parse()
+    ///     .unwrap();
+    /// assert!((55..60).contains(&left));
+    /// ```
+    #[must_use]
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
     }
 
     /// The token that is cancelled when this call should stop.

@@ -1,5 +1,6 @@
 //! Asking the user: the [`Approver`] trait and its implementations ([`AutoApprove`],
-//! [`DenyAll`], [`ChannelApprover`]), what is asked ([`ApprovalRequest`]), what comes back
+//! [`DenyAll`], [`ChannelApprover`]), what is asked ([`ApprovalRequest`], about a call or a
+//! plan: [`RequestKind`]), what comes back
 //! ([`ApprovalResponse`] with an [`ApprovalScope`]), and the [`GrantsFile`] where "always"
 //! answers are kept.
 //!
@@ -17,16 +18,20 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::BoxFuture;
+use crate::definition::context::CallInfo;
 use crate::definition::spec::{Effect, ResourceKind};
 use crate::definition::tool::Resource;
 use crate::definition::workspace::ResolvedPath;
-use crate::runtime::policy::DecisionSource;
 use crate::runtime::policy::shell::CommandLine;
+use crate::runtime::policy::{DecisionSource, Mode, PolicyLayer};
 
-/// What the user is asked about one call.
+/// What the user is asked about one call: whether it may run (the policy asks), or, from a
+/// tool with its own approval flow, whether its plan is accepted ([`kind`](Self::kind)).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ApprovalRequest {
+    /// What is asked: a call to run, or a plan to accept.
+    pub kind: RequestKind,
     /// The call's id.
     pub call_id: String,
     /// The tool's name.
@@ -63,6 +68,7 @@ impl ApprovalRequest {
     ) -> Self {
         let arguments = crate::definition::call::arguments_value(arguments);
         ApprovalRequest {
+            kind: RequestKind::Call,
             preview: preview(&tool, effect, resources),
             suggested_rule: suggested_rule(&tool, resources, paths),
             call_id,
@@ -74,6 +80,65 @@ impl ApprovalRequest {
             source,
         }
     }
+}
+
+impl ApprovalRequest {
+    /// A request to accept a plan, made by the running call `call` (a plan-presentation tool
+    /// asks through [`Session::ask`](crate::context::Session::ask)). Approving it means "go
+    /// ahead": leave plan mode, into the mode an [`ApprovalScope::Mode`] answer names, else
+    /// the default mode. A rejection's guidance says what to plan differently.
+    ///
+    /// Every approver answers it as it answers a call: [`AutoApprove`] accepts, [`DenyAll`]
+    /// rejects, [`ChannelApprover`] forwards it to its UI, which tells the two apart by
+    /// [`kind`](Self::kind).
+    ///
+    /// ```
+    /// use tool_core::approval::{ApprovalRequest, RequestKind};
+    /// use tool_core::context::CallInfo;
+    ///
+    /// let call = CallInfo::new("call_1", "present_plan", 0);
+    /// let request = ApprovalRequest::plan(&call, "1. Add the parser\n2. Test it");
+    /// assert!(matches!(&request.kind, RequestKind::Plan { plan } if plan.starts_with("1. Add")));
+    /// assert_eq!(request.preview, "present_plan: a plan of 2 lines");
+    /// assert_eq!(request.arguments["plan"], "1. Add the parser\n2. Test it");
+    /// ```
+    pub fn plan(call: &CallInfo, plan: impl Into<String>) -> Self {
+        let plan = plan.into();
+        let lines = plan.lines().count();
+        ApprovalRequest {
+            call_id: call.call_id.clone(),
+            tool: call.tool.clone(),
+            arguments: serde_json::json!({ "plan": plan }),
+            // What follows an accepted plan changes things.
+            effect: Effect::Mutating,
+            resources: Vec::new(),
+            reason: Cow::Borrowed(
+                "the model presents its plan: accepting it leaves plan mode and lets the work begin",
+            ),
+            source: DecisionSource::new(PolicyLayer::SelfApproving, call.tool.to_string()),
+            preview: format!(
+                "{}: a plan of {lines} line{}",
+                call.tool,
+                if lines == 1 { "" } else { "s" }
+            ),
+            suggested_rule: None,
+            kind: RequestKind::Plan { plan },
+        }
+    }
+}
+
+/// What an [`ApprovalRequest`] asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RequestKind {
+    /// May this call run? The policy asks.
+    Call,
+    /// Is this plan accepted? Asked by a plan-presentation tool, in plan mode: accepting it
+    /// leaves plan mode.
+    Plan {
+        /// The plan, as the model wrote it (Markdown).
+        plan: String,
+    },
 }
 
 fn preview(tool: &str, effect: Effect, resources: &[Resource]) -> String {
@@ -200,6 +265,10 @@ pub enum ApprovalScope {
         /// Keep it in the grants file for later sessions too.
         always: bool,
     },
+    /// This call, and switch the session to this permission mode: Claude Code's "yes, and
+    /// auto-accept edits" (`{"mode": "accept_edits"}`), and how accepting a plan chooses the
+    /// mode the work continues in.
+    Mode(Mode),
 }
 
 /// The user's answer.

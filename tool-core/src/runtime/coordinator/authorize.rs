@@ -272,6 +272,10 @@ impl Coordinator {
             ApprovalScope::Session => (tool, false),
             ApprovalScope::Always => (tool, true),
             ApprovalScope::Pattern { rule, always } => (rule.as_str(), *always),
+            ApprovalScope::Mode(mode) => {
+                self.set_mode(*mode);
+                return;
+            }
         };
         let parsed = match RulePattern::parse(rule) {
             Ok(parsed) => parsed,
@@ -300,7 +304,7 @@ impl Coordinator {
         }
     }
 
-    fn hook_input(&self, input: HookInput, call_id: &str, mode: Mode) -> HookInput {
+    pub(super) fn hook_input(&self, input: HookInput, call_id: &str, mode: Mode) -> HookInput {
         let cwd = self.inner.shared.workspace.as_ref().map_or_else(
             || std::env::current_dir().unwrap_or_default(),
             |workspace| workspace.root().to_owned(),
@@ -312,7 +316,7 @@ impl Coordinator {
             .permission_mode(mode)
     }
 
-    async fn run_hooks(
+    pub(super) async fn run_hooks(
         &self,
         event: HookEvent,
         tool: &ToolHandle,

@@ -384,6 +384,7 @@ impl CoordinatorBuilder {
                 events: self.events,
                 batch: self.batch,
                 session_id: self.session_id.unwrap_or_else(new_session_id),
+                default_timeout: self.default_timeout,
                 runtime: OnceLock::new(),
             }),
         })

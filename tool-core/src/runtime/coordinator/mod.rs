@@ -27,18 +27,20 @@
 //! `builder.rs` puts settings, policy, grants, hooks and middleware together once;
 //! `authorize.rs` is stage 3 and the hooks after the call; `batch.rs` and `schedule.rs` run
 //! many calls ([`Coordinator::call_batch`]); `nested.rs` lets a running tool call others
-//! ([`ToolCaller`]).
+//! ([`ToolCaller`]); `session.rs` lets it change the session's mode and ask the approver
+//! ([`Session`]).
 
 mod authorize;
 mod batch;
 mod builder;
 mod nested;
 mod schedule;
+mod session;
 
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::{Arc, OnceLock, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::runtime::{Handle, Runtime, RuntimeFlavor};
 
@@ -63,6 +65,7 @@ use crate::{Tool, ToolCall, ToolError, ToolOutput, ToolResult, Toolset};
 pub use batch::BatchOptions;
 pub use builder::{BuildError, CoordinatorBuilder};
 pub use nested::{MAX_NESTING, ToolCaller};
+pub use session::Session;
 
 /// Runs tool calls. Cheap to clone; clones share everything, including the session's mode and
 /// grants.
@@ -104,6 +107,9 @@ struct Inner {
     events: Option<Arc<dyn EventSink>>,
     batch: BatchOptions,
     session_id: String,
+    /// The time limit of calls whose tool declares none (the `Timeout` middleware enforces
+    /// it; kept here too so each call's context can say when its limit runs out).
+    default_timeout: Option<Duration>,
     /// The runtime `call_blocking` drives calls on when the caller has none.
     runtime: OnceLock<std::io::Result<Runtime>>,
 }
@@ -171,6 +177,8 @@ pub(crate) struct Staged {
     pub(crate) paths: Vec<ResolvedPath>,
     /// The calling tool's token, for a nested call: cancelling it cancels this call.
     pub(crate) parent_cancellation: Option<CancellationToken>,
+    /// The calling tool's deadline, for a nested call: this call's is no later.
+    pub(crate) parent_deadline: Option<Instant>,
 }
 
 impl Coordinator {
@@ -299,6 +307,7 @@ impl Coordinator {
             commands,
             paths,
             parent_cancellation: None,
+            parent_deadline: None,
         })
     }
 
@@ -335,8 +344,11 @@ impl Coordinator {
             commands: _,
             paths: _,
             parent_cancellation,
+            parent_deadline,
         } = staged;
-        let ctx = self.open(call_id, &tool, depth, parent_cancellation);
+        let ctx = self
+            .open(call_id, &tool, depth, parent_cancellation)
+            .with_deadline(self.deadline(&tool, parent_deadline));
         let invocation = Invocation {
             spec: tool.spec(),
             effect,
@@ -554,6 +566,51 @@ impl Coordinator {
             });
         }
         ctx
+    }
+
+    /// When a call of `tool` starting now must end: its time limit from now, and no later than
+    /// its caller's deadline.
+    fn deadline(&self, tool: &ToolHandle, parent: Option<Instant>) -> Option<Instant> {
+        let own = tool
+            .spec()
+            .timeout
+            .or(self.inner.default_timeout)
+            .and_then(|limit| Instant::now().checked_add(limit));
+        match (own, parent) {
+            (Some(own), Some(parent)) => Some(own.min(parent)),
+            (own, parent) => own.or(parent),
+        }
+    }
+
+    /// The value of type `T` kept for this session, as tools reach it with
+    /// [`ToolContext::session_state`]: made with `T::default()` by the first caller that asks,
+    /// tool or application. For an application that shows what its tools keep (a todo list in
+    /// an agent's UI, say).
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use tool_core::{tool, Coordinator, ToolCall, Toolset, context::ToolContext};
+    ///
+    /// #[derive(Default)]
+    /// struct Notes(Mutex<Vec<String>>);
+    ///
+    /// /// Keep a note for the rest of the session.
+    /// #[tool(read_only, name = "doc_coordinator_session_state_note")]
+    /// fn note(text: String, ctx: &ToolContext) -> &'static str {
+    ///     ctx.session_state::<Notes>().0.lock().unwrap().push(text);
+    ///     "noted"
+    /// }
+    ///
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_coordinator_session_state_note"]).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// coordinator.call_blocking(ToolCall::new("doc_coordinator_session_state_note", r#"{"text": "call Ada"}"#));
+    /// assert_eq!(*coordinator.session_state::<Notes>().0.lock().unwrap(), ["call Ada"]);
+    /// ```
+    #[must_use]
+    pub fn session_state<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        self.inner.shared.session_value::<T>()
     }
 
     /// Tells the event sink the call finished; returns its result.

@@ -24,6 +24,8 @@ struct ArtifactStore {
     next_id: u64,
     bytes: usize,
     max_bytes: usize,
+    /// The output limit's size, when one cuts what tools return into this store.
+    page_chars: Option<usize>,
     items: std::collections::VecDeque<Artifact>,
 }
 
@@ -55,6 +57,7 @@ impl Artifacts {
                 next_id: 1,
                 bytes: 0,
                 max_bytes,
+                page_chars: None,
                 items: std::collections::VecDeque::new(),
             })),
         }
@@ -64,6 +67,33 @@ impl Artifacts {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The most characters of text a tool's output may hold and reach the model uncut: the
+    /// coordinator's [`output_limit`](crate::coordinator::CoordinatorBuilder::output_limit),
+    /// `None` without one. A tool paging through an artifact keeps each page under it, so
+    /// that the page is not itself cut and kept again.
+    ///
+    /// ```
+    /// use tool_core::{Coordinator, middleware::Artifacts};
+    ///
+    /// let store = Artifacts::new(1 << 20);
+    /// assert_eq!(store.page_chars(), None);
+    /// let _coordinator = Coordinator::builder()
+    ///     .state(store.clone()) // the store the output limit keeps outputs in
+    ///     .output_limit(5_000)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(store.page_chars(), Some(5_000));
+    /// ```
+    #[must_use]
+    pub fn page_chars(&self) -> Option<usize> {
+        self.lock().page_chars
+    }
+
+    /// Records the output limit that cuts outputs into this store.
+    pub(crate) fn set_page_chars(&self, chars: usize) {
+        self.lock().page_chars = Some(chars);
     }
 
     /// Keeps a text; returns its id.

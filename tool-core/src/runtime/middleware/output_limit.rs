@@ -20,8 +20,11 @@ impl OutputLimit {
     /// At most `max_chars` characters of text reach the model; the rest goes to `artifacts`.
     /// `readable`: the model has a `read_artifact` tool to page through them.
     pub(crate) fn new(max_chars: usize, artifacts: Artifacts, readable: bool) -> Self {
+        let max_chars = max_chars.max(200);
+        // So that a tool paging through the store keeps its pages under the limit.
+        artifacts.set_page_chars(max_chars);
         OutputLimit {
-            max_chars: max_chars.max(200),
+            max_chars,
             artifacts,
             readable,
         }

@@ -1,0 +1,155 @@
+//! [`Session`]: a running tool's handle on the session of the coordinator that runs it: the
+//! permission mode, and the approver. For tools with an approval flow of their own (presenting
+//! a plan), so that no tool needs a branch in the coordinator.
+
+use super::Coordinator;
+use crate::ToolError;
+use crate::definition::context::{CallInfo, FromContext, ToolContext};
+use crate::runtime::approval::{ApprovalRequest, ApprovalResponse};
+use crate::runtime::events::CallEvent;
+use crate::runtime::hooks::{HookEvent, HookInput};
+use crate::runtime::policy::{Mode, Verdict};
+
+/// A running tool's handle on its coordinator's session: a context parameter, by value,
+/// marked `#[ctx]` (the name is too common for the macro to take every `Session` for context).
+///
+/// It reads and changes the session's permission [`Mode`] (as
+/// [`Coordinator::set_mode`] does) and asks the coordinator's approver a question of the
+/// tool's own ([`ApprovalRequest::plan`], say). A tool using it is usually `self_approving`:
+/// the policy does not ask before it runs, because the tool asks itself.
+///
+/// ```
+/// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset};
+/// use tool_core::approval::{ApprovalRequest, ApprovalResponse, AutoApprove};
+/// use tool_core::context::{CallInfo, Session};
+/// use tool_core::policy::Mode;
+///
+/// /// Show the user a plan; once accepted, leave plan mode.
+/// #[tool(self_approving, name = "doc_session_plan")]
+/// async fn plan(plan: String, #[ctx] session: Session, call: CallInfo) -> Result<&'static str, ToolError> {
+///     match session.ask(ApprovalRequest::plan(&call, plan)).await {
+///         ApprovalResponse::Approve(_) => {
+///             session.set_mode(Mode::Default);
+///             Ok("accepted")
+///         }
+///         _ => Ok("keep planning"),
+///     }
+/// }
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_session_plan"]).unwrap())
+///     .mode(Mode::Plan)
+///     .approver(AutoApprove)
+///     .build()
+///     .unwrap();
+/// let result = coordinator.call_blocking(ToolCall::new("doc_session_plan", r#"{"plan": "1. Do it"}"#));
+/// assert_eq!(result.text(), "accepted");
+/// assert_eq!(coordinator.mode(), Mode::Default);
+/// ```
+#[derive(Clone)]
+pub struct Session {
+    coordinator: Coordinator,
+    call: CallInfo,
+}
+
+impl Session {
+    /// The session's permission mode now.
+    #[must_use]
+    pub fn mode(&self) -> Mode {
+        self.coordinator.mode()
+    }
+
+    /// Switches the session's permission mode; calls decided from now on (this tool's own
+    /// nested calls too) see the new mode.
+    pub fn set_mode(&self, mode: Mode) {
+        self.coordinator.set_mode(mode);
+    }
+
+    /// Asks as the coordinator asks about a call: PermissionRequest hooks matching this tool
+    /// first (a hook's allow is an approval for this request only, its deny a rejection with
+    /// the hook's reason), then the approver (watchers get a
+    /// [`CallEvent::AwaitingApproval`] first). Returns the answer; its scope is the tool's to
+    /// act on: nothing is granted by asking.
+    ///
+    /// Without an approver nobody can answer: the answer is a rejection whose guidance says
+    /// so, for the model to read.
+    pub async fn ask(&self, request: ApprovalRequest) -> ApprovalResponse {
+        if let Some(answer) = self.hook_answer(&request).await {
+            return answer;
+        }
+        let Some(approver) = &self.coordinator.inner.approver else {
+            return ApprovalResponse::reject(format!(
+                "this session has no way to ask the user (no approver is configured), so `{}` \
+                 could not be answered; tell the user what you wanted them to approve",
+                self.call.tool
+            ));
+        };
+        if let Some(events) = &self.coordinator.inner.events {
+            events.send(CallEvent::AwaitingApproval {
+                request: Box::new(request.clone()),
+            });
+        }
+        approver.approve(&request).await
+    }
+
+    /// A PermissionRequest hook's answer to `request`, if a hook decided.
+    async fn hook_answer(&self, request: &ApprovalRequest) -> Option<ApprovalResponse> {
+        let inner = &self.coordinator.inner;
+        if !inner.hooks.has(HookEvent::PermissionRequest) {
+            return None;
+        }
+        let tool = self.coordinator.toolset().get(&self.call.tool)?;
+        let input = self.coordinator.hook_input(
+            HookInput::permission_request(self.call.tool.to_string(), request.arguments.clone()),
+            &self.call.call_id,
+            self.mode(),
+        );
+        let outcome = self
+            .coordinator
+            .run_hooks(HookEvent::PermissionRequest, tool, &input)
+            .await;
+        match outcome.decision()? {
+            hook if hook.verdict == Verdict::Allow => Some(ApprovalResponse::once()),
+            hook if hook.verdict == Verdict::Deny => Some(ApprovalResponse::reject(hook.reason)),
+            _ => None,
+        }
+    }
+
+    /// Whether anyone may answer [`ask`](Self::ask): the coordinator has an approver, or
+    /// PermissionRequest hooks (which may also leave the question open).
+    #[must_use]
+    pub fn can_ask(&self) -> bool {
+        let inner = &self.coordinator.inner;
+        inner.approver.is_some() || inner.hooks.has(HookEvent::PermissionRequest)
+    }
+
+    /// The call of the tool that holds this handle.
+    #[must_use]
+    pub fn call(&self) -> &CallInfo {
+        &self.call
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("call", &self.call)
+            .field("mode", &self.mode())
+            .finish_non_exhaustive()
+    }
+}
+
+impl FromContext<'_> for Session {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        let Some(coordinator) = &ctx.coordinator else {
+            return Err(ToolError::failed(format!(
+                "`{}` works on the session's mode and approvals, so it must run under a Coordinator (it was called with a detached context)",
+                ctx.call().tool
+            )));
+        };
+        Ok(Session {
+            coordinator: coordinator.clone(),
+            call: ctx.call().clone(),
+        })
+    }
+}
