@@ -16,12 +16,15 @@
 //! | `glob` | `Glob` | files by name pattern, newest first, `.gitignore` respected |
 //! | `list_dir` | `LS` | a directory as a sorted tree; ignored directories shown once, not walked |
 //! | `repo_map` | | files ranked by PageRank over tree-sitter definitions and references, signatures, to a token budget |
+//! | `execute` | | code mode: Python in monty's sandbox calling the tools as functions, each a nested call, within limits ([`code`]) |
 
 #![warn(missing_docs)]
 
 mod apply_patch;
+pub mod code;
 mod edit;
 mod edit_file;
+mod execute;
 pub mod fs;
 mod glob;
 mod grep;
@@ -35,6 +38,7 @@ mod walk;
 mod write_file;
 
 pub use apply_patch::PatchText;
+pub use execute::ExecuteOutput;
 pub use grep::OutputMode;
 pub use hashline_edit::{HashlineEditArgs, HashlineOp};
 pub use multi_edit::EditArgs;

@@ -1,0 +1,52 @@
+//! Code mode: the engine under `execute`, which runs Python a model wrote in
+//! [monty](https://github.com/pydantic/monty), pydantic's sandboxed interpreter for code
+//! written by models, with the toolset's tools as its functions.
+//!
+//! - [`functions`](self) maps each tool to a Python function (names made valid identifiers,
+//!   reversibly) and binds a call's arguments to the tool's JSON arguments;
+//! - [`python_stubs`] writes those functions out as Python stubs for the model to read;
+//! - the interpreter runs on a thread of its own and suspends at each function call, which
+//!   the async side runs as a nested tool call through the coordinator;
+//! - [`CodeModeConfig`] bounds a run in wall time, interpreter steps, tool calls and printed
+//!   bytes; a run stopped by one ends with a [`Limit`] naming it.
+//!
+//! The sandbox has no filesystem, environment or network: code reaches the world only through
+//! the tools, each call judged by the policy on its own, as a call from the model would be.
+//! Values cross as JSON: a tool's structured result (else its text) becomes a Python value,
+//! and the code's last expression comes back as JSON (else as its repr).
+//!
+//! What monty lacks, and what stands in for it, is said where it matters: no host-defined
+//! exception classes (a failed call raises the closest built-in exception, see
+//! [`exception types`](self#exceptions)), no step counter (steps are counted at the poll
+//! monty makes every [`STEPS_PER_CHECK`] instructions), and no crash isolation in-process (a
+//! panic is caught on the interpreter's thread; an abort would take the process, which
+//! monty's recursion limit exists to prevent).
+//!
+//! # Exceptions
+//!
+//! A failed tool call raises, with the tool's message (`read_file: ...`):
+//!
+//! | the call | raises |
+//! |---|---|
+//! | denied by the policy, or rejected by the user | `PermissionError` |
+//! | given arguments its schema refuses | `ValueError` |
+//! | called with arguments the function does not take | `TypeError` |
+//! | timed out | `TimeoutError` |
+//! | failed otherwise | `RuntimeError` |
+//!
+//! A limit or a cancellation raises `KeyboardInterrupt`, which `except Exception` lets
+//! through; a run that catches it anyway still ends as stopped.
+
+mod functions;
+mod interpreter;
+mod limits;
+mod run;
+mod stubs;
+mod values;
+
+pub use functions::{NOT_CALLABLE_FROM_CODE, callable_from_code};
+pub use limits::{CodeModeConfig, Limit, STEPS_PER_CHECK};
+pub use stubs::python_stubs;
+
+pub(crate) use interpreter::{Evaluated, Failure};
+pub(crate) use run::{Outcome, run};
