@@ -2,13 +2,14 @@
 //! [monty](https://github.com/pydantic/monty), pydantic's sandboxed interpreter for code
 //! written by models, with the toolset's tools as its functions.
 //!
-//! - [`functions`](self) maps each tool to a Python function (names made valid identifiers,
-//!   reversibly) and binds a call's arguments to the tool's JSON arguments;
-//! - [`python_stubs`] writes those functions out as Python stubs for the model to read;
-//! - the interpreter runs on a thread of its own and suspends at each function call, which
-//!   the async side runs as a nested tool call through the coordinator;
-//! - [`CodeModeConfig`] bounds a run in wall time, interpreter steps, tool calls and printed
-//!   bytes; a run stopped by one ends with a [`Limit`] naming it.
+//! Its parts, one job each: `functions` maps each tool to a Python function (names made valid
+//! identifiers, reversibly) and binds a call's arguments to the tool's JSON arguments;
+//! [`python_stubs`] writes those functions out for the model to read; `interpreter` runs
+//! monty on a thread of its own, suspended at each function call; `run` makes each such call
+//! a nested tool call through the coordinator and stops the run at its deadline or on
+//! cancellation; `values` carries values across as JSON; [`CodeModeConfig`] bounds a run in
+//! wall time, interpreter steps, tool calls and printed bytes, and a run one of them stops
+//! ends with the [`Limit`] that did.
 //!
 //! The sandbox has no filesystem, environment or network: code reaches the world only through
 //! the tools, each call judged by the policy on its own, as a call from the model would be.
@@ -18,9 +19,12 @@
 //! What monty lacks, and what stands in for it, is said where it matters: no host-defined
 //! exception classes (a failed call raises the closest built-in exception, see
 //! [`exception types`](self#exceptions)), no step counter (steps are counted at the poll
-//! monty makes every [`STEPS_PER_CHECK`] instructions), and no crash isolation in-process (a
-//! panic is caught on the interpreter's thread; an abort would take the process, which
-//! monty's recursion limit exists to prevent).
+//! monty makes every [`STEPS_PER_CHECK`] instructions), and no memory limit without its own
+//! global allocator (which a library cannot install). Its crash isolation, `monty-pool`, runs
+//! worker subprocesses of a separate `monty` binary; here the interpreter runs in-process
+//! instead, and a panic in it is caught on its thread and becomes an error (an abort, such as
+//! a native stack overflow, would take the process: monty's recursion limit and the thread's
+//! large stack exist to prevent one).
 //!
 //! # Exceptions
 //!

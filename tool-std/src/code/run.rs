@@ -24,12 +24,13 @@ pub(crate) struct Outcome {
     pub result: Result<Evaluated, Failure>,
 }
 
-/// Runs `code`, its functions being the tools of `caller`'s toolset.
+/// Runs `code`, its functions being the tools of `caller`'s toolset; `cancellation` is the
+/// token of the call of `execute`.
 ///
-/// When the run is stopped (cancelled, out of time) while the interpreter computes, this
-/// returns at once; the interpreter's thread ends at its next check (within
-/// [`STEPS_PER_CHECK`](super::STEPS_PER_CHECK) instructions) or its next call, whichever
-/// comes first, and its nested call in flight, if any, is dropped, which cancels it.
+/// When the run is stopped (cancelled, out of time), this returns at once: the interpreter's
+/// thread ends at its next check (within [`STEPS_PER_CHECK`](super::STEPS_PER_CHECK)
+/// instructions) or its next call, whichever comes first, and a nested call in flight is
+/// dropped and its token cancelled (a blocking tool sees that when it next checks).
 pub(crate) async fn run(
     code: String,
     caller: &ToolCaller,
@@ -72,7 +73,7 @@ pub(crate) async fn run(
         let request = tokio::select! {
             biased;
             () = cancellation.cancelled() => break Err(state.stop(Stop::Cancelled).into()),
-            () = &mut out_of_time => break Err(state.stop(Stop::Limit(time_limit)).into()),
+            () = &mut out_of_time => break Err(out_of_time_stop(&state, cancellation, time_limit.clone())),
             request = received.recv() => request,
         };
         match request {
@@ -88,7 +89,7 @@ pub(crate) async fn run(
                 tokio::select! {
                     biased;
                     () = cancellation.cancelled() => break Err(state.stop(Stop::Cancelled).into()),
-                    () = &mut out_of_time => break Err(state.stop(Stop::Limit(time_limit)).into()),
+                    () = &mut out_of_time => break Err(out_of_time_stop(&state, cancellation, time_limit.clone())),
                     result = caller.call(call) => {
                         // The interpreter is gone only if it was stopped, which it will see.
                         let _ = reply.send(result);
@@ -108,4 +109,16 @@ pub(crate) async fn run(
         tool_calls: state.tool_calls(),
         result,
     }
+}
+
+/// Stops the run at its deadline, and cancels the call's token as a timeout does, so that a
+/// nested call in flight (a child of that token) is told to stop too.
+fn out_of_time_stop(
+    state: &RunState,
+    cancellation: &CancellationToken,
+    time_limit: Limit,
+) -> Failure {
+    let failure = state.stop(Stop::Limit(time_limit)).into();
+    cancellation.cancel();
+    failure
 }
