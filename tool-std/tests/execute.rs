@@ -2,6 +2,7 @@
 //! nested call through the coordinator: results combined, denied calls caught, every limit
 //! stopping a run by name, plan mode obeyed, nesting visible, and the stubs a model reads.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -20,6 +21,31 @@ use common::{Fixture, err, ok};
 #[tool(read_only, name = "execute_test_whoami")]
 fn whoami(call: &CallInfo) -> String {
     format!("{} at depth {}", call.call_id, call.depth)
+}
+
+/// Set when a call of `execute_test_wait` saw its cancellation.
+static WAIT_SAW_CANCELLATION: AtomicBool = AtomicBool::new(false);
+
+/// Wait until the call is cancelled.
+#[tool(read_only, blocking, name = "execute_test_wait")]
+fn wait(stop: &CancellationToken) -> &'static str {
+    while !stop.is_cancelled() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    WAIT_SAW_CANCELLATION.store(true, Ordering::SeqCst);
+    "cancelled"
+}
+
+/// Whether `flag` is set within a minute (it is set by a thread the test does not join).
+fn becomes_set(flag: &AtomicBool) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_secs(60) {
+        if flag.load(Ordering::SeqCst) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
 }
 
 /// `tools` over a fresh workspace, the coordinator configured further by `configure`.
@@ -326,6 +352,26 @@ fn cancelling_the_call_stops_a_computing_interpreter() {
         matches!(result.error(), Some(ToolError::Cancelled)),
         "{}",
         result.text()
+    );
+}
+
+#[test]
+fn the_time_limit_cancels_the_nested_call_in_flight() {
+    let fx = fixture_with(&["execute", "execute_test_wait"], |builder| {
+        builder.state(CodeModeConfig {
+            time_limit: Duration::from_millis(300),
+            ..CodeModeConfig::default()
+        })
+    });
+    let text = err(&fx.execute("execute_test_wait()"));
+    assert!(
+        text.starts_with("the code was stopped by the time limit"),
+        "{text}"
+    );
+    assert!(text.contains("It made 1 tool call"), "{text}");
+    assert!(
+        becomes_set(&WAIT_SAW_CANCELLATION),
+        "the nested call was never told to stop"
     );
 }
 
