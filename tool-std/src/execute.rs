@@ -39,7 +39,8 @@ pub struct ExecuteOutput {
 /// a function of the same name (`-` in a name becomes `_`) taking the tool's arguments, by
 /// keyword or in order; it returns the tool's result (a dict for tools with structured
 /// results, else the text) or raises an exception when the call fails (PermissionError when
-/// it is denied; catch it with try/except). The code runs in a sandbox with no filesystem,
+/// it is denied; catch it with try/except); calling a function that is not there answers with
+/// the list of those that are. The code runs in a sandbox with no filesystem,
 /// network or imports beyond a small standard library: use the tools. The answer holds what
 /// the code printed, the value of its last expression and how many tool calls it made. A run
 /// is limited in time, steps, tool calls and printed output.

@@ -10,7 +10,7 @@ use tool_core::context::{CallInfo, CancellationToken};
 use tool_core::coordinator::CoordinatorBuilder;
 use tool_core::events::CallEvent;
 use tool_core::policy::{Mode, PolicyBuilder};
-use tool_core::{Coordinator, ToolCall, ToolError, ToolResult, Toolset, Workspace, tool};
+use tool_core::{Coordinator, Json, ToolCall, ToolError, ToolResult, Toolset, Workspace, tool};
 use tool_std::code::{CodeModeConfig, python_stubs};
 use tool_std::fs::FileSession;
 
@@ -21,6 +21,22 @@ use common::{Fixture, err, ok};
 #[tool(read_only, name = "execute_test_whoami")]
 fn whoami(call: &CallInfo) -> String {
     format!("{} at depth {}", call.call_id, call.depth)
+}
+
+/// Counts of a text.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Counts {
+    lines: usize,
+    words: usize,
+}
+
+/// Count a text's lines and words.
+#[tool(read_only, name = "execute_test_count")]
+fn count(text: String) -> Json<Counts> {
+    Json(Counts {
+        lines: text.lines().count(),
+        words: text.split_whitespace().count(),
+    })
 }
 
 /// Set when a call of `execute_test_wait` saw its cancellation.
@@ -145,6 +161,30 @@ fn positional_arguments_fill_the_parameters_in_the_signatures_order() {
             .starts_with("     2\ttwo\n"),
         "{answer}"
     );
+}
+
+#[test]
+fn a_tools_structured_result_is_a_dict_in_python() {
+    let fx = Fixture::new(&["execute", "execute_test_count"]);
+    let answer = fx.run(
+        r#"
+counts = execute_test_count(text="one two\nthree")
+[counts["lines"], counts["words"], sorted(counts.keys())]
+"#,
+    );
+    assert_eq!(answer["value"], json!([2, 3, ["lines", "words"]]));
+}
+
+#[test]
+fn the_recursion_limit_raises_recursion_error_at_the_configured_depth() {
+    let code = "def down(n):\n    return 0 if n == 0 else down(n - 1)\ntry:\n    result = down(100)\nexcept RecursionError:\n    result = 'too deep'\nresult\n";
+    let fx = Fixture::new(&["execute"]);
+    assert_eq!(fx.run(code)["value"], 0);
+    let fx = limited(CodeModeConfig {
+        max_recursion_depth: 50,
+        ..CodeModeConfig::default()
+    });
+    assert_eq!(fx.run(code)["value"], "too deep");
 }
 
 #[test]
