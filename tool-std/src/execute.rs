@@ -40,7 +40,9 @@ pub struct ExecuteOutput {
 /// keyword or in order; it returns the tool's result (a dict for tools with structured
 /// results, else the text) or raises an exception when the call fails (PermissionError when
 /// it is denied; catch it with try/except); calling a function that is not there answers with
-/// the list of those that are. The code runs in a sandbox with no filesystem,
+/// the list of those that are. Calls you `await` run side by side when gathered
+/// (`a, b = await asyncio.gather(read_file("a"), read_file("b"))`); in code that uses
+/// `await`, await every call. The code runs in a sandbox with no filesystem,
 /// network or imports beyond a small standard library: use the tools. The answer holds what
 /// the code printed, the value of its last expression and how many tool calls it made. A run
 /// is limited in time, steps, tool calls and printed output.

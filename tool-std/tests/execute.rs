@@ -3,6 +3,7 @@
 //! stopping a run by name, plan mode obeyed, nesting visible, and the stubs a model reads.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -37,6 +38,23 @@ fn count(text: String) -> Json<Counts> {
         lines: text.lines().count(),
         words: text.split_whitespace().count(),
     })
+}
+
+/// How many calls of `execute_test_rendezvous` have arrived.
+static ARRIVED: (Mutex<u32>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// Wait (up to 10 s) for a second call of this tool to arrive: "met" if one did, else "alone".
+#[tool(read_only, blocking, name = "execute_test_rendezvous")]
+fn rendezvous() -> &'static str {
+    let (arrived, changed) = &ARRIVED;
+    let mut count = arrived.lock().unwrap();
+    *count += 1;
+    changed.notify_all();
+    let (count, timeout) = changed
+        .wait_timeout_while(count, Duration::from_secs(10), |count| *count < 2)
+        .unwrap();
+    drop(count);
+    if timeout.timed_out() { "alone" } else { "met" }
 }
 
 /// Set when a call of `execute_test_wait` saw its cancellation.
@@ -185,6 +203,41 @@ fn the_recursion_limit_raises_recursion_error_at_the_configured_depth() {
         ..CodeModeConfig::default()
     });
     assert_eq!(fx.run(code)["value"], "too deep");
+}
+
+#[test]
+fn awaited_calls_run_side_by_side_with_asyncio_gather() {
+    let fx = Fixture::new(&["execute", "execute_test_rendezvous"]);
+    let answer = fx.run(
+        r#"
+import asyncio
+first, second = await asyncio.gather(execute_test_rendezvous(), execute_test_rendezvous())
+[first, second]
+"#,
+    );
+    assert_eq!(
+        answer["value"],
+        json!(["met", "met"]),
+        "the calls ran one after the other"
+    );
+    assert_eq!(answer["tool_calls"], 2);
+}
+
+#[test]
+fn an_awaited_call_that_fails_raises_at_its_await() {
+    let fx = Fixture::new(&["execute", "read_file"]);
+    fx.file("a.txt", b"a\n");
+    let answer = fx.run(
+        r#"
+try:
+    await read_file("missing.txt")
+    outcome = "read"
+except RuntimeError as error:
+    outcome = str(error)
+[outcome.split(":")[0], await read_file("a.txt")]
+"#,
+    );
+    assert_eq!(answer["value"], json!(["read_file", "     1\ta\n"]));
 }
 
 #[test]

@@ -12,6 +12,7 @@
 //! stack, and the thread has a large stack for deeply nested source.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -26,7 +27,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tool_core::{ToolError, ToolResult};
 
-use super::functions::{Function, FunctionTable};
+use super::functions::FunctionTable;
 use super::limits::{CodeModeConfig, Limit, STEPS_PER_CHECK};
 use super::values::{to_json, to_python};
 
@@ -41,13 +42,31 @@ const NO_HOST_ACCESS: &str = "the sandbox has no filesystem, environment or netw
 pub(crate) enum Request {
     /// Run this nested call and send back its result.
     Call {
+        /// The call's number in the run, from 1.
+        number: u32,
         tool: String,
         arguments: String,
         reply: oneshot::Sender<ToolResult>,
     },
+    /// Start this nested call and keep its result for an [`Request::Await`] (async code:
+    /// the call's value is a future the code awaits).
+    Start {
+        /// Monty's id of the call, which [`Request::Await`] names.
+        id: u32,
+        /// The call's number in the run, from 1.
+        number: u32,
+        tool: String,
+        arguments: String,
+    },
+    /// The code awaits these started calls: send back the results of those that finished,
+    /// at least one, as soon as there is one.
+    Await { ids: Vec<u32>, reply: AwaitReply },
     /// The run ended.
     Finished(Result<Evaluated, Failure>),
 }
+
+/// Where the results of awaited calls go, each with Monty's id of its call.
+pub(crate) type AwaitReply = oneshot::Sender<Vec<(u32, ToolResult)>>;
 
 /// The value of the code's last expression.
 #[derive(Debug, Clone, PartialEq)]
@@ -171,12 +190,19 @@ pub(crate) fn spawn(job: Job) -> std::io::Result<()> {
 /// How the interpreter goes on after a function call.
 enum Answer {
     Resume(ExtFunctionResult),
+    /// The call was started; its value is a future (async code).
+    Pending,
     /// End the run with an exception the code cannot catch.
     Abort(MontyException),
 }
 
 impl Job {
     fn run(&self) -> Result<Evaluated, Failure> {
+        // Code that awaits gets futures from its calls, which may run side by side; other
+        // code gets values.
+        let asynchronous = uses_await(&self.code);
+        // The Python name of each call started and not yet answered, for its exception.
+        let mut started: HashMap<u32, String> = HashMap::new();
         let mut printer = Printer {
             state: Arc::clone(&self.state),
             max_bytes: self.config.max_printed_bytes,
@@ -216,37 +242,68 @@ impl Job {
                     );
                     lookup.resume(found, print)
                 }
-                RunProgress::FunctionCall(mut call) => match self.answer(&call) {
-                    Answer::Resume(result) => {
-                        // Monty's own clock runs only while it executes: set to what is left
-                        // of the wall time, it stops computing at the deadline too.
-                        call.tracker_mut().set_max_duration(self.remaining());
-                        call.resume(result, print)
+                RunProgress::FunctionCall(mut call) => {
+                    let answer = self.answer(&call, asynchronous);
+                    // Monty's own clock runs only while it executes: set to what is left of
+                    // the wall time, it stops computing at the deadline too.
+                    call.tracker_mut().set_max_duration(self.remaining());
+                    match answer {
+                        Answer::Resume(result) => call.resume(result, print),
+                        Answer::Pending => {
+                            started.insert(call.call_id, call.function_name.clone());
+                            call.resume_pending(print)
+                        }
+                        Answer::Abort(exception) => call.abort(exception, print),
                     }
-                    Answer::Abort(exception) => call.abort(exception, print),
-                },
+                }
                 RunProgress::OsCall(os_call) => os_call.resume(
                     MontyException::new(ExcType::PermissionError, Some(NO_HOST_ACCESS.to_owned())),
                     print,
                 ),
-                // Never reached: no function answers with a pending future.
-                RunProgress::ResolveFutures(futures) => futures.abort(
-                    MontyException::new(
-                        ExcType::RuntimeError,
-                        Some(
-                            "the tools' functions are not coroutines: call them without `await`"
-                                .to_owned(),
-                        ),
-                    ),
-                    print,
-                ),
+                RunProgress::ResolveFutures(futures) => {
+                    match self.wait_for(futures.pending_call_ids(), &mut started) {
+                        Ok(results) => futures.resume(results, print),
+                        Err(exception) => futures.abort(exception, print),
+                    }
+                }
             };
             progress = next.map_err(|exception| self.failure(&exception))?;
         }
     }
 
-    /// Runs a function call as a nested tool call, or says why not.
-    fn answer(&self, call: &FunctionCall) -> Answer {
+    /// The results of the started calls `ids` the code awaits, as soon as one is in.
+    fn wait_for(
+        &self,
+        ids: &[u32],
+        started: &mut HashMap<u32, String>,
+    ) -> Result<Vec<(u32, ExtFunctionResult)>, MontyException> {
+        if let Some(stop) = self.state.stopped() {
+            return Err(interrupt(&stop));
+        }
+        let (reply, results) = oneshot::channel();
+        let request = Request::Await {
+            ids: ids.to_vec(),
+            reply,
+        };
+        let results = match self.requests.send(request) {
+            Ok(()) => results.blocking_recv().ok(),
+            Err(_) => None,
+        };
+        let Some(results) = results else {
+            return Err(interrupt(&self.state.stop(Stop::Cancelled)));
+        };
+        Ok(results
+            .into_iter()
+            .map(|(id, result)| {
+                let function = started.remove(&id).unwrap_or_default();
+                (id, python_result(&function, &result))
+            })
+            .collect())
+    }
+
+    /// Runs a function call as a nested tool call (in async code, starts it), or says why
+    /// not.
+    fn answer(&self, call: &FunctionCall, asynchronous: bool) -> Answer {
         if let Some(stop) = self.state.stopped() {
             return Answer::Abort(interrupt(&stop));
         }
@@ -269,9 +326,22 @@ impl Job {
                 .stop(Stop::Limit(Limit::ToolCalls(self.config.max_tool_calls)));
             return Answer::Abort(interrupt(&stop));
         }
-        self.state.tool_calls.fetch_add(1, Ordering::AcqRel);
+        let number = self.state.tool_calls.fetch_add(1, Ordering::AcqRel) + 1;
+        if asynchronous {
+            let request = Request::Start {
+                id: call.call_id,
+                number,
+                tool: function.tool.clone(),
+                arguments,
+            };
+            return match self.requests.send(request) {
+                Ok(()) => Answer::Pending,
+                Err(_) => Answer::Abort(interrupt(&self.state.stop(Stop::Cancelled))),
+            };
+        }
         let (reply, result) = oneshot::channel();
         let request = Request::Call {
+            number,
             tool: function.tool.clone(),
             arguments,
             reply,
@@ -280,7 +350,7 @@ impl Job {
             return Answer::Abort(interrupt(&self.state.stop(Stop::Cancelled)));
         }
         match result.blocking_recv() {
-            Ok(result) => Answer::Resume(python_result(function, &result)),
+            Ok(result) => Answer::Resume(python_result(&function.python_name, &result)),
             // The async side stopped waiting, and said why before it did.
             Err(_) => Answer::Abort(interrupt(&self.state.stop(Stop::Cancelled))),
         }
@@ -330,8 +400,8 @@ impl Job {
     }
 }
 
-/// A tool's result as the function's return value, or the exception it raises.
-fn python_result(function: &Function, result: &ToolResult) -> ExtFunctionResult {
+/// A tool's result as the value of a call of `function`, or the exception it raises.
+fn python_result(function: &str, result: &ToolResult) -> ExtFunctionResult {
     match result.error() {
         None => ExtFunctionResult::Return(match result.structured() {
             Some(value) => to_python(value),
@@ -339,7 +409,7 @@ fn python_result(function: &Function, result: &ToolResult) -> ExtFunctionResult 
         }),
         Some(error) => ExtFunctionResult::Error(MontyException::new(
             exception_type(error),
-            Some(format!("{}: {}", function.python_name, result.text())),
+            Some(format!("{function}: {}", result.text())),
         )),
     }
 }
@@ -424,5 +494,68 @@ impl PrintWriterCallback for Printer {
             return Err(interrupt(&stop));
         }
         self.check()
+    }
+}
+
+/// Whether `code` uses `await` (as a word outside strings and comments): such code runs with
+/// its calls as futures, so that `asyncio.gather` can run them side by side.
+pub(crate) fn uses_await(code: &str) -> bool {
+    let mut chars = code.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        match c {
+            '#' => while chars.next_if(|&(_, c)| c != '\n').is_some() {},
+            '\'' | '"' => {
+                let triple = code[start..].starts_with(&format!("{c}{c}{c}"));
+                if triple {
+                    chars.next();
+                    chars.next();
+                }
+                let mut quotes = 0;
+                while let Some((_, next)) = chars.next() {
+                    match next {
+                        '\\' => {
+                            chars.next();
+                            quotes = 0;
+                        }
+                        q if q == c => {
+                            quotes += 1;
+                            if !triple || quotes == 3 {
+                                break;
+                            }
+                        }
+                        '\n' if !triple => break,
+                        _ => quotes = 0,
+                    }
+                }
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let mut end = start + c.len_utf8();
+                while let Some((index, next)) =
+                    chars.next_if(|&(_, c)| c.is_alphanumeric() || c == '_')
+                {
+                    end = index + next.len_utf8();
+                }
+                if &code[start..end] == "await" {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uses_await;
+
+    #[test]
+    fn await_is_found_as_a_word_outside_strings_and_comments() {
+        assert!(uses_await("x = await read_file('a')"));
+        assert!(uses_await("a, b = await asyncio.gather(f(), g())"));
+        assert!(!uses_await("awaited = 1\nprint(awaited)"));
+        assert!(!uses_await("# await later\nx = 'await' + \"await\""));
+        assert!(!uses_await("text = '''\nawait\n'''\nlen(text)"));
+        assert!(uses_await("s = 'it\\'s'\nawait f()"));
     }
 }

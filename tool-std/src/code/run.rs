@@ -1,17 +1,21 @@
 //! The async side of a run: starts the interpreter's thread, runs each tool call it asks for
 //! as a nested call through the [`ToolCaller`] (the coordinator's policy, hooks, approvals,
 //! budget and events, one level deeper), and stops the run at the deadline or when the call
-//! of `execute` is cancelled, without waiting for the interpreter to notice.
+//! of `execute` is cancelled, without waiting for the interpreter to notice. Calls of code
+//! that awaits are started as tasks of their own and run side by side; each await is answered
+//! as soon as one of the calls it waits for is in.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::sync::mpsc;
-use tool_core::ToolCall;
+use tokio::task::{JoinError, JoinSet};
 use tool_core::context::{CancellationToken, ToolCaller};
+use tool_core::{ToolCall, ToolResult};
 
 use super::functions::FunctionTable;
-use super::interpreter::{self, Evaluated, Failure, Job, Request, RunState, Stop};
+use super::interpreter::{self, AwaitReply, Evaluated, Failure, Job, Request, RunState, Stop};
 use super::limits::{CodeModeConfig, Limit};
 
 /// How a run ended.
@@ -69,23 +73,56 @@ pub(crate) async fn run(
     .to_owned();
     let out_of_time = tokio::time::sleep_until(deadline.into());
     tokio::pin!(out_of_time);
+    // Async code's calls, started and running side by side, and the results not yet awaited.
+    let mut in_flight: JoinSet<(u32, ToolResult)> = JoinSet::new();
+    let mut finished: HashMap<u32, ToolResult> = HashMap::new();
+    let mut awaiting: Option<(Vec<u32>, AwaitReply)> = None;
     let result = loop {
-        let request = tokio::select! {
+        // An await is answered as soon as one of the calls it waits for is in.
+        if awaiting
+            .as_ref()
+            .is_some_and(|(ids, _)| ids.iter().any(|id| finished.contains_key(id)))
+            && let Some((ids, reply)) = awaiting.take()
+        {
+            let results = ids
+                .iter()
+                .filter_map(|id| finished.remove_entry(id))
+                .collect();
+            // The interpreter is gone only if it was stopped, which it will see.
+            let _ = reply.send(results);
+        }
+        let event = tokio::select! {
             biased;
             () = cancellation.cancelled() => break Err(state.stop(Stop::Cancelled).into()),
             () = &mut out_of_time => break Err(out_of_time_stop(&state, cancellation, time_limit.clone())),
-            request = received.recv() => request,
+            request = received.recv() => Event::Request(request),
+            Some(done) = in_flight.join_next(), if !in_flight.is_empty() => Event::Done(done),
+        };
+        let request = match event {
+            Event::Request(Some(request)) => request,
+            Event::Request(None) => {
+                break Err(Failure::Crashed(
+                    "the interpreter's thread ended without a result".to_owned(),
+                ));
+            }
+            Event::Done(Ok((id, result))) => {
+                finished.insert(id, result);
+                continue;
+            }
+            Event::Done(Err(error)) => {
+                break Err(Failure::Crashed(format!(
+                    "a nested call's task failed: {error}"
+                )));
+            }
         };
         match request {
-            Some(Request::Call {
+            Request::Call {
+                number,
                 tool,
                 arguments,
                 reply,
-            }) => {
-                // Nested calls are told apart from the model's in events and hooks by their
-                // id: the parent's, then the call's number in the run.
-                let call = ToolCall::new(tool, arguments)
-                    .with_call_id(format!("{parent}.{}", state.tool_calls()));
+            } => {
+                let call = nested_call(&parent, number, tool, arguments);
                 tokio::select! {
                     biased;
                     () = cancellation.cancelled() => break Err(state.stop(Stop::Cancelled).into()),
@@ -96,12 +133,18 @@ pub(crate) async fn run(
                     }
                 }
             }
-            Some(Request::Finished(result)) => break result,
-            None => {
-                break Err(Failure::Crashed(
-                    "the interpreter's thread ended without a result".to_owned(),
-                ));
+            Request::Start {
+                id,
+                number,
+                tool,
+                arguments,
+            } => {
+                let call = nested_call(&parent, number, tool, arguments);
+                let caller = caller.clone();
+                in_flight.spawn(async move { (id, caller.call(call).await) });
             }
+            Request::Await { ids, reply } => awaiting = Some((ids, reply)),
+            Request::Finished(result) => break result,
         }
     };
     Outcome {
@@ -109,6 +152,18 @@ pub(crate) async fn run(
         tool_calls: state.tool_calls(),
         result,
     }
+}
+
+/// What the async side waits for next.
+enum Event {
+    Request(Option<Request>),
+    Done(Result<(u32, ToolResult), JoinError>),
+}
+
+/// A nested call, told apart from the model's calls in events and hooks by its id: the
+/// parent's, then the call's number in the run.
+fn nested_call(parent: &str, number: u32, tool: String, arguments: String) -> ToolCall {
+    ToolCall::new(tool, arguments).with_call_id(format!("{parent}.{number}"))
 }
 
 /// Stops the run at its deadline, and cancels the call's token as a timeout does, so that a
