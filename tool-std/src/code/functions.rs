@@ -373,6 +373,69 @@ mod tests {
         assert_eq!(python_identifier("print", false), "print");
     }
 
+    fn read_file() -> Function {
+        let table = FunctionTable::new(&Toolset::named(["read_file", "execute"]).unwrap());
+        assert!(
+            table.get("execute").is_none(),
+            "execute is not callable from code"
+        );
+        table.get("read_file").unwrap().clone()
+    }
+
+    fn text(value: &str) -> MontyObject {
+        MontyObject::String(value.to_owned())
+    }
+
+    #[test]
+    fn positional_and_keyword_arguments_make_the_json_arguments() {
+        let read_file = read_file();
+        let arguments = read_file
+            .arguments(
+                &[text("a.txt"), MontyObject::Int(2)],
+                &[(text("anchors"), MontyObject::Bool(true))],
+            )
+            .unwrap();
+        assert_eq!(
+            Value::Object(arguments),
+            serde_json::json!({"path": "a.txt", "offset": 2, "anchors": true})
+        );
+    }
+
+    #[test]
+    fn none_for_an_optional_parameter_means_its_default() {
+        let arguments = read_file()
+            .arguments(&[text("a.txt"), MontyObject::None], &[])
+            .unwrap();
+        assert_eq!(
+            Value::Object(arguments),
+            serde_json::json!({"path": "a.txt"})
+        );
+    }
+
+    #[test]
+    fn a_call_python_would_refuse_is_refused_with_pythons_words() {
+        let read_file = read_file();
+        let too_many: Vec<MontyObject> = (0..5).map(MontyObject::Int).collect();
+        assert_eq!(
+            read_file.arguments(&too_many, &[]).unwrap_err(),
+            "read_file() takes 4 positional arguments but 5 were given; its parameters: path, offset, limit, anchors"
+        );
+        assert_eq!(
+            read_file
+                .arguments(&[text("a.txt")], &[(text("path"), text("b.txt"))])
+                .unwrap_err(),
+            "read_file() got multiple values for argument 'path'"
+        );
+        assert_eq!(
+            read_file.arguments(&[], &[]).unwrap_err(),
+            "read_file() missing required argument: 'path'"
+        );
+        let bytes = MontyObject::Bytes(b"a.txt".to_vec());
+        assert!(read_file.arguments(&[bytes], &[]).unwrap_err().starts_with(
+            "read_file() argument 'path' cannot be sent to the tool: a `bytes` has no JSON form"
+        ));
+    }
+
     #[test]
     fn a_name_two_tools_would_share_is_made_unique() {
         let mut taken = HashSet::new();

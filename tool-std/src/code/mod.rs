@@ -14,7 +14,8 @@
 //! Code that uses `await` runs in async mode: each call's value is a future, and the calls
 //! `asyncio.gather` awaits together run side by side (read-only ones in parallel, as far as
 //! the policy and the tools allow). Other code gets values, one call after another. In
-//! async mode a call that is not awaited is a future, not its result.
+//! async mode a call that is not awaited is a future, not its result, and may not run to its
+//! end: the run ends without waiting for it.
 //!
 //! The sandbox has no filesystem, environment or network: code reaches the world only through
 //! the tools, each call judged by the policy on its own, as a call from the model would be.
