@@ -1,6 +1,7 @@
 //! Code mode's per-call overhead: `execute` running Python that calls a trivial read-only
 //! tool 100 times, against 100 direct `Coordinator::call`s of the same tool, and `execute`
-//! with code that calls nothing (the fixed cost of a run: a thread, parsing, compiling).
+//! with code that calls nothing (the fixed cost of a run: a thread, parsing, compiling), and
+//! with the 100 calls awaited together through `asyncio.gather` (each a task of its own).
 //!
 //! Run with `cargo bench -p tool-std --bench execute`. Criterion reports each side; the
 //! closing lines time the three interleaved in the same run and print the overhead code mode
@@ -25,6 +26,7 @@ fn increment(n: i64) -> i64 {
 const CALLS: usize = 100;
 const EXECUTE_100: &str =
     "total = 0\nfor i in range(100):\n    total += int(bench_increment(n=i))\ntotal\n";
+const EXECUTE_100_GATHERED: &str = "import asyncio\nresults = await asyncio.gather(*[bench_increment(n=i) for i in range(100)])\nsum(int(r) for r in results)\n";
 const EXECUTE_0: &str = "total = 0\nfor i in range(100):\n    total += i + 1\ntotal\n";
 
 fn coordinator() -> Coordinator {
@@ -71,6 +73,10 @@ fn criterion_benches(c: &mut Criterion, runtime: &Runtime, coordinator: &Coordin
         runtime.block_on(execute(coordinator, EXECUTE_100)),
         expected
     );
+    assert_eq!(
+        runtime.block_on(execute(coordinator, EXECUTE_100_GATHERED)),
+        expected
+    );
     assert_eq!(runtime.block_on(execute(coordinator, EXECUTE_0)), expected);
     let mut group = c.benchmark_group("execute");
     group.bench_function("direct_100_calls", |b| {
@@ -79,35 +85,33 @@ fn criterion_benches(c: &mut Criterion, runtime: &Runtime, coordinator: &Coordin
     group.bench_function("execute_100_calls", |b| {
         b.iter(|| runtime.block_on(execute(coordinator, EXECUTE_100)));
     });
+    group.bench_function("execute_100_gathered_calls", |b| {
+        b.iter(|| runtime.block_on(execute(coordinator, EXECUTE_100_GATHERED)));
+    });
     group.bench_function("execute_no_calls", |b| {
         b.iter(|| runtime.block_on(execute(coordinator, EXECUTE_0)));
     });
     group.finish();
 }
 
-/// Medians of `rounds` interleaved rounds of the three sides.
-fn interleaved(
-    runtime: &Runtime,
-    coordinator: &Coordinator,
-    rounds: usize,
-) -> (Duration, Duration, Duration) {
-    let (mut direct_times, mut hundred, mut none) = (Vec::new(), Vec::new(), Vec::new());
+/// Medians of `rounds` interleaved rounds of the four sides: direct, execute with 100 calls,
+/// with 100 gathered calls, with none.
+fn interleaved(runtime: &Runtime, coordinator: &Coordinator, rounds: usize) -> [Duration; 4] {
+    let mut times: [Vec<Duration>; 4] = Default::default();
     for _ in 0..rounds {
         let start = Instant::now();
         black_box(runtime.block_on(direct(coordinator)));
-        direct_times.push(start.elapsed());
-        let start = Instant::now();
-        black_box(runtime.block_on(execute(coordinator, EXECUTE_100)));
-        hundred.push(start.elapsed());
-        let start = Instant::now();
-        black_box(runtime.block_on(execute(coordinator, EXECUTE_0)));
-        none.push(start.elapsed());
+        times[0].push(start.elapsed());
+        for (side, code) in [(1, EXECUTE_100), (2, EXECUTE_100_GATHERED), (3, EXECUTE_0)] {
+            let start = Instant::now();
+            black_box(runtime.block_on(execute(coordinator, code)));
+            times[side].push(start.elapsed());
+        }
     }
-    let median = |mut times: Vec<Duration>| {
+    times.map(|mut times| {
         times.sort();
         times[times.len() / 2]
-    };
-    (median(direct_times), median(hundred), median(none))
+    })
 }
 
 fn main() {
@@ -116,15 +120,16 @@ fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     criterion_benches(&mut criterion, &runtime, &coordinator);
     criterion.final_summary();
-    let (direct, hundred, none) = interleaved(&runtime, &coordinator, 101);
+    let [direct, hundred, gathered, none] = interleaved(&runtime, &coordinator, 101);
     let calls = u32::try_from(CALLS).expect("small");
     let direct_per_call = direct / calls;
     let execute_per_call = hundred.saturating_sub(none) / calls;
+    let gathered_per_call = gathered.saturating_sub(none) / calls;
     println!(
-        "execute: 100 direct calls {direct:?}, execute with 100 calls {hundred:?}, execute with none {none:?} (medians of 101 interleaved rounds)"
+        "execute: 100 direct calls {direct:?}, execute with 100 calls {hundred:?}, with 100 gathered calls {gathered:?}, with none {none:?} (medians of 101 interleaved rounds)"
     );
     println!(
-        "execute: a call from code costs {execute_per_call:?} against {direct_per_call:?} direct: {:?} of overhead per call; a run's fixed cost {none:?}",
+        "execute: a call from code costs {execute_per_call:?} ({gathered_per_call:?} gathered) against {direct_per_call:?} direct: {:?} of overhead per call; a run's fixed cost {none:?}",
         execute_per_call.saturating_sub(direct_per_call)
     );
 }
