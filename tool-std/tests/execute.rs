@@ -3,10 +3,11 @@
 //! stopping a run by name, plan mode obeyed, nesting visible, and the stubs a model reads.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tool_core::budget::{Budget, BudgetConfig, BudgetKind};
 use tool_core::context::{CallInfo, CancellationToken};
 use tool_core::coordinator::CoordinatorBuilder;
 use tool_core::events::CallEvent;
@@ -261,6 +262,35 @@ except PermissionError as error:
     assert!(outcome.contains("deny rule `grep`"), "{outcome}");
     assert_eq!(answer["value"][1], "     1\tkept\n");
     assert_eq!(answer["tool_calls"], 2);
+}
+
+#[test]
+fn the_calls_the_code_makes_draw_on_the_sessions_budget() {
+    let budget = Arc::new(Budget::new(BudgetConfig {
+        exploration: 2,
+        ..BudgetConfig::default()
+    }));
+    let reads = budget.limit(BudgetKind::Exploration, Mode::Default);
+    let fx = fixture_with(&["execute", "read_file"], |builder| {
+        builder.budget(Arc::clone(&budget))
+    });
+    fx.file("a.txt", b"a\n");
+    let answer = fx.run(
+        r#"
+done = 0
+refused = None
+for _ in range(10):
+    try:
+        read_file("a.txt")
+        done += 1
+    except PermissionError as error:
+        refused = str(error)
+[done, refused]
+"#,
+    );
+    assert_eq!(answer["value"][0], reads);
+    let refused = answer["value"][1].as_str().unwrap();
+    assert!(refused.contains("exploration"), "{refused}");
 }
 
 #[test]
