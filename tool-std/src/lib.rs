@@ -30,6 +30,7 @@
 //! | `subtask` | `Task` | a task for a sub-agent the application runs ([`Subagents`]), its calls one level deeper |
 //! | `list_artifacts` | | the outputs kept whole when the output limit cut them |
 //! | `read_artifact` | | a page of a kept output, numbered, under the output limit |
+//! | `execute` | | code mode: Python in monty's sandbox calling the tools as functions, each a nested call, within limits ([`code`]) |
 //!
 //! The web tools run over [`web`]: address checks, the client, HTML conversion, the cache, and
 //! the search providers; configure them with a [`web::WebConfig`] given as state.
@@ -37,8 +38,10 @@
 #![warn(missing_docs)]
 
 mod apply_patch;
+pub mod code;
 mod edit;
 mod edit_file;
+mod execute;
 mod fetch_url;
 pub mod fs;
 mod glob;
@@ -71,6 +74,7 @@ mod web_search;
 mod write_file;
 
 pub use apply_patch::PatchText;
+pub use execute::ExecuteOutput;
 pub use grep::OutputMode;
 pub use hashline_edit::{HashlineEditArgs, HashlineOp};
 #[cfg(unix)]

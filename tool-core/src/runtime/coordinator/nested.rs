@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::Coordinator;
 use crate::definition::context::{CallInfo, CancellationToken, FromContext, ToolContext};
-use crate::{ToolCall, ToolError, ToolResult};
+use crate::{ToolCall, ToolError, ToolResult, Toolset};
 
 /// How deep calls may nest (a tool calling a tool calling a tool ...): deeper is refused, so a
 /// tool that calls itself ends instead of running until the stack or the budget runs out.
@@ -90,6 +90,37 @@ impl ToolCaller {
             results.push(self.call(call).await);
         }
         results
+    }
+
+    /// The tools this handle can call: the toolset of the coordinator running the calling tool.
+    /// A tool that offers other tools to someone else (a script, a sub-agent) lists them
+    /// from here, with their specs and schemas; whether a call of one may run is still the
+    /// policy's decision, made when it is called.
+    ///
+    /// ```
+    /// use tool_core::{tool, Coordinator, ToolCall, Toolset, context::ToolCaller};
+    ///
+    /// /// Say hello.
+    /// #[tool(read_only, name = "doc_toolcaller_toolset_hello")]
+    /// fn hello() -> &'static str { "hello" }
+    ///
+    /// /// Name the tools this tool could call.
+    /// #[tool(read_only, name = "doc_toolcaller_toolset_list")]
+    /// fn list(tools: ToolCaller) -> String {
+    ///     let names: Vec<&str> = tools.toolset().iter().map(|tool| tool.spec().name.as_ref()).collect();
+    ///     names.join(", ")
+    /// }
+    ///
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_toolcaller_toolset_hello", "doc_toolcaller_toolset_list"]).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// let result = coordinator.call_blocking(ToolCall::new("doc_toolcaller_toolset_list", "{}"));
+    /// assert_eq!(result.text(), "doc_toolcaller_toolset_hello, doc_toolcaller_toolset_list");
+    /// ```
+    #[must_use]
+    pub fn toolset(&self) -> &Toolset {
+        self.coordinator.toolset()
     }
 
     /// The call of the tool that holds this handle.

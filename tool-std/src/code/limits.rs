@@ -1,0 +1,84 @@
+//! The bounds of one run of code: [`CodeModeConfig`] (what a coordinator's state sets) and
+//! [`Limit`] (which bound stopped a run, with its value, as the model reads it).
+
+use std::time::Duration;
+
+/// The limits of `execute`, given to the coordinator as state to change the defaults. Each
+/// stops a run with an error naming it and its value.
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_core::{Coordinator, Toolset};
+/// use tool_std::code::CodeModeConfig;
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["execute", "read_file"]).unwrap())
+///     .state(CodeModeConfig {
+///         time_limit: Duration::from_secs(5),
+///         max_tool_calls: 10,
+///         ..CodeModeConfig::default()
+///     })
+///     .build()
+///     .unwrap();
+/// # drop(coordinator);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeModeConfig {
+    /// Wall time of a whole run, the tool calls it makes included (default 30 s).
+    pub time_limit: Duration,
+    /// Interpreter steps (bytecode instructions) a run may take (default 100 million). Counted
+    /// in blocks of [`STEPS_PER_CHECK`], where the interpreter checks its limits, so a run
+    /// stops within one block past the limit; work inside one built-in call (`sorted` of a
+    /// long list) counts as the instructions around it, and is bounded by the time limit.
+    pub max_steps: u64,
+    /// Tool calls a run may make (default 50).
+    pub max_tool_calls: u32,
+    /// Bytes the code may print (default 64 KiB).
+    pub max_printed_bytes: usize,
+    /// How deeply Python functions may call each other (default 200): deeper raises
+    /// `RecursionError`, which the code can catch, as in Python.
+    pub max_recursion_depth: usize,
+}
+
+/// How many interpreter instructions run between two checks of the limits: monty checks its
+/// own limits and polls the host's print writer once every 256 instructions.
+pub const STEPS_PER_CHECK: u64 = 256;
+
+impl Default for CodeModeConfig {
+    fn default() -> Self {
+        CodeModeConfig {
+            time_limit: Duration::from_secs(30),
+            max_steps: 100_000_000,
+            max_tool_calls: 50,
+            max_printed_bytes: 64 * 1024,
+            max_recursion_depth: 200,
+        }
+    }
+}
+
+/// Why a run was stopped before it ended.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Limit {
+    /// It ran past [`CodeModeConfig::time_limit`].
+    #[error(
+        "the time limit of {} s (wall time, tool calls included): do less in one run (fewer calls, smaller loops), or split the work over several runs",
+        .0.as_secs_f64()
+    )]
+    Time(Duration),
+    /// It took more than [`CodeModeConfig::max_steps`] steps.
+    #[error(
+        "the step limit of {0} interpreter steps: the code computes too much; look for a loop that does not end, or do less in one run"
+    )]
+    Steps(u64),
+    /// It made more than [`CodeModeConfig::max_tool_calls`] tool calls.
+    #[error(
+        "the tool call limit of {0} calls per run: make fewer calls (narrow a search instead of reading every file), or split the work over several runs"
+    )]
+    ToolCalls(u32),
+    /// It printed more than [`CodeModeConfig::max_printed_bytes`].
+    #[error(
+        "the printed output limit of {0} bytes: print less (a count, the first lines, a summary), or return the value instead"
+    )]
+    Printed(usize),
+}
