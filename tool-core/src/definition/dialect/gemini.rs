@@ -139,19 +139,7 @@ impl JsonSchema<'_, '_> {
                 "take these arguments as one struct",
             );
         }
-        if object.contains_key("$ref") && object.len() > 1 {
-            let siblings: Vec<String> = object
-                .keys()
-                .filter(|key| *key != "$ref")
-                .cloned()
-                .collect();
-            object.retain(|key, _| key == "$ref");
-            self.rewriter.lose(
-                pointer,
-                format!("{} beside `$ref`", siblings.join(", ")),
-                "removed: Gemini takes no keywords beside `$ref`",
-            );
-        }
+        rewrite::wrap_reference_with_siblings(object);
         if let Some(Value::Array(values)) = object.get("enum")
             && !values
                 .iter()
@@ -240,6 +228,7 @@ impl OpenApi<'_, '_> {
         }
         self.additional_properties(object, pointer, is_root);
         rewrite::tuple_to_items(self.rewriter, object, pointer);
+        collapse_string_alternatives(object);
         self.constants(object, pointer);
         self.nulls(object, pointer);
         self.formats(object, pointer);
@@ -375,10 +364,21 @@ impl OpenApi<'_, '_> {
             let Some(value) = object.remove(&key) else {
                 continue;
             };
-            if matches!(key.as_str(), "description" | "nullable") {
+            if key == "description" {
+                // The property's description, then the branch's own.
                 for branch in &mut branches {
                     if let Value::Object(branch) = branch {
-                        branch.entry(key.clone()).or_insert_with(|| value.clone());
+                        let text = match branch.get("description").and_then(Value::as_str) {
+                            Some(own) => format!("{} {own}", value.as_str().unwrap_or_default()),
+                            None => value.as_str().unwrap_or_default().to_owned(),
+                        };
+                        branch.insert(key.clone(), Value::String(text));
+                    }
+                }
+            } else if key == "nullable" {
+                for branch in &mut branches {
+                    if let Value::Object(branch) = branch {
+                        branch.insert(key.clone(), value.clone());
                     }
                 }
             } else {
@@ -457,6 +457,45 @@ impl OpenApi<'_, '_> {
                 self.schema(branch, &child(&here, &position.to_string()), false);
             }
         }
+    }
+}
+
+/// An `anyOf` whose branches are each one string (what schemars makes of a unit enum with
+/// documented variants) becomes one string `enum`, the variants' descriptions kept in words:
+/// simpler for the OpenAPI subset, and no `anyOf` beside the property's description.
+fn collapse_string_alternatives(object: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = object.get("anyOf") else {
+        return;
+    };
+    let mut values = Vec::new();
+    let mut described = Vec::new();
+    for branch in branches {
+        let Some(branch) = branch.as_object() else {
+            return;
+        };
+        let single = match (branch.get("const"), branch.get("enum")) {
+            (Some(Value::String(value)), None) => value.clone(),
+            (None, Some(Value::Array(one))) if one.len() == 1 && one[0].is_string() => {
+                one[0].as_str().unwrap_or_default().to_owned()
+            }
+            _ => return,
+        };
+        let other_keys = branch
+            .keys()
+            .any(|key| !matches!(key.as_str(), "const" | "enum" | "type" | "description"));
+        if other_keys || branch.get("type").is_some_and(|kind| kind != "string") {
+            return;
+        }
+        if let Some(text) = branch.get("description").and_then(Value::as_str) {
+            described.push(format!("{single}: {text}"));
+        }
+        values.push(Value::String(single));
+    }
+    object.remove("anyOf");
+    object.insert("type".into(), Value::from("string"));
+    object.insert("enum".into(), Value::Array(values));
+    if !described.is_empty() {
+        rewrite::append_description(object, &[described.join("; ")]);
     }
 }
 

@@ -169,11 +169,11 @@ impl Walk<'_, '_> {
             return;
         };
         object.remove("$schema");
+        rewrite::tuple_to_items(self.rewriter, object, pointer);
         if self.strict {
             self.strict_rewrites(object, pointer);
         }
-        rewrite::tuple_to_items(self.rewriter, object, pointer);
-        let is_array = object.get("type").and_then(Value::as_str) == Some("array");
+        let is_array = types(object).iter().any(|kind| kind == "array");
         if is_array && !object.contains_key("items") {
             if self.strict {
                 self.rewriter.refuse(
@@ -218,20 +218,7 @@ impl Walk<'_, '_> {
                 "export the tool non-strict",
             );
         }
-        if object.contains_key("$ref") && object.len() > 1 {
-            // Only recursive references are left, and strict mode takes no siblings.
-            let siblings: Vec<String> = object
-                .keys()
-                .filter(|key| *key != "$ref")
-                .cloned()
-                .collect();
-            object.retain(|key, _| key == "$ref");
-            self.rewriter.lose(
-                pointer,
-                format!("{} beside a recursive `$ref`", siblings.join(", ")),
-                "removed: strict mode takes no keywords beside `$ref`",
-            );
-        }
+        rewrite::wrap_reference_with_siblings(object);
         let kinds = types(object);
         if kinds
             .iter()

@@ -99,12 +99,12 @@ fn phrase(key: &str, value: &Value) -> String {
         "exclusiveMinimum" => format!("greater than {text}"),
         "exclusiveMaximum" => format!("less than {text}"),
         "multipleOf" => format!("a multiple of {text}"),
-        "minLength" => format!("at least {text} characters"),
-        "maxLength" => format!("at most {text} characters"),
-        "minItems" => format!("at least {text} items"),
-        "maxItems" => format!("at most {text} items"),
-        "minProperties" => format!("at least {text} properties"),
-        "maxProperties" => format!("at most {text} properties"),
+        "minLength" => format!("at least {}", counted(&text, "character")),
+        "maxLength" => format!("at most {}", counted(&text, "character")),
+        "minItems" => format!("at least {}", counted(&text, "item")),
+        "maxItems" => format!("at most {}", counted(&text, "item")),
+        "minProperties" => format!("at least {}", counted(&text, "property")),
+        "maxProperties" => format!("at most {}", counted(&text, "property")),
         "uniqueItems" if value == &Value::Bool(true) => "items are unique".to_owned(),
         "pattern" => format!("matches the regular expression `{text}`"),
         "format" => format!("format: {text}"),
@@ -125,15 +125,24 @@ fn phrase(key: &str, value: &Value) -> String {
     }
 }
 
+/// `1 item`, `2 items`.
+fn counted(number: &str, noun: &str) -> String {
+    match (number, noun) {
+        ("1", _) => format!("1 {noun}"),
+        (_, "property") => format!("{number} properties"),
+        _ => format!("{number} {noun}s"),
+    }
+}
+
 /// Appends a key to a JSON pointer, escaped (`~` as `~0`, `/` as `~1`).
 pub(crate) fn child(pointer: &str, key: &str) -> String {
     let escaped = key.replace('~', "~0").replace('/', "~1");
     format!("{pointer}/{escaped}")
 }
 
-/// The schemars integer width formats: the width is checked when the tool parses its
+/// The schemars number width formats: the width is checked when the tool parses its
 /// arguments, and `minimum: 0` already says "unsigned", so a dialect without them drops them.
-pub(crate) fn is_integer_width(format: &str) -> bool {
+pub(crate) fn is_number_width(format: &str) -> bool {
     matches!(
         format,
         "int8"
@@ -146,10 +155,23 @@ pub(crate) fn is_integer_width(format: &str) -> bool {
             | "uint64"
             | "uint"
             | "int"
+            | "float"
+            | "double"
     )
 }
 
-/// Removes a `format` the dialect does not support: integer widths are dropped, other formats
+/// A `$ref` with siblings (left only for recursive types: the others are inlined) becomes
+/// `anyOf: [{"$ref": ...}]` beside them, for providers that take no keyword beside `$ref`:
+/// the description stays.
+pub(crate) fn wrap_reference_with_siblings(object: &mut Map<String, Value>) {
+    if object.len() > 1
+        && let Some(reference) = object.remove("$ref")
+    {
+        object.insert("anyOf".into(), serde_json::json!([{ "$ref": reference }]));
+    }
+}
+
+/// Removes a `format` the dialect does not support: number widths are dropped, other formats
 /// moved into the description.
 pub(crate) fn drop_unsupported_format(
     rewriter: &mut Rewriter<'_>,
@@ -163,13 +185,13 @@ pub(crate) fn drop_unsupported_format(
     if supported.contains(&format) {
         return;
     }
-    if is_integer_width(format) {
+    if is_number_width(format) {
         let format = format.to_owned();
         object.remove("format");
         rewriter.lose(
             pointer,
             format!("`format: {format}`"),
-            "dropped: the tool still checks the integer's range when it parses the call",
+            "dropped: the tool still checks the number's range when it parses the call",
         );
     } else {
         rewriter.move_to_description(object, &["format"], pointer);
@@ -522,8 +544,8 @@ pub(crate) fn flatten_root_union(rewriter: &mut Rewriter<'_>, root: &mut Map<Str
     rewriter.lose(
         "",
         format!("the `{keyword}` at the root"),
-        "its alternatives became one object with their properties optional, described in the \
-         description; the tool checks the combination it gets",
+        "became one object holding every alternative's properties, optional (the shapes are \
+         listed in the description; the tool checks the combination it gets)",
     );
 }
 
