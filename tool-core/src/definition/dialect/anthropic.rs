@@ -145,14 +145,7 @@ impl Strict<'_, '_> {
         let Value::Object(object) = schema else {
             return;
         };
-        if let Some(branches) = object.remove("oneOf") {
-            object.insert("anyOf".into(), branches);
-            self.rewriter.lose(
-                pointer,
-                "`oneOf`",
-                "became `anyOf` (the tool still checks that exactly one matches)",
-            );
-        }
+        rewrite::one_of_to_any_of(self.rewriter, object, pointer);
         if object.contains_key("allOf") && !rewrite::merge_all_of(object) {
             self.rewriter.refuse(
                 pointer,

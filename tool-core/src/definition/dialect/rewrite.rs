@@ -160,6 +160,36 @@ pub(crate) fn is_number_width(format: &str) -> bool {
     )
 }
 
+/// `oneOf` as `anyOf`, for providers without `oneOf`. Branches that are each a different
+/// constant (a unit enum) cannot both match, so nothing is lost then; otherwise the loss is
+/// reported.
+pub(crate) fn one_of_to_any_of(
+    rewriter: &mut Rewriter<'_>,
+    object: &mut Map<String, Value>,
+    pointer: &str,
+) {
+    let Some(Value::Array(branches)) = object.remove("oneOf") else {
+        return;
+    };
+    let constants: Vec<&Value> = branches
+        .iter()
+        .filter_map(|branch| branch.get("const"))
+        .collect();
+    let disjoint = constants.len() == branches.len()
+        && constants
+            .iter()
+            .enumerate()
+            .all(|(position, value)| !constants[..position].contains(value));
+    if !disjoint {
+        rewriter.lose(
+            pointer,
+            "`oneOf`",
+            "became `anyOf` (the tool still checks that exactly one matches)",
+        );
+    }
+    object.insert("anyOf".into(), Value::Array(branches));
+}
+
 /// A `$ref` with siblings (left only for recursive types: the others are inlined) becomes
 /// `anyOf: [{"$ref": ...}]` beside them, for providers that take no keyword beside `$ref`:
 /// the description stays.
