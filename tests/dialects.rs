@@ -800,3 +800,40 @@ fn exports_are_made_once_per_tool_and_dialect_and_again_when_the_toolset_changes
     let _ = toolset.export(Dialect::Mcp);
     assert_eq!(SCHEMA_READS.load(Ordering::SeqCst), Dialect::ALL.len() + 1);
 }
+
+/// List the first primes.
+///
+/// # Arguments
+/// * `count` - How many.
+#[tool(read_only, name = "dialect_primes")]
+fn primes(count: u8) -> Json<Vec<u32>> {
+    Json(
+        [2, 3, 5, 7, 11]
+            .into_iter()
+            .take(usize::from(count))
+            .collect(),
+    )
+}
+
+#[test]
+fn an_output_schema_that_is_not_an_object_is_left_out_of_mcp_and_reported() {
+    let stats = export_tool(
+        Registry::global().get("dialect_stats").unwrap(),
+        Dialect::Mcp,
+    )
+    .unwrap();
+    assert_eq!(stats.definition["outputSchema"]["type"], "object");
+    let primes = export_tool(
+        Registry::global().get("dialect_primes").unwrap(),
+        Dialect::Mcp,
+    )
+    .unwrap();
+    assert!(primes.definition.get("outputSchema").is_none());
+    assert!(
+        primes.problems[0]
+            .to_string()
+            .contains("not an object schema"),
+        "{:?}",
+        primes.problems
+    );
+}

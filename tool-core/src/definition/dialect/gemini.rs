@@ -503,3 +503,67 @@ fn json_type(value: &Value) -> &'static str {
         Value::Object(_) => "object",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Dialect;
+
+    fn rewritten(schema: Value) -> (Value, Vec<String>) {
+        let mut rewriter = Rewriter::new(
+            "t",
+            Dialect::Gemini {
+                form: GeminiForm::OpenApi,
+            },
+        );
+        let mut schema = schema;
+        OpenApi {
+            rewriter: &mut rewriter,
+        }
+        .schema(&mut schema, "", false);
+        let lost = rewriter.lost.iter().map(ToString::to_string).collect();
+        (schema, lost)
+    }
+
+    #[test]
+    fn a_type_with_null_becomes_nullable() {
+        let (schema, _) = rewritten(json!({"type": ["integer", "null"], "format": "int32"}));
+        assert_eq!(
+            schema,
+            json!({"type": "INTEGER", "format": "int32", "nullable": true})
+        );
+    }
+
+    #[test]
+    fn an_any_of_is_left_alone_with_the_description_in_each_branch() {
+        let (schema, lost) = rewritten(json!({
+            "description": "A number or a word.",
+            "default": 3,
+            "anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]
+        }));
+        assert_eq!(
+            schema,
+            json!({"anyOf": [
+                {"type": "INTEGER", "description": "A number or a word.", "nullable": true},
+                {"type": "STRING", "description": "A number or a word.", "nullable": true}
+            ]})
+        );
+        assert_eq!(lost.len(), 1, "{lost:?}");
+    }
+
+    #[test]
+    fn a_number_enum_moves_into_the_description() {
+        let (schema, _) = rewritten(json!({"enum": [1, 2, 3]}));
+        assert_eq!(
+            schema,
+            json!({"type": "INTEGER", "description": "(one of: 1, 2, 3)"})
+        );
+    }
+
+    #[test]
+    fn a_string_const_becomes_a_one_value_enum() {
+        let (schema, lost) = rewritten(json!({"const": "run"}));
+        assert_eq!(schema, json!({"type": "STRING", "enum": ["run"]}));
+        assert!(lost.is_empty());
+    }
+}

@@ -370,3 +370,37 @@ fn make_nullable(property: &mut Value) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_optional_enum_takes_null_among_its_values_too() {
+        let mut property = json!({"type": "string", "enum": ["a", "b"]});
+        assert!(make_nullable(&mut property));
+        assert_eq!(
+            property,
+            json!({"type": ["string", "null"], "enum": ["a", "b", null]})
+        );
+    }
+
+    #[test]
+    fn an_optional_reference_becomes_a_union_with_null_and_keeps_its_description() {
+        let mut property = json!({"$ref": "#/$defs/Node", "description": "The tree."});
+        assert!(make_nullable(&mut property));
+        assert_eq!(
+            property,
+            json!({"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}], "description": "The tree."})
+        );
+    }
+
+    #[test]
+    fn a_property_that_took_null_already_is_left_alone() {
+        let mut property = json!({"type": ["integer", "null"]});
+        assert!(!make_nullable(&mut property));
+        assert_eq!(property, json!({"type": ["integer", "null"]}));
+    }
+}
