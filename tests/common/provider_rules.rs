@@ -568,6 +568,13 @@ fn gemini(definition: &Value, form: GeminiForm, found: &mut Vec<String>) {
                         ));
                     }
                 }
+                // [Gemini-FD] (Vertex AI) parameter names: a letter or `_` first, then
+                // letters, digits and `_`, at most 64.
+                for name in &properties {
+                    if !name_matches(name, 64, &['_'], true) {
+                        found.push(format!("{pointer}: parameter name `{name}` [Gemini-FD]"));
+                    }
+                }
                 // [Gemini-FD] an ARRAY has `items`; an OBJECT has properties.
                 if object.get("type") == Some(&Value::from("ARRAY"))
                     && !object.contains_key("items")

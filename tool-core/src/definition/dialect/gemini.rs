@@ -15,7 +15,8 @@
 //! (python-genai#625); `required` names only defined properties; arrays always have `items`;
 //! enums hold strings only (others move into the description); types are written in
 //! capitals as the `Type` enum spells them; an object must have properties, so a tool
-//! without arguments declares no `parameters`.
+//! without arguments declares no `parameters`; a parameter name outside Vertex AI's rule
+//! (a letter or `_` first, then letters, digits and `_`, at most 64) refuses the tool.
 
 use serde_json::{Map, Value, json};
 
@@ -400,6 +401,17 @@ impl OpenApi<'_, '_> {
             let here = child(pointer, "properties");
             for (name, property) in properties.iter_mut() {
                 let at = child(&here, name);
+                if !is_parameter_name(name) {
+                    self.rewriter.refuse(
+                        &at,
+                        format!(
+                            "the parameter name `{name}`: Gemini's parameter names start with a \
+                             letter or `_` and hold only letters, digits and `_`, at most 64"
+                        ),
+                        "rename the parameter (`#[arg(rename = \"...\")]` or `#[serde(rename)]`), \
+                         or use `parametersJsonSchema`",
+                    );
+                }
                 let is_empty_object = property.get("type").and_then(Value::as_str)
                     == Some("object")
                     && property
@@ -492,6 +504,18 @@ fn collapse_string_alternatives(object: &mut Map<String, Value>) {
     }
 }
 
+/// Vertex AI's `FunctionDeclaration.parameters`: "Parameter names must start with a letter or
+/// an underscore and must only contain chars a-z, A-Z, 0-9, or underscores with a maximum
+/// length of 64."
+fn is_parameter_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    (1..=64).contains(&bytes.len())
+        && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
+        && bytes
+            .iter()
+            .all(|&byte| byte.is_ascii_alphanumeric() || byte == b'_')
+}
+
 fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
@@ -558,6 +582,23 @@ mod tests {
             schema,
             json!({"type": "INTEGER", "description": "(one of: 1, 2, 3)"})
         );
+    }
+
+    #[test]
+    fn a_parameter_name_gemini_refuses_refuses_the_tool() {
+        let mut rewriter = Rewriter::new(
+            "t",
+            Dialect::Gemini {
+                form: GeminiForm::OpenApi,
+            },
+        );
+        let mut schema =
+            json!({"type": "object", "properties": {"alpha-value": {"type": "string"}}});
+        OpenApi {
+            rewriter: &mut rewriter,
+        }
+        .schema(&mut schema, "", true);
+        assert_eq!(rewriter.refused[0].pointer(), "/properties/alpha-value");
     }
 
     #[test]
