@@ -650,7 +650,7 @@ fn an_export_that_made_nothing_nullable_leaves_arguments_untouched() {
     );
 }
 
-/// A hand-written tool with two optional parameters, one of them a union.
+/// A hand-written tool with the schema it is given.
 struct Optional(ToolSpec, Schema);
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -836,4 +836,65 @@ fn an_output_schema_that_is_not_an_object_is_left_out_of_mcp_and_reported() {
         "{:?}",
         primes.problems
     );
+}
+
+fn hand_written(name: &str, schema: Value) -> Optional {
+    Optional(
+        ToolSpec::new(name.to_owned(), "A hand-written tool."),
+        Schema::try_from(schema).unwrap(),
+    )
+}
+
+#[test]
+fn openai_strict_refuses_a_schema_over_its_enum_value_limit() {
+    let values: Vec<String> = (0..1001).map(|value| format!("v{value}")).collect();
+    let tool = hand_written(
+        "many_values",
+        json!({"type": "object", "properties": {"pick": {"type": "string", "enum": values}}, "required": ["pick"]}),
+    );
+    let error = export_tool(&tool, OPENAI_STRICT).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("1001 enum values; strict mode takes at most 1000"),
+        "{error}"
+    );
+    assert!(export_tool(&tool, Dialect::Anthropic { strict: true }).is_ok());
+}
+
+#[test]
+fn openai_strict_refuses_a_schema_nested_deeper_than_ten_levels() {
+    let mut schema = json!({"type": "object", "properties": {"leaf": {"type": "string"}}});
+    for _ in 0..10 {
+        schema = json!({"type": "object", "properties": {"inner": schema}});
+    }
+    let error = export_tool(&hand_written("deep", schema), OPENAI_STRICT).unwrap_err();
+    assert!(
+        error.to_string().contains("11 levels of nesting"),
+        "{error}"
+    );
+}
+
+#[test]
+fn more_than_128_tools_are_over_openais_limit_for_one_request() {
+    let mut toolset = Toolset::empty();
+    for number in 0..129 {
+        toolset
+            .add(hand_written(
+                &format!("tool_{number}"),
+                json!({"type": "object", "properties": {}}),
+            ))
+            .unwrap();
+    }
+    let export = toolset.export(OPENAI_STRICT);
+    assert_eq!(export.tools.len(), 129);
+    assert!(matches!(
+        export.problems.as_slice(),
+        [ExportProblem::OverLimit {
+            what: "tools",
+            found: 129,
+            allowed: 128,
+            ..
+        }]
+    ));
 }
