@@ -6,7 +6,8 @@
 //! Strict tool use follows Anthropic's "Strict tool use" guide, "JSON Schema limitations":
 //! every object `additionalProperties: false` (an open map refuses the tool), `minItems` only
 //! 0 or 1, no recursive schemas (refused), no numeric or length bounds (moved into the
-//! description), `oneOf` as `anyOf`, enums of simple values only. The per-request limits (20
+//! description), `oneOf` as `anyOf`, enums of simple values only; "`T` or `null`" is written
+//! `anyOf: [T, null]` rather than as a type list. The per-request limits (20
 //! strict tools, 24 optional parameters, 16 union-typed parameters, over all strict tools)
 //! are checked over the whole toolset by [`Toolset::export`](crate::Toolset::export).
 
@@ -146,6 +147,7 @@ impl Strict<'_, '_> {
             return;
         };
         rewrite::one_of_to_any_of(self.rewriter, object, pointer);
+        nullable_as_any_of(object);
         if object.contains_key("allOf") && !rewrite::merge_all_of(object) {
             self.rewriter.refuse(
                 pointer,
@@ -219,4 +221,36 @@ impl Strict<'_, '_> {
             }
         }
     }
+}
+
+/// "`T` or `null`" written as a type list (schemars' `Option<T>` in a nested struct) becomes
+/// `anyOf: [T, null]`, the form strict grammars compile in every client we know of; the
+/// meaning is the same. The type's own keywords go into its branch; the description stays
+/// outside.
+fn nullable_as_any_of(object: &mut Map<String, Value>) {
+    let Some(Value::Array(kinds)) = object.get("type") else {
+        return;
+    };
+    let non_null: Vec<&Value> = kinds.iter().filter(|kind| *kind != "null").collect();
+    if non_null.len() != 1 || non_null.len() == kinds.len() {
+        return;
+    }
+    let kind = non_null[0].clone();
+    object.remove("type");
+    let mut branch = Map::new();
+    branch.insert("type".into(), kind);
+    let keys: Vec<String> = object
+        .keys()
+        .filter(|key| !matches!(key.as_str(), "description" | "title" | "default"))
+        .cloned()
+        .collect();
+    for key in keys {
+        if let Some(value) = object.remove(&key) {
+            branch.insert(key, value);
+        }
+    }
+    object.insert(
+        "anyOf".into(),
+        json!([Value::Object(branch), {"type": "null"}]),
+    );
 }
