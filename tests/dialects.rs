@@ -392,6 +392,7 @@ fn the_exported_schemas_accept_what_the_tools_accept() {
 // ---------------------------------------------------------------------------------------------
 // Behaviours.
 
+// spring-ai#6865: "'additionalProperties' is required to be supplied and to be false".
 #[test]
 fn strict_openai_makes_every_property_required_and_optional_ones_nullable() {
     let tool = Registry::global().get("dialect_read").unwrap();
@@ -495,6 +496,7 @@ fn recursion_is_refused_under_gemini_openapi_and_anthropic_strict() {
     );
 }
 
+// claude-code#40075: Anthropic answers a root-level `anyOf` with a 400, strict or not.
 #[test]
 fn a_union_at_the_root_becomes_one_object_for_anthropic_even_when_not_strict() {
     let exported = export_tool(
@@ -531,6 +533,8 @@ fn bounds_move_into_the_description_under_anthropic_strict() {
     );
 }
 
+// zed#45552, rust-genai#162: Gemini's `Unknown name "$ref"`, `"const"`,
+// `"additionalProperties"`.
 #[test]
 fn gemini_openapi_says_nullable_and_has_no_json_schema_only_keywords() {
     let exported = export_tool(

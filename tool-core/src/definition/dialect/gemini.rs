@@ -558,6 +558,7 @@ mod tests {
         );
     }
 
+    // python-genai#625: "anyOf must be the only field set".
     #[test]
     fn an_any_of_is_left_alone_with_the_description_in_each_branch() {
         let (schema, lost) = rewritten(json!({

@@ -590,6 +590,7 @@ impl Export {
     /// A provider's tool call as ours: the name mapped back (a name nothing was exported
     /// under is kept, for the coordinator to answer "unknown tool"), and the arguments
     /// normalized ([`Export::normalize_arguments`]).
+    /// Give it the provider's call id with [`ToolCall::with_call_id`].
     #[must_use]
     pub fn call(&self, provider_name: &str, arguments: &str) -> ToolCall {
         let name = self.names.original(provider_name).unwrap_or(provider_name);
