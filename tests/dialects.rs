@@ -902,3 +902,27 @@ fn more_than_128_tools_are_over_openais_limit_for_one_request() {
         }]
     ));
 }
+
+#[test]
+fn a_json_output_goes_to_gemini_as_the_declarations_response() {
+    let stats = Registry::global().get("dialect_stats").unwrap();
+    let json_schema = export_tool(
+        stats,
+        Dialect::Gemini {
+            form: GeminiForm::JsonSchema,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        json_schema.definition["responseJsonSchema"]["properties"]["lines"]["type"],
+        "integer"
+    );
+    let openapi = export_tool(stats, GEMINI_OPENAPI).unwrap();
+    assert_eq!(openapi.definition["response"]["type"], "OBJECT");
+    assert!(
+        openapi
+            .problems
+            .iter()
+            .any(|problem| problem.pointer() == "response/properties/lines")
+    );
+}

@@ -495,120 +495,135 @@ fn gemini(definition: &Value, form: GeminiForm, found: &mut Vec<String>) {
         GeminiForm::JsonSchema => {
             let schema = &definition["parametersJsonSchema"];
             root_is_plain_object(schema, found, "Gemini-FD");
-            for (pointer, subschema) in subschemas(schema) {
-                let Some(object) = subschema.as_object() else {
-                    continue;
-                };
-                // [Gemini-JS] the keywords Gemini reads.
-                for key in object.keys() {
-                    if !GEMINI_JSON_KEYWORDS.contains(&key.as_str()) {
-                        found.push(format!(
-                            "{pointer}: `{key}` is not read by Gemini [Gemini-JS]"
-                        ));
-                    }
-                }
-                // [Gemini-JS] "If $ref is set on a sub-schema, no other properties, except for
-                // those starting as a $, may be set."
-                if object.contains_key("$ref") && object.keys().any(|key| !key.starts_with('$')) {
-                    found.push(format!("{pointer}: `$ref` with siblings [Gemini-JS]"));
-                }
-                // [Gemini-JS] `enum` for strings and numbers.
-                if let Some(values) = object.get("enum").and_then(Value::as_array)
-                    && !values
-                        .iter()
-                        .all(|value| value.is_string() || value.is_number())
-                {
-                    found.push(format!(
-                        "{pointer}: an enum of other than strings and numbers [Gemini-JS]"
-                    ));
-                }
+            gemini_json_schema(schema, "", found);
+            // [Gemini-FD] `responseJsonSchema`: the function's output, in the same JSON Schema.
+            if let Some(response) = definition.get("responseJsonSchema") {
+                gemini_json_schema(response, "/responseJsonSchema", found);
             }
         }
         GeminiForm::OpenApi => {
             // [Gemini-FD] "For function with no parameters, this can be left unset."
-            let Some(schema) = definition.get("parameters") else {
-                return;
-            };
-            if schema["type"] != "OBJECT" {
-                found.push(": the root must be `type: OBJECT` [Gemini-FD]".into());
+            if let Some(schema) = definition.get("parameters") {
+                if schema["type"] != "OBJECT" {
+                    found.push(": the root must be `type: OBJECT` [Gemini-FD]".into());
+                }
+                gemini_openapi_schema(schema, "", found);
             }
-            for (pointer, subschema) in subschemas(schema) {
-                let Some(object) = subschema.as_object() else {
-                    continue;
-                };
-                // [Gemini-FD] `Schema`'s fields only (no `$ref`, `$defs`, `const`, `oneOf`,
-                // `allOf`, `additionalProperties`, exclusive bounds).
-                for key in object.keys() {
-                    if !GEMINI_SCHEMA_FIELDS.contains(&key.as_str()) {
-                        found.push(format!(
-                            "{pointer}: `{key}` is not a Schema field [Gemini-FD]"
-                        ));
-                    }
-                }
-                // [Gemini-FD] `type` is one of the `Type` enum's values.
-                if let Some(kind) = object.get("type")
-                    && !kind
-                        .as_str()
-                        .is_some_and(|kind| GEMINI_TYPES.contains(&kind))
-                {
-                    found.push(format!(
-                        "{pointer}: type {kind} is not a Gemini Type [Gemini-FD]"
-                    ));
-                }
-                // python-genai#625: "anyOf must be the only field set".
-                if object.contains_key("anyOf") && object.len() > 1 {
-                    found.push(format!("{pointer}: `anyOf` with siblings [Gemini-FD]"));
-                }
-                // [Gemini-FD] `required` names properties of the schema.
-                let properties = property_names(object);
-                for name in required_names(object) {
-                    if !properties.contains(&name) {
-                        found.push(format!(
-                            "{pointer}: `required` names `{name}`, not a property [Gemini-FD]"
-                        ));
-                    }
-                }
-                // [Gemini-FD] (Vertex AI) parameter names: a letter or `_` first, then
-                // letters, digits and `_`, at most 64.
-                for name in &properties {
-                    if !name_matches(name, 64, &['_'], true) {
-                        found.push(format!("{pointer}: parameter name `{name}` [Gemini-FD]"));
-                    }
-                }
-                // [Gemini-FD] an ARRAY has `items`; an OBJECT has properties.
-                if object.get("type") == Some(&Value::from("ARRAY"))
-                    && !object.contains_key("items")
-                {
-                    found.push(format!("{pointer}: an ARRAY without `items` [Gemini-FD]"));
-                }
-                if object.get("type") == Some(&Value::from("OBJECT")) && properties.is_empty() {
-                    found.push(format!(
-                        "{pointer}: an OBJECT without properties [Gemini-FD]"
-                    ));
-                }
-                // [Gemini-FD] `enum` is a list of strings.
-                if let Some(values) = object.get("enum").and_then(Value::as_array)
-                    && !values.iter().all(Value::is_string)
-                {
-                    found.push(format!(
-                        "{pointer}: an enum of other than strings [Gemini-FD]"
-                    ));
-                }
-                // [Gemini-FD] `format`: `enum` and `date-time` for STRING, `int32` and `int64`
-                // for INTEGER, `float` and `double` for NUMBER.
-                if let Some(format) = object.get("format").and_then(Value::as_str) {
-                    let allowed: &[&str] = match object.get("type").and_then(Value::as_str) {
-                        Some("STRING") => &["enum", "date-time"],
-                        Some("INTEGER") => &["int32", "int64"],
-                        Some("NUMBER") => &["float", "double"],
-                        _ => &[],
-                    };
-                    if !allowed.contains(&format) {
-                        found.push(format!(
-                            "{pointer}: format `{format}` is not supported [Gemini-FD]"
-                        ));
-                    }
-                }
+            // [Gemini-FD] `response`: the function's output, as a `Schema`.
+            if let Some(response) = definition.get("response") {
+                gemini_openapi_schema(response, "/response", found);
+            }
+        }
+    }
+}
+
+fn gemini_json_schema(schema: &Value, prefix: &str, found: &mut Vec<String>) {
+    for (pointer, subschema) in subschemas(schema) {
+        let pointer = format!("{prefix}{pointer}");
+        let Some(object) = subschema.as_object() else {
+            continue;
+        };
+        // [Gemini-JS] the keywords Gemini reads.
+        for key in object.keys() {
+            if !GEMINI_JSON_KEYWORDS.contains(&key.as_str()) {
+                found.push(format!(
+                    "{pointer}: `{key}` is not read by Gemini [Gemini-JS]"
+                ));
+            }
+        }
+        // [Gemini-JS] "If $ref is set on a sub-schema, no other properties, except for those
+        // starting as a $, may be set."
+        if object.contains_key("$ref") && object.keys().any(|key| !key.starts_with('$')) {
+            found.push(format!("{pointer}: `$ref` with siblings [Gemini-JS]"));
+        }
+        // [Gemini-JS] `enum` for strings and numbers.
+        if let Some(values) = object.get("enum").and_then(Value::as_array)
+            && !values
+                .iter()
+                .all(|value| value.is_string() || value.is_number())
+        {
+            found.push(format!(
+                "{pointer}: an enum of other than strings and numbers [Gemini-JS]"
+            ));
+        }
+    }
+}
+
+fn gemini_openapi_schema(schema: &Value, prefix: &str, found: &mut Vec<String>) {
+    for (pointer, subschema) in subschemas(schema) {
+        let pointer = format!("{prefix}{pointer}");
+        let Some(object) = subschema.as_object() else {
+            continue;
+        };
+        // [Gemini-FD] `Schema`'s fields only (no `$ref`, `$defs`, `const`, `oneOf`, `allOf`,
+        // `additionalProperties`, exclusive bounds).
+        for key in object.keys() {
+            if !GEMINI_SCHEMA_FIELDS.contains(&key.as_str()) {
+                found.push(format!(
+                    "{pointer}: `{key}` is not a Schema field [Gemini-FD]"
+                ));
+            }
+        }
+        // [Gemini-FD] `type` is one of the `Type` enum's values.
+        if let Some(kind) = object.get("type")
+            && !kind
+                .as_str()
+                .is_some_and(|kind| GEMINI_TYPES.contains(&kind))
+        {
+            found.push(format!(
+                "{pointer}: type {kind} is not a Gemini Type [Gemini-FD]"
+            ));
+        }
+        // python-genai#625: "anyOf must be the only field set".
+        if object.contains_key("anyOf") && object.len() > 1 {
+            found.push(format!("{pointer}: `anyOf` with siblings [Gemini-FD]"));
+        }
+        // [Gemini-FD] `required` names properties of the schema.
+        let properties = property_names(object);
+        for name in required_names(object) {
+            if !properties.contains(&name) {
+                found.push(format!(
+                    "{pointer}: `required` names `{name}`, not a property [Gemini-FD]"
+                ));
+            }
+        }
+        // [Gemini-FD] (Vertex AI) parameter names: a letter or `_` first, then letters,
+        // digits and `_`, at most 64.
+        for name in &properties {
+            if !name_matches(name, 64, &['_'], true) {
+                found.push(format!("{pointer}: parameter name `{name}` [Gemini-FD]"));
+            }
+        }
+        // [Gemini-FD] an ARRAY has `items`; an OBJECT has properties.
+        if object.get("type") == Some(&Value::from("ARRAY")) && !object.contains_key("items") {
+            found.push(format!("{pointer}: an ARRAY without `items` [Gemini-FD]"));
+        }
+        if object.get("type") == Some(&Value::from("OBJECT")) && properties.is_empty() {
+            found.push(format!(
+                "{pointer}: an OBJECT without properties [Gemini-FD]"
+            ));
+        }
+        // [Gemini-FD] `enum` is a list of strings.
+        if let Some(values) = object.get("enum").and_then(Value::as_array)
+            && !values.iter().all(Value::is_string)
+        {
+            found.push(format!(
+                "{pointer}: an enum of other than strings [Gemini-FD]"
+            ));
+        }
+        // [Gemini-FD] `format`: `enum` and `date-time` for STRING, `int32` and `int64` for
+        // INTEGER, `float` and `double` for NUMBER.
+        if let Some(format) = object.get("format").and_then(Value::as_str) {
+            let allowed: &[&str] = match object.get("type").and_then(Value::as_str) {
+                Some("STRING") => &["enum", "date-time"],
+                Some("INTEGER") => &["int32", "int64"],
+                Some("NUMBER") => &["float", "double"],
+                _ => &[],
+            };
+            if !allowed.contains(&format) {
+                found.push(format!(
+                    "{pointer}: format `{format}` is not supported [Gemini-FD]"
+                ));
             }
         }
     }

@@ -2,6 +2,9 @@
 //! (JSON Schema) or in `parameters` (the OpenAPI 3.0 subset, `Schema`, which the Live API
 //! still needs).
 //!
+//! A `Json<T>` tool's output schema goes along, rewritten the same way, as `responseJsonSchema`
+//! or `response`.
+//!
 //! `parametersJsonSchema` follows the Gemini API's list of supported JSON Schema keywords
 //! (structured output docs, "JSON Schema support"): `const` becomes a one-value `enum`,
 //! `allOf` is merged, a `$ref` keeps no siblings, enums hold strings and numbers only,
@@ -20,8 +23,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::GeminiForm;
 use super::rewrite::{self, Rewriter, child};
+use super::{ExportProblem, GeminiForm};
 use crate::Tool;
 
 /// `parametersJsonSchema`: the keywords Gemini reads.
@@ -85,37 +88,81 @@ pub(super) fn definition(
     let Some((root, recursion)) = super::parameters(tool, rewriter) else {
         return definition;
     };
+    let (parameters_field, response_field) = match form {
+        GeminiForm::JsonSchema => ("parametersJsonSchema", "responseJsonSchema"),
+        GeminiForm::OpenApi => ("parameters", "response"),
+    };
+    let has_properties = root
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| !properties.is_empty());
     let mut root = Value::Object(root);
+    rewrite_schema(form, &mut root, recursion, rewriter);
+    // The OpenAPI subset rejects an OBJECT without properties: no arguments, no `parameters`.
+    if form == GeminiForm::JsonSchema || has_properties {
+        definition[parameters_field] = root;
+    }
+    if let Some(response) = response(tool, form, response_field, rewriter) {
+        definition[response_field] = response;
+    }
+    definition
+}
+
+/// Rewrites a schema (inlined, `recursion` telling whether `$defs` are left) for the form.
+fn rewrite_schema(
+    form: GeminiForm,
+    root: &mut Value,
+    recursion: bool,
+    rewriter: &mut Rewriter<'_>,
+) {
     match form {
         GeminiForm::JsonSchema => {
-            JsonSchema { rewriter }.schema(&mut root, "");
+            JsonSchema { rewriter }.schema(root, "");
             if let Some(Value::Object(definitions)) = root.get_mut("$defs") {
                 for (name, body) in definitions.iter_mut() {
                     JsonSchema { rewriter }.schema(body, &child("/$defs", name));
                 }
             }
-            definition["parametersJsonSchema"] = root;
         }
-        GeminiForm::OpenApi => {
-            if recursion {
-                rewriter.refuse(
-                    "/$defs",
-                    "a recursive type, and the OpenAPI subset has no `$ref` to express it",
-                    "use `parametersJsonSchema` (Dialect::Gemini { form: GeminiForm::JsonSchema })",
-                );
-                return definition;
-            }
-            let has_properties = root
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_some_and(|properties| !properties.is_empty());
-            if has_properties {
-                OpenApi { rewriter }.schema(&mut root, "", true);
-                definition["parameters"] = root;
-            }
-        }
+        GeminiForm::OpenApi if recursion => rewriter.refuse(
+            "/$defs",
+            "a recursive type, and the OpenAPI subset has no `$ref` to express it",
+            "use `parametersJsonSchema` (Dialect::Gemini { form: GeminiForm::JsonSchema })",
+        ),
+        GeminiForm::OpenApi => OpenApi { rewriter }.schema(root, "", true),
     }
-    definition
+}
+
+/// The output schema of a `Json<T>` tool, as the declaration's `response` or
+/// `responseJsonSchema`. What it loses is reported with pointers that start with that field's
+/// name (`responseJsonSchema/properties/lines`); an output schema the form cannot express is
+/// left out and reported, without refusing the tool, whose arguments are what a call needs.
+fn response(
+    tool: &dyn Tool,
+    form: GeminiForm,
+    field: &str,
+    rewriter: &mut Rewriter<'_>,
+) -> Option<Value> {
+    let output = tool.output_schema()?;
+    let (mut schema, recursion) = rewrite::inline_references(output.as_value());
+    let mut inner = Rewriter::new(rewriter.tool, rewriter.dialect);
+    rewrite_schema(form, &mut schema, recursion, &mut inner);
+    if !inner.refused.is_empty() {
+        let reasons: Vec<String> = inner.refused.iter().map(ToString::to_string).collect();
+        rewriter.lose(
+            field,
+            "the output schema",
+            &format!("left out: {}", reasons.join("; ")),
+        );
+        return None;
+    }
+    for mut problem in inner.lost {
+        if let ExportProblem::Lost { pointer, .. } = &mut problem {
+            *pointer = format!("{field}{pointer}");
+        }
+        rewriter.lost.push(problem);
+    }
+    Some(schema)
 }
 
 struct JsonSchema<'r, 'a> {

@@ -229,7 +229,9 @@ impl fmt::Display for Dialect {
 }
 
 /// What an export lost, refused, or found missing; each names the tool, the place in its
-/// exported schema (a JSON pointer, empty for the root), and what to do.
+/// exported schema (a JSON pointer into the parameters, empty for their root; a place in an
+/// exported output schema starts with the field carrying it, as in
+/// `responseJsonSchema/properties/lines`), and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExportProblem {
