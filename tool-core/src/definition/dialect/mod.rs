@@ -15,8 +15,9 @@
 //!
 //! OpenAI's strict mode wants every property required, so an optional argument is exported
 //! as "`T` or `null`" and the model sends `null` for "absent". A tool's own schema did not
-//! allow that `null` (an optional argument is "absent", not "null", to the tool: a defaulted
-//! `#[arg(default = 5)] limit: u32` would refuse `null`). [`Export::normalize_arguments`]
+//! allow that `null`, and not every tool reads it as absent: a `#[tool]` function's own
+//! parameters do, but a `#[serde(default)] children: Vec<Node>` field of a nested struct, an
+//! `Args<T>` type or a hand-written tool would refuse it. [`Export::normalize_arguments`]
 //! takes those nulls out again, at the places strict mode made nullable and nowhere else, so
 //! the tool sees the argument as absent. A provider adapter calls it (or [`Export::call`],
 //! which also maps the name back) on each call it parses before handing the call to the
