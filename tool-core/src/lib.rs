@@ -136,8 +136,13 @@ pub mod error {
     pub use crate::definition::error::{ArgumentError, ArgumentProblem};
 }
 
-/// JSON Schemas of tool arguments and outputs.
+/// JSON Schemas of tool arguments and outputs, and their exports in each provider's
+/// [`Dialect`](schema::Dialect) (see [`Toolset::export`]).
 pub mod schema {
+    pub use crate::definition::dialect::{
+        Dialect, Export, ExportError, ExportProblem, ExportedTool, GeminiForm, OpenAiApi,
+        ToolNames, check, export_tool,
+    };
     pub use crate::definition::schema::input_schema_for;
     /// A JSON Schema (re-exported from `schemars`): what
     /// [`Tool::input_schema`](crate::Tool::input_schema) and

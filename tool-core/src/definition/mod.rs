@@ -7,6 +7,7 @@
 //! - `registry`, `toolset`, `names`: the tools linked in, a selection of them, their names;
 //! - `args`, `schema`, `error`, `suggest`: parsing arguments, their schemas, and errors a model
 //!   can act on;
+//! - `dialect`: the schemas in each provider's dialect, and what each export lost;
 //! - `context`, `output`, `call`: what a tool receives and returns, and a model's call and its
 //!   result;
 //! - `workspace`: resolving a model's paths and the boundary no tool crosses;
@@ -20,6 +21,7 @@
 pub(crate) mod args;
 pub(crate) mod call;
 pub(crate) mod context;
+pub(crate) mod dialect;
 pub(crate) mod error;
 pub(crate) mod names;
 pub(crate) mod output;

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::definition::dialect::{Dialect, Export, ExportCache, export_toolset};
 use crate::definition::names::{Clash, NameIndex};
 use crate::definition::registry::Registry;
 use crate::definition::spec::{Effect, SourceLocation, ToolSpec};
@@ -29,6 +30,8 @@ use crate::definition::tool::ToolHandle;
 pub struct Toolset {
     tools: Vec<ToolHandle>,
     index: NameIndex,
+    /// Each tool's export in each dialect, made on first use.
+    exports: ExportCache,
 }
 
 impl Toolset {
@@ -108,6 +111,7 @@ impl Toolset {
         let mut set = Toolset {
             tools,
             index: NameIndex::default(),
+            exports: ExportCache::default(),
         };
         set.reindex();
         set
@@ -223,6 +227,48 @@ impl Toolset {
     fn reindex(&mut self) {
         // Every name was checked as its tool came in (or by the registry): nothing clashes.
         self.index = NameIndex::build(self.tools.iter().map(|tool| tool.spec()), |_, _, _| {});
+        // The tools changed: exports made for the old list no longer apply.
+        self.exports = ExportCache::default();
+    }
+
+    /// The tools declared in a provider's [`Dialect`], with what the dialect could not express
+    /// and the names to map calls back (see [`Export`]). Each tool's declaration is made once
+    /// per dialect and kept until the set changes. A tool the dialect cannot declare is left
+    /// out and reported ([`ExportProblem::Refused`](crate::schema::ExportProblem::Refused)).
+    ///
+    /// ```
+    /// use tool_core::schema::{Dialect, ExportProblem, OpenAiApi};
+    /// use tool_core::{tool, Toolset};
+    /// use std::collections::HashMap;
+    ///
+    /// /// Set environment variables.
+    /// ///
+    /// /// # Arguments
+    /// /// * `vars` - Names and values.
+    /// #[tool(name = "doc_toolset_setenv")]
+    /// fn setenv(vars: HashMap<String, String>) -> usize { vars.len() }
+    ///
+    /// let toolset = Toolset::named(["doc_toolset_setenv"]).unwrap();
+    /// let strict = Dialect::OpenAi { strict: true, api: OpenAiApi::Responses };
+    /// // An open map cannot be strict: left out, with the reason.
+    /// let export = toolset.export(strict);
+    /// assert!(export.tools.is_empty());
+    /// assert!(matches!(&export.problems[0], ExportProblem::Refused { reason, .. } if reason.contains("open map")));
+    /// // Asked for, it goes non-strict (said explicitly: the responses API defaults to strict).
+    /// let export = toolset.export_with_non_strict_fallback(strict);
+    /// assert_eq!(export.tools[0]["strict"], false);
+    /// ```
+    #[must_use]
+    pub fn export(&self, dialect: Dialect) -> Export {
+        export_toolset(&self.tools, &self.exports, dialect, false)
+    }
+
+    /// As [`Toolset::export`], but a tool that cannot be strict in a strict dialect is
+    /// declared without strict mode rather than left out, and reported as
+    /// [`ExportProblem::NonStrict`](crate::schema::ExportProblem::NonStrict).
+    #[must_use]
+    pub fn export_with_non_strict_fallback(&self, dialect: Dialect) -> Export {
+        export_toolset(&self.tools, &self.exports, dialect, true)
     }
 }
 

@@ -129,35 +129,6 @@ impl ToolCaller {
         &self.parent
     }
 
-    /// The tools a call through this handle can reach: the coordinator's toolset. For a tool
-    /// that hands a choice of tools on (a sub-agent given some of them), to check the names it
-    /// was given and to resolve aliases.
-    ///
-    /// ```
-    /// use tool_core::{tool, Coordinator, ToolCall, Toolset, context::ToolCaller};
-    ///
-    /// /// Say whether a tool of this name can be called.
-    /// #[tool(read_only, name = "doc_toolcaller_toolset_has")]
-    /// fn has(name: String, tools: ToolCaller) -> bool {
-    ///     tools.toolset().get(&name).is_some()
-    /// }
-    ///
-    /// let coordinator = Coordinator::builder()
-    ///     .toolset(Toolset::named(["doc_toolcaller_toolset_has"]).unwrap())
-    ///     .build()
-    ///     .unwrap();
-    /// let ask = |name: &str| {
-    ///     let call = ToolCall::new("doc_toolcaller_toolset_has", format!(r#"{{"name": "{name}"}}"#));
-    ///     coordinator.call_blocking(call).text().into_owned()
-    /// };
-    /// assert_eq!(ask("doc_toolcaller_toolset_has"), "true");
-    /// assert_eq!(ask("rm_rf"), "false");
-    /// ```
-    #[must_use]
-    pub fn toolset(&self) -> &crate::Toolset {
-        self.coordinator.toolset()
-    }
-
     /// When the calling tool's time limit runs out, if it has one
     /// ([`ToolContext::deadline`]): no call through this handle runs past it.
     #[must_use]
