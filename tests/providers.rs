@@ -551,3 +551,84 @@ fn a_payload_of_the_wrong_kind_is_an_error_naming_what_was_expected() {
         "{error}"
     );
 }
+
+/// Check a one-time code (a name starting with a digit, which Gemini does not take as it is).
+///
+/// # Arguments
+/// * `code` - The code.
+/// * `window` - How many 30-second steps either side to accept.
+#[tool(read_only, name = "2fa_verify")]
+fn verify(code: String, #[arg(default = 1)] window: u32) -> String {
+    format!("{code} within {window}")
+}
+
+#[test]
+fn calls_parsed_with_the_export_come_back_under_our_names_and_reply_under_the_providers() {
+    use tool_core::schema::{Dialect, GeminiForm};
+    let toolset = Toolset::named(["2fa_verify"]).unwrap();
+    let export = toolset.export(Dialect::Gemini {
+        form: GeminiForm::JsonSchema,
+    });
+    let sent = export.names.provider("2fa_verify").unwrap().to_owned();
+    assert_ne!(sent, "2fa_verify", "Gemini wants a letter or `_` first");
+    let response = gemini::GenerateContentResponse::from_value(&json!({"candidates": [{
+        "content": {"role": "model", "parts": [
+            {"functionCall": {"name": sent, "args": {"code": "123456"}}}
+        ]}
+    }]}))
+    .unwrap();
+    let calls = gemini::tool_calls(&response, &export);
+    assert_eq!(calls[0].name, "2fa_verify");
+    let coordinator = Coordinator::builder().toolset(toolset).build().unwrap();
+    let results = vec![coordinator.call_blocking(calls[0].clone())];
+    assert_eq!(results[0].text(), "123456 within 1");
+    let reply =
+        serde_json::to_value(gemini::function_responses(&calls, &results).unwrap()).unwrap();
+    assert_eq!(
+        reply["parts"][0]["functionResponse"]["name"], sent,
+        "the reply names the function as Gemini knows it"
+    );
+}
+
+/// Move a window.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Window {
+    /// Steps either side (1 when not given).
+    #[serde(default = "one_step")]
+    steps: u32,
+}
+
+fn one_step() -> u32 {
+    1
+}
+
+/// Set the verification window.
+///
+/// # Arguments
+/// * `window` - The window.
+#[tool(read_only, name = "pv_set_window")]
+fn set_window(window: Window) -> String {
+    format!("steps: {}", window.steps)
+}
+
+#[test]
+fn a_strict_models_null_for_a_nested_optional_field_reaches_the_tool_as_absent() {
+    use tool_core::schema::{Dialect, OpenAiApi};
+    let toolset = Toolset::named(["pv_set_window"]).unwrap();
+    let export = toolset.export(Dialect::OpenAi {
+        strict: true,
+        api: OpenAiApi::Responses,
+    });
+    let response = openai_responses::Response::from_value(&json!({"output": [{
+        "type": "function_call", "id": "fc_1", "call_id": "call_1",
+        "name": "pv_set_window", "arguments": "{\"window\": {\"steps\": null}}"
+    }]}))
+    .unwrap();
+    let calls = openai_responses::tool_calls(&response, &export);
+    assert_eq!(calls[0].arguments, r#"{"window":{}}"#);
+    let coordinator = Coordinator::builder().toolset(toolset).build().unwrap();
+    assert_eq!(
+        coordinator.call_blocking(calls[0].clone()).text(),
+        "steps: 1"
+    );
+}

@@ -50,7 +50,9 @@ pub struct ToolUseBlock {
 
 impl ToolUseBlock {
     fn to_call(&self, arguments: String, names: &dyn ToolNameMap) -> ToolCall {
-        ToolCall::new(names.tool_name(&self.name), arguments).with_call_id(self.id.as_str())
+        names
+            .tool_call(&self.name, &arguments)
+            .with_call_id(self.id.as_str())
     }
 }
 

@@ -223,7 +223,7 @@ impl StreamAccumulator {
                 if tool_name != call.name {
                     data.insert("name".into(), Value::String(call.name.clone()));
                 }
-                let tool_call = ToolCall::new(tool_name, arguments).with_call_id(id);
+                let tool_call = names.tool_call(&call.name, &arguments).with_call_id(id);
                 if data.is_empty() {
                     tool_call
                 } else {

@@ -63,6 +63,32 @@
 //! 64 characters). The parse functions take a [`ToolNameMap`] that turns the name the provider
 //! sent back into the tool's name; [`SameNames`] keeps names as sent. Gemini's reply names the
 //! function again: its adapter keeps the name as sent with the call for that.
+//!
+//! The [`Export`](crate::schema::Export) the tools were declared with is the map to give: it
+//! maps the names back and takes out the `null`s a strict model sends for optional arguments,
+//! so the tool sees them absent.
+//!
+//! ```
+//! use tool_core::provider::openai_chat::{self, ChatMessage};
+//! use tool_core::provider::Payload;
+//! use tool_core::schema::{Dialect, OpenAiApi};
+//! use tool_core::{tool, Toolset};
+//!
+//! /// Show the last lines of the log.
+//! ///
+//! /// # Arguments
+//! /// * `lines` - How many lines.
+//! #[tool(read_only, name = "doc_provider_export_tail")]
+//! fn tail(#[arg(default = 10)] lines: u32) -> String { lines.to_string() }
+//!
+//! let toolset = Toolset::named(["doc_provider_export_tail"]).unwrap();
+//! let export = toolset.export(Dialect::OpenAi { strict: true, api: OpenAiApi::ChatCompletions });
+//! let message = ChatMessage::from_json(r#"{"role": "assistant", "tool_calls": [{"id": "call_1",
+//!     "type": "function", "function": {"name": "doc_provider_export_tail",
+//!     "arguments": "{\"lines\": null}"}}]}"#).unwrap();
+//! let calls = openai_chat::tool_calls(&message, &export);
+//! assert_eq!(calls[0].arguments, "{}", "strict mode's null is taken out");
+//! ```
 
 pub mod anthropic;
 pub mod gemini;
@@ -98,6 +124,38 @@ pub trait ToolNameMap {
     fn tool_name<'a>(&self, provider_name: &'a str) -> Cow<'a, str> {
         self.to_tool(provider_name)
             .map_or(Cow::Borrowed(provider_name), Cow::Owned)
+    }
+
+    /// The arguments a provider sent for our tool `tool`, as the tool should see them: as sent
+    /// unless the map knows better (an [`Export`](crate::schema::Export) takes out the `null`s
+    /// strict mode invited).
+    fn arguments<'a>(&self, tool: &str, arguments: &'a str) -> Cow<'a, str> {
+        let _ = tool;
+        Cow::Borrowed(arguments)
+    }
+
+    /// The call a provider made, as ours: the name mapped back and the arguments as the tool
+    /// should see them. Every adapter builds its calls with this.
+    fn tool_call(&self, provider_name: &str, arguments: &str) -> crate::ToolCall {
+        let name = self.tool_name(provider_name);
+        let arguments = self.arguments(&name, arguments).into_owned();
+        crate::ToolCall::new(name.into_owned(), arguments)
+    }
+}
+
+impl ToolNameMap for crate::schema::Export {
+    fn to_tool(&self, provider_name: &str) -> Option<String> {
+        self.names.original(provider_name).map(str::to_owned)
+    }
+
+    fn arguments<'a>(&self, tool: &str, arguments: &'a str) -> Cow<'a, str> {
+        self.normalize_arguments(tool, arguments)
+    }
+}
+
+impl ToolNameMap for crate::schema::ToolNames {
+    fn to_tool(&self, provider_name: &str) -> Option<String> {
+        self.original(provider_name).map(str::to_owned)
     }
 }
 

@@ -71,7 +71,8 @@ pub fn tool_calls(message: &ChatMessage, names: &dyn ToolNameMap) -> Vec<ToolCal
         .filter_map(|call| {
             let function = call.function.as_ref()?;
             Some(
-                ToolCall::new(names.tool_name(&function.name), function.arguments.as_str())
+                names
+                    .tool_call(&function.name, &function.arguments)
                     .with_call_id(call.id.as_str()),
             )
         })
@@ -272,10 +273,9 @@ impl StreamAccumulator {
                         call: format!("tool call {}", call.index),
                     });
                 }
-                Ok(
-                    ToolCall::new(names.tool_name(&call.name), call.arguments)
-                        .with_call_id(call.id),
-                )
+                Ok(names
+                    .tool_call(&call.name, &call.arguments)
+                    .with_call_id(call.id))
             })
             .collect()
     }

@@ -62,7 +62,8 @@ pub struct FunctionCallItem {
 
 impl FunctionCallItem {
     fn to_call(&self, names: &dyn ToolNameMap) -> ToolCall {
-        let call = ToolCall::new(names.tool_name(&self.name), self.arguments.as_str())
+        let call = names
+            .tool_call(&self.name, &self.arguments)
             .with_call_id(self.call_id.as_str());
         match &self.id {
             Some(id) => call.with_provider_data(json!({ "id": id })),
