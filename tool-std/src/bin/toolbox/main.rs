@@ -1,0 +1,447 @@
+//! `toolbox`: the standard tools (and any others linked in) from the command line: list them,
+//! export their schemas in a provider's dialect, call one through the coordinator with a
+//! workspace, a mode and settings, check what the dialects would lose, and explain what the
+//! policy would decide for a call.
+//!
+//! Exit codes, for scripts: 0 success; 1 the tool ran and failed, or `check` found problems;
+//! 2 a usage error (clap's); 3 the set-up failed (a bad workspace, settings file or tool name).
+
+mod approve;
+mod progress;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+use tool_core::policy::Mode;
+use tool_core::schema::{self, Dialect, ExportProblem, GeminiForm, OpenAiApi};
+use tool_core::settings::Settings;
+use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
+
+/// Writes one line to stdout. A reader that went away (`toolbox list | head`) ends the
+/// program quietly, as a Unix filter does, instead of a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        out_raw(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+// The standard tools are this crate's own; linking it registers them.
+use tool_std as _;
+
+/// Exit code: the tool ran and failed, or `check` found problems.
+const FAILED: u8 = 1;
+/// Exit code: the set-up failed (workspace, settings, an unknown tool).
+const SETUP: u8 = 3;
+
+#[derive(Parser)]
+#[command(
+    name = "toolbox",
+    version,
+    about = "List, export, call and check the tools linked into this program.",
+    after_help = "Exit codes: 0 success; 1 the tool failed or `check` found problems; 2 usage error; 3 set-up error (workspace, settings, unknown tool)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the tools: name, effect, aliases and the first line of the description.
+    List {
+        /// Print JSON (name, title, description, effect, idempotent, open_world, aliases, tags).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print tool declarations in a provider's dialect (all tools, or one); what the dialect
+    /// could not express is reported on stderr.
+    Schema {
+        /// One tool (name or alias); all tools when left out.
+        tool: Option<String>,
+        /// The provider's dialect.
+        #[arg(long, value_enum, default_value_t = DialectArg::Mcp)]
+        dialect: DialectArg,
+    },
+    /// Call a tool through the coordinator (policy, approvals, hooks) and print its result.
+    Call {
+        /// The tool (name or alias).
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+        #[command(flatten)]
+        session: SessionArgs,
+        /// Print the structured result as JSON when the tool gives one.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Report what each dialect would lose or refuse, and tools or parameters without a
+    /// description.
+    Check,
+    /// Policy questions.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
+    /// Print a shell completion script (`toolbox completions bash > ~/.local/share/bash-completion/completions/toolbox`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Subcommand)]
+enum PolicyCommand {
+    /// Show every rule the policy considers for a call, and which one decides.
+    Explain {
+        /// The tool (name or alias).
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+        #[command(flatten)]
+        session: SessionArgs,
+    },
+}
+
+/// The session a call runs in.
+#[derive(clap::Args)]
+struct SessionArgs {
+    /// The workspace root (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// The permission mode: default, accept_edits, plan, bypass, dont_ask.
+    #[arg(long, default_value = "default", value_parser = parse_mode)]
+    mode: Mode,
+    /// A settings file in Claude Code's format (permissions, hooks, default mode).
+    #[arg(long, value_name = "FILE")]
+    settings: Option<PathBuf>,
+}
+
+fn parse_mode(text: &str) -> Result<Mode, String> {
+    text.parse().map_err(|error| format!("{error}"))
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DialectArg {
+    /// MCP: JSON Schema 2020-12.
+    Mcp,
+    /// OpenAI chat completions.
+    Openai,
+    /// OpenAI chat completions, strict.
+    OpenaiStrict,
+    /// OpenAI responses.
+    OpenaiResponses,
+    /// OpenAI responses, strict.
+    OpenaiResponsesStrict,
+    /// Anthropic.
+    Anthropic,
+    /// Anthropic, strict.
+    AnthropicStrict,
+    /// Gemini, `parametersJsonSchema`.
+    Gemini,
+    /// Gemini, the OpenAPI subset in `parameters`.
+    GeminiOpenapi,
+}
+
+impl From<DialectArg> for Dialect {
+    fn from(dialect: DialectArg) -> Self {
+        let openai = |strict, api| Dialect::OpenAi { strict, api };
+        match dialect {
+            DialectArg::Mcp => Dialect::Mcp,
+            DialectArg::Openai => openai(false, OpenAiApi::ChatCompletions),
+            DialectArg::OpenaiStrict => openai(true, OpenAiApi::ChatCompletions),
+            DialectArg::OpenaiResponses => openai(false, OpenAiApi::Responses),
+            DialectArg::OpenaiResponsesStrict => openai(true, OpenAiApi::Responses),
+            DialectArg::Anthropic => Dialect::Anthropic { strict: false },
+            DialectArg::AnthropicStrict => Dialect::Anthropic { strict: true },
+            DialectArg::Gemini => Dialect::Gemini {
+                form: GeminiForm::JsonSchema,
+            },
+            DialectArg::GeminiOpenapi => Dialect::Gemini {
+                form: GeminiForm::OpenApi,
+            },
+        }
+    }
+}
+
+/// A failure to report on stderr, with the exit code it ends with.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    fn setup(message: impl Into<String>) -> Self {
+        Failure {
+            code: SETUP,
+            message: message.into(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => {
+            eprintln!("toolbox: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+fn run(command: Command) -> Result<u8, Failure> {
+    let toolset = Toolset::all();
+    match command {
+        Command::List { json } => {
+            list(&toolset, json);
+            Ok(0)
+        }
+        Command::Schema { tool, dialect } => schema(&toolset, tool.as_deref(), dialect.into()),
+        Command::Call {
+            tool,
+            arguments,
+            session,
+            json,
+        } => call(toolset, &tool, arguments, &session, json),
+        Command::Check => Ok(check(&toolset)),
+        Command::Policy {
+            command:
+                PolicyCommand::Explain {
+                    tool,
+                    arguments,
+                    session,
+                },
+        } => {
+            let coordinator = coordinator(toolset, &session, false)?;
+            let explained = coordinator
+                .explain(&ToolCall::new(tool, arguments))
+                .map_err(|error| Failure::setup(error.to_string()))?;
+            out_raw(&format!("{explained}"));
+            Ok(0)
+        }
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "toolbox",
+                &mut std::io::stdout(),
+            );
+            Ok(0)
+        }
+    }
+}
+
+fn list(toolset: &Toolset, json: bool) {
+    if json {
+        let tools: Vec<Value> = toolset
+            .iter()
+            .map(|tool| {
+                let spec = tool.spec();
+                json!({
+                    "name": spec.name,
+                    "title": spec.title,
+                    "description": spec.description,
+                    "effect": spec.effect.to_string(),
+                    "idempotent": spec.idempotent,
+                    "open_world": spec.open_world,
+                    "aliases": spec.aliases,
+                    "tags": spec.tags,
+                })
+            })
+            .collect();
+        out!("{}", pretty(&Value::Array(tools)));
+        return;
+    }
+    let width = |column: fn(&tool_core::spec::ToolSpec) -> String| {
+        toolset
+            .iter()
+            .map(|tool| column(tool.spec()).len())
+            .max()
+            .unwrap_or(0)
+    };
+    let name = |spec: &tool_core::spec::ToolSpec| spec.name.to_string();
+    let aliases = |spec: &tool_core::spec::ToolSpec| spec.aliases.join(",");
+    let (name_width, alias_width) = (width(name), width(aliases));
+    for tool in toolset.iter() {
+        let spec = tool.spec();
+        out!(
+            "{:name_width$}  {:<10} {:alias_width$}  {}",
+            name(spec),
+            spec.effect.to_string(),
+            aliases(spec),
+            summary(&spec.description)
+        );
+    }
+}
+
+/// The first sentence of a description (its first paragraph's lines joined), cut to about a
+/// line's width.
+fn summary(description: &str) -> String {
+    let paragraph: Vec<&str> = description
+        .lines()
+        .map(str::trim)
+        .take_while(|line| !line.is_empty())
+        .collect();
+    let paragraph = paragraph.join(" ");
+    let sentence = match paragraph.find(". ") {
+        Some(end) => &paragraph[..=end],
+        None => paragraph.as_str(),
+    };
+    const WIDTH: usize = 100;
+    if sentence.chars().count() <= WIDTH {
+        sentence.to_owned()
+    } else {
+        let cut: String = sentence.chars().take(WIDTH - 1).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+fn schema(toolset: &Toolset, tool: Option<&str>, dialect: Dialect) -> Result<u8, Failure> {
+    let Some(name) = tool else {
+        let export = toolset.export(dialect);
+        for problem in &export.problems {
+            eprintln!("note: {problem}");
+        }
+        out!("{}", pretty(&Value::Array(export.tools)));
+        return Ok(0);
+    };
+    let handle = toolset
+        .get(name)
+        .ok_or_else(|| unknown_tool(toolset, name))?;
+    match schema::export_tool(&**handle, dialect) {
+        Ok(exported) => {
+            for problem in &exported.problems {
+                eprintln!("note: {problem}");
+            }
+            out!("{}", pretty(&exported.definition));
+            Ok(0)
+        }
+        Err(error) => Err(Failure {
+            code: FAILED,
+            message: error.to_string(),
+        }),
+    }
+}
+
+fn unknown_tool(toolset: &Toolset, name: &str) -> Failure {
+    let suggestions = toolset.suggest(name);
+    let hint = match suggestions.as_slice() {
+        [] => "; `toolbox list` shows the tools there are".to_owned(),
+        [one] => format!("; did you mean `{one}`?"),
+        many => format!("; did you mean one of {}?", many.join(", ")),
+    };
+    Failure::setup(format!("no tool named `{name}`{hint}"))
+}
+
+fn check(toolset: &Toolset) -> u8 {
+    let problems = schema::check(toolset);
+    let serious: Vec<&ExportProblem> = problems
+        .iter()
+        .filter(|problem| {
+            matches!(
+                problem,
+                ExportProblem::Refused { .. } | ExportProblem::MissingDescription { .. }
+            )
+        })
+        .collect();
+    for problem in &problems {
+        let level = if serious.contains(&problem) {
+            "error"
+        } else {
+            "note"
+        };
+        out!("{level}: {problem}");
+    }
+    out!(
+        "{} tools; {} notes (what a dialect says in words instead of keywords, or limits of one request); {} errors (a tool a dialect refuses, or a missing description)",
+        toolset.len(),
+        problems.len() - serious.len(),
+        serious.len()
+    );
+    if serious.is_empty() { 0 } else { FAILED }
+}
+
+fn call(
+    toolset: Toolset,
+    tool: &str,
+    arguments: String,
+    session: &SessionArgs,
+    json: bool,
+) -> Result<u8, Failure> {
+    if toolset.get(tool).is_none() {
+        return Err(unknown_tool(&toolset, tool));
+    }
+    let coordinator = coordinator(toolset, session, std::io::stdin().is_terminal())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))?;
+    let result = runtime.block_on(async {
+        let running = coordinator.call(ToolCall::new(tool, arguments));
+        progress::while_running(tool, running).await
+    });
+    match (json, result.structured()) {
+        (true, Some(value)) => out!("{}", pretty(value)),
+        _ => out!("{}", result.text()),
+    }
+    Ok(if result.is_error() { FAILED } else { 0 })
+}
+
+fn coordinator(
+    toolset: Toolset,
+    session: &SessionArgs,
+    interactive: bool,
+) -> Result<Coordinator, Failure> {
+    let root = match &session.workspace {
+        Some(root) => root.clone(),
+        None => std::env::current_dir().map_err(|error| {
+            Failure::setup(format!("cannot read the current directory: {error}"))
+        })?,
+    };
+    let workspace = Workspace::new(&root).map_err(|error| {
+        Failure::setup(format!(
+            "cannot use `{}` as the workspace: {error}",
+            root.display()
+        ))
+    })?;
+    let mut builder = Coordinator::builder()
+        .toolset(toolset)
+        .workspace(workspace)
+        .output_limit(30_000);
+    if let Some(path) = &session.settings {
+        let settings = Settings::load(path).map_err(|error| Failure::setup(error.to_string()))?;
+        builder = builder.settings(settings);
+    }
+    // After the settings, so the flag wins over the settings' default mode.
+    builder = builder.mode(session.mode);
+    if interactive {
+        builder = builder.approver(approve::Console);
+    }
+    builder
+        .build()
+        .map_err(|error| Failure::setup(error.to_string()))
+}
+
+fn out_raw(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("toolbox: cannot write the output: {error}");
+        std::process::exit(i32::from(FAILED));
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}

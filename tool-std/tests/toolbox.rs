@@ -1,0 +1,301 @@
+//! The `toolbox` command as a script or a person uses it: its output, its errors and its exit
+//! codes (0 success, 1 the tool failed or `check` found problems, 2 usage, 3 set-up).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn toolbox(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("toolbox runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\nbuy milk\n").unwrap();
+    dir
+}
+
+#[test]
+fn list_names_every_tool_with_its_effect_and_aliases() {
+    let dir = project();
+    let output = toolbox(&["list"], dir.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let edit = text
+        .lines()
+        .find(|line| line.starts_with("edit_file "))
+        .expect("edit_file is listed");
+    assert!(edit.contains("mutating") && edit.contains("Edit"), "{edit}");
+    for tool in [
+        "read_file",
+        "grep",
+        "run_shell",
+        "fetch_url",
+        "execute",
+        "todo_write",
+    ] {
+        assert!(
+            text.lines().any(|line| line.starts_with(tool)),
+            "{tool} missing"
+        );
+    }
+}
+
+#[test]
+fn list_json_is_machine_readable() {
+    let dir = project();
+    let output = toolbox(&["list", "--json"], dir.path());
+    let tools: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let read = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "read_file")
+        .unwrap();
+    assert_eq!(read["effect"], "read_only");
+    assert_eq!(read["aliases"][0], "Read");
+}
+
+#[test]
+fn schema_declares_one_tool_in_each_providers_shape() {
+    let dir = project();
+    let declaration = |dialect: &str| -> Value {
+        let output = toolbox(&["schema", "Read", "--dialect", dialect], dir.path());
+        assert!(output.status.success(), "{dialect}: {}", stderr(&output));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    assert_eq!(declaration("mcp")["inputSchema"]["type"], "object");
+    assert_eq!(declaration("openai")["function"]["name"], "read_file");
+    assert_eq!(
+        declaration("openai-strict")["function"]["parameters"]["additionalProperties"],
+        false
+    );
+    let responses = declaration("openai-responses");
+    assert_eq!(
+        (responses["name"].as_str(), &responses["strict"]),
+        (Some("read_file"), &Value::Bool(false))
+    );
+    assert_eq!(declaration("anthropic")["input_schema"]["type"], "object");
+    assert_eq!(
+        declaration("gemini")["parametersJsonSchema"]["type"],
+        "object"
+    );
+    assert_eq!(
+        declaration("gemini-openapi")["parameters"]["type"],
+        "OBJECT"
+    );
+}
+
+#[test]
+fn schema_of_every_tool_is_a_list() {
+    let dir = project();
+    let output = toolbox(&["schema", "--dialect", "anthropic-strict"], dir.path());
+    assert!(output.status.success());
+    let tools: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(tools.as_array().unwrap().len() > 20);
+    assert!(
+        stderr(&output).contains("strict tools"),
+        "the request limit is noted on stderr: {}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn an_unknown_tool_is_a_set_up_error_naming_the_closest() {
+    let dir = project();
+    let output = toolbox(&["schema", "read_fil"], dir.path());
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("did you mean `read_file`"),
+        "{}",
+        stderr(&output)
+    );
+    let output = toolbox(&["call", "read_fil", "{}"], dir.path());
+    assert_eq!(output.status.code(), Some(3));
+}
+
+#[test]
+fn a_call_runs_in_the_workspace_and_prints_the_result() {
+    let dir = project();
+    let output = toolbox(&["call", "grep", r#"{"pattern": "milk"}"#], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("notes.md"), "{}", stdout(&output));
+}
+
+#[test]
+fn a_call_that_fails_exits_1_with_what_the_model_would_read() {
+    let dir = project();
+    let output = toolbox(
+        &["call", "read_file", r#"{"path": "missing.md"}"#],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("missing.md"),
+        "{}",
+        stdout(&output)
+    );
+    let output = toolbox(&["call", "read_file", r#"{"path": "notes.md""#], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("not valid JSON"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn without_a_terminal_a_call_needing_approval_is_refused_and_nothing_is_written() {
+    let dir = project();
+    let output = toolbox(
+        &[
+            "call",
+            "write_file",
+            r#"{"path": "new.md", "content": "hi"}"#,
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("approval"), "{}", stdout(&output));
+    assert!(!dir.path().join("new.md").exists());
+}
+
+#[test]
+fn a_settings_file_in_claude_codes_format_applies() {
+    let dir = project();
+    let settings = dir.path().join("settings.json");
+    std::fs::write(&settings, r#"{"permissions": {"allow": ["Write"]}}"#).unwrap();
+    let output = toolbox(
+        &[
+            "call",
+            "write_file",
+            r#"{"path": "new.md", "content": "hi"}"#,
+            "--settings",
+            settings.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("new.md")).unwrap(),
+        "hi"
+    );
+}
+
+#[test]
+fn a_bad_settings_file_is_a_set_up_error_naming_it() {
+    let dir = project();
+    let settings = dir.path().join("settings.json");
+    std::fs::write(&settings, r#"{"permissions": {"allow": ["Write(("]}}"#).unwrap();
+    let output = toolbox(
+        &[
+            "call",
+            "think",
+            r#"{"thought": "x"}"#,
+            "--settings",
+            settings.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(3));
+    assert!(!stderr(&output).is_empty());
+}
+
+#[test]
+fn the_mode_flag_applies_to_the_call() {
+    let dir = project();
+    let output = toolbox(
+        &[
+            "call",
+            "run_shell",
+            r#"{"command": "rm notes.md"}"#,
+            "--mode",
+            "plan",
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("plan mode"), "{}", stdout(&output));
+    assert!(dir.path().join("notes.md").exists());
+    let output = toolbox(&["call", "think", "{}", "--mode", "sideways"], dir.path());
+    assert_eq!(output.status.code(), Some(2), "a usage error");
+    assert!(
+        stderr(&output).contains("accept_edits"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn policy_explain_shows_every_rule_and_the_one_that_decided() {
+    let dir = project();
+    let output = toolbox(
+        &[
+            "policy",
+            "explain",
+            "Bash",
+            r#"{"command": "git status"}"#,
+            "--mode",
+            "plan",
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("`run_shell`: allow"), "{text}");
+    assert!(text.contains("=>"), "{text}");
+}
+
+#[test]
+fn check_passes_for_the_standard_tools_and_counts_its_notes() {
+    let dir = project();
+    let output = toolbox(&["check"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(stdout(&output).contains("0 errors"), "{}", stdout(&output));
+}
+
+#[test]
+fn completions_are_printed_for_a_shell() {
+    let dir = project();
+    let output = toolbox(&["completions", "bash"], dir.path());
+    assert!(output.status.success());
+    assert!(stdout(&output).contains("toolbox"));
+}
+
+#[test]
+fn output_to_a_pipe_has_no_terminal_codes() {
+    let dir = project();
+    for args in [&["--help"][..], &["list"], &["check"]] {
+        let output = toolbox(args, dir.path());
+        assert!(!output.stdout.contains(&0x1b), "{args:?}");
+    }
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_listing_quietly() {
+    let dir = project();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["schema"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader closes at once, as `| head -0` would
+    let output = child.wait_with_output().unwrap();
+    assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+}
