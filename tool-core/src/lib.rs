@@ -235,6 +235,8 @@ pub mod coordinator {
 
 pub use definition::provider;
 
+#[cfg(feature = "mcp")]
+pub use runtime::mcp;
 #[cfg(feature = "runtime")]
 pub use runtime::{approval, budget, events, hooks, middleware, policy, settings};
 

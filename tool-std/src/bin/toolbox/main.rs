@@ -78,6 +78,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the tools over MCP on stdin and stdout, through the coordinator (policy, settings,
+    /// hooks apply; a call that needs approval is refused with the reason).
+    Serve {
+        #[command(flatten)]
+        session: SessionArgs,
+        /// Serve only the read-only tools.
+        #[arg(long)]
+        read_only: bool,
+    },
     /// Report what each dialect would lose or refuse, and tools or parameters without a
     /// description.
     Check,
@@ -209,6 +218,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             json,
         } => call(toolset, &tool, arguments, &session, json),
         Command::Check => Ok(check(&toolset)),
+        Command::Serve { session, read_only } => serve(toolset, &session, read_only),
         Command::Policy {
             command:
                 PolicyCommand::Explain {
@@ -390,6 +400,27 @@ fn call(
         _ => out!("{}", result.text()),
     }
     Ok(if result.is_error() { FAILED } else { 0 })
+}
+
+fn serve(toolset: Toolset, session: &SessionArgs, read_only: bool) -> Result<u8, Failure> {
+    let toolset = if read_only {
+        Toolset::with_effect(tool_core::spec::Effect::ReadOnly)
+    } else {
+        toolset
+    };
+    // stdin and stdout carry the protocol: nobody can be asked at the terminal.
+    let coordinator = coordinator(toolset, session, false)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))?;
+    runtime
+        .block_on(tool_core::mcp::serve_stdio(coordinator))
+        .map_err(|error| Failure {
+            code: FAILED,
+            message: format!("the MCP connection failed: {error}"),
+        })?;
+    Ok(0)
 }
 
 fn coordinator(

@@ -1,0 +1,69 @@
+"""The official MCP Python SDK as a client of `toolbox serve` over stdio.
+
+Usage: client_stdio.py TOOLBOX WORKSPACE MODE   (MODE: auto | legacy)
+
+Each check prints `ok <name>`; the first failed assertion ends the script with a traceback and
+a non-zero exit, which the Rust test (tests/mcp_python.rs) reports.
+"""
+
+import asyncio
+import sys
+
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+toolbox, workspace, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+async def main() -> None:
+    server = StdioServerParameters(command=toolbox, args=["serve", "--workspace", workspace])
+    async with Client(server, mode=mode) as client:
+        expected = "2025-11-25" if mode == "legacy" else "2026-07-28"
+        assert client.protocol_version == expected, client.protocol_version
+        print(f"ok protocol {client.protocol_version}")
+        listed = await client.list_tools()
+        tools = {tool.name: tool for tool in listed.tools}
+        assert "read_file" in tools and "run_shell" in tools, sorted(tools)
+        read = tools["read_file"]
+        assert read.annotations.read_only_hint is True, read.annotations
+        assert read.annotations.destructive_hint is False, read.annotations
+        assert read.input_schema["properties"]["path"]["type"] == "string", read.input_schema
+        assert tools["write_file"].annotations.read_only_hint is False
+        print("ok list")
+
+        result = await client.call_tool("read_file", {"path": "notes.md"})
+        assert result.is_error is False, result
+        assert "buy milk" in result.content[0].text, result.content
+        print("ok call")
+
+        todos = [{"content": "Check the MCP server", "status": "in_progress"}]
+        result = await client.call_tool("todo_write", {"todos": todos})
+        assert result.is_error is False, result
+        assert result.structured_content["todos"][0]["content"] == "Check the MCP server", result
+        print("ok structured")
+
+        result = await client.call_tool("read_file", {"path": "missing.md"})
+        assert result.is_error is True, result
+        assert "missing.md" in result.content[0].text, result.content
+        print("ok tool error")
+
+        result = await client.call_tool("read_file", {"file": "notes.md"})
+        assert result.is_error is True, result
+        assert "path" in result.content[0].text, result.content
+        print("ok invalid arguments")
+
+        result = await client.call_tool("write_file", {"path": "new.md", "content": "x"})
+        assert result.is_error is True, result
+        assert "approval" in result.content[0].text, result.content
+        print("ok approval refused")
+
+        try:
+            await client.call_tool("no_such_tool", {})
+        except MCPError as error:
+            assert error.error.code == -32602, error.error
+            print("ok unknown tool")
+        else:
+            raise AssertionError("an unknown tool must be a JSON-RPC error")
+
+
+asyncio.run(main())
