@@ -263,6 +263,52 @@ impl Coordinator {
         }
     }
 
+    /// Runs one call that `cancel` can stop on its own (an MCP client's
+    /// `notifications/cancelled`, a UI's stop button): cancelling it cancels the call's token,
+    /// as the coordinator's own cancellation or a timeout would, and the call ends as
+    /// [`ToolError::Cancelled`] once the tool has stopped. The coordinator's cancellation still
+    /// stops it too.
+    ///
+    /// ```
+    /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset, context::CancellationToken};
+    ///
+    /// /// Wait until stopped.
+    /// #[tool(read_only, name = "doc_call_cancellable_wait")]
+    /// async fn wait(stop: CancellationToken) -> Result<String, ToolError> {
+    ///     stop.cancelled().await;
+    ///     Err(ToolError::Cancelled)
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_call_cancellable_wait"]).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// let stop = CancellationToken::new();
+    /// let call = coordinator.call_cancellable(ToolCall::new("doc_call_cancellable_wait", "{}"), &stop);
+    /// stop.cancel();
+    /// assert!(matches!(call.await.error(), Some(ToolError::Cancelled)));
+    /// # });
+    /// ```
+    pub async fn call_cancellable(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
+        let started = Instant::now();
+        let mut staged = match self.stage(call, started) {
+            Ok(staged) => staged,
+            Err(result) => return result,
+        };
+        let own = self.inner.shared.cancellation.child_token();
+        staged.parent_cancellation = Some(own.clone());
+        let run = self.run(staged, started, None);
+        tokio::pin!(run);
+        tokio::select! {
+            result = &mut run => result,
+            () = cancel.cancelled() => {
+                own.cancel();
+                run.await
+            }
+        }
+    }
+
     /// Stages 1 and 2: looks the tool up and prepares the call. A failure is the call's result.
     #[expect(
         clippy::result_large_err,

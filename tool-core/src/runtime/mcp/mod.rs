@@ -11,9 +11,12 @@
 //! - structured output (`Json<T>`) is `structuredContent`, mirrored as text for clients that
 //!   read only `content`.
 //!
+//! - a client's `notifications/cancelled` cancels the call's token, so the tool stops (a
+//!   shell command's process group is killed).
+//!
 //! Served so far: stdio ([`serve_stdio`]), protocol versions up to 2025-11-25 and 2026-07-28
-//! as rmcp negotiates them. Not yet: streamable HTTP, progress notifications, cancellation,
-//! approval by elicitation (a call that needs approval is refused with the reason), list-changed
+//! as rmcp negotiates them. Not yet: streamable HTTP, progress notifications, approval by
+//! elicitation (a call that needs approval is refused with the reason), list-changed
 //! announcements, and importing tools from other servers.
 
 mod server;

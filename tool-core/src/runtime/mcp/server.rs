@@ -98,15 +98,20 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = match &request.arguments {
             Some(arguments) => Value::Object(arguments.clone()).to_string(),
             None => "{}".to_owned(),
         };
+        // rmcp cancels `context.ct` on the client's `notifications/cancelled` (stdio) or when
+        // the response stream closes (HTTP): the tool's own token follows it.
         let result = self
             .coordinator
-            .call(ToolCall::new(request.name.to_string(), arguments))
+            .call_cancellable(
+                ToolCall::new(request.name.to_string(), arguments),
+                &context.ct,
+            )
             .await;
         if let Some(ToolError::UnknownTool { .. }) = result.error() {
             return Err(ErrorData::invalid_params(result.text().into_owned(), None));

@@ -1,0 +1,73 @@
+//! `toolbox serve` on stdio, spoken to in raw JSON-RPC: what the Python SDK's tests do not
+//! reach, such as a client cancelling a running call.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Whether a process whose command line contains `marker` is running.
+fn running(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .map(|cmdline| {
+                String::from_utf8_lossy(&cmdline)
+                    .replace('\0', " ")
+                    .contains(marker)
+            })
+            .unwrap_or(false)
+    })
+}
+
+fn wait_until(what: &str, condition: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_client_cancelling_a_call_stops_the_command_it_runs() {
+    let workspace = tempfile::tempdir().unwrap();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["serve", "--workspace"])
+        .arg(workspace.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to_server = server.stdin.take().unwrap();
+    let mut from_server = BufReader::new(server.stdout.take().unwrap());
+    let mut send = |message: &str| {
+        to_server.write_all(message.as_bytes()).unwrap();
+        to_server.write_all(b"\n").unwrap();
+        to_server.flush().unwrap();
+    };
+    send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
+    );
+    let mut line = String::new();
+    from_server.read_line(&mut line).unwrap();
+    assert!(line.contains("\"protocolVersion\""), "{line}");
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+
+    // A read-only command (so the policy runs it without asking), with a marker no other
+    // process has: a sleep of an odd length.
+    let marker = "sleep 41.3";
+    send(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"run_shell","arguments":{{"command":"{marker}"}}}}}}"#
+    ));
+    wait_until("the command runs", || running(marker));
+    send(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"the user pressed stop"}}"#,
+    );
+    wait_until("the cancelled command is gone", || !running(marker));
+
+    drop(to_server);
+    let status = server.wait().unwrap();
+    assert!(
+        status.success(),
+        "the server ends when its client closes stdin: {status}"
+    );
+}
