@@ -576,3 +576,21 @@ fn the_stubs_of_a_few_tools_match_the_golden_text() {
         "the stubs changed; if that is meant, update tests/fixtures/execute_stubs.py with:\n{stubs}"
     );
 }
+
+#[test]
+fn a_huge_allocation_raises_memory_error_instead_of_aborting_the_process() {
+    let fx = Fixture::new(&["execute", "read_file"]);
+    // Without a bound, the allocation fails and Rust aborts the whole process (the agent,
+    // the MCP server), not just the run.
+    for code in [
+        "'x' * 10**12",
+        "[0] * 10**12",
+        "b'x' * 10**12",
+        "2 ** (10**12)",
+    ] {
+        let text = err(&fx.execute(code));
+        assert!(text.contains("MemoryError"), "{code}: {text}");
+    }
+    // A large allocation under the bound still runs.
+    assert_eq!(fx.run("len('x' * 10**6)")["value"], 1_000_000);
+}

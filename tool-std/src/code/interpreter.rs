@@ -218,7 +218,11 @@ impl Job {
         .map_err(|exception| self.failure(&exception))?;
         let limits = ResourceLimits::default()
             .max_duration(self.remaining())
-            .max_recursion_depth(self.config.max_recursion_depth);
+            .max_recursion_depth(self.config.max_recursion_depth)
+            // Without a global allocator of monty's, this bounds each large allocation that
+            // monty checks before making it: enough to turn `'x' * 10**12` into a
+            // `MemoryError` instead of an abort of the process.
+            .max_memory(self.config.max_allocation);
         let mut progress = runner
             .start(
                 Vec::new(),

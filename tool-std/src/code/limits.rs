@@ -38,6 +38,13 @@ pub struct CodeModeConfig {
     /// How deeply Python functions may call each other (default 200): deeper raises
     /// `RecursionError`, which the code can catch, as in Python.
     pub max_recursion_depth: usize,
+    /// The largest single allocation the code may ask for, in bytes (default 256 MiB):
+    /// `'x' * 10**12`, `[0] * n`, `2 ** n` and the like are refused before they allocate,
+    /// raising `MemoryError`, which ends the run. This is not a bound on the run's total
+    /// memory (monty can only keep that with its own global allocator, which a library cannot
+    /// install); without it, an allocation too large to make would abort the whole process,
+    /// not just the run.
+    pub max_allocation: usize,
 }
 
 /// How many interpreter instructions run between two checks of the limits: monty checks its
@@ -52,6 +59,7 @@ impl Default for CodeModeConfig {
             max_tool_calls: 50,
             max_printed_bytes: 64 * 1024,
             max_recursion_depth: 200,
+            max_allocation: 256 * 1024 * 1024,
         }
     }
 }
