@@ -54,7 +54,8 @@ async fn present_plan(
                 _ => None,
             };
             if let Some(mode) = next {
-                session.set_mode(mode);
+                // The mode the answer chose (or the default a plain acceptance allows).
+                session.set_mode(mode)?;
             }
             let now = match next {
                 Some(mode) if planning => format!("Plan mode is over (now in {mode} mode). "),
