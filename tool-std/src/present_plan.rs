@@ -5,7 +5,8 @@
 //!
 //! - Accepted: plan mode ends, into the mode an [`ApprovalScope::Mode`] answer names (Claude
 //!   Code's "yes, and auto-accept edits"), else `default`. Outside plan mode the mode stays as
-//!   it was unless the answer names one.
+//!   it was unless the answer names one. An answer naming plan mode keeps (or puts) the session
+//!   in plan mode, and the model is told not to start.
 //! - Rejected: not an error result (the tool did its job, which was to ask); the result
 //!   carries the user's guidance and tells the model to keep planning, without starting.
 //! - Aborted: a cancelled call.
@@ -56,6 +57,13 @@ async fn present_plan(
             if let Some(mode) = next {
                 // The mode the answer chose (or the default a plain acceptance allows).
                 session.set_mode(mode)?;
+            }
+            if next == Some(Mode::Plan) {
+                // Approved, but the user keeps the session in plan mode: nothing may start.
+                return Ok(
+                    "The user approved your plan but kept the session in plan mode: you are still in plan mode, where only read-only tools run. Do not start the work; wait for the user to end plan mode, or ask them how to go on."
+                        .to_owned(),
+                );
             }
             let now = match next {
                 Some(mode) if planning => format!("Plan mode is over (now in {mode} mode). "),

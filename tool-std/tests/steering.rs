@@ -382,6 +382,16 @@ fn the_approver_chooses_the_mode_the_work_continues_in() {
 }
 
 #[test]
+fn a_plan_approved_into_plan_mode_is_not_told_plan_mode_is_over() {
+    let (coordinator, _) = planning(ApprovalResponse::Approve(ApprovalScope::Mode(Mode::Plan)));
+    let text = ok(&call(&coordinator, "present_plan", json!({ "plan": PLAN })));
+    assert!(!text.contains("Plan mode is over"), "{text}");
+    assert!(!text.contains("Carry it out now"), "{text}");
+    assert!(text.contains("still in plan mode"), "{text}");
+    assert_eq!(coordinator.mode(), Mode::Plan);
+}
+
+#[test]
 fn an_aborted_plan_is_a_cancelled_call() {
     let (coordinator, _) = planning(ApprovalResponse::Abort);
     let result = call(&coordinator, "present_plan", json!({ "plan": PLAN }));
