@@ -55,10 +55,17 @@ async fn execute(
     tools: ToolCaller,
     code: String,
 ) -> Result<Json<ExecuteOutput>, ToolError> {
-    let config = ctx
+    let mut config = ctx
         .state::<CodeModeConfig>()
         .map(|config| CodeModeConfig::clone(config))
         .unwrap_or_default();
+    // The call's own time limit, when sooner, bounds the run too, a little before it: a run
+    // its own limit stops reports what the code printed and called, a timeout only that it
+    // timed out.
+    if let Some(deadline) = ctx.deadline() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        config.time_limit = config.time_limit.min(left.mul_f64(0.9));
+    }
     let outcome = code::run(code, &tools, ctx.cancellation(), config).await;
     match outcome.result {
         Ok(Evaluated { value, is_repr }) => Ok(Json(ExecuteOutput {

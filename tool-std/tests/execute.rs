@@ -594,3 +594,16 @@ fn a_huge_allocation_raises_memory_error_instead_of_aborting_the_process() {
     // A large allocation under the bound still runs.
     assert_eq!(fx.run("len('x' * 10**6)")["value"], 1_000_000);
 }
+
+#[test]
+fn a_call_timeout_shorter_than_the_time_limit_still_reports_what_the_code_did() {
+    let fx = fixture_with(&["execute", "read_file"], |builder| {
+        builder.default_timeout(Duration::from_millis(500))
+    });
+    let text = err(&fx.execute("print('started')\nwhile True:\n    pass\n"));
+    assert!(
+        text.starts_with("the code was stopped by the time limit of"),
+        "{text}"
+    );
+    assert!(text.ends_with("started\n"), "{text}");
+}

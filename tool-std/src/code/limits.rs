@@ -24,7 +24,10 @@ use std::time::Duration;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodeModeConfig {
-    /// Wall time of a whole run, the tool calls it makes included (default 30 s).
+    /// Wall time of a whole run, the tool calls it makes included (default 30 s). When the
+    /// call of `execute` has a sooner time limit of its own (its `timeout_ms`, the
+    /// coordinator's default timeout, a caller's deadline), the run ends a little before that
+    /// instead, stopped by this limit, so that what it did is reported.
     pub time_limit: Duration,
     /// Interpreter steps (bytecode instructions) a run may take (default 100 million). Counted
     /// in blocks of [`STEPS_PER_CHECK`], where the interpreter checks its limits, so a run
