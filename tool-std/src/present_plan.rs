@@ -10,6 +10,11 @@
 //! - Rejected: not an error result (the tool did its job, which was to ask); the result
 //!   carries the user's guidance and tells the model to keep planning, without starting.
 //! - Aborted: a cancelled call.
+//!
+//! Only a call from the model itself (depth 0) may present a plan: one from a sub-agent, or
+//! from any tool calling tools, is denied, since accepting it would end plan mode for the
+//! whole session on a plan the model's own agent never presented. (Code in `execute` cannot
+//! call it at all: [`NOT_CALLABLE_FROM_CODE`](crate::code::NOT_CALLABLE_FROM_CODE).)
 
 use tool_core::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
 use tool_core::context::{CallInfo, Session};
@@ -37,6 +42,15 @@ async fn present_plan(
     if plan.trim().is_empty() {
         return Err(ToolError::failed(
             "`plan` is empty; write the plan (the steps, the files to change) before presenting it",
+        ));
+    }
+    if call.depth > 0 {
+        // A sub-agent (or a tool calling tools) is not the agent the user is planning with:
+        // its plan accepted would end plan mode for the whole session, the model's own agent
+        // included, on a plan that agent never presented.
+        return Err(ToolError::denied(
+            "only the agent the user talks to presents plans; a sub-agent (or a tool calling tools) cannot present one or end plan mode. Put the plan in your report instead",
+            "present_plan: nested call",
         ));
     }
     if !session.can_ask() {

@@ -568,6 +568,26 @@ fn a_sub_agent_in_plan_mode_cannot_write() {
 }
 
 #[test]
+fn a_sub_agent_cannot_present_a_plan_to_leave_plan_mode() {
+    let coordinator = coordinator(&["subtask", "present_plan", "steer_write"])
+        .state(Subagents::new(Scripted::default()))
+        .mode(Mode::Plan)
+        .approver(AutoApprove)
+        .build()
+        .unwrap();
+    let plan = json!({ "plan": "1. Write" }).to_string();
+    let text = ok(&call(
+        &coordinator,
+        "subtask",
+        subtask(&format!("present_plan {plan}\nsteer_write {{}}")),
+    ));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("present_plan [denied]"), "{text}");
+    assert!(lines[1].starts_with("steer_write [denied]"), "{text}");
+    assert_eq!(coordinator.mode(), Mode::Plan);
+}
+
+#[test]
 fn a_sub_agent_of_a_sub_agent_is_refused_past_the_default_depth() {
     let coordinator = with_subagents(Subagents::new(Scripted::default()))
         .build()
