@@ -607,3 +607,27 @@ fn a_call_timeout_shorter_than_the_time_limit_still_reports_what_the_code_did() 
     );
     assert!(text.ends_with("started\n"), "{text}");
 }
+
+#[test]
+fn a_functions_value_has_the_type_its_stub_declares() {
+    // todo_write answers with text and a structured copy, but declares no output schema: its
+    // stub says `-> str`, so code must get the text, not a dict it was not told of.
+    let fx = Fixture::new(&["execute", "todo_write", "execute_test_count"]);
+    let stubs = python_stubs(&Toolset::named(["todo_write", "execute_test_count"]).unwrap());
+    for (function, call) in [
+        (
+            "todo_write",
+            "todo_write(todos=[{'content': 'Test it', 'status': 'in_progress'}])",
+        ),
+        ("execute_test_count", "execute_test_count('a b')"),
+    ] {
+        let value = fx.run(&format!("type({call}).__name__"))["value"].clone();
+        let declared = stubs
+            .lines()
+            .find(|line| line.starts_with(&format!("def {function}(")))
+            .and_then(|line| line.rsplit_once("-> "))
+            .map(|(_, returns)| returns.trim_end_matches(':').to_owned())
+            .unwrap();
+        assert_eq!(value, json!(declared), "{function}");
+    }
+}
