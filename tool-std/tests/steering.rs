@@ -693,6 +693,24 @@ fn a_sub_agent_given_some_tools_is_refused_the_others() {
 }
 
 #[test]
+fn a_sub_agent_given_execute_cannot_reach_the_tools_it_was_not_given() {
+    let coordinator = coordinator(&["subtask", "execute", "steer_where", "steer_write"])
+        .state(Subagents::new(Scripted::default()))
+        .approver(AutoApprove)
+        .build()
+        .unwrap();
+    let code = json!({ "code": "steer_write()" }).to_string();
+    let result = call(
+        &coordinator,
+        "subtask",
+        json!({"description": "d", "prompt": format!("execute {code}"), "tools": ["steer_where", "execute"]}),
+    );
+    // Refused outright, or run without reaching steer_write: never "written".
+    assert!(!result.text().contains("written"), "{}", result.text());
+    assert!(result.text().contains("execute"), "{}", result.text());
+}
+
+#[test]
 fn tools_naming_no_tool_are_refused_with_the_closest_names() {
     let coordinator = with_subagents(Subagents::new(Scripted::default()))
         .build()
