@@ -62,6 +62,12 @@ async fn plan_then_bypass(
     Ok(format!("{answer:?}"))
 }
 
+/// Say whether anyone may answer this tool's questions.
+#[tool(read_only, name = "sess_can_ask")]
+fn can_ask(#[ctx] session: Session) -> String {
+    session.can_ask().to_string()
+}
+
 /// Say the session's mode.
 #[tool(read_only, name = "sess_mode")]
 fn mode(#[ctx] session: Session) -> String {
@@ -129,6 +135,7 @@ fn toolset() -> Toolset {
         "sess_escalate",
         "sess_enter_plan",
         "sess_plan_then_bypass",
+        "sess_can_ask",
     ])
     .unwrap()
 }
@@ -455,4 +462,34 @@ fn a_tool_may_enter_plan_mode_without_asking() {
     let result = coordinator.call_blocking(ToolCall::new("sess_enter_plan", "{}"));
     assert_eq!(result.text(), "planning");
     assert_eq!(coordinator.mode(), Mode::Plan);
+}
+
+#[test]
+fn a_permission_request_hook_for_another_tool_does_not_make_one_who_can_ask() {
+    let mut hooks = Hooks::default();
+    hooks
+        .register(
+            HookEvent::PermissionRequest,
+            "sess_write",
+            hook_fn("writes", |_: &HookInput| {
+                std::future::ready(HookOutput::default().permission(Verdict::Allow, "writes"))
+            }),
+        )
+        .unwrap();
+    let coordinator = Coordinator::builder()
+        .toolset(toolset())
+        .hooks(hooks)
+        .build()
+        .unwrap();
+    let result = coordinator.call_blocking(ToolCall::new("sess_can_ask", "{}"));
+    assert_eq!(result.text(), "false");
+    let (hooks, _) = plan_hooks(Verdict::Allow);
+    let coordinator = Coordinator::builder()
+        .toolset(toolset())
+        .hooks(hooks)
+        .build()
+        .unwrap();
+    // A hook for the asking tool itself may answer.
+    let result = coordinator.call_blocking(ToolCall::new("sess_plan", r#"{"plan": "1."}"#));
+    assert!(!result.is_error(), "{}", result.text());
 }

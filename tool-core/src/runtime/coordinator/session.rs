@@ -162,11 +162,22 @@ impl Session {
     }
 
     /// Whether anyone may answer [`ask`](Self::ask): the coordinator has an approver, or
-    /// PermissionRequest hooks (which may also leave the question open).
+    /// PermissionRequest hooks match this tool (by its name or an alias; they may still leave
+    /// the question open). Hooks for other tools never see this tool's questions.
     #[must_use]
     pub fn can_ask(&self) -> bool {
         let inner = &self.coordinator.inner;
-        inner.approver.is_some() || inner.hooks.has(HookEvent::PermissionRequest)
+        if inner.approver.is_some() {
+            return true;
+        }
+        let Some(tool) = self.coordinator.toolset().get(&self.call.tool) else {
+            return false;
+        };
+        let names: Vec<&str> = tool.spec().names().collect();
+        inner
+            .hooks
+            .registered(HookEvent::PermissionRequest)
+            .any(|(matcher, _)| matcher.matches(&names))
     }
 
     /// The call of the tool that holds this handle.
