@@ -103,9 +103,21 @@ impl Session {
     /// act on: nothing is granted by asking, but the mode an approval chose (see
     /// [`set_mode`](Self::set_mode)) is the one this handle may then switch to.
     ///
+    /// The request goes out as this call's: its `tool` and `call_id` are set to this call's,
+    /// whatever they were, and a plan request is made again from its plan (so its preview,
+    /// effect and reason say what it is).
+    ///
     /// Without an approver nobody can answer: the answer is a rejection whose guidance says
     /// so, for the model to read.
-    pub async fn ask(&self, request: ApprovalRequest) -> ApprovalResponse {
+    pub async fn ask(&self, mut request: ApprovalRequest) -> ApprovalResponse {
+        // A tool asks in its own name: the user is never shown another tool, or another
+        // call, as the one asking; a plan is shown as what it is (its preview, effect and
+        // reason made again from the plan itself).
+        if let RequestKind::Plan { plan } = &request.kind {
+            request = ApprovalRequest::plan(&self.call, plan.clone());
+        }
+        request.tool = self.call.tool.clone();
+        request.call_id = self.call.call_id.clone();
         let answer = self.answer(&request).await;
         let approved = match &answer {
             ApprovalResponse::Approve(ApprovalScope::Mode(mode)) => Some(*mode),
