@@ -9,8 +9,8 @@
 //! call the policy judges on its own, with the session's mode, rules and approvals, as it
 //! would a call from the model (a write from code in plan mode is refused, and the code sees
 //! `PermissionError`). Its effect stays mutating (not `read_only`), since its code may call
-//! tools that change things: clients are not told it is harmless, and a deny rule on
-//! `execute` still turns it off.
+//! tools that change things: clients are not told it is harmless, a deny rule on `execute`
+//! still turns it off, and an ask rule on it has the user asked before each run.
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -1,7 +1,8 @@
 //! `present_plan`: the way out of plan mode. The plan goes to the coordinator's approver as a
 //! plan request ([`ApprovalRequest::plan`], through [`Session::ask`], so PermissionRequest
-//! hooks may answer first). The tool is `self_approving`: the policy never asks about it
-//! separately (it asks itself), and plan mode lets it run.
+//! hooks may answer first). The tool is `self_approving`: the policy does not ask about it
+//! separately (it asks itself; only a user's ask rule naming it makes the policy ask too), and
+//! plan mode lets it run.
 //!
 //! - Accepted: plan mode ends, into the mode an [`ApprovalScope::Mode`] answer names (Claude
 //!   Code's "yes, and auto-accept edits"), else `default`. Outside plan mode the mode stays as

@@ -631,3 +631,18 @@ fn a_functions_value_has_the_type_its_stub_declares() {
         assert_eq!(value, json!(declared), "{function}");
     }
 }
+
+#[test]
+fn an_ask_rule_on_execute_asks_before_the_code_runs() {
+    let fx = fixture_with(&["execute", "read_file"], |builder| {
+        builder
+            .policy(PolicyBuilder::default().ask("execute"))
+            .approver(tool_core::approval::DenyAll)
+    });
+    let result = fx.execute("1");
+    assert!(
+        matches!(result.error(), Some(ToolError::Rejected { .. })),
+        "the user's ask rule is obeyed: {}",
+        result.text()
+    );
+}
