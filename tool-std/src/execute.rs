@@ -9,8 +9,8 @@
 //! call the policy judges on its own, with the session's mode, rules and approvals, as it
 //! would a call from the model (a write from code in plan mode is refused, and the code sees
 //! `PermissionError`). Its effect stays mutating (not `read_only`), since its code may call
-//! tools that change things: clients are not told it is harmless, and a deny rule on
-//! `execute` still turns it off.
+//! tools that change things: clients are not told it is harmless, a deny rule on `execute`
+//! still turns it off, and an ask rule on it has the user asked before each run.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -55,10 +55,17 @@ async fn execute(
     tools: ToolCaller,
     code: String,
 ) -> Result<Json<ExecuteOutput>, ToolError> {
-    let config = ctx
+    let mut config = ctx
         .state::<CodeModeConfig>()
         .map(|config| CodeModeConfig::clone(config))
         .unwrap_or_default();
+    // The call's own time limit, when sooner, bounds the run too, a little before it: a run
+    // its own limit stops reports what the code printed and called, a timeout only that it
+    // timed out.
+    if let Some(deadline) = ctx.deadline() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        config.time_limit = config.time_limit.min(left.mul_f64(0.9));
+    }
     let outcome = code::run(code, &tools, ctx.cancellation(), config).await;
     match outcome.result {
         Ok(Evaluated { value, is_repr }) => Ok(Json(ExecuteOutput {

@@ -1,14 +1,21 @@
 //! `present_plan`: the way out of plan mode. The plan goes to the coordinator's approver as a
 //! plan request ([`ApprovalRequest::plan`], through [`Session::ask`], so PermissionRequest
-//! hooks may answer first). The tool is `self_approving`: the policy never asks about it
-//! separately (it asks itself), and plan mode lets it run.
+//! hooks may answer first). The tool is `self_approving`: the policy does not ask about it
+//! separately (it asks itself; only a user's ask rule naming it makes the policy ask too), and
+//! plan mode lets it run.
 //!
 //! - Accepted: plan mode ends, into the mode an [`ApprovalScope::Mode`] answer names (Claude
 //!   Code's "yes, and auto-accept edits"), else `default`. Outside plan mode the mode stays as
-//!   it was unless the answer names one.
+//!   it was unless the answer names one. An answer naming plan mode keeps (or puts) the session
+//!   in plan mode, and the model is told not to start.
 //! - Rejected: not an error result (the tool did its job, which was to ask); the result
 //!   carries the user's guidance and tells the model to keep planning, without starting.
 //! - Aborted: a cancelled call.
+//!
+//! Only a call from the model itself (depth 0) may present a plan: one from a sub-agent, or
+//! from any tool calling tools, is denied, since accepting it would end plan mode for the
+//! whole session on a plan the model's own agent never presented. (Code in `execute` cannot
+//! call it at all: [`NOT_CALLABLE_FROM_CODE`](crate::code::NOT_CALLABLE_FROM_CODE).)
 
 use tool_core::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
 use tool_core::context::{CallInfo, Session};
@@ -38,6 +45,15 @@ async fn present_plan(
             "`plan` is empty; write the plan (the steps, the files to change) before presenting it",
         ));
     }
+    if call.depth > 0 {
+        // A sub-agent (or a tool calling tools) is not the agent the user is planning with:
+        // its plan accepted would end plan mode for the whole session, the model's own agent
+        // included, on a plan that agent never presented.
+        return Err(ToolError::denied(
+            "only the agent the user talks to presents plans; a sub-agent (or a tool calling tools) cannot present one or end plan mode. Put the plan in your report instead",
+            "present_plan: nested call",
+        ));
+    }
     if !session.can_ask() {
         return Err(ToolError::failed(
             "nobody can approve a plan in this session (the application gave the coordinator no approver); write the plan in your reply to the user instead, and wait for their answer",
@@ -54,7 +70,15 @@ async fn present_plan(
                 _ => None,
             };
             if let Some(mode) = next {
-                session.set_mode(mode);
+                // The mode the answer chose (or the default a plain acceptance allows).
+                session.set_mode(mode)?;
+            }
+            if next == Some(Mode::Plan) {
+                // Approved, but the user keeps the session in plan mode: nothing may start.
+                return Ok(
+                    "The user approved your plan but kept the session in plan mode: you are still in plan mode, where only read-only tools run. Do not start the work; wait for the user to end plan mode, or ask them how to go on."
+                        .to_owned(),
+                );
             }
             let now = match next {
                 Some(mode) if planning => format!("Plan mode is over (now in {mode} mode). "),

@@ -18,12 +18,13 @@ const SCAN_CHUNK: usize = 64 * 1024;
 
 /// Read part of an artifact: an output kept whole because it was too long to show (the cut
 /// output names its id; `list_artifacts` lists them). Lines come numbered, and the reply says
-/// how to read on.
+/// how to read on; a line longer than a page comes a page at a time.
 ///
 /// # Arguments
 /// * `id` - The artifact's id, such as `art_1`.
 /// * `offset` - The first line to return, counting from 1 (default 1).
 /// * `limit` - How many lines to return at most (default 2000).
+/// * `column` - The character of line `offset` to start at, counting from 1 (default 1): for a line longer than a page, as the reply says.
 #[tool(
     read_only,
     idempotent,
@@ -36,6 +37,7 @@ fn read_artifact(
     #[serde(alias = "artifact_id")] id: String,
     #[arg(default = 1)] offset: usize,
     #[arg(default = DEFAULT_LIMIT)] limit: usize,
+    #[arg(default = 1)] column: usize,
 ) -> Result<String, ToolError> {
     let id = id.trim();
     let Some(artifact) = artifacts.get(id) else {
@@ -51,6 +53,11 @@ fn read_artifact(
     if offset == 0 {
         return Err(ToolError::failed(
             "`offset` counts lines from 1; use offset=1 for the first line",
+        ));
+    }
+    if column == 0 {
+        return Err(ToolError::failed(
+            "`column` counts characters from 1; use column=1 for the start of the line",
         ));
     }
     if limit == 0 {
@@ -74,27 +81,50 @@ fn read_artifact(
     let mut page = String::new();
     let mut used = 0;
     let mut last = offset - 1;
+    // Where the page stopped inside a line too long for it: the next column, the line's length.
+    let mut within: Option<(usize, usize)> = None;
     let from = line_start(text, offset);
     for (number, line) in (offset..).zip(text[from..].lines().take(limit)) {
-        let mut entry = format!("{number:>6}\t{line}\n");
+        let start = if number == offset { column } else { 1 };
+        let line = if start > 1 {
+            let length = line.chars().count();
+            match line.char_indices().nth(start - 1) {
+                Some((at, _)) => &line[at..],
+                None => {
+                    return Err(ToolError::failed(format!(
+                        "line {number} of artifact `{id}` has {length} characters, so column {start} is past its end; read from a column between 1 and {length}, or leave `column` out"
+                    )));
+                }
+            }
+        } else {
+            line
+        };
+        let entry = format!("{number:>6}\t{line}\n");
         let chars = entry.chars().count();
         if used + chars > page_chars {
             if number > offset {
                 break;
             }
-            // One line longer than a whole page: its head, and how long it is.
-            let room = page_chars.saturating_sub(60).max(1);
+            // One line longer than a whole page: as much of it as fits, and where to go on.
+            let room = page_chars.saturating_sub(20).max(1);
             let head: String = line.chars().take(room).collect();
-            entry = format!(
-                "{number:>6}\t{head} [... line cut: {} characters]\n",
-                line.chars().count()
-            );
+            let length = start - 1 + line.chars().count();
+            page.push_str(&format!("{number:>6}\t{head}\n"));
+            last = number;
+            within = Some((start + room, length));
+            break;
         }
-        used += entry.chars().count();
+        used += chars;
         page.push_str(&entry);
         last = number;
     }
-    if last < total {
+    if let Some((next, length)) = within {
+        let _ = write!(
+            page,
+            "[line {last}, characters {column}-{} of its {length} characters, of artifact `{id}` ({total} lines); read on with offset={last} column={next}]",
+            next - 1
+        );
+    } else if last < total {
         let _ = write!(
             page,
             "[lines {offset}-{last} of {total} of artifact `{id}`; read on with offset={}]",

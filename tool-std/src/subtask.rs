@@ -135,7 +135,8 @@ pub struct SubAgentTask {
     /// The kind of sub-agent the model asked for (Claude Code's `subagent_type`), if any.
     pub subagent_type: Option<String>,
     /// The tools the sub-agent may call (canonical names), when the model limited them;
-    /// `None`: every tool of the coordinator.
+    /// `None`: every tool of the coordinator. A limited list never holds `execute` or
+    /// `subtask`, which would call the others for it.
     pub tools: Option<Vec<String>>,
     /// This sub-agent's level: 1 for a sub-agent of the model's own agent.
     pub level: u32,
@@ -198,7 +199,7 @@ impl SubAgentTask {
 /// # Arguments
 /// * `description` - A short (three to five word) description of the task.
 /// * `prompt` - The task in full, with everything the sub-agent needs to know.
-/// * `tools` - Only these tools for the sub-agent (default: all of yours).
+/// * `tools` - Only these tools for the sub-agent (default: all of yours); not `execute` or `subtask`, which would reach the others.
 /// * `subagent_type` - The kind of sub-agent to use, if the application offers several.
 #[tool(read_only, name = "subtask", aliases("Task"), tags("steering"))]
 async fn subtask(
@@ -279,8 +280,12 @@ async fn subtask(
     Ok(answer)
 }
 
+/// Tools that call the session's other tools on their own, whatever the sub-agent was given:
+/// a limited sub-agent may not have them, or its limit would not hold.
+const REACH_EVERY_TOOL: &[&str] = &["execute", "subtask"];
+
 /// The canonical names of the tools the model named, or an error naming those that are no
-/// tool of this coordinator.
+/// tool of this coordinator, or one that would reach past the list ([`REACH_EVERY_TOOL`]).
 fn canonical(toolset: &Toolset, names: Vec<String>) -> Result<Vec<String>, ToolError> {
     let mut tools = Vec::with_capacity(names.len());
     let mut unknown = Vec::new();
@@ -296,6 +301,14 @@ fn canonical(toolset: &Toolset, names: Vec<String>) -> Result<Vec<String>, ToolE
                 });
             }
         }
+    }
+    if let Some(gateway) = tools
+        .iter()
+        .find(|tool| REACH_EVERY_TOOL.contains(&tool.as_str()))
+    {
+        return Err(ToolError::failed(format!(
+            "`tools` names `{gateway}`, which calls the session's other tools itself (code in `execute`, the sub-agent of a `subtask`), so it would give the sub-agent every tool, not only those named; leave `{gateway}` out, or leave `tools` out to give the sub-agent all of yours"
+        )));
     }
     if unknown.is_empty() {
         Ok(tools)

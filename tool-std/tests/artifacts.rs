@@ -131,7 +131,7 @@ fn a_page_stays_under_the_output_limit_so_it_is_not_cut_and_kept_again() {
 }
 
 #[test]
-fn a_line_longer_than_a_page_is_cut_saying_how_long_it_is() {
+fn a_line_longer_than_a_page_is_read_whole_page_by_page() {
     let coordinator = coordinator();
     let cut = ok(&call(
         &coordinator,
@@ -139,15 +139,68 @@ fn a_line_longer_than_a_page_is_cut_saying_how_long_it_is() {
         json!({ "count": 2, "width": 5_000 }),
     ));
     assert!(cut.contains("art_1"), "{cut}");
-    let page = ok(&call(
+    // Follow each page's "read on" until the artifact's end; the pieces of line 1 make it whole.
+    let mut line_one = String::new();
+    let mut arguments = json!({ "id": "art_1" });
+    let mut pages = 0;
+    loop {
+        let page = ok(&call(&coordinator, "read_artifact", arguments.clone()));
+        pages += 1;
+        assert!(pages < 10, "paging does not end: {page}");
+        assert!(
+            page.chars().count() <= 2_000,
+            "a page stays under the limit"
+        );
+        let (body, note) = page.rsplit_once('[').unwrap();
+        for entry in body.lines() {
+            let (number, text) = entry.split_once('\t').unwrap();
+            if number.trim() == "1" {
+                line_one.push_str(text);
+            }
+        }
+        if note.contains("the end") {
+            break;
+        }
+        if note.contains("column=") {
+            assert!(
+                note.contains("of its 5000 characters"),
+                "says how long the line is: {note}"
+            );
+        }
+        let read_on = note
+            .split_once("read on with ")
+            .unwrap()
+            .1
+            .trim_end_matches(']');
+        let mut next = json!({ "id": "art_1" });
+        for part in read_on.split_whitespace() {
+            let (key, value) = part.split_once('=').unwrap();
+            next[key] = json!(value.parse::<usize>().unwrap());
+        }
+        arguments = next;
+    }
+    assert_eq!(line_one, format!("{:<5000}", "line 1"));
+    assert!(
+        pages >= 6,
+        "two lines of 5,000 characters take three pages of 2,000 each"
+    );
+    assert_eq!(ok(&call(&coordinator, "art_count", json!({}))), "1");
+}
+
+#[test]
+fn a_column_past_the_lines_end_is_refused_saying_how_long_the_line_is() {
+    let coordinator = coordinator();
+    ok(&call(
+        &coordinator,
+        "art_lines",
+        json!({ "count": 2, "width": 5_000 }),
+    ));
+    let text = err(&call(
         &coordinator,
         "read_artifact",
-        json!({ "id": "art_1" }),
+        json!({ "id": "art_1", "offset": 2, "column": 6_000 }),
     ));
-    assert!(page.starts_with("     1\tline 1 "), "{page}");
-    assert!(page.contains("[... line cut: 5000 characters]"), "{page}");
-    assert!(page.ends_with("read on with offset=2]"), "{page}");
-    assert_eq!(ok(&call(&coordinator, "art_count", json!({}))), "1");
+    assert!(text.contains("5000 characters"), "{text}");
 }
 
 #[test]

@@ -576,3 +576,73 @@ fn the_stubs_of_a_few_tools_match_the_golden_text() {
         "the stubs changed; if that is meant, update tests/fixtures/execute_stubs.py with:\n{stubs}"
     );
 }
+
+#[test]
+fn a_huge_allocation_raises_memory_error_instead_of_aborting_the_process() {
+    let fx = Fixture::new(&["execute", "read_file"]);
+    // Without a bound, the allocation fails and Rust aborts the whole process (the agent,
+    // the MCP server), not just the run.
+    for code in [
+        "'x' * 10**12",
+        "[0] * 10**12",
+        "b'x' * 10**12",
+        "2 ** (10**12)",
+    ] {
+        let text = err(&fx.execute(code));
+        assert!(text.contains("MemoryError"), "{code}: {text}");
+    }
+    // A large allocation under the bound still runs.
+    assert_eq!(fx.run("len('x' * 10**6)")["value"], 1_000_000);
+}
+
+#[test]
+fn a_call_timeout_shorter_than_the_time_limit_still_reports_what_the_code_did() {
+    let fx = fixture_with(&["execute", "read_file"], |builder| {
+        builder.default_timeout(Duration::from_millis(500))
+    });
+    let text = err(&fx.execute("print('started')\nwhile True:\n    pass\n"));
+    assert!(
+        text.starts_with("the code was stopped by the time limit of"),
+        "{text}"
+    );
+    assert!(text.ends_with("started\n"), "{text}");
+}
+
+#[test]
+fn a_functions_value_has_the_type_its_stub_declares() {
+    // todo_write answers with text and a structured copy, but declares no output schema: its
+    // stub says `-> str`, so code must get the text, not a dict it was not told of.
+    let fx = Fixture::new(&["execute", "todo_write", "execute_test_count"]);
+    let stubs = python_stubs(&Toolset::named(["todo_write", "execute_test_count"]).unwrap());
+    for (function, call) in [
+        (
+            "todo_write",
+            "todo_write(todos=[{'content': 'Test it', 'status': 'in_progress'}])",
+        ),
+        ("execute_test_count", "execute_test_count('a b')"),
+    ] {
+        let value = fx.run(&format!("type({call}).__name__"))["value"].clone();
+        let declared = stubs
+            .lines()
+            .find(|line| line.starts_with(&format!("def {function}(")))
+            .and_then(|line| line.rsplit_once("-> "))
+            .map(|(_, returns)| returns.trim_end_matches(':').to_owned())
+            .unwrap();
+        assert_eq!(value, json!(declared), "{function}");
+    }
+}
+
+#[test]
+fn an_ask_rule_on_execute_asks_before_the_code_runs() {
+    let fx = fixture_with(&["execute", "read_file"], |builder| {
+        builder
+            .policy(PolicyBuilder::default().ask("execute"))
+            .approver(tool_core::approval::DenyAll)
+    });
+    let result = fx.execute("1");
+    assert!(
+        matches!(result.error(), Some(ToolError::Rejected { .. })),
+        "the user's ask rule is obeyed: {}",
+        result.text()
+    );
+}

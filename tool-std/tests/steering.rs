@@ -382,6 +382,16 @@ fn the_approver_chooses_the_mode_the_work_continues_in() {
 }
 
 #[test]
+fn a_plan_approved_into_plan_mode_is_not_told_plan_mode_is_over() {
+    let (coordinator, _) = planning(ApprovalResponse::Approve(ApprovalScope::Mode(Mode::Plan)));
+    let text = ok(&call(&coordinator, "present_plan", json!({ "plan": PLAN })));
+    assert!(!text.contains("Plan mode is over"), "{text}");
+    assert!(!text.contains("Carry it out now"), "{text}");
+    assert!(text.contains("still in plan mode"), "{text}");
+    assert_eq!(coordinator.mode(), Mode::Plan);
+}
+
+#[test]
 fn an_aborted_plan_is_a_cancelled_call() {
     let (coordinator, _) = planning(ApprovalResponse::Abort);
     let result = call(&coordinator, "present_plan", json!({ "plan": PLAN }));
@@ -558,6 +568,26 @@ fn a_sub_agent_in_plan_mode_cannot_write() {
 }
 
 #[test]
+fn a_sub_agent_cannot_present_a_plan_to_leave_plan_mode() {
+    let coordinator = coordinator(&["subtask", "present_plan", "steer_write"])
+        .state(Subagents::new(Scripted::default()))
+        .mode(Mode::Plan)
+        .approver(AutoApprove)
+        .build()
+        .unwrap();
+    let plan = json!({ "plan": "1. Write" }).to_string();
+    let text = ok(&call(
+        &coordinator,
+        "subtask",
+        subtask(&format!("present_plan {plan}\nsteer_write {{}}")),
+    ));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("present_plan [denied]"), "{text}");
+    assert!(lines[1].starts_with("steer_write [denied]"), "{text}");
+    assert_eq!(coordinator.mode(), Mode::Plan);
+}
+
+#[test]
 fn a_sub_agent_of_a_sub_agent_is_refused_past_the_default_depth() {
     let coordinator = with_subagents(Subagents::new(Scripted::default()))
         .build()
@@ -660,6 +690,24 @@ fn a_sub_agent_given_some_tools_is_refused_the_others() {
         runner.seen.lock().unwrap()[0].tools.as_deref(),
         Some(&["steer_where".to_owned()][..])
     );
+}
+
+#[test]
+fn a_sub_agent_given_execute_cannot_reach_the_tools_it_was_not_given() {
+    let coordinator = coordinator(&["subtask", "execute", "steer_where", "steer_write"])
+        .state(Subagents::new(Scripted::default()))
+        .approver(AutoApprove)
+        .build()
+        .unwrap();
+    let code = json!({ "code": "steer_write()" }).to_string();
+    let result = call(
+        &coordinator,
+        "subtask",
+        json!({"description": "d", "prompt": format!("execute {code}"), "tools": ["steer_where", "execute"]}),
+    );
+    // Refused outright, or run without reaching steer_write: never "written".
+    assert!(!result.text().contains("written"), "{}", result.text());
+    assert!(result.text().contains("execute"), "{}", result.text());
 }
 
 #[test]

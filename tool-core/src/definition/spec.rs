@@ -84,7 +84,8 @@ pub enum ApprovalKind {
     /// The coordinator's policy decides, and asks the user when it says so.
     #[default]
     Policy,
-    /// The tool runs its own approval flow (like a plan-presentation tool) and is never asked for.
+    /// The tool runs its own approval flow (like a plan-presentation tool): the policy does not
+    /// ask for it, unless a user's ask rule names it.
     SelfApproving,
 }
 

@@ -201,8 +201,9 @@ impl Job {
         // Code that awaits gets futures from its calls, which may run side by side; other
         // code gets values.
         let asynchronous = uses_await(&self.code);
-        // The Python name of each call started and not yet answered, for its exception.
-        let mut started: HashMap<u32, String> = HashMap::new();
+        // The function of each call started and not yet answered: its Python name, for its
+        // exception, and whether it declares a structured result.
+        let mut started: HashMap<u32, (String, bool)> = HashMap::new();
         let mut printer = Printer {
             state: Arc::clone(&self.state),
             max_bytes: self.config.max_printed_bytes,
@@ -218,7 +219,11 @@ impl Job {
         .map_err(|exception| self.failure(&exception))?;
         let limits = ResourceLimits::default()
             .max_duration(self.remaining())
-            .max_recursion_depth(self.config.max_recursion_depth);
+            .max_recursion_depth(self.config.max_recursion_depth)
+            // Without a global allocator of monty's, this bounds each large allocation that
+            // monty checks before making it: enough to turn `'x' * 10**12` into a
+            // `MemoryError` instead of an abort of the process.
+            .max_memory(self.config.max_allocation);
         let mut progress = runner
             .start(
                 Vec::new(),
@@ -250,7 +255,11 @@ impl Job {
                     match answer {
                         Answer::Resume(result) => call.resume(result, print),
                         Answer::Pending => {
-                            started.insert(call.call_id, call.function_name.clone());
+                            let structured = self
+                                .functions
+                                .get(&call.function_name)
+                                .is_some_and(|function| function.structured);
+                            started.insert(call.call_id, (call.function_name.clone(), structured));
                             call.resume_pending(print)
                         }
                         Answer::Abort(exception) => call.abort(exception, print),
@@ -275,7 +284,7 @@ impl Job {
     fn wait_for(
         &self,
         ids: &[u32],
-        started: &mut HashMap<u32, String>,
+        started: &mut HashMap<u32, (String, bool)>,
     ) -> Result<Vec<(u32, ExtFunctionResult)>, MontyException> {
         if let Some(stop) = self.state.stopped() {
             return Err(interrupt(&stop));
@@ -295,8 +304,8 @@ impl Job {
         Ok(results
             .into_iter()
             .map(|(id, result)| {
-                let function = started.remove(&id).unwrap_or_default();
-                (id, python_result(&function, &result))
+                let (function, structured) = started.remove(&id).unwrap_or_default();
+                (id, python_result(&function, structured, &result))
             })
             .collect())
     }
@@ -350,7 +359,11 @@ impl Job {
             return Answer::Abort(interrupt(&self.state.stop(Stop::Cancelled)));
         }
         match result.blocking_recv() {
-            Ok(result) => Answer::Resume(python_result(&function.python_name, &result)),
+            Ok(result) => Answer::Resume(python_result(
+                &function.python_name,
+                function.structured,
+                &result,
+            )),
             // The async side stopped waiting, and said why before it did.
             Err(_) => Answer::Abort(interrupt(&self.state.stop(Stop::Cancelled))),
         }
@@ -400,10 +413,13 @@ impl Job {
     }
 }
 
-/// A tool's result as the value of a call of `function`, or the exception it raises.
-fn python_result(function: &str, result: &ToolResult) -> ExtFunctionResult {
+/// A tool's result as the value of a call of `function`, or the exception it raises: its
+/// structured value when the tool declares one (`structured`: it has an output schema, and
+/// its stub says `-> dict`), else its text (`-> str`), as the stubs promise, even when a tool
+/// without an output schema attaches a structured copy of its text.
+fn python_result(function: &str, structured: bool, result: &ToolResult) -> ExtFunctionResult {
     match result.error() {
-        None => ExtFunctionResult::Return(match result.structured() {
+        None => ExtFunctionResult::Return(match result.structured().filter(|_| structured) {
             Some(value) => to_python(value),
             None => MontyObject::String(result.text().into_owned()),
         }),

@@ -24,7 +24,10 @@ use std::time::Duration;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodeModeConfig {
-    /// Wall time of a whole run, the tool calls it makes included (default 30 s).
+    /// Wall time of a whole run, the tool calls it makes included (default 30 s). When the
+    /// call of `execute` has a sooner time limit of its own (its `timeout_ms`, the
+    /// coordinator's default timeout, a caller's deadline), the run ends a little before that
+    /// instead, stopped by this limit, so that what it did is reported.
     pub time_limit: Duration,
     /// Interpreter steps (bytecode instructions) a run may take (default 100 million). Counted
     /// in blocks of [`STEPS_PER_CHECK`], where the interpreter checks its limits, so a run
@@ -38,6 +41,13 @@ pub struct CodeModeConfig {
     /// How deeply Python functions may call each other (default 200): deeper raises
     /// `RecursionError`, which the code can catch, as in Python.
     pub max_recursion_depth: usize,
+    /// The largest single allocation the code may ask for, in bytes (default 256 MiB):
+    /// `'x' * 10**12`, `[0] * n`, `2 ** n` and the like are refused before they allocate,
+    /// raising `MemoryError`, which ends the run. This is not a bound on the run's total
+    /// memory (monty can only keep that with its own global allocator, which a library cannot
+    /// install); without it, an allocation too large to make would abort the whole process,
+    /// not just the run.
+    pub max_allocation: usize,
 }
 
 /// How many interpreter instructions run between two checks of the limits: monty checks its
@@ -52,6 +62,7 @@ impl Default for CodeModeConfig {
             max_tool_calls: 50,
             max_printed_bytes: 64 * 1024,
             max_recursion_depth: 200,
+            max_allocation: 256 * 1024 * 1024,
         }
     }
 }

@@ -25,8 +25,10 @@
 //! What monty lacks, and what stands in for it, is said where it matters: no host-defined
 //! exception classes (a failed call raises the closest built-in exception, see
 //! [`exception types`](self#exceptions)), no step counter (steps are counted at the poll
-//! monty makes every [`STEPS_PER_CHECK`] instructions), and no memory limit without its own
-//! global allocator (which a library cannot install). Its crash isolation, `monty-pool`, runs
+//! monty makes every [`STEPS_PER_CHECK`] instructions), and no limit on a run's total memory
+//! without its own global allocator (which a library cannot install): what stands in is
+//! [`CodeModeConfig::max_allocation`], a bound on each large allocation (`'x' * 10**12`
+//! raises `MemoryError` instead of aborting the process). Its crash isolation, `monty-pool`, runs
 //! worker subprocesses of a separate `monty` binary; here the interpreter runs in-process
 //! instead, and a panic in it is caught on its thread and becomes an error (an abort, such as
 //! a native stack overflow, would take the process: monty's recursion limit and the thread's

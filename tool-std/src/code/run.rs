@@ -3,7 +3,8 @@
 //! budget and events, one level deeper), and stops the run at the deadline or when the call
 //! of `execute` is cancelled, without waiting for the interpreter to notice. Calls of code
 //! that awaits are started as tasks of their own and run side by side; each await is answered
-//! as soon as one of the calls it waits for is in.
+//! as soon as one of the calls it waits for is in. Dropping a run's future stops its
+//! interpreter too.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -42,6 +43,10 @@ pub(crate) async fn run(
     config: CodeModeConfig,
 ) -> Outcome {
     let state = Arc::new(RunState::default());
+    // Dropped before the run ends (the coordinator's timeout drops the call's future before
+    // it cancels the call's token; a client may drop it and cancel nothing), the interpreter
+    // is told to stop at its next check instead of computing on to its own limits.
+    let _stop_on_drop = StopOnDrop(Arc::clone(&state));
     let started = Instant::now();
     // A limit too large to add is no limit: a century is as good.
     let deadline = started
@@ -151,6 +156,16 @@ pub(crate) async fn run(
         printed: state.printed(),
         tool_calls: state.tool_calls(),
         result,
+    }
+}
+
+/// Tells the interpreter to stop when dropped; after a run's end, when its thread is done,
+/// that changes nothing.
+struct StopOnDrop(Arc<RunState>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop(Stop::Cancelled);
     }
 }
 

@@ -2,10 +2,12 @@
 //! permission mode, and the approver. For tools with an approval flow of their own (presenting
 //! a plan), so that no tool needs a branch in the coordinator.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use super::Coordinator;
 use crate::ToolError;
 use crate::definition::context::{CallInfo, FromContext, ToolContext};
-use crate::runtime::approval::{ApprovalRequest, ApprovalResponse};
+use crate::runtime::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope, RequestKind};
 use crate::runtime::events::CallEvent;
 use crate::runtime::hooks::{HookEvent, HookInput};
 use crate::runtime::policy::{Mode, Verdict};
@@ -13,9 +15,12 @@ use crate::runtime::policy::{Mode, Verdict};
 /// A running tool's handle on its coordinator's session: a context parameter, by value,
 /// marked `#[ctx]` (the name is too common for the macro to take every `Session` for context).
 ///
-/// It reads and changes the session's permission [`Mode`] (as
-/// [`Coordinator::set_mode`] does) and asks the coordinator's approver a question of the
-/// tool's own ([`ApprovalRequest::plan`], say). A tool using it is usually `self_approving`:
+/// It reads the session's permission [`Mode`], asks the coordinator's approver a question of
+/// the tool's own ([`ApprovalRequest::plan`], say), and changes the mode as far as the answer
+/// allows: a tool may enter plan mode on its own, and switch to any other mode only when an
+/// answer to its own [`ask`](Self::ask) chose that mode (see [`set_mode`](Self::set_mode)).
+/// The application, which speaks for the user, changes it freely with
+/// [`Coordinator::set_mode`]. A tool using it is usually `self_approving`:
 /// the policy does not ask before it runs, because the tool asks itself.
 ///
 /// ```
@@ -29,7 +34,7 @@ use crate::runtime::policy::{Mode, Verdict};
 /// async fn plan(plan: String, #[ctx] session: Session, call: CallInfo) -> Result<&'static str, ToolError> {
 ///     match session.ask(ApprovalRequest::plan(&call, plan)).await {
 ///         ApprovalResponse::Approve(_) => {
-///             session.set_mode(Mode::Default);
+///             session.set_mode(Mode::Default)?;
 ///             Ok("accepted")
 ///         }
 ///         _ => Ok("keep planning"),
@@ -50,6 +55,8 @@ use crate::runtime::policy::{Mode, Verdict};
 pub struct Session {
     coordinator: Coordinator,
     call: CallInfo,
+    /// The mode an answer to this call's own question allowed it to switch to.
+    approved: Arc<Mutex<Option<Mode>>>,
 }
 
 impl Session {
@@ -61,20 +68,71 @@ impl Session {
 
     /// Switches the session's permission mode; calls decided from now on (this tool's own
     /// nested calls too) see the new mode.
-    pub fn set_mode(&self, mode: Mode) {
+    ///
+    /// A tool speaks for the model, not the user, so it may not loosen the session on its
+    /// own: it may always enter [`Mode::Plan`] (the strictest) or keep the mode as it is, and
+    /// switch to another mode only when an approval answered through [`ask`](Self::ask) in
+    /// this call chose it: the mode an [`ApprovalScope::Mode`] answer names, or
+    /// [`Mode::Default`] for a plan accepted with any other scope.
+    ///
+    /// # Errors
+    /// [`ToolError::Denied`] when nobody approved `mode`; the mode stays as it was.
+    pub fn set_mode(&self, mode: Mode) -> Result<(), ToolError> {
+        let approved = *self.approved.lock().unwrap_or_else(PoisonError::into_inner);
+        if mode != Mode::Plan && mode != self.mode() && approved != Some(mode) {
+            let asked = match approved {
+                Some(approved) => format!("the answer to its question chose {approved} mode"),
+                None => "no answer to a question of its own chose a mode".to_owned(),
+            };
+            return Err(ToolError::denied(
+                format!(
+                    "`{}` may not switch the session to {mode} mode: {asked}. A tool may enter plan mode on its own, and switch to another mode only when the user chose that mode in answer to its question (Session::ask)",
+                    self.call.tool
+                ),
+                "session mode",
+            ));
+        }
         self.coordinator.set_mode(mode);
+        Ok(())
     }
 
     /// Asks as the coordinator asks about a call: PermissionRequest hooks matching this tool
     /// first (a hook's allow is an approval for this request only, its deny a rejection with
     /// the hook's reason), then the approver (watchers get a
     /// [`CallEvent::AwaitingApproval`] first). Returns the answer; its scope is the tool's to
-    /// act on: nothing is granted by asking.
+    /// act on: nothing is granted by asking, but the mode an approval chose (see
+    /// [`set_mode`](Self::set_mode)) is the one this handle may then switch to.
+    ///
+    /// The request goes out as this call's: its `tool` and `call_id` are set to this call's,
+    /// whatever they were, and a plan request is made again from its plan (so its preview,
+    /// effect and reason say what it is).
     ///
     /// Without an approver nobody can answer: the answer is a rejection whose guidance says
     /// so, for the model to read.
-    pub async fn ask(&self, request: ApprovalRequest) -> ApprovalResponse {
-        if let Some(answer) = self.hook_answer(&request).await {
+    pub async fn ask(&self, mut request: ApprovalRequest) -> ApprovalResponse {
+        // A tool asks in its own name: the user is never shown another tool, or another
+        // call, as the one asking; a plan is shown as what it is (its preview, effect and
+        // reason made again from the plan itself).
+        if let RequestKind::Plan { plan } = &request.kind {
+            request = ApprovalRequest::plan(&self.call, plan.clone());
+        }
+        request.tool = self.call.tool.clone();
+        request.call_id = self.call.call_id.clone();
+        let answer = self.answer(&request).await;
+        let approved = match &answer {
+            ApprovalResponse::Approve(ApprovalScope::Mode(mode)) => Some(*mode),
+            ApprovalResponse::Approve(_) if matches!(request.kind, RequestKind::Plan { .. }) => {
+                Some(Mode::Default)
+            }
+            _ => None,
+        };
+        *self.approved.lock().unwrap_or_else(PoisonError::into_inner) = approved;
+        answer
+    }
+
+    /// The answer to `request`: a hook's, else the approver's.
+    async fn answer(&self, request: &ApprovalRequest) -> ApprovalResponse {
+        if let Some(answer) = self.hook_answer(request).await {
             return answer;
         }
         let Some(approver) = &self.coordinator.inner.approver else {
@@ -89,7 +147,7 @@ impl Session {
                 request: Box::new(request.clone()),
             });
         }
-        approver.approve(&request).await
+        approver.approve(request).await
     }
 
     /// A PermissionRequest hook's answer to `request`, if a hook decided.
@@ -116,11 +174,22 @@ impl Session {
     }
 
     /// Whether anyone may answer [`ask`](Self::ask): the coordinator has an approver, or
-    /// PermissionRequest hooks (which may also leave the question open).
+    /// PermissionRequest hooks match this tool (by its name or an alias; they may still leave
+    /// the question open). Hooks for other tools never see this tool's questions.
     #[must_use]
     pub fn can_ask(&self) -> bool {
         let inner = &self.coordinator.inner;
-        inner.approver.is_some() || inner.hooks.has(HookEvent::PermissionRequest)
+        if inner.approver.is_some() {
+            return true;
+        }
+        let Some(tool) = self.coordinator.toolset().get(&self.call.tool) else {
+            return false;
+        };
+        let names: Vec<&str> = tool.spec().names().collect();
+        inner
+            .hooks
+            .registered(HookEvent::PermissionRequest)
+            .any(|(matcher, _)| matcher.matches(&names))
     }
 
     /// The call of the tool that holds this handle.
@@ -150,6 +219,7 @@ impl FromContext<'_> for Session {
         Ok(Session {
             coordinator: coordinator.clone(),
             call: ctx.call().clone(),
+            approved: Arc::default(),
         })
     }
 }

@@ -163,7 +163,7 @@ pub enum PolicyLayer {
     Safety,
     /// The user's deny rules, in every mode.
     DenyRule,
-    /// A self-approving tool, which never asks.
+    /// A self-approving tool, which the policy does not ask for (unless an ask rule names it).
     SelfApproving,
     /// The permission mode (plan blocks, bypass allows, accept_edits allows edits).
     Mode,

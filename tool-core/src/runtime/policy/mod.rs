@@ -369,7 +369,12 @@ impl PolicyBuilder {
                 rules: deny,
                 home: home.clone(),
             }),
-            Arc::new(SelfApprovingRule),
+            Arc::new(SelfApprovingRule {
+                ask: AskRules {
+                    rules: ask.clone(),
+                    home: home.clone(),
+                },
+            }),
             Arc::new(PlanModeRule),
             Arc::new(BypassGuardedDirsRule),
             Arc::new(BypassModeRule),

@@ -229,8 +229,12 @@ fn unknown_command(call: &ClassifiedCall<'_>) -> Option<String> {
         })
 }
 
-/// A self-approving tool (one with its own approval flow, like presenting a plan) never asks.
-pub(crate) struct SelfApprovingRule;
+/// A self-approving tool (one with its own approval flow, like presenting a plan) runs without
+/// the policy asking, in plan mode too, unless a user's ask rule names it: then the user is
+/// asked, as they said (outside bypass mode, where ask rules never ask).
+pub(crate) struct SelfApprovingRule {
+    pub(crate) ask: AskRules,
+}
 
 impl Rule for SelfApprovingRule {
     fn name(&self) -> Cow<'_, str> {
@@ -245,13 +249,19 @@ impl Rule for SelfApprovingRule {
         PolicyLayer::SelfApproving
     }
 
-    fn evaluate(&self, call: &ClassifiedCall<'_>, _: &PolicyContext) -> Option<Decision> {
-        (call.spec.approval == ApprovalKind::SelfApproving).then(|| {
-            Decision::allow(
-                "the tool runs its own approval flow, so the policy does not ask",
-                DecisionSource::new(PolicyLayer::SelfApproving, "self-approving tools never ask"),
-            )
-        })
+    fn evaluate(&self, call: &ClassifiedCall<'_>, context: &PolicyContext) -> Option<Decision> {
+        if call.spec.approval != ApprovalKind::SelfApproving {
+            return None;
+        }
+        if context.mode != Mode::Bypass
+            && let Some(asked) = self.ask.evaluate(call, context)
+        {
+            return Some(asked);
+        }
+        Some(Decision::allow(
+            "the tool runs its own approval flow, so the policy does not ask",
+            DecisionSource::new(PolicyLayer::SelfApproving, "self-approving tools never ask"),
+        ))
     }
 }
 
