@@ -190,7 +190,8 @@ fn meta_charset(body: &[u8]) -> Option<&'static Encoding> {
     None
 }
 
-/// Renders an HTML page in `format`, its links and images made absolute against `base`.
+/// Renders an HTML page in `format`, its links and images made absolute against `base` (the
+/// page's URL) or the page's own `<base href>`.
 pub(crate) fn render_html(html: &str, base: &Url, format: FetchFormat) -> String {
     match format {
         FetchFormat::Raw => html.to_owned(),
@@ -228,7 +229,8 @@ fn html_to_markdown(html: &str, base: &Url) -> String {
     if depth(&tree) > MAX_MARKDOWN_DEPTH {
         return text_of(&tree);
     }
-    absolutize(&tree, base);
+    let base = document_base(&tree, base);
+    absolutize(&tree, &base);
     converter.tree_to_markdown(&tree)
 }
 
@@ -243,6 +245,31 @@ fn depth(root: &Handle) -> usize {
         }
     }
     deepest
+}
+
+/// The URL a page's relative links are resolved against: its first `<base href>` (itself
+/// resolved against the page's URL), as a browser has it, when that is an `http` or `https`
+/// URL; else the page's URL.
+fn document_base(root: &Handle, page: &Url) -> Url {
+    // Depth first, in document order: children pushed last to first.
+    let mut stack = vec![Rc::clone(root)];
+    while let Some(node) = stack.pop() {
+        if let NodeData::Element { name, attrs, .. } = &node.data
+            && &*name.local == "base"
+            && let Some(href) = attrs
+                .borrow()
+                .iter()
+                .find(|attribute| &*attribute.name.local == "href")
+        {
+            return page
+                .join(href.value.trim())
+                .ok()
+                .filter(|base| matches!(base.scheme(), "http" | "https"))
+                .unwrap_or_else(|| page.clone());
+        }
+        stack.extend(node.children.borrow().iter().rev().map(Rc::clone));
+    }
+    page.clone()
 }
 
 /// Rewrites `href` and `src` attributes as absolute URLs, so that the model can fetch what a
@@ -457,6 +484,29 @@ mod tests {
         assert_eq!(
             render_html(html, &base(), FetchFormat::Text),
             "Title\nSome bold text.\na\tb\n  keep\n    this"
+        );
+    }
+
+    #[test]
+    fn a_base_href_is_what_relative_links_are_resolved_against() {
+        let html = r#"<html><head><base href="/manual/v2/"></head><body>
+            <a href="intro.html">intro</a> <img src="fig.png" alt="fig"></body></html>"#;
+        let markdown = render_html(html, &base(), FetchFormat::Markdown);
+        assert!(
+            markdown.contains("[intro](https://example.com/manual/v2/intro.html)"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("![fig](https://example.com/manual/v2/fig.png)"),
+            "{markdown}"
+        );
+        // A base that is not a web address is ignored, as is every base after the first.
+        let html = r#"<head><base href="javascript:void(0)"><base href="https://other.example/">
+            </head><a href="a.html">a</a>"#;
+        let markdown = render_html(html, &base(), FetchFormat::Markdown);
+        assert!(
+            markdown.contains("[a](https://example.com/docs/a.html)"),
+            "{markdown}"
         );
     }
 
