@@ -76,19 +76,40 @@ impl SearchRequest {
 }
 
 /// Whether `host` is `domain` or one of its subdomains (`docs.rs` is on `docs.rs`, not on
-/// `rs`; a domain written `*.docs.rs` or `.docs.rs` means the same as `docs.rs`).
+/// `rs`; a domain written `*.docs.rs` or `.docs.rs` means the same as `docs.rs`, and so does
+/// one written as a URL, `https://docs.rs/`, or with a path or port).
 fn on_domain(host: &str, domain: &str) -> bool {
-    let domain = domain
-        .trim()
-        .trim_start_matches("*.")
-        .trim_start_matches('.')
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
+    let domain = domain_name(domain);
     !domain.is_empty()
         && (host == domain
             || host
                 .strip_suffix(domain.as_str())
                 .is_some_and(|rest| rest.ends_with('.')))
+}
+
+/// A domain as given, as the host of a URL spells it: lower case, in its ASCII (IDNA) form,
+/// without a scheme, path, port, leading `*.` or `.`, or trailing dot. A filter that did not
+/// match the URL's spelling would drop nothing from `blocked_domains`.
+fn domain_name(domain: &str) -> String {
+    let domain = domain.trim();
+    let domain = domain.split_once("://").map_or(domain, |(_, rest)| rest);
+    // What follows the host: a path, query or fragment; userinfo before it.
+    let domain = domain.split(['/', '?', '#']).next().unwrap_or_default();
+    let domain = domain.rsplit_once('@').map_or(domain, |(_, host)| host);
+    let domain = match domain.rsplit_once(':') {
+        Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
+            name
+        }
+        _ => domain,
+    };
+    let domain = domain
+        .trim_start_matches("*.")
+        .trim_start_matches('.')
+        .trim_end_matches('.');
+    match url::Host::parse(domain) {
+        Ok(host) => host.to_string().trim_end_matches('.').to_owned(),
+        Err(_) => domain.to_ascii_lowercase(),
+    }
 }
 
 /// One result of a search.
@@ -228,5 +249,25 @@ mod tests {
         assert!(!on_domain("mydocs.rs", "docs.rs"));
         assert!(!on_domain("docs.rs", "www.docs.rs"));
         assert!(!on_domain("docs.rs", ""));
+    }
+
+    #[test]
+    fn a_domain_written_as_a_url_or_in_unicode_is_the_same_domain() {
+        assert!(on_domain("example.com", "https://example.com/"));
+        assert!(on_domain("www.example.com", "http://example.com/some/page"));
+        assert!(on_domain("example.com", "example.com/docs"));
+        assert!(on_domain("example.com", "example.com:443"));
+        assert!(on_domain("xn--bcher-kva.example", "bücher.example"));
+        assert!(on_domain("xn--bcher-kva.example", "BÜCHER.example"));
+        assert!(!on_domain("notexample.com", "https://example.com"));
+    }
+
+    #[test]
+    fn a_blocked_domain_written_as_a_url_blocks_it() {
+        let request = super::SearchRequest::new("q", 10)
+            .blocked_domains(vec!["https://example.com/".into(), "bücher.example".into()]);
+        assert!(!request.admits("https://example.com/page"));
+        assert!(!request.admits("https://www.bücher.example/"));
+        assert!(request.admits("https://notexample.com/"));
     }
 }
