@@ -361,6 +361,37 @@ fn a_server_slower_than_the_timeout_gives_a_timeout_error() {
     );
 }
 
+/// Never answers.
+struct HangingResolver;
+
+impl HostResolver for HangingResolver {
+    fn lookup<'a>(&'a self, _host: &'a str) -> BoxFuture<'a, std::io::Result<Vec<IpAddr>>> {
+        Box::pin(std::future::pending())
+    }
+}
+
+#[test]
+fn a_lookup_that_never_answers_is_bounded_by_the_timeout() {
+    // With a private range allowed, deciding whether `http` stays `http` looks the name up.
+    let coordinator = fetcher(
+        loopback()
+            .resolver(HangingResolver)
+            .timeout(Duration::from_millis(200)),
+    );
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let result = fetch(&coordinator, json!({"url": "http://wiki.intranet.test/"}));
+        let _ = done.send(err(&result));
+    });
+    let message = finished
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the fetch ends within its timeout, however long the lookup takes");
+    assert!(
+        message.contains("gave no complete answer within 0.2 s"),
+        "{message}"
+    );
+}
+
 #[test]
 fn a_cancelled_fetch_stops_at_once() {
     let server = Server::start(|_| Reply::html("<p>late</p>").after(Duration::from_secs(5)));

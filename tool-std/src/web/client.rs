@@ -197,17 +197,18 @@ fn with_host(mut url: Url) -> Result<Url, FetchError> {
     Ok(url)
 }
 
-/// Fetches `url` (already [`upgraded`]) within the configured timeout, reading at most
-/// `max_bytes` of the body.
+/// Fetches `url` (already [`upgraded`]) by `deadline` (the configured timeout from when the
+/// fetch began), reading at most `max_bytes` of the body.
 pub(crate) async fn fetch(
     client: &Client,
     config: &WebConfig,
     url: Url,
     max_bytes: u64,
+    deadline: tokio::time::Instant,
 ) -> Result<Fetched, FetchError> {
     let timeout = config.timeout;
     let started = url.to_string();
-    tokio::time::timeout(timeout, follow(client, config, url, max_bytes))
+    tokio::time::timeout_at(deadline, follow(client, config, url, max_bytes))
         .await
         .unwrap_or(Err(FetchError::TimedOut {
             url: started,

@@ -76,7 +76,17 @@ pub(crate) async fn fetch_page(
     format: FetchFormat,
     max_bytes: u64,
 ) -> Result<Outcome, FetchError> {
-    let url = client::upgraded(url, config).await?;
+    // One deadline for the whole fetch: the lookup that decides whether `http` stays `http`
+    // (made when private addresses are allowed) counts against it too.
+    let deadline = tokio::time::Instant::now() + config.timeout;
+    let url = tokio::time::timeout_at(deadline, client::upgraded(url, config))
+        .await
+        .unwrap_or_else(|_| {
+            Err(FetchError::TimedOut {
+                url: url.to_string(),
+                timeout: config.timeout,
+            })
+        })?;
     let session = ctx.session_state::<WebSession>();
     let key = CacheKey {
         url: url.to_string(),
@@ -90,7 +100,7 @@ pub(crate) async fn fetch_page(
         });
     }
     let client = session.client(|| client::build_client(config))?;
-    let response = match client::fetch(&client, config, url, max_bytes).await? {
+    let response = match client::fetch(&client, config, url, max_bytes, deadline).await? {
         client::Fetched::Page(response) => response,
         client::Fetched::OtherHost { from, status, to } => {
             return Ok(Outcome::OtherHost { from, status, to });
