@@ -17,7 +17,8 @@
 //! unique-local, site-local, documentation, benchmarking, multicast, broadcast, reserved),
 //! IPv6 addresses that embed an IPv4 one judged by it (IPv4-mapped, IPv4-compatible, NAT64's
 //! well-known prefix `64:ff9b::/96`, 6to4 `2002::/16`), and the prefixes whose embedding is
-//! not checked refused whole (Teredo `2001::/32`, local-use NAT64 `64:ff9b:1::/48`). Not
+//! not checked refused whole (Teredo `2001::/32`, local-use NAT64 `64:ff9b:1::/48`), and every
+//! other IPv6 address outside global unicast (`2000::/3`) refused as reserved. Not
 //! caught: a NAT64 gateway's network-specific prefix (nothing in the address says it is one),
 //! through which an IPv6 address can still reach a private IPv4 host on such a network.
 
