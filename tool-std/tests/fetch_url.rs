@@ -289,6 +289,25 @@ fn a_redirect_to_another_host_is_reported_not_followed() {
 }
 
 #[test]
+fn a_redirect_to_another_scheme_is_an_error_not_an_invitation() {
+    for location in [
+        "file:///etc/passwd",
+        "data:text/plain,hello",
+        "ftp://ftp.example.com/file",
+    ] {
+        let target = location.to_owned();
+        let server = Server::start(move |_| Reply::redirect(302, &target));
+        let coordinator = fetcher(loopback());
+        let message = err(&fetch(&coordinator, json!({"url": server.url("/go")})));
+        assert!(
+            message.contains(&format!("redirected (302 Found) to `{location}`"))
+                && message.contains("fetch_url follows `http://` and `https://` only"),
+            "{location}: {message}"
+        );
+    }
+}
+
+#[test]
 fn a_redirect_on_the_same_host_is_followed() {
     let server = Server::start(|request| match request.path() {
         "/old" => Reply::redirect(301, "/middle"),

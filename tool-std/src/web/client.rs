@@ -39,6 +39,15 @@ pub(crate) enum FetchError {
         location: String,
     },
     #[error(
+        "`{url}` redirected ({status}) to `{to}`, which is not a web address: fetch_url \
+         follows `http://` and `https://` only"
+    )]
+    RedirectScheme {
+        url: String,
+        status: StatusCode,
+        to: String,
+    },
+    #[error(
         "`{url}` gave no complete answer within {} s (the web configuration's timeout); try \
          again, or a smaller page",
         timeout.as_secs_f64()
@@ -240,6 +249,14 @@ async fn follow(
                 status,
                 location: location.clone(),
             })?;
+            // Not reported as another host to fetch: fetch_url would refuse it.
+            if !matches!(target.scheme(), "http" | "https") {
+                return Err(FetchError::RedirectScheme {
+                    url: url.to_string(),
+                    status,
+                    to: target.to_string(),
+                });
+            }
             if !same_host(&url, &target) {
                 return Ok(Fetched::OtherHost {
                     from: url,
