@@ -255,3 +255,27 @@ fn a_provider_that_ignores_the_filters_is_filtered_anyway() {
         "1 result for \"x\" from careless (after the domain filters):\n\n1. https://a.example/\n   https://a.example/"
     );
 }
+
+#[test]
+fn an_oversized_searxng_answer_is_an_error_not_read_whole() {
+    // Valid JSON, padded past the cap: a broken or hostile instance could send gigabytes.
+    let mut body = r#"{"results": []"#.to_owned();
+    body.push_str(&" ".repeat(9 << 20));
+    body.push('}');
+    let server = Server::start(move |_| Reply::ok("application/json", body.clone()));
+    let message = err(&search(&over(&server), json!({"query": "tokio"})));
+    assert!(message.contains("more than 8388608 bytes"), "{message}");
+}
+
+#[test]
+fn a_searxng_redirect_to_another_host_is_not_followed() {
+    let elsewhere = Server::start(|_| Reply::ok("application/json", r#"{"results": []}"#));
+    let location = format!("http://localhost:{}/search", elsewhere.address.port());
+    let server = Server::start(move |_| Reply::redirect(302, &location));
+    let message = err(&search(&over(&server), json!({"query": "tokio"})));
+    assert_eq!(elsewhere.served(), 0, "the other host was not asked");
+    assert!(
+        message.contains("redirected") && message.contains("give that URL"),
+        "{message}"
+    );
+}
