@@ -278,6 +278,34 @@ pub(crate) fn normalize_host(host: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// A host as given by a person, as the host of a URL spells it: lower case, in its ASCII
+/// (IDNA) form, without a scheme, userinfo, path, port or trailing dot (`https://Bücher.example:8080/a`
+/// is `xn--bcher-kva.example`; an IPv6 address keeps its brackets).
+pub(crate) fn host_name(text: &str) -> String {
+    let text = text.trim();
+    let text = text.split_once("://").map_or(text, |(_, rest)| rest);
+    // What follows the host: a path, query or fragment; userinfo before it.
+    let text = text.split(['/', '?', '#']).next().unwrap_or_default();
+    let text = text.rsplit_once('@').map_or(text, |(_, host)| host);
+    let text = if text.starts_with('[') {
+        text.find(']').map_or(text, |end| &text[..=end])
+    } else {
+        match text.rsplit_once(':') {
+            Some((name, port))
+                if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                name
+            }
+            _ => text,
+        }
+    };
+    let text = text.trim_end_matches('.');
+    match Host::parse(text) {
+        Ok(host) => host.to_string().trim_end_matches('.').to_owned(),
+        Err(_) => text.to_ascii_lowercase(),
+    }
+}
+
 /// The client's resolver: looks the name up, and refuses the whole name if any address it
 /// resolves to is refused (an attacker's DNS can mix one private address among public ones,
 /// and the client may try them all).

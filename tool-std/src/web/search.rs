@@ -8,6 +8,8 @@ use std::sync::Arc;
 use tool_core::BoxFuture;
 use url::Url;
 
+use super::address::host_name;
+
 /// One search, as `web_search` asks a provider for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -87,29 +89,16 @@ fn on_domain(host: &str, domain: &str) -> bool {
                 .is_some_and(|rest| rest.ends_with('.')))
 }
 
-/// A domain as given, as the host of a URL spells it: lower case, in its ASCII (IDNA) form,
-/// without a scheme, path, port, leading `*.` or `.`, or trailing dot. A filter that did not
-/// match the URL's spelling would drop nothing from `blocked_domains`.
+/// A domain as given, as the host of a URL spells it (see [`host_name`]), without a leading
+/// `*.` or `.`. A filter that did not match the URL's spelling would drop nothing from
+/// `blocked_domains`.
 fn domain_name(domain: &str) -> String {
-    let domain = domain.trim();
-    let domain = domain.split_once("://").map_or(domain, |(_, rest)| rest);
-    // What follows the host: a path, query or fragment; userinfo before it.
-    let domain = domain.split(['/', '?', '#']).next().unwrap_or_default();
-    let domain = domain.rsplit_once('@').map_or(domain, |(_, host)| host);
-    let domain = match domain.rsplit_once(':') {
-        Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
-            name
-        }
-        _ => domain,
-    };
-    let domain = domain
-        .trim_start_matches("*.")
-        .trim_start_matches('.')
-        .trim_end_matches('.');
-    match url::Host::parse(domain) {
-        Ok(host) => host.to_string().trim_end_matches('.').to_owned(),
-        Err(_) => domain.to_ascii_lowercase(),
-    }
+    host_name(
+        domain
+            .trim()
+            .trim_start_matches("*.")
+            .trim_start_matches('.'),
+    )
 }
 
 /// One result of a search.
