@@ -279,3 +279,21 @@ fn a_searxng_redirect_to_another_host_is_not_followed() {
         "{message}"
     );
 }
+
+#[test]
+fn a_later_page_that_fails_keeps_the_results_already_found() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/web");
+    let server = Server::start(move |request| match request.query("pageno").as_deref() {
+        Some("1") => Reply::ok(
+            "application/json",
+            std::fs::read(fixtures.join("searxng-page1.json")).unwrap(),
+        ),
+        _ => Reply::status(429, "Too Many Requests"),
+    });
+    // Too few docs.rs results on page 1, so page 2 is asked for, and refused.
+    let text = ok(&search(
+        &over(&server),
+        json!({"query": "tokio", "allowed_domains": ["docs.rs"]}),
+    ));
+    assert!(text.contains("https://docs.rs/"), "{text}");
+}

@@ -198,7 +198,12 @@ impl SearchProvider for Searxng {
             // SearXNG has no domain filter of its own that every engine honours, so results
             // are filtered here, and further pages asked for while too few pass.
             for page in 1..=MAX_PAGES {
-                let results = self.page(&request.query, page).await?;
+                let results = match self.page(&request.query, page).await {
+                    Ok(results) => results,
+                    // A further page refused (rate limited, say): what was found stands.
+                    Err(_) if !hits.is_empty() => break,
+                    Err(error) => return Err(error),
+                };
                 if results.is_empty() {
                     break;
                 }
