@@ -91,15 +91,18 @@ async fn web_search(
         if hits.len() == 1 { "" } else { "s" },
         provider.name()
     );
+    // A title or URL spanning lines could pose as further results: each is put on one line
+    // (the URL as it parses, which is how `admits` judged it).
+    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
     for (number, hit) in hits.iter().enumerate() {
+        let url = url::Url::parse(&hit.url).map_or_else(|_| one_line(&hit.url), String::from);
         let _ = write!(
             out,
-            "\n{}. {}\n   {}\n",
+            "\n{}. {}\n   {url}\n",
             number + 1,
-            hit.title.trim(),
-            hit.url
+            one_line(&hit.title),
         );
-        let snippet = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+        let snippet = one_line(&hit.snippet);
         if !snippet.is_empty() {
             let _ = writeln!(out, "   {snippet}");
         }
