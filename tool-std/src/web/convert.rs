@@ -37,6 +37,13 @@ pub(crate) enum Kind {
 /// which is walked without recursion.
 const MAX_MARKDOWN_DEPTH: usize = 512;
 
+/// The most work htmd is given, as the page's length times its depth: htmd copies each
+/// element's rendered children into the element, so a large page nested deep costs its size
+/// once per level (a 10 MB page 500 deep, tens of seconds on a thread the fetch's timeout
+/// does not stop). Past it the page is given as plain text, whose walk is linear. A 10 MB page
+/// keeps its markdown to 50 levels deep, a 1 MB page to the depth cap.
+const MAX_MARKDOWN_WORK: usize = MAX_MARKDOWN_DEPTH << 20;
+
 /// Elements whose text is never the page's content.
 const SKIPPED: &[&str] = &[
     "script", "style", "noscript", "template", "head", "svg", "iframe", "object", "canvas",
@@ -226,7 +233,8 @@ fn html_to_markdown(html: &str, base: &Url) -> String {
     let Ok(tree) = converter.html_to_tree(html) else {
         return html.to_owned();
     };
-    if depth(&tree) > MAX_MARKDOWN_DEPTH {
+    let depth = depth(&tree);
+    if depth > MAX_MARKDOWN_DEPTH || depth.saturating_mul(html.len()) > MAX_MARKDOWN_WORK {
         return text_of(&tree);
     }
     let base = document_base(&tree, base);
@@ -507,6 +515,24 @@ mod tests {
         assert!(
             markdown.contains("[a](https://example.com/docs/a.html)"),
             "{markdown}"
+        );
+    }
+
+    #[test]
+    fn a_large_page_nested_deep_is_given_as_text() {
+        // htmd copies each element's rendered children into it, level by level: a large page
+        // nested hundreds deep costs its size times its depth (tens of seconds at 10 MB).
+        let html = format!(
+            "{}{}",
+            "<div>".repeat(300),
+            "<p><a href=\"/x\">link</a> words</p>".repeat(70_000)
+        );
+        assert!(html.len() > 2 << 20);
+        let rendered = render_html(&html, &base(), FetchFormat::Markdown);
+        assert!(
+            rendered.starts_with("link words\nlink words"),
+            "{}",
+            &rendered[..80]
         );
     }
 
