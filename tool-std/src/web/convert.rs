@@ -289,6 +289,12 @@ fn absolutize(root: &Handle, base: &Url) {
             for attribute in attrs.borrow_mut().iter_mut() {
                 let name: &str = &attribute.name.local;
                 if (name == "href" || name == "src")
+                    && let Some(shortened) = shortened_data_url(&attribute.value)
+                {
+                    attribute.value = shortened.into();
+                    continue;
+                }
+                if (name == "href" || name == "src")
                     && !attribute.value.starts_with('#')
                     && let Ok(absolute) = base.join(attribute.value.trim())
                 {
@@ -298,6 +304,24 @@ fn absolutize(root: &Handle, base: &Url) {
         }
         stack.extend(node.children.borrow().iter().map(Rc::clone));
     }
+}
+
+/// An inline `data:` URL longer than a link is worth, as its type and an ellipsis in place of
+/// the data: an inlined image's base64 copied whole into the markdown can be most of the page.
+fn shortened_data_url(value: &str) -> Option<String> {
+    const KEPT: usize = 64;
+    let value = value.trim();
+    let is_data = value
+        .get(..5)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("data:"));
+    if !is_data || value.len() <= KEPT {
+        return None;
+    }
+    let head: String = match value.find(',') {
+        Some(comma) if comma < KEPT => value[..=comma].to_owned(),
+        _ => value.chars().take(KEPT).collect(),
+    };
+    Some(format!("{head}…"))
 }
 
 /// The text of a tree: blocks on lines of their own, runs of white space made one space outside
@@ -533,6 +557,25 @@ mod tests {
             rendered.starts_with("link words\nlink words"),
             "{}",
             &rendered[..80]
+        );
+    }
+
+    #[test]
+    fn an_inline_data_image_is_not_copied_into_the_markdown() {
+        let payload = "iVBORw0KGgo".repeat(10_000);
+        let html = format!(
+            r#"<p>Logo: <img src="data:image/png;base64,{payload}" alt="logo"> and
+            <a href="data:text/plain;base64,{payload}">a file</a></p>"#
+        );
+        let markdown = render_html(&html, &base(), FetchFormat::Markdown);
+        assert!(markdown.len() < 200, "{}", &markdown[..200]);
+        assert!(
+            markdown.contains("![logo](data:image/png;base64,"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("[a file](data:text/plain;base64,"),
+            "{markdown}"
         );
     }
 
