@@ -283,6 +283,10 @@ pub(crate) fn normalize_host(host: &str) -> String {
 /// is `xn--bcher-kva.example`; an IPv6 address keeps its brackets).
 pub(crate) fn host_name(text: &str) -> String {
     let text = text.trim();
+    // A bare IPv6 address, which the URL syntax below would take for a name and a port.
+    if let Ok(IpAddr::V6(v6)) = text.parse::<IpAddr>() {
+        return Host::<String>::Ipv6(v6).to_string();
+    }
     let text = text.split_once("://").map_or(text, |(_, rest)| rest);
     // What follows the host: a path, query or fragment; userinfo before it.
     let text = text.split(['/', '?', '#']).next().unwrap_or_default();

@@ -165,6 +165,15 @@ mod tests {
     use super::WebConfig;
 
     #[test]
+    fn an_allowed_ipv6_address_matches_however_it_is_written() {
+        let config = WebConfig::default()
+            .allow_host("FD00:0:0::1")
+            .allow_host("[fd00:0::2]:8080");
+        assert!(config.rules.names_host("fd00::1"));
+        assert!(config.rules.names_host("[fd00::2]"));
+    }
+
+    #[test]
     fn an_allowed_host_written_as_a_url_or_in_unicode_is_that_host() {
         let config = WebConfig::default()
             .allow_host("http://Wiki.Intranet.test:8080/start")
