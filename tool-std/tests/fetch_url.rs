@@ -675,3 +675,101 @@ fn real_pages_convert_to_their_golden_markdown_and_text() {
          run with UPDATE_GOLDEN=1 if it is right"
     );
 }
+
+/// A server on the loopback interface that answers every connection by running `answer` on
+/// its stream, after reading the request head.
+fn raw_server(answer: fn(&mut std::net::TcpStream)) -> std::net::SocketAddr {
+    use std::io::BufRead;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|read| read > 2) {
+                    line.clear();
+                }
+                answer(&mut stream);
+            });
+        }
+    });
+    address
+}
+
+#[test]
+fn a_body_without_content_length_is_cut_at_max_bytes() {
+    let address = raw_server(|stream| {
+        use std::io::Write;
+        let _ = stream
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n");
+        // Far more than the cap, with no length said: the client must stop reading by itself.
+        for _ in 0..1_000 {
+            if stream.write_all(&[b'x'; 16 * 1024]).is_err() {
+                return;
+            }
+        }
+    });
+    let coordinator = fetcher(loopback().max_bytes(1000));
+    let text = ok(&fetch(
+        &coordinator,
+        json!({"url": format!("http://{address}/")}),
+    ));
+    assert!(
+        text.contains("Bytes: 1000 (cut at the configured cap of 1000 bytes"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_server_trickling_its_body_is_stopped_by_the_timeout() {
+    let address = raw_server(|stream| {
+        use std::io::Write;
+        let _ = stream.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n",
+        );
+        // A byte every 50 ms: each read succeeds, the whole never arrives in time.
+        for _ in 0..100_000 {
+            if stream
+                .write_all(b"x")
+                .and_then(|()| stream.flush())
+                .is_err()
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    let coordinator = fetcher(loopback().timeout(Duration::from_millis(500)));
+    let started = std::time::Instant::now();
+    let message = err(&fetch(
+        &coordinator,
+        json!({"url": format!("http://{address}/")}),
+    ));
+    assert!(
+        message.contains("gave no complete answer within 0.5 s"),
+        "{message}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[test]
+fn a_response_head_of_megabytes_is_an_error_not_read_whole() {
+    let address = raw_server(|stream| {
+        use std::io::Write;
+        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n");
+        for number in 0..100_000 {
+            let header = format!("X-Filler-{number}: {}\r\n", "y".repeat(64));
+            if stream.write_all(header.as_bytes()).is_err() {
+                return;
+            }
+        }
+        let _ = stream.write_all(b"Content-Length: 2\r\n\r\nhi");
+    });
+    let coordinator = fetcher(loopback());
+    let message = err(&fetch(
+        &coordinator,
+        json!({"url": format!("http://{address}/")}),
+    ));
+    assert!(message.contains("could not fetch"), "{message}");
+}
