@@ -4,7 +4,9 @@
 //!
 //! The instance is the operator's own choice, so its address is not put through the checks
 //! `fetch_url` applies to the model's URLs: a SearXNG on the loopback interface is the common
-//! setup.
+//! setup. Nor does the provider follow the instance's redirects (they could lead anywhere,
+//! unchecked): a redirect is an error naming its target, the base URL to configure instead.
+//! An answer over 8 MiB is refused.
 
 use std::collections::HashSet;
 use std::time::Duration;
