@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use tool_core::context::ToolContext;
 use tool_core::{ToolError, tool};
 
-use crate::web::{SearchEngine, SearchRequest};
+use crate::web::{SearchEngine, SearchRequest, names_a_domain};
 
 /// Results returned when no limit is given.
 const DEFAULT_LIMIT: usize = 10;
@@ -59,6 +59,17 @@ async fn web_search(
         Some(limit) => limit.min(MAX_LIMIT),
         None => DEFAULT_LIMIT,
     };
+    for (list, domains) in [
+        ("allowed_domains", &allowed_domains),
+        ("blocked_domains", &blocked_domains),
+    ] {
+        if let Some(bad) = domains.iter().find(|domain| !names_a_domain(domain)) {
+            return Err(ToolError::failed(format!(
+                "{list} holds `{bad}`, which names no domain; write domains such as `docs.rs` \
+                 (its subdomains are included)"
+            )));
+        }
+    }
     let request = SearchRequest::new(query, limit)
         .allowed_domains(allowed_domains)
         .blocked_domains(blocked_domains);

@@ -330,3 +330,23 @@ fn a_title_or_url_spanning_lines_is_one_line_and_cannot_pose_as_another_result()
          1. Real title 2. Fake result https://evil.example/\n   https://a.example/"
     );
 }
+
+#[test]
+fn a_domain_filter_that_names_no_domain_is_an_error_not_an_empty_answer() {
+    let server = searxng();
+    let coordinator = over(&server);
+    let message = err(&search(
+        &coordinator,
+        json!({"query": "tokio", "allowed_domains": ["docs.rs", " "]}),
+    ));
+    assert!(
+        message.contains("allowed_domains") && message.contains("such as `docs.rs`"),
+        "{message}"
+    );
+    let message = err(&search(
+        &coordinator,
+        json!({"query": "tokio", "blocked_domains": ["*."]}),
+    ));
+    assert!(message.contains("blocked_domains"), "{message}");
+    assert_eq!(server.served(), 0, "nothing was searched for");
+}

@@ -44,6 +44,7 @@ pub use searxng::{Searxng, SearxngError};
 
 pub(crate) use cache::RenderedPage;
 pub(crate) use client::FetchError;
+pub(crate) use search::names_a_domain;
 
 use cache::{CacheKey, WebSession};
 use convert::Kind;

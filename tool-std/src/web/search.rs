@@ -89,6 +89,11 @@ fn on_domain(host: &str, domain: &str) -> bool {
                 .is_some_and(|rest| rest.ends_with('.')))
 }
 
+/// Whether a domain filter as given names a domain at all (not empty, not just `*.`).
+pub(crate) fn names_a_domain(domain: &str) -> bool {
+    !domain_name(domain).is_empty()
+}
+
 /// A domain as given, as the host of a URL spells it (see [`host_name`]), without a leading
 /// `*.` or `.`. A filter that did not match the URL's spelling would drop nothing from
 /// `blocked_domains`.
