@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use tool_core::context::ToolContext;
 use tool_core::{ToolError, tool};
 
-use crate::web::{SearchEngine, SearchRequest};
+use crate::web::{SearchEngine, SearchRequest, names_a_domain};
 
 /// Results returned when no limit is given.
 const DEFAULT_LIMIT: usize = 10;
@@ -59,6 +59,17 @@ async fn web_search(
         Some(limit) => limit.min(MAX_LIMIT),
         None => DEFAULT_LIMIT,
     };
+    for (list, domains) in [
+        ("allowed_domains", &allowed_domains),
+        ("blocked_domains", &blocked_domains),
+    ] {
+        if let Some(bad) = domains.iter().find(|domain| !names_a_domain(domain)) {
+            return Err(ToolError::failed(format!(
+                "{list} holds `{bad}`, which names no domain; write domains such as `docs.rs` \
+                 (its subdomains are included)"
+            )));
+        }
+    }
     let request = SearchRequest::new(query, limit)
         .allowed_domains(allowed_domains)
         .blocked_domains(blocked_domains);
@@ -91,15 +102,18 @@ async fn web_search(
         if hits.len() == 1 { "" } else { "s" },
         provider.name()
     );
+    // A title or URL spanning lines could pose as further results: each is put on one line
+    // (the URL as it parses, which is how `admits` judged it).
+    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
     for (number, hit) in hits.iter().enumerate() {
+        let url = url::Url::parse(&hit.url).map_or_else(|_| one_line(&hit.url), String::from);
         let _ = write!(
             out,
-            "\n{}. {}\n   {}\n",
+            "\n{}. {}\n   {url}\n",
             number + 1,
-            hit.title.trim(),
-            hit.url
+            one_line(&hit.title),
         );
-        let snippet = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+        let snippet = one_line(&hit.snippet);
         if !snippet.is_empty() {
             let _ = writeln!(out, "   {snippet}");
         }

@@ -289,6 +289,25 @@ fn a_redirect_to_another_host_is_reported_not_followed() {
 }
 
 #[test]
+fn a_redirect_to_another_scheme_is_an_error_not_an_invitation() {
+    for location in [
+        "file:///etc/passwd",
+        "data:text/plain,hello",
+        "ftp://ftp.example.com/file",
+    ] {
+        let target = location.to_owned();
+        let server = Server::start(move |_| Reply::redirect(302, &target));
+        let coordinator = fetcher(loopback());
+        let message = err(&fetch(&coordinator, json!({"url": server.url("/go")})));
+        assert!(
+            message.contains(&format!("redirected (302 Found) to `{location}`"))
+                && message.contains("fetch_url follows `http://` and `https://` only"),
+            "{location}: {message}"
+        );
+    }
+}
+
+#[test]
 fn a_redirect_on_the_same_host_is_followed() {
     let server = Server::start(|request| match request.path() {
         "/old" => Reply::redirect(301, "/middle"),
@@ -355,6 +374,37 @@ fn a_server_slower_than_the_timeout_gives_a_timeout_error() {
     let server = Server::start(|_| Reply::html("<p>late</p>").after(Duration::from_secs(5)));
     let coordinator = fetcher(loopback().timeout(Duration::from_millis(200)));
     let message = err(&fetch(&coordinator, json!({"url": server.url("/slow")})));
+    assert!(
+        message.contains("gave no complete answer within 0.2 s"),
+        "{message}"
+    );
+}
+
+/// Never answers.
+struct HangingResolver;
+
+impl HostResolver for HangingResolver {
+    fn lookup<'a>(&'a self, _host: &'a str) -> BoxFuture<'a, std::io::Result<Vec<IpAddr>>> {
+        Box::pin(std::future::pending())
+    }
+}
+
+#[test]
+fn a_lookup_that_never_answers_is_bounded_by_the_timeout() {
+    // With a private range allowed, deciding whether `http` stays `http` looks the name up.
+    let coordinator = fetcher(
+        loopback()
+            .resolver(HangingResolver)
+            .timeout(Duration::from_millis(200)),
+    );
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let result = fetch(&coordinator, json!({"url": "http://wiki.intranet.test/"}));
+        let _ = done.send(err(&result));
+    });
+    let message = finished
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the fetch ends within its timeout, however long the lookup takes");
     assert!(
         message.contains("gave no complete answer within 0.2 s"),
         "{message}"
@@ -624,4 +674,102 @@ fn real_pages_convert_to_their_golden_markdown_and_text() {
         "the rendering differs from the golden files {changed:?}; review the difference and \
          run with UPDATE_GOLDEN=1 if it is right"
     );
+}
+
+/// A server on the loopback interface that answers every connection by running `answer` on
+/// its stream, after reading the request head.
+fn raw_server(answer: fn(&mut std::net::TcpStream)) -> std::net::SocketAddr {
+    use std::io::BufRead;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|read| read > 2) {
+                    line.clear();
+                }
+                answer(&mut stream);
+            });
+        }
+    });
+    address
+}
+
+#[test]
+fn a_body_without_content_length_is_cut_at_max_bytes() {
+    let address = raw_server(|stream| {
+        use std::io::Write;
+        let _ = stream
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n");
+        // Far more than the cap, with no length said: the client must stop reading by itself.
+        for _ in 0..1_000 {
+            if stream.write_all(&[b'x'; 16 * 1024]).is_err() {
+                return;
+            }
+        }
+    });
+    let coordinator = fetcher(loopback().max_bytes(1000));
+    let text = ok(&fetch(
+        &coordinator,
+        json!({"url": format!("http://{address}/")}),
+    ));
+    assert!(
+        text.contains("Bytes: 1000 (cut at the configured cap of 1000 bytes"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_server_trickling_its_body_is_stopped_by_the_timeout() {
+    let address = raw_server(|stream| {
+        use std::io::Write;
+        let _ = stream.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n",
+        );
+        // A byte every 50 ms: each read succeeds, the whole never arrives in time.
+        for _ in 0..100_000 {
+            if stream
+                .write_all(b"x")
+                .and_then(|()| stream.flush())
+                .is_err()
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    let coordinator = fetcher(loopback().timeout(Duration::from_millis(500)));
+    let started = std::time::Instant::now();
+    let message = err(&fetch(
+        &coordinator,
+        json!({"url": format!("http://{address}/")}),
+    ));
+    assert!(
+        message.contains("gave no complete answer within 0.5 s"),
+        "{message}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[test]
+fn a_response_head_of_megabytes_is_an_error_not_read_whole() {
+    let address = raw_server(|stream| {
+        use std::io::Write;
+        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n");
+        for number in 0..100_000 {
+            let header = format!("X-Filler-{number}: {}\r\n", "y".repeat(64));
+            if stream.write_all(header.as_bytes()).is_err() {
+                return;
+            }
+        }
+        let _ = stream.write_all(b"Content-Length: 2\r\n\r\nhi");
+    });
+    let coordinator = fetcher(loopback());
+    let message = err(&fetch(
+        &coordinator,
+        json!({"url": format!("http://{address}/")}),
+    ));
+    assert!(message.contains("could not fetch"), "{message}");
 }

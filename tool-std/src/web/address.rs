@@ -63,9 +63,13 @@ fn refused_ranges() -> &'static [RefusedRange] {
             range("::1/128", "loopback"),
             range("64:ff9b:1::/48", "local-use NAT64"),
             range("100::/64", "discard-only"),
+            range("100:0:0:1::/64", "dummy prefix"),
             range("2001::/32", "Teredo tunnel"),
+            range("2001:2::/48", "benchmarking"),
+            range("2001:10::/28", "ORCHID (deprecated)"),
             range("2001:db8::/32", "documentation"),
             range("3fff::/20", "documentation"),
+            range("5f00::/16", "SRv6 segment identifiers"),
             range("fc00::/7", "unique-local"),
             range("fe80::/10", "link-local"),
             range("fec0::/10", "site-local (deprecated)"),
@@ -115,10 +119,21 @@ pub fn refused_range(address: IpAddr) -> Option<Refusal> {
         return refused_range(IpAddr::V4(v4))
             .map(|inner| refusal(format!("{} (IPv4 {v4} inside IPv6)", inner.range)));
     }
-    refused_ranges()
+    if let Some(found) = refused_ranges()
         .iter()
         .find(|candidate| candidate.net.contains(&address))
-        .map(|found| refusal(found.name.to_owned()))
+    {
+        return Some(refusal(found.name.to_owned()));
+    }
+    // Only 2000::/3 is allocated as global unicast; the rest of the IPv6 space (less the ranges
+    // above, and the embeddings judged by their IPv4 address) is reserved by the IETF, and
+    // reaches no public web page.
+    match address {
+        IpAddr::V6(v6) if v6.segments()[0] & 0xe000 != 0x2000 => Some(refusal(
+            "reserved (outside IPv6 global unicast, 2000::/3)".to_owned(),
+        )),
+        _ => None,
+    }
 }
 
 /// The IPv4 address an IPv6 address carries by one of the standard embeddings, if it does.
@@ -263,6 +278,38 @@ pub(crate) fn normalize_host(host: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// A host as given by a person, as the host of a URL spells it: lower case, in its ASCII
+/// (IDNA) form, without a scheme, userinfo, path, port or trailing dot (`https://Bücher.example:8080/a`
+/// is `xn--bcher-kva.example`; an IPv6 address keeps its brackets).
+pub(crate) fn host_name(text: &str) -> String {
+    let text = text.trim();
+    // A bare IPv6 address, which the URL syntax below would take for a name and a port.
+    if let Ok(IpAddr::V6(v6)) = text.parse::<IpAddr>() {
+        return Host::<String>::Ipv6(v6).to_string();
+    }
+    let text = text.split_once("://").map_or(text, |(_, rest)| rest);
+    // What follows the host: a path, query or fragment; userinfo before it.
+    let text = text.split(['/', '?', '#']).next().unwrap_or_default();
+    let text = text.rsplit_once('@').map_or(text, |(_, host)| host);
+    let text = if text.starts_with('[') {
+        text.find(']').map_or(text, |end| &text[..=end])
+    } else {
+        match text.rsplit_once(':') {
+            Some((name, port))
+                if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                name
+            }
+            _ => text,
+        }
+    };
+    let text = text.trim_end_matches('.');
+    match Host::parse(text) {
+        Ok(host) => host.to_string().trim_end_matches('.').to_owned(),
+        Err(_) => text.to_ascii_lowercase(),
+    }
+}
+
 /// The client's resolver: looks the name up, and refuses the whole name if any address it
 /// resolves to is refused (an attacker's DNS can mix one private address among public ones,
 /// and the client may try them all).
@@ -394,6 +441,22 @@ mod tests {
             ),
         ] {
             assert_eq!(range_of(address).as_deref(), Some(expected), "{address}");
+        }
+    }
+
+    #[test]
+    fn ipv6_outside_global_unicast_and_newer_special_ranges_are_refused() {
+        for (address, expected) in [
+            ("2001:2::1", "benchmarking"),
+            ("2001:10::1", "ORCHID"),
+            ("5f00::1", "SRv6"),
+            ("100:0:0:1::1", "dummy"),
+            ("::1:0:0:0", "reserved"),
+            ("4000::1", "reserved"),
+            ("e000::1", "reserved"),
+        ] {
+            let found = range_of(address).unwrap_or_default();
+            assert!(found.contains(expected), "{address}: {found:?}");
         }
     }
 

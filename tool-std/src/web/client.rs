@@ -39,6 +39,15 @@ pub(crate) enum FetchError {
         location: String,
     },
     #[error(
+        "`{url}` redirected ({status}) to `{to}`, which is not a web address: fetch_url \
+         follows `http://` and `https://` only"
+    )]
+    RedirectScheme {
+        url: String,
+        status: StatusCode,
+        to: String,
+    },
+    #[error(
         "`{url}` gave no complete answer within {} s (the web configuration's timeout); try \
          again, or a smaller page",
         timeout.as_secs_f64()
@@ -197,17 +206,18 @@ fn with_host(mut url: Url) -> Result<Url, FetchError> {
     Ok(url)
 }
 
-/// Fetches `url` (already [`upgraded`]) within the configured timeout, reading at most
-/// `max_bytes` of the body.
+/// Fetches `url` (already [`upgraded`]) by `deadline` (the configured timeout from when the
+/// fetch began), reading at most `max_bytes` of the body.
 pub(crate) async fn fetch(
     client: &Client,
     config: &WebConfig,
     url: Url,
     max_bytes: u64,
+    deadline: tokio::time::Instant,
 ) -> Result<Fetched, FetchError> {
     let timeout = config.timeout;
     let started = url.to_string();
-    tokio::time::timeout(timeout, follow(client, config, url, max_bytes))
+    tokio::time::timeout_at(deadline, follow(client, config, url, max_bytes))
         .await
         .unwrap_or(Err(FetchError::TimedOut {
             url: started,
@@ -239,6 +249,14 @@ async fn follow(
                 status,
                 location: location.clone(),
             })?;
+            // Not reported as another host to fetch: fetch_url would refuse it.
+            if !matches!(target.scheme(), "http" | "https") {
+                return Err(FetchError::RedirectScheme {
+                    url: url.to_string(),
+                    status,
+                    to: target.to_string(),
+                });
+            }
             if !same_host(&url, &target) {
                 return Ok(Fetched::OtherHost {
                     from: url,

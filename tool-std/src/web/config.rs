@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use ipnet::IpNet;
 
-use super::address::{AddressRules, HostResolver, SystemResolver, normalize_host};
+use super::address::{AddressRules, HostResolver, SystemResolver, host_name, normalize_host};
 
 /// What `fetch_url` may reach and how much it takes. Optional: give it to the coordinator with
 /// `.state(config)`; without it every default below holds.
@@ -86,10 +86,13 @@ impl WebConfig {
     }
 
     /// Lets fetches reach `host` whatever it resolves to (`localhost`, an intranet name, or an
-    /// address such as `127.0.0.1`), over plain `http` too.
+    /// address such as `127.0.0.1`), on any port, over plain `http` too. Given as a URL
+    /// (`http://wiki.intranet:8080/`), its host is taken; a Unicode name matches its IDNA form.
     #[must_use]
     pub fn allow_host(mut self, host: impl AsRef<str>) -> Self {
-        self.rules.hosts.push(normalize_host(host.as_ref()));
+        self.rules
+            .hosts
+            .push(normalize_host(&host_name(host.as_ref())));
         self
     }
 
@@ -154,5 +157,31 @@ impl fmt::Debug for WebConfig {
             .field("user_agent", &self.user_agent)
             .field("cache_ttl", &self.cache_ttl)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WebConfig;
+
+    #[test]
+    fn an_allowed_ipv6_address_matches_however_it_is_written() {
+        let config = WebConfig::default()
+            .allow_host("FD00:0:0::1")
+            .allow_host("[fd00:0::2]:8080");
+        assert!(config.rules.names_host("fd00::1"));
+        assert!(config.rules.names_host("[fd00::2]"));
+    }
+
+    #[test]
+    fn an_allowed_host_written_as_a_url_or_in_unicode_is_that_host() {
+        let config = WebConfig::default()
+            .allow_host("http://Wiki.Intranet.test:8080/start")
+            .allow_host("bücher.intranet.test")
+            .allow_host("[::1]");
+        assert!(config.rules.names_host("wiki.intranet.test"));
+        assert!(config.rules.names_host("xn--bcher-kva.intranet.test"));
+        assert!(config.rules.names_host("::1"));
+        assert!(!config.rules.names_host("evil-wiki.intranet.test"));
     }
 }

@@ -37,6 +37,13 @@ pub(crate) enum Kind {
 /// which is walked without recursion.
 const MAX_MARKDOWN_DEPTH: usize = 512;
 
+/// The most work htmd is given, as the page's length times its depth: htmd copies each
+/// element's rendered children into the element, so a large page nested deep costs its size
+/// once per level (a 10 MB page 500 deep, tens of seconds on a thread the fetch's timeout
+/// does not stop). Past it the page is given as plain text, whose walk is linear. A 10 MB page
+/// keeps its markdown to 50 levels deep, a 1 MB page to the depth cap.
+const MAX_MARKDOWN_WORK: usize = MAX_MARKDOWN_DEPTH << 20;
+
 /// Elements whose text is never the page's content.
 const SKIPPED: &[&str] = &[
     "script", "style", "noscript", "template", "head", "svg", "iframe", "object", "canvas",
@@ -190,7 +197,8 @@ fn meta_charset(body: &[u8]) -> Option<&'static Encoding> {
     None
 }
 
-/// Renders an HTML page in `format`, its links and images made absolute against `base`.
+/// Renders an HTML page in `format`, its links and images made absolute against `base` (the
+/// page's URL) or the page's own `<base href>`.
 pub(crate) fn render_html(html: &str, base: &Url, format: FetchFormat) -> String {
     match format {
         FetchFormat::Raw => html.to_owned(),
@@ -225,10 +233,12 @@ fn html_to_markdown(html: &str, base: &Url) -> String {
     let Ok(tree) = converter.html_to_tree(html) else {
         return html.to_owned();
     };
-    if depth(&tree) > MAX_MARKDOWN_DEPTH {
+    let depth = depth(&tree);
+    if depth > MAX_MARKDOWN_DEPTH || depth.saturating_mul(html.len()) > MAX_MARKDOWN_WORK {
         return text_of(&tree);
     }
-    absolutize(&tree, base);
+    let base = document_base(&tree, base);
+    absolutize(&tree, &base);
     converter.tree_to_markdown(&tree)
 }
 
@@ -245,6 +255,31 @@ fn depth(root: &Handle) -> usize {
     deepest
 }
 
+/// The URL a page's relative links are resolved against: its first `<base href>` (itself
+/// resolved against the page's URL), as a browser has it, when that is an `http` or `https`
+/// URL; else the page's URL.
+fn document_base(root: &Handle, page: &Url) -> Url {
+    // Depth first, in document order: children pushed last to first.
+    let mut stack = vec![Rc::clone(root)];
+    while let Some(node) = stack.pop() {
+        if let NodeData::Element { name, attrs, .. } = &node.data
+            && &*name.local == "base"
+            && let Some(href) = attrs
+                .borrow()
+                .iter()
+                .find(|attribute| &*attribute.name.local == "href")
+        {
+            return page
+                .join(href.value.trim())
+                .ok()
+                .filter(|base| matches!(base.scheme(), "http" | "https"))
+                .unwrap_or_else(|| page.clone());
+        }
+        stack.extend(node.children.borrow().iter().rev().map(Rc::clone));
+    }
+    page.clone()
+}
+
 /// Rewrites `href` and `src` attributes as absolute URLs, so that the model can fetch what a
 /// page links to.
 fn absolutize(root: &Handle, base: &Url) {
@@ -253,6 +288,12 @@ fn absolutize(root: &Handle, base: &Url) {
         if let NodeData::Element { attrs, .. } = &node.data {
             for attribute in attrs.borrow_mut().iter_mut() {
                 let name: &str = &attribute.name.local;
+                if (name == "href" || name == "src")
+                    && let Some(shortened) = shortened_data_url(&attribute.value)
+                {
+                    attribute.value = shortened.into();
+                    continue;
+                }
                 if (name == "href" || name == "src")
                     && !attribute.value.starts_with('#')
                     && let Ok(absolute) = base.join(attribute.value.trim())
@@ -263,6 +304,24 @@ fn absolutize(root: &Handle, base: &Url) {
         }
         stack.extend(node.children.borrow().iter().map(Rc::clone));
     }
+}
+
+/// An inline `data:` URL longer than a link is worth, as its type and an ellipsis in place of
+/// the data: an inlined image's base64 copied whole into the markdown can be most of the page.
+fn shortened_data_url(value: &str) -> Option<String> {
+    const KEPT: usize = 64;
+    let value = value.trim();
+    let is_data = value
+        .get(..5)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("data:"));
+    if !is_data || value.len() <= KEPT {
+        return None;
+    }
+    let head: String = match value.find(',') {
+        Some(comma) if comma < KEPT => value[..=comma].to_owned(),
+        _ => value.chars().take(KEPT).collect(),
+    };
+    Some(format!("{head}…"))
 }
 
 /// The text of a tree: blocks on lines of their own, runs of white space made one space outside
@@ -457,6 +516,66 @@ mod tests {
         assert_eq!(
             render_html(html, &base(), FetchFormat::Text),
             "Title\nSome bold text.\na\tb\n  keep\n    this"
+        );
+    }
+
+    #[test]
+    fn a_base_href_is_what_relative_links_are_resolved_against() {
+        let html = r#"<html><head><base href="/manual/v2/"></head><body>
+            <a href="intro.html">intro</a> <img src="fig.png" alt="fig"></body></html>"#;
+        let markdown = render_html(html, &base(), FetchFormat::Markdown);
+        assert!(
+            markdown.contains("[intro](https://example.com/manual/v2/intro.html)"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("![fig](https://example.com/manual/v2/fig.png)"),
+            "{markdown}"
+        );
+        // A base that is not a web address is ignored, as is every base after the first.
+        let html = r#"<head><base href="javascript:void(0)"><base href="https://other.example/">
+            </head><a href="a.html">a</a>"#;
+        let markdown = render_html(html, &base(), FetchFormat::Markdown);
+        assert!(
+            markdown.contains("[a](https://example.com/docs/a.html)"),
+            "{markdown}"
+        );
+    }
+
+    #[test]
+    fn a_large_page_nested_deep_is_given_as_text() {
+        // htmd copies each element's rendered children into it, level by level: a large page
+        // nested hundreds deep costs its size times its depth (tens of seconds at 10 MB).
+        let html = format!(
+            "{}{}",
+            "<div>".repeat(300),
+            "<p><a href=\"/x\">link</a> words</p>".repeat(70_000)
+        );
+        assert!(html.len() > 2 << 20);
+        let rendered = render_html(&html, &base(), FetchFormat::Markdown);
+        assert!(
+            rendered.starts_with("link words\nlink words"),
+            "{}",
+            &rendered[..80]
+        );
+    }
+
+    #[test]
+    fn an_inline_data_image_is_not_copied_into_the_markdown() {
+        let payload = "iVBORw0KGgo".repeat(10_000);
+        let html = format!(
+            r#"<p>Logo: <img src="data:image/png;base64,{payload}" alt="logo"> and
+            <a href="data:text/plain;base64,{payload}">a file</a></p>"#
+        );
+        let markdown = render_html(&html, &base(), FetchFormat::Markdown);
+        assert!(markdown.len() < 200, "{}", &markdown[..200]);
+        assert!(
+            markdown.contains("![logo](data:image/png;base64,"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("[a file](data:text/plain;base64,"),
+            "{markdown}"
         );
     }
 

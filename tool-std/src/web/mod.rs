@@ -17,7 +17,8 @@
 //! unique-local, site-local, documentation, benchmarking, multicast, broadcast, reserved),
 //! IPv6 addresses that embed an IPv4 one judged by it (IPv4-mapped, IPv4-compatible, NAT64's
 //! well-known prefix `64:ff9b::/96`, 6to4 `2002::/16`), and the prefixes whose embedding is
-//! not checked refused whole (Teredo `2001::/32`, local-use NAT64 `64:ff9b:1::/48`). Not
+//! not checked refused whole (Teredo `2001::/32`, local-use NAT64 `64:ff9b:1::/48`), and every
+//! other IPv6 address outside global unicast (`2000::/3`) refused as reserved. Not
 //! caught: a NAT64 gateway's network-specific prefix (nothing in the address says it is one),
 //! through which an IPv6 address can still reach a private IPv4 host on such a network.
 
@@ -43,6 +44,7 @@ pub use searxng::{Searxng, SearxngError};
 
 pub(crate) use cache::RenderedPage;
 pub(crate) use client::FetchError;
+pub(crate) use search::names_a_domain;
 
 use cache::{CacheKey, WebSession};
 use convert::Kind;
@@ -76,7 +78,17 @@ pub(crate) async fn fetch_page(
     format: FetchFormat,
     max_bytes: u64,
 ) -> Result<Outcome, FetchError> {
-    let url = client::upgraded(url, config).await?;
+    // One deadline for the whole fetch: the lookup that decides whether `http` stays `http`
+    // (made when private addresses are allowed) counts against it too.
+    let deadline = tokio::time::Instant::now() + config.timeout;
+    let url = tokio::time::timeout_at(deadline, client::upgraded(url, config))
+        .await
+        .unwrap_or_else(|_| {
+            Err(FetchError::TimedOut {
+                url: url.to_string(),
+                timeout: config.timeout,
+            })
+        })?;
     let session = ctx.session_state::<WebSession>();
     let key = CacheKey {
         url: url.to_string(),
@@ -90,7 +102,7 @@ pub(crate) async fn fetch_page(
         });
     }
     let client = session.client(|| client::build_client(config))?;
-    let response = match client::fetch(&client, config, url, max_bytes).await? {
+    let response = match client::fetch(&client, config, url, max_bytes, deadline).await? {
         client::Fetched::Page(response) => response,
         client::Fetched::OtherHost { from, status, to } => {
             return Ok(Outcome::OtherHost { from, status, to });

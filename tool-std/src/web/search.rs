@@ -8,6 +8,8 @@ use std::sync::Arc;
 use tool_core::BoxFuture;
 use url::Url;
 
+use super::address::host_name;
+
 /// One search, as `web_search` asks a provider for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -76,19 +78,32 @@ impl SearchRequest {
 }
 
 /// Whether `host` is `domain` or one of its subdomains (`docs.rs` is on `docs.rs`, not on
-/// `rs`; a domain written `*.docs.rs` or `.docs.rs` means the same as `docs.rs`).
+/// `rs`; a domain written `*.docs.rs` or `.docs.rs` means the same as `docs.rs`, and so does
+/// one written as a URL, `https://docs.rs/`, or with a path or port).
 fn on_domain(host: &str, domain: &str) -> bool {
-    let domain = domain
-        .trim()
-        .trim_start_matches("*.")
-        .trim_start_matches('.')
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
+    let domain = domain_name(domain);
     !domain.is_empty()
         && (host == domain
             || host
                 .strip_suffix(domain.as_str())
                 .is_some_and(|rest| rest.ends_with('.')))
+}
+
+/// Whether a domain filter as given names a domain at all (not empty, not just `*.`).
+pub(crate) fn names_a_domain(domain: &str) -> bool {
+    !domain_name(domain).is_empty()
+}
+
+/// A domain as given, as the host of a URL spells it (see [`host_name`]), without a leading
+/// `*.` or `.`. A filter that did not match the URL's spelling would drop nothing from
+/// `blocked_domains`.
+fn domain_name(domain: &str) -> String {
+    host_name(
+        domain
+            .trim()
+            .trim_start_matches("*.")
+            .trim_start_matches('.'),
+    )
 }
 
 /// One result of a search.
@@ -228,5 +243,25 @@ mod tests {
         assert!(!on_domain("mydocs.rs", "docs.rs"));
         assert!(!on_domain("docs.rs", "www.docs.rs"));
         assert!(!on_domain("docs.rs", ""));
+    }
+
+    #[test]
+    fn a_domain_written_as_a_url_or_in_unicode_is_the_same_domain() {
+        assert!(on_domain("example.com", "https://example.com/"));
+        assert!(on_domain("www.example.com", "http://example.com/some/page"));
+        assert!(on_domain("example.com", "example.com/docs"));
+        assert!(on_domain("example.com", "example.com:443"));
+        assert!(on_domain("xn--bcher-kva.example", "bücher.example"));
+        assert!(on_domain("xn--bcher-kva.example", "BÜCHER.example"));
+        assert!(!on_domain("notexample.com", "https://example.com"));
+    }
+
+    #[test]
+    fn a_blocked_domain_written_as_a_url_blocks_it() {
+        let request = super::SearchRequest::new("q", 10)
+            .blocked_domains(vec!["https://example.com/".into(), "bücher.example".into()]);
+        assert!(!request.admits("https://example.com/page"));
+        assert!(!request.admits("https://www.bücher.example/"));
+        assert!(request.admits("https://notexample.com/"));
     }
 }

@@ -4,7 +4,9 @@
 //!
 //! The instance is the operator's own choice, so its address is not put through the checks
 //! `fetch_url` applies to the model's URLs: a SearXNG on the loopback interface is the common
-//! setup.
+//! setup. Nor does the provider follow the instance's redirects (they could lead anywhere,
+//! unchecked): a redirect is an error naming its target, the base URL to configure instead.
+//! An answer over 8 MiB is refused.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -19,6 +21,9 @@ use super::search::{SearchError, SearchHit, SearchProvider, SearchRequest};
 
 /// Result pages asked for at most, when the domain filters leave fewer results than wanted.
 const MAX_PAGES: u32 = 3;
+
+/// The largest answer read: a page of results is tens of kilobytes.
+const MAX_ANSWER_BYTES: usize = 8 << 20;
 
 /// A SearXNG instance. Its `settings.yml` must list `json` under `search.formats` (instances
 /// serve only HTML by default and answer `403 Forbidden` to JSON requests).
@@ -99,6 +104,9 @@ impl Searxng {
         let client = Client::builder()
             .tls_backend_preconfigured(tls)
             .no_proxy()
+            // A redirect is reported rather than followed: it could lead anywhere, the
+            // loopback interface and cloud metadata included, with no check on the way.
+            .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
             .build()
             .map_err(|error| SearxngError::Client(error.to_string()))?;
@@ -124,24 +132,50 @@ impl Searxng {
                 })?;
         let status = response.status();
         if !status.is_success() {
-            let hint = if status == reqwest::StatusCode::FORBIDDEN {
-                "; SearXNG refuses JSON unless its settings.yml lists `json` under `search.formats`"
-            } else {
-                ""
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+            let hint = match location {
+                Some(location) if status.is_redirection() => format!(
+                    "; it redirected to `{location}`, which is not followed: give that URL \
+                     (without `/search`) as the instance's base URL"
+                ),
+                _ if status == reqwest::StatusCode::FORBIDDEN => {
+                    "; SearXNG refuses JSON unless its settings.yml lists `json` under \
+                     `search.formats`"
+                        .to_owned()
+                }
+                _ => String::new(),
             };
             return Err(SearchError::Status {
                 endpoint: endpoint(),
                 status: status.as_u16(),
-                hint: hint.to_owned(),
+                hint,
             });
         }
-        let body = response
-            .bytes()
-            .await
-            .map_err(|error| SearchError::Unreachable {
-                endpoint: endpoint(),
-                message: error.to_string(),
-            })?;
+        let mut body = Vec::new();
+        let mut response = response;
+        while let Some(chunk) =
+            response
+                .chunk()
+                .await
+                .map_err(|error| SearchError::Unreachable {
+                    endpoint: endpoint(),
+                    message: error.to_string(),
+                })?
+        {
+            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err(SearchError::BadResponse {
+                    endpoint: endpoint(),
+                    message: format!(
+                        "the answer is more than {MAX_ANSWER_BYTES} bytes, far more than a \
+                         page of results; it was not read further"
+                    ),
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
         serde_json::from_slice::<Answer>(&body)
             .map(|answer| answer.results)
             .map_err(|error| SearchError::BadResponse {
@@ -166,7 +200,12 @@ impl SearchProvider for Searxng {
             // SearXNG has no domain filter of its own that every engine honours, so results
             // are filtered here, and further pages asked for while too few pass.
             for page in 1..=MAX_PAGES {
-                let results = self.page(&request.query, page).await?;
+                let results = match self.page(&request.query, page).await {
+                    Ok(results) => results,
+                    // A further page refused (rate limited, say): what was found stands.
+                    Err(_) if !hits.is_empty() => break,
+                    Err(error) => return Err(error),
+                };
                 if results.is_empty() {
                     break;
                 }
