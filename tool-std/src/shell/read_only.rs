@@ -11,7 +11,10 @@
 //!   `xargs`) is a program named on the list below, with no argument that makes it write or
 //!   run something else;
 //! - no command is given variables other than the locale's (`LC_*`, `LANG`) and `TZ`
-//!   (`LD_PRELOAD=x ls`, `GIT_EXTERNAL_DIFF=x git diff` run other code).
+//!   (`LD_PRELOAD=x ls`, `GIT_EXTERNAL_DIFF=x git diff` run other code), and the line sets no
+//!   other variable in its shell ([`assigned_variables`](CommandLine::assigned_variables):
+//!   `HOME=.; git status` reads `./.gitconfig`, `PATH=.; ls` runs `./ls`, and so do
+//!   `for PATH in .`, `$((PATH=0))` and `${HOME:=..}`; a `for` loop is therefore not read-only);
 //!
 //! | programs | refused when |
 //! |---|---|
@@ -103,6 +106,16 @@ pub fn check_read_only(command: &str) -> Result<(), NotReadOnly> {
             target: write.target.text.clone(),
         });
     }
+    // `HOME=. ; git status` reads `./.gitconfig`, `PATH=.; ls` runs `./ls`.
+    if let Some(name) = line
+        .assigned_variables()
+        .iter()
+        .find(|name| !harmless_variable(name))
+    {
+        return Err(NotReadOnly::Assignment {
+            assignment: name.clone(),
+        });
+    }
     let runs = line.runs();
     for (index, run) in runs.iter().enumerate() {
         check_assignments(run)?;
@@ -159,13 +172,18 @@ pub fn is_read_only(command: &str) -> bool {
 fn check_assignments(run: &Run) -> Result<(), NotReadOnly> {
     for assignment in &run.assignments {
         let name = assignment.split('=').next().unwrap_or_default();
-        if !(name == "LANG" || name == "TZ" || name.starts_with("LC_")) {
+        if !harmless_variable(name) {
             return Err(NotReadOnly::Assignment {
                 assignment: assignment.clone(),
             });
         }
     }
     Ok(())
+}
+
+/// The locale's variables and `TZ`, which only change how output looks.
+fn harmless_variable(name: &str) -> bool {
+    name == "LANG" || name == "TZ" || name.starts_with("LC_")
 }
 
 /// What a program's arguments must not hold: `Err` says why.
@@ -662,6 +680,27 @@ mod tests {
         ] {
             assert_eq!(verdict(command), Ok(()), "{command}");
         }
+    }
+
+    #[test]
+    fn a_line_that_sets_a_variable_in_its_shell_is_not_read_only() {
+        for (command, name) in [
+            ("HOME=/tmp/evil; git status", "HOME"),
+            ("PATH=.:$PATH; ls", "PATH"),
+            ("for PATH in .; do ls; done", "PATH"),
+            ("select PATH in .; do ls; done", "PATH"),
+            ("BASH_CMDS[ls]=/tmp/evil; ls", "BASH_CMDS[ls]"),
+            ("echo $((PATH=0)); ls", "PATH"),
+            ("echo ${HOME:=/tmp/evil}; git status", "HOME"),
+            ("x='a[$(touch p)]'; echo $((x))", "x"),
+        ] {
+            assert_eq!(
+                verdict(command),
+                Err(format!("`{name}` can change what the command runs")),
+                "{command}"
+            );
+        }
+        assert_eq!(verdict("LC_ALL=C; sort f"), Ok(()));
     }
 
     #[test]

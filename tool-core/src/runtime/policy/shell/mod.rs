@@ -47,6 +47,7 @@ pub struct CommandLine {
     runs: Vec<Run>,
     writes: Vec<Write>,
     problems: Vec<String>,
+    assigned: Vec<String>,
 }
 
 /// One simple command that would run.
@@ -100,6 +101,16 @@ impl CommandLine {
     #[must_use]
     pub fn writes(&self) -> &[Write] {
         &self.writes
+    }
+
+    /// The variables the line sets in its own shell, not for one command only: `X=1` alone,
+    /// `for X in ..`, `$((X=1))`, `((X++))`, `${X:=1}`, each by its name as written
+    /// (`BASH_CMDS[ls]`). Every command after the assignment sees them, and one already in the
+    /// environment (`PATH`, `HOME`) reaches every program the line runs: `PATH=.; ls` runs
+    /// `./ls`. (`export`, `read`, `printf -v` and the like are runs of their own.)
+    #[must_use]
+    pub fn assigned_variables(&self) -> &[String] {
+        &self.assigned
     }
 
     /// Why some of the command could not be read (it does not parse, it nests too deep, it is
@@ -457,6 +468,31 @@ mod tests {
             "[[ \"$(uname)\" == Linux ]]",
         ] {
             assert!(CommandLine::analyze(command).is_fully_known(), "{command}");
+        }
+    }
+
+    #[test]
+    fn a_variable_set_in_the_shell_is_an_assigned_variable() {
+        for (command, assigned) in [
+            ("HOME=/tmp/x; git status", vec!["HOME"]),
+            ("A=1 B=2", vec!["A", "B"]),
+            ("BASH_CMDS[ls]=/tmp/x; ls", vec!["BASH_CMDS[ls]"]),
+            ("for PATH in .; do ls; done", vec!["PATH"]),
+            ("select PATH in .; do ls; done", vec!["PATH"]),
+            (
+                "echo $((PATH=0)); ((x++)); ((y+=2))",
+                vec!["PATH", "x", "y"],
+            ),
+            ("echo ${PATH:=x} ${Q=y} ${R:-z}", vec!["PATH", "Q"]),
+            ("for ((i=0;i<3;i++)); do ls; done", vec!["i", "i"]),
+            ("[[ $a = b && $((c=1)) ]]", vec!["c"]),
+            ("FOO=1 ls; export BAR=1; echo $((1+2)) ${X:-y}", vec![]),
+        ] {
+            assert_eq!(
+                CommandLine::analyze(command).assigned_variables(),
+                assigned,
+                "{command}"
+            );
         }
     }
 

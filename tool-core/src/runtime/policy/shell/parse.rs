@@ -71,6 +71,7 @@ fn analyze_script(
         stdin: None,
         trailing_args: Vec::new(),
         cwd,
+        in_test: false,
     };
     walker.statement(root, 0);
     walker.cwd
@@ -105,6 +106,8 @@ struct Walker<'s, 'o> {
     trailing_args: Vec<Word>,
     /// Where relative writes go, as far as `cd` has moved it.
     cwd: Cwd,
+    /// Inside `[[ .. ]]`, where `=` compares (arithmetic inside it assigns again).
+    in_test: bool,
 }
 
 /// The directory a command line has moved to with `cd` (or `pushd`).
@@ -149,11 +152,69 @@ impl Walker<'_, '_> {
                     let text = self.text(node).to_owned();
                     self.unknown_script("[[", &text);
                 }
+                let outer = std::mem::replace(&mut self.in_test, true);
                 self.children(node, level);
+                self.in_test = outer;
             }
             "comment" | "heredoc_start" | "heredoc_end" => {}
+            "arithmetic_expansion" => {
+                let outer = std::mem::replace(&mut self.in_test, false);
+                self.children(node, level);
+                self.in_test = outer;
+            }
+            // `X=1` alone: the variable is set in this shell, for every command after it.
+            "variable_assignment" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = self.text(name).to_owned();
+                    self.out.assigned.push(name);
+                }
+                self.assignment_value(node, level);
+            }
+            "for_statement" => {
+                if let Some(name) = node.child_by_field_name("variable") {
+                    let name = self.text(name).to_owned();
+                    self.out.assigned.push(name);
+                }
+                self.children(node, level);
+            }
+            // `$((X=1))`, `((X++))`: arithmetic that assigns. (In `[[ a = b ]]` the `=` compares.)
+            "binary_expression" | "postfix_expression" | "unary_expression"
+                if !self.in_test && self.assigns(node) =>
+            {
+                let target = node
+                    .child_by_field_name("left")
+                    .or_else(|| node.named_child(0))
+                    .map_or_else(|| self.text(node).to_owned(), |n| self.text(n).to_owned());
+                self.out.assigned.push(target);
+                self.children(node, level);
+            }
             _ => self.children(node, level),
         }
+    }
+
+    /// An arithmetic node whose operator assigns (`=`, `+=`, ..., `++`, `--`).
+    fn assigns(&self, node: Node<'_>) -> bool {
+        (0..node.child_count())
+            .filter_map(|i| node.child(i))
+            .filter(|child| !child.is_named())
+            .any(|child| {
+                matches!(
+                    self.text(child),
+                    "=" | "+="
+                        | "-="
+                        | "*="
+                        | "/="
+                        | "%="
+                        | "**="
+                        | "<<="
+                        | ">>="
+                        | "&="
+                        | "^="
+                        | "|="
+                        | "++"
+                        | "--"
+                )
+            })
     }
 
     fn children(&mut self, node: Node<'_>, level: usize) {
@@ -647,9 +708,27 @@ impl Walker<'_, '_> {
             _ => {
                 // Expansions (`$X`, `${X}`, `$((..))`), and anything else: its value is only
                 // known at run time. Substitutions inside it still run.
+                if node.kind() == "expansion" {
+                    self.default_assignment(node);
+                }
+                let outer = std::mem::replace(&mut self.in_test, false);
                 self.children(node, level);
+                self.in_test = outer;
                 self.dynamic_word(node)
             }
+        }
+    }
+
+    /// `${X:=v}`, `${X=v}`: the default is assigned to the variable in this shell.
+    fn default_assignment(&mut self, node: Node<'_>) {
+        let assigns = (0..node.child_count())
+            .filter_map(|i| node.child(i))
+            .any(|child| !child.is_named() && matches!(self.text(child), ":=" | "="));
+        if assigns {
+            let name = node
+                .named_child(0)
+                .map_or_else(|| self.text(node).to_owned(), |n| self.text(n).to_owned());
+            self.out.assigned.push(name);
         }
     }
 
