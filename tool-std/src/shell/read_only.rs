@@ -380,31 +380,89 @@ fn hostname(args: &[&str]) -> Result<(), String> {
 
 /// `sed` with no in-place edit, and scripts that only print, delete lines from what is
 /// printed, quit, substitute (without writing or executing) or transliterate.
+///
+/// The options are read as GNU `getopt_long` reads them: a script attached to `-e`
+/// (`-es/x/y/w out`), a value taken by `-l`, long options by any unambiguous prefix
+/// (`--expr=..`, `--in-pl`); an option sed does not have is refused.
 fn sed(args: &[&str]) -> Result<(), String> {
-    refuse_long(args, &["--in-place"], "edits the file in place")?;
-    refuse_long(args, &["--file"], "reads a script that was not checked")?;
+    const LONG: &[&str] = &[
+        "binary",
+        "debug",
+        "expression",
+        "file",
+        "follow-symlinks",
+        "help",
+        "in-place",
+        "line-length",
+        "null-data",
+        "zero-terminated",
+        "posix",
+        "quiet",
+        "silent",
+        "regexp-extended",
+        "sandbox",
+        "separate",
+        "unbuffered",
+        "version",
+    ];
     let mut scripts = Vec::new();
     let mut operands = Vec::new();
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
-        match *arg {
-            "-e" | "--expression" => scripts.extend(iter.next()),
-            _ if arg.starts_with("--expression=") => scripts.push(&arg["--expression=".len()..]),
-            _ if arg.starts_with('-') && !arg.starts_with("--") && arg.len() > 1 => {
-                let letters = &arg[1..];
-                if letters.contains('i') {
-                    return Err("`-i` edits the file in place".to_owned());
+        if *arg == "--" {
+            operands.extend(iter.by_ref());
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            let matches: Vec<&str> = LONG
+                .iter()
+                .copied()
+                .filter(|option| option.starts_with(name))
+                .collect();
+            let option = match (LONG.contains(&name), matches.as_slice()) {
+                (true, _) => name,
+                (false, [only]) => only,
+                _ => return Err(format!("`--{name}` is not an option sed is known to have")),
+            };
+            match option {
+                "in-place" => return Err("`--in-place` edits the file in place".to_owned()),
+                "file" => return Err("`--file` reads a script that was not checked".to_owned()),
+                "expression" => scripts.extend(value.or_else(|| iter.next().copied())),
+                "line-length" if value.is_none() => {
+                    iter.next();
                 }
-                if letters.contains('f') {
-                    return Err("`-f` reads a script that was not checked".to_owned());
-                }
-                // `-e 'p'`, `-ne 'p'`: the script is the next argument.
-                if letters.ends_with('e') {
-                    scripts.extend(iter.next());
-                }
+                _ => {}
             }
-            _ if arg.starts_with('-') => {}
-            operand => operands.push(operand),
+            continue;
+        }
+        let Some(letters) = arg.strip_prefix('-').filter(|letters| !letters.is_empty()) else {
+            operands.push(*arg);
+            continue;
+        };
+        for (at, letter) in letters.char_indices() {
+            let attached = &letters[at + letter.len_utf8()..];
+            match letter {
+                'n' | 'r' | 'E' | 's' | 'u' | 'z' | 'b' => {}
+                'i' => return Err("`-i` edits the file in place".to_owned()),
+                'f' => return Err("`-f` reads a script that was not checked".to_owned()),
+                // `-e SCRIPT`, `-eSCRIPT`, `-ne SCRIPT`: the rest of the word, or the next.
+                'e' | 'l' => {
+                    let value = if attached.is_empty() {
+                        iter.next().copied()
+                    } else {
+                        Some(attached)
+                    };
+                    if letter == 'e' {
+                        scripts.extend(value);
+                    }
+                    break;
+                }
+                other => return Err(format!("`-{other}` is not an option sed is known to have")),
+            }
         }
     }
     if scripts.is_empty() {
@@ -434,7 +492,7 @@ fn sed_script(script: &str) -> Result<(), String> {
                 }
                 '/' => {
                     chars.next();
-                    skip_delimited(&mut chars, '/');
+                    skip_regex(&mut chars, '/');
                 }
                 _ => break,
             }
@@ -448,7 +506,7 @@ fn sed_script(script: &str) -> Result<(), String> {
                 let Some(delimiter) = chars.next() else {
                     return refuse("s");
                 };
-                skip_delimited(&mut chars, delimiter);
+                skip_regex(&mut chars, delimiter);
                 skip_delimited(&mut chars, delimiter);
                 while let Some(flag) = chars.next_if(|c| !matches!(c, ';' | '\n' | '}')) {
                     if !matches!(flag, 'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' | ' ') {
@@ -464,6 +522,40 @@ fn sed_script(script: &str) -> Result<(), String> {
                 skip_delimited(&mut chars, delimiter);
             }
             other => return refuse(&other.to_string()),
+        }
+    }
+}
+
+/// Skips a regular expression to just past the next unescaped `delimiter` outside a bracket
+/// expression: sed reads `s/[/]/x/` as the regex `[/]`.
+fn skip_regex(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, delimiter: char) {
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => {
+                // `[^]..]`, `[]..]`: a `]` first is a member; `[:alpha:]` and the like nest.
+                chars.next_if_eq(&'^');
+                chars.next_if_eq(&']');
+                while let Some(member) = chars.next() {
+                    match member {
+                        ']' => break,
+                        '[' if chars.next_if(|c| matches!(c, ':' | '=' | '.')).is_some() => {
+                            let mut previous = ' ';
+                            for inner in chars.by_ref() {
+                                if inner == ']' && matches!(previous, ':' | '=' | '.') {
+                                    break;
+                                }
+                                previous = inner;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ if c == delimiter => return,
+            _ => {}
         }
     }
 }
@@ -701,6 +793,33 @@ mod tests {
             );
         }
         assert_eq!(verdict("LC_ALL=C; sort f"), Ok(()));
+    }
+
+    #[test]
+    fn a_sed_script_hidden_from_the_check_is_not_read_only() {
+        for command in [
+            "sed -es/x/y/w/tmp/pwned",
+            "sed -nes/x/y/e",
+            "sed --expr='w /tmp/pwned'",
+            "sed --expression 'w /tmp/pwned' f",
+            "sed -l 5 'w /tmp/pwned' f",
+            "sed --in-pl s/a/b/ f",
+            "sed --fi=script.sed f",
+            "sed 's/[/]/;y|x|y|/w out' f",
+            "sed '/[/]/w out' f",
+            "sed -c p f",
+        ] {
+            assert!(verdict(command).is_err(), "{command}");
+        }
+        for command in [
+            "sed -n -e 5p f",
+            "sed -ne '/^fn /p' -e 's/[[:space:]]*$//' f",
+            "sed --expr=p --quiet f",
+            "sed -E 's/[a-z/]+/X/g' f",
+            "sed -l 5 l f",
+        ] {
+            assert_eq!(verdict(command), Ok(()), "{command}");
+        }
     }
 
     #[test]
