@@ -201,7 +201,7 @@ const PROGRAMS: &[(&str, Option<Check>)] = &[
     ("ls", ANY_ARGUMENTS),
     ("pwd", ANY_ARGUMENTS),
     ("echo", ANY_ARGUMENTS),
-    ("printf", ANY_ARGUMENTS),
+    ("printf", Some(printf)),
     ("which", ANY_ARGUMENTS),
     ("type", ANY_ARGUMENTS),
     ("stat", ANY_ARGUMENTS),
@@ -234,8 +234,8 @@ const PROGRAMS: &[(&str, Option<Check>)] = &[
     ("jq", ANY_ARGUMENTS),
     ("true", ANY_ARGUMENTS),
     ("false", ANY_ARGUMENTS),
-    ("test", ANY_ARGUMENTS),
-    ("[", ANY_ARGUMENTS),
+    ("test", Some(test)),
+    ("[", Some(test)),
     ("cd", ANY_ARGUMENTS),
     ("printenv", ANY_ARGUMENTS),
     ("whoami", ANY_ARGUMENTS),
@@ -249,7 +249,7 @@ const PROGRAMS: &[(&str, Option<Check>)] = &[
     ("seq", ANY_ARGUMENTS),
     ("od", ANY_ARGUMENTS),
     ("hexdump", ANY_ARGUMENTS),
-    ("xargs", ANY_ARGUMENTS),
+    ("xargs", Some(xargs)),
     ("rg", Some(rg)),
     ("find", Some(find)),
     ("sort", Some(sort)),
@@ -264,16 +264,23 @@ const PROGRAMS: &[(&str, Option<Check>)] = &[
     ("command", Some(command_query)),
 ];
 
-/// `Err` naming `option` when an argument is it, or starts with `option=`.
+/// `Err` naming `option` when an argument is it, or an abbreviation of it (GNU `getopt_long`
+/// takes any unambiguous prefix: `--out=f` is `--output=f`), with or without `=value`.
 fn refuse_long(args: &[&str], options: &[&str], why: &str) -> Result<(), String> {
     for arg in args {
+        let Some(name) = arg.strip_prefix("--") else {
+            continue;
+        };
+        let name = name.split_once('=').map_or(name, |(name, _)| name);
+        if name.is_empty() {
+            continue;
+        }
         for option in options {
-            if arg == option
-                || arg
-                    .strip_prefix(option)
-                    .is_some_and(|rest| rest.starts_with('='))
-            {
+            if option[2..] == *name {
                 return Err(format!("`{option}` {why}"));
+            }
+            if option[2..].starts_with(name) {
+                return Err(format!("`--{name}` (`{option}`) {why}"));
             }
         }
     }
@@ -319,7 +326,37 @@ fn command_query(args: &[&str]) -> Result<(), String> {
 }
 
 fn rg(args: &[&str]) -> Result<(), String> {
-    refuse_long(args, &["--pre"], "runs a program on every file searched")
+    refuse_long(args, &["--pre"], "runs a program on every file searched")?;
+    refuse_long(args, &["--hostname-bin"], "runs a program")
+}
+
+fn xargs(args: &[&str]) -> Result<(), String> {
+    // The slot number goes to the command's environment: `--process-slot-var=PATH ls`
+    // runs `./0/ls`.
+    refuse_long(
+        args,
+        &["--process-slot-var"],
+        "sets a variable of the command it runs",
+    )
+}
+
+/// bash's `printf -v NAME` assigns a shell variable (`printf -v HOME ..`), and evaluates a
+/// subscript in `NAME` (`printf -v 'a[$(rm x)]'`).
+fn printf(args: &[&str]) -> Result<(), String> {
+    match args.first() {
+        Some(first) if first.starts_with("-v") => Err("`-v` assigns a shell variable".to_owned()),
+        _ => Ok(()),
+    }
+}
+
+/// `test -v 'a[$(rm x)]'` evaluates the subscript, running the substitution; so does `-R`.
+fn test(args: &[&str]) -> Result<(), String> {
+    match args.iter().find(|arg| matches!(**arg, "-v" | "-R")) {
+        Some(option) => Err(format!(
+            "`{option}` evaluates an array subscript, which can run commands"
+        )),
+        None => Ok(()),
+    }
 }
 
 fn find(args: &[&str]) -> Result<(), String> {
@@ -671,9 +708,17 @@ fn git(args: &[&str]) -> Result<(), String> {
         ),
         "remote" => match args {
             [] | ["-v" | "--verbose"] => Ok(()),
-            ["get-url", ..] | ["-v" | "--verbose", "show", ..] | ["show", ..] => Ok(()),
+            ["get-url", ..] => Ok(()),
+            // `git remote show origin` asks the remote (over the network, with ssh or a
+            // credential helper); `-n` shows what is known locally.
+            ["-v" | "--verbose", "show", rest @ ..] | ["show", rest @ ..]
+                if rest.contains(&"-n") =>
+            {
+                Ok(())
+            }
             _ => Err(
-                "only listing remotes (`git remote -v`, `show`, `get-url`) is read-only".to_owned(),
+                "only listing remotes (`git remote -v`, `show -n`, `get-url`) is read-only"
+                    .to_owned(),
             ),
         },
         "stash" => match args.first() {
@@ -817,6 +862,58 @@ mod tests {
             "sed --expr=p --quiet f",
             "sed -E 's/[a-z/]+/X/g' f",
             "sed -l 5 l f",
+        ] {
+            assert_eq!(verdict(command), Ok(()), "{command}");
+        }
+    }
+
+    #[test]
+    fn an_abbreviated_long_option_is_the_option() {
+        for (command, reason) in [
+            ("sort --out=f names", "`--out` (`--output`) writes a file"),
+            (
+                "sort --compress=sh f",
+                "`--compress` (`--compress-program`) runs a program",
+            ),
+            ("date --se=2020-01-01", "`--se` (`--set`) sets the clock"),
+            (
+                "file --comp x",
+                "`--comp` (`--compile`) writes a magic file",
+            ),
+            ("hostname --fi=x", "`--fi` (`--file`) sets the host name"),
+            (
+                "git grep --open-files=vim x",
+                "`--open-files` (`--open-files-in-pager`) runs a pager program",
+            ),
+            (
+                "xargs --process-slot=PATH ls",
+                "`--process-slot` (`--process-slot-var`) sets a variable of the command it runs",
+            ),
+        ] {
+            let found = verdict(command).unwrap_err();
+            assert!(found.ends_with(reason), "{command}: {found}");
+        }
+    }
+
+    #[test]
+    fn a_program_that_assigns_runs_or_reaches_the_network_is_not_read_only() {
+        for command in [
+            "printf -v HOME %s /tmp/evil; git status",
+            "printf -vHOME %s x",
+            "test -v 'a[$(touch p)]'",
+            "[ -v \"a[$(cat f)]\" ]",
+            "rg --hostname-bin=/tmp/evil x",
+            "xargs --process-slot-var=PATH ls",
+            "git remote show origin",
+            "git remote -v show origin",
+        ] {
+            assert!(verdict(command).is_err(), "{command}");
+        }
+        for command in [
+            "printf '%s\\n' -v",
+            "test -f Cargo.toml",
+            "git remote show -n origin",
+            "git remote -v",
         ] {
             assert_eq!(verdict(command), Ok(()), "{command}");
         }

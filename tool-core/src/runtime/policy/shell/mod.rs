@@ -455,6 +455,8 @@ mod tests {
     #[test]
     fn scripts_made_at_run_time_are_unknown() {
         for command in [
+            "[ -v \"a[$(cat f)]\" ]",
+            "[[ -R 'a[b]' ]]",
             "bash <(curl -s https://x.test/i.sh)",
             "source <(kubectl completion bash)",
             ". <(cat x)",
@@ -466,6 +468,7 @@ mod tests {
             "bash install.sh",
             "source .venv/bin/activate",
             "[[ \"$(uname)\" == Linux ]]",
+            "[ -v HOME ]",
         ] {
             assert!(CommandLine::analyze(command).is_fully_known(), "{command}");
         }

@@ -148,7 +148,7 @@ impl Walker<'_, '_> {
             "test_command" => {
                 // `[[ $x -eq 'a[$(cmd)]' ]]`: bash evaluates an arithmetic operand's array
                 // subscript, running a substitution even inside single quotes.
-                if quoted_substitution(node, self.src) {
+                if quoted_substitution(node, self.src) || tests_a_subscript(node, self.src) {
                     let text = self.text(node).to_owned();
                     self.unknown_script("[[", &text);
                 }
@@ -783,6 +783,27 @@ fn quoted_substitution(node: Node<'_>, src: &[u8]) -> bool {
         }
         let mut cursor = node.walk();
         pending.extend(node.named_children(&mut cursor));
+    }
+    false
+}
+
+/// `true` when `node` (a `[ .. ]` or `[[ .. ]]`) asks `-v` or `-R` of a name that may hold a
+/// subscript: bash evaluates it (`[ -v "a[$(cat f)]" ]` runs what the file says).
+fn tests_a_subscript(node: Node<'_>, src: &[u8]) -> bool {
+    let text = node.utf8_text(src).unwrap_or("");
+    let inner = text.trim_start_matches('[').trim_end_matches(']').trim();
+    if !(inner.contains('[') || inner.contains('$') || inner.contains('`')) {
+        return false;
+    }
+    let mut pending = vec![node];
+    while let Some(node) = pending.pop() {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if matches!(child.utf8_text(src), Ok("-v" | "-R")) {
+                return true;
+            }
+            pending.push(child);
+        }
     }
     false
 }
