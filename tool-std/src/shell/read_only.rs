@@ -906,6 +906,7 @@ mod tests {
             "xargs --process-slot-var=PATH ls",
             "git remote show origin",
             "git remote -v show origin",
+            "env -P /tmp/evil ls",
         ] {
             assert!(verdict(command).is_err(), "{command}");
         }
