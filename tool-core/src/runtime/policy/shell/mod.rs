@@ -48,6 +48,7 @@ pub struct CommandLine {
     writes: Vec<Write>,
     problems: Vec<String>,
     assigned: Vec<String>,
+    reads: Vec<Word>,
 }
 
 /// One simple command that would run.
@@ -101,6 +102,13 @@ impl CommandLine {
     #[must_use]
     pub fn writes(&self) -> &[Write] {
         &self.writes
+    }
+
+    /// Every input redirection from a file (`< in.txt`, `<&file`), its target as written. bash
+    /// opens a network connection for `/dev/tcp/HOST/PORT` and `/dev/udp/HOST/PORT` there.
+    #[must_use]
+    pub fn reads(&self) -> &[Word] {
+        &self.reads
     }
 
     /// The variables the line sets in its own shell, not for one command only: `X=1` alone,
@@ -497,6 +505,26 @@ mod tests {
                 "{command}"
             );
         }
+    }
+
+    #[test]
+    fn an_input_redirection_is_a_read() {
+        let line = CommandLine::analyze(
+            "cat < in.txt; cat </dev/tcp/example.com/80 <&0 <&-; wc -l <<< x; cat < \"$F\"",
+        );
+        let reads: Vec<(&str, bool)> = line
+            .reads()
+            .iter()
+            .map(|word| (word.text.as_str(), word.is_exact()))
+            .collect();
+        assert_eq!(
+            reads,
+            [
+                ("in.txt", true),
+                ("/dev/tcp/example.com/80", true),
+                ("\"$F\"", false)
+            ]
+        );
     }
 
     #[test]

@@ -365,6 +365,14 @@ impl Walker<'_, '_> {
             ">" | ">>" | "&>" | "&>>" | ">|" | ">&" | "<>"
         );
         if !output {
+            // `< file`, `<&file` (not `<&0`, `<&-`): what it reads, which may be a network
+            // connection (`/dev/tcp/host/port`).
+            let duplicate = operator == "<&"
+                && !target.dynamic
+                && (target.text == "-" || target.text.bytes().all(|b| b.is_ascii_digit()));
+            if matches!(operator.as_str(), "<" | "<&") && !duplicate {
+                self.out.reads.push(target);
+            }
             return Redirect::Other;
         }
         let duplicate = operator == ">&"
