@@ -21,7 +21,7 @@
 //! | programs | refused when |
 //! |---|---|
 //! | `cat` `head` `tail` `wc` `ls` `pwd` `echo` `printf` `which` `type` `stat` `du` `df` `cut` `tr` `nl` `tac` `rev` `fold` `paste` `column` `comm` `join` `diff` `cmp` `basename` `dirname` `realpath` `readlink` `md5sum` `sha1sum` `sha256sum` `sha512sum` `cksum` `grep` `egrep` `fgrep` `jq` `true` `false` `test` `[` `cd` `printenv` `whoami` `id` `uname` `nproc` `uptime` `free` `ps` `sleep` `seq` `od` `hexdump` | never |
-//! | `env` `timeout` `nice` `time` `stdbuf` `command` | they change more than how what they wrap runs (`env -C dir`, `time -o file`: the analysis does not mark them transparent); what they run is judged in turn; `command -v`/`-V` only ask |
+//! | `env` `timeout` `nice` `time` `stdbuf` `command` `ionice` | named by a path (`./nice ls` runs `./nice`); they change more than how what they wrap runs (`env -C dir`, `time -o file`: the analysis does not mark them transparent); what they run is judged in turn; `command -v`/`-V` only ask; `ionice -p`/`-P`/`-u` (other processes) |
 //! | `xargs` | the command it runs is not peeled by the analysis |
 //! | `rg` | `--pre` (runs a program on each file) |
 //! | `find` | `-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`, `-fprint`, `-fprint0`, `-fprintf`, `-fls` |
@@ -141,6 +141,25 @@ pub fn check_read_only(command: &str) -> Result<(), NotReadOnly> {
     for (index, run) in runs.iter().enumerate() {
         check_assignments(run)?;
         if run.transparent {
+            let program = run.program().unwrap_or_default();
+            // `./nice ls` runs `./nice`: a wrapper named by a path is any program.
+            if program.contains('/') {
+                return Err(NotReadOnly::Program {
+                    program: program.to_owned(),
+                });
+            }
+            // `ionice -c 3 -p PID` wraps nothing: it changes other processes.
+            let wraps = runs
+                .get(index + 1)
+                .is_some_and(|next| next.via() == Some(program));
+            if program == "ionice" && !wraps {
+                refuse_ionice_of_others(&run.words[1..]).map_err(|reason| {
+                    NotReadOnly::Argument {
+                        command: run.text(),
+                        reason,
+                    }
+                })?;
+            }
             continue; // what it wraps is a run of its own, judged in turn
         }
         let program = run.program().unwrap_or_default();
@@ -398,16 +417,68 @@ fn sort(args: &[&str]) -> Result<(), String> {
     refuse_short(args, 'o', "writes a file")
 }
 
+/// `date`: no `-s`/`--set`, and no operand but `+FORMAT` (`date MMDDhhmm` sets the clock).
+/// The values of `-d`, `-f` and `-r` are not operands (`date -d yesterday +%F`).
 fn date(args: &[&str]) -> Result<(), String> {
     refuse_long(args, &["--set"], "sets the clock")?;
-    refuse_short(args, 's', "sets the clock")?;
-    match operands(args)
-        .into_iter()
-        .find(|operand| !operand.starts_with('+'))
-    {
-        Some(operand) => Err(format!("the operand `{operand}` sets the clock")),
-        None => Ok(()),
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if *arg == "--" {
+            if let Some(operand) = iter.find(|operand| !operand.starts_with('+')) {
+                return Err(format!("the operand `{operand}` sets the clock"));
+            }
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            // `--date X`, `--file X`, `--reference X`, abbreviated or not.
+            if !long.contains('=')
+                && !long.is_empty()
+                && ["date", "file", "reference"]
+                    .iter()
+                    .any(|option| option.starts_with(long))
+            {
+                iter.next();
+            }
+            continue;
+        }
+        if let Some(letters) = arg.strip_prefix('-').filter(|letters| !letters.is_empty()) {
+            for (at, letter) in letters.char_indices() {
+                match letter {
+                    's' => return Err("`-s` sets the clock".to_owned()),
+                    // The value is the rest of the word, or the next word.
+                    'd' | 'f' | 'r' => {
+                        if at + 1 == letters.len() {
+                            iter.next();
+                        }
+                        break;
+                    }
+                    // `-I[FMT]`: its value only ever attached.
+                    'I' => break,
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        if !arg.starts_with('+') {
+            return Err(format!("the operand `{arg}` sets the clock"));
+        }
     }
+    Ok(())
+}
+
+/// `ionice -p`, `-P`, `-u`: the I/O priority of other processes, which it sets when given a
+/// class.
+fn refuse_ionice_of_others(args: &[tool_core::policy::shell::Word]) -> Result<(), String> {
+    let texts: Vec<&str> = args.iter().map(|word| word.text.as_str()).collect();
+    refuse_long(
+        &texts,
+        &["--pid", "--pgid", "--uid"],
+        "sets other processes' priority",
+    )?;
+    for letter in ['p', 'P', 'u'] {
+        refuse_short(&texts, letter, "sets other processes' priority")?;
+    }
+    Ok(())
 }
 
 fn at_most_one_operand(args: &[&str]) -> Result<(), String> {
@@ -904,6 +975,55 @@ mod tests {
         }
         for command in ["wc -l < input.txt", "cat < <(ls)", "grep x <&0"] {
             assert_eq!(verdict(command), Ok(()), "{command}");
+        }
+    }
+
+    #[test]
+    fn date_with_a_date_to_show_is_read_only_and_one_that_sets_the_clock_is_not() {
+        for command in [
+            "date -d yesterday +%F",
+            "date -d 'last sunday'",
+            "date --date '2 days ago' -u",
+            "date -r Cargo.toml",
+            "date -Iseconds",
+            "date -u +%s",
+        ] {
+            assert_eq!(verdict(command), Ok(()), "{command}");
+        }
+        for command in [
+            "date 010100002030",
+            "date -s now",
+            "date -us now",
+            "date --se now",
+            "date -d x 0101",
+            "date -- 0101",
+        ] {
+            assert!(verdict(command).is_err(), "{command}");
+        }
+    }
+
+    #[test]
+    fn ionice_of_another_process_is_not_read_only() {
+        for command in ["ionice -c3 -p 1", "ionice -c 3 --pid 1", "ionice -c3 -P 5"] {
+            assert!(verdict(command).is_err(), "{command}");
+        }
+        assert_eq!(verdict("ionice -c3 git status -uno"), Ok(()));
+    }
+
+    #[test]
+    fn a_wrapper_named_by_a_path_is_not_read_only() {
+        for (command, program) in [
+            ("./nice ls", "./nice"),
+            ("/tmp/evil/timeout 5 ls", "/tmp/evil/timeout"),
+            ("x/env ls", "x/env"),
+        ] {
+            assert_eq!(
+                verdict(command),
+                Err(format!(
+                    "`{program}` is not on the list of read-only programs"
+                )),
+                "{command}"
+            );
         }
     }
 
