@@ -22,7 +22,7 @@
 //! |---|---|
 //! | `cat` `head` `tail` `wc` `ls` `pwd` `echo` `printf` `which` `type` `stat` `du` `df` `cut` `tr` `nl` `tac` `rev` `fold` `paste` `column` `comm` `join` `diff` `cmp` `basename` `dirname` `realpath` `readlink` `md5sum` `sha1sum` `sha256sum` `sha512sum` `cksum` `grep` `egrep` `fgrep` `jq` `true` `false` `test` `[` `cd` `printenv` `whoami` `id` `uname` `nproc` `uptime` `free` `ps` `sleep` `seq` `od` `hexdump` | never |
 //! | `env` `timeout` `nice` `time` `stdbuf` `command` `ionice` | named by a path (`./nice ls` runs `./nice`); they change more than how what they wrap runs (`env -C dir`, `time -o file`: the analysis does not mark them transparent); what they run is judged in turn; `command -v`/`-V` only ask; `ionice -p`/`-P`/`-u` (other processes) |
-//! | `xargs` | the command it runs is not peeled by the analysis |
+//! | `xargs` | the command it runs is not peeled by the analysis, or is a program below whose arguments are checked (xargs adds arguments from its input: `echo '-o f' \| xargs sort`) |
 //! | `rg` | `--pre` (runs a program on each file) |
 //! | `find` | `-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`, `-fprint`, `-fprint0`, `-fprintf`, `-fls` |
 //! | `sort` | `-o`/`--output` (writes a file), `--compress-program` |
@@ -174,6 +174,13 @@ pub fn check_read_only(command: &str) -> Result<(), NotReadOnly> {
             command: run.text(),
             reason,
         };
+        // xargs adds the words it reads to the command: `echo '-o f' | xargs sort` writes f.
+        if check.is_some() && run.via() == Some("xargs") {
+            return Err(argument(
+                "xargs adds arguments read from its input, and some of this program's arguments write or run something"
+                    .to_owned(),
+            ));
+        }
         if check.is_some()
             && let Some(word) = args.iter().find(|word| !word.is_exact())
         {
@@ -1024,6 +1031,25 @@ mod tests {
                 )),
                 "{command}"
             );
+        }
+    }
+
+    #[test]
+    fn xargs_running_a_program_whose_arguments_matter_is_not_read_only() {
+        for command in [
+            "echo '-o /tmp/pwned' | xargs sort",
+            "echo '--pre=./evil' | xargs rg x",
+            "echo '-c core.pager=sh log' | xargs git",
+            "echo '-i s/a/b/ f' | xargs -0 sed",
+            "ls | xargs -I{} find {} -type f",
+        ] {
+            assert!(verdict(command).is_err(), "{command}");
+        }
+        for command in [
+            "find . -name '*.rs' | xargs wc -l",
+            "git ls-files | xargs grep -n TODO",
+        ] {
+            assert_eq!(verdict(command), Ok(()), "{command}");
         }
     }
 
