@@ -148,6 +148,13 @@ pub fn check_read_only(command: &str) -> Result<(), NotReadOnly> {
                     program: program.to_owned(),
                 });
             }
+            // `echo rm x | xargs nice`: xargs supplies the command the wrapper runs.
+            if run.via() == Some("xargs") {
+                return Err(NotReadOnly::Argument {
+                    command: run.text(),
+                    reason: "xargs adds the command it runs from its input".to_owned(),
+                });
+            }
             // `ionice -c 3 -p PID` wraps nothing: it changes other processes.
             let wraps = runs
                 .get(index + 1)
@@ -1042,6 +1049,10 @@ mod tests {
             "echo '-c core.pager=sh log' | xargs git",
             "echo '-i s/a/b/ f' | xargs -0 sed",
             "ls | xargs -I{} find {} -type f",
+            "echo rm -rf x | xargs timeout 5",
+            "echo rm -rf x | xargs nice",
+            "echo rm -rf x | xargs env",
+            "echo rm -rf x | xargs command",
         ] {
             assert!(verdict(command).is_err(), "{command}");
         }
