@@ -341,10 +341,10 @@ fn refuse_long(args: &[&str], options: &[&str], why: &str) -> Result<(), String>
     Ok(())
 }
 
-/// `Err` when a cluster of short options (`-uo`) holds `letter`.
+/// `Err` when a cluster of short options (`-uo`) holds `letter`. A `--` does not end the
+/// search: it may be the value of the option before it (`sort -T -- -o f` writes `f`).
 fn refuse_short(args: &[&str], letter: char, why: &str) -> Result<(), String> {
-    let options = args.iter().take_while(|arg| **arg != "--");
-    for arg in options {
+    for arg in args {
         if arg.len() > 1
             && arg.starts_with('-')
             && !arg.starts_with("--")
@@ -1061,6 +1061,17 @@ mod tests {
             "git ls-files | xargs grep -n TODO",
         ] {
             assert_eq!(verdict(command), Ok(()), "{command}");
+        }
+    }
+
+    #[test]
+    fn a_refused_option_after_a_dashdash_taken_as_a_value_is_refused() {
+        for command in [
+            "sort -T -- -o /tmp/pwned in",
+            "file -m -- -C",
+            "git grep -e -- -Ovim x",
+        ] {
+            assert!(verdict(command).is_err(), "{command}");
         }
     }
 
