@@ -30,7 +30,7 @@
 //! | `date` | `-s`/`--set`, or an operand that is not a `+FORMAT` (it sets the clock) |
 //! | `uniq` `xxd` | a second operand (the output file) |
 //! | `file` | `-C`/`--compile` (writes a magic file) |
-//! | `tree` | `-o` (writes a file) |
+//! | `tree` | `-o` (writes a file), `-R` (writes `00Tree.html` in each directory) |
 //! | `hostname` | an operand, `-F`/`--file` or `-b` (set the host name) |
 //! | `git` | global options but `-C`, `--git-dir`, `--work-tree`, `--no-pager`, `-P`, `--no-optional-locks`, `--bare`, `--literal-pathspecs` (`-c` sets configuration that runs programs); a subcommand but `status`, `log`, `diff`, `show`, `blame`, `shortlog`, `describe`, `rev-parse`, `ls-files`, `ls-tree`, `cat-file`, `grep`, `branch`, `tag`, `remote`, `stash list/show`, `config --get/--list`; `--output` and `--ext-diff` (log, diff, show), `-O` (grep), anything but listing (branch, tag, remote) |
 //!
@@ -508,7 +508,9 @@ fn file(args: &[&str]) -> Result<(), String> {
 }
 
 fn tree(args: &[&str]) -> Result<(), String> {
-    refuse_short(args, 'o', "writes a file")
+    refuse_short(args, 'o', "writes a file")?;
+    // `-R` runs tree again in each directory with `-o 00Tree.html` (tree(1)).
+    refuse_short(args, 'R', "writes 00Tree.html in each directory")
 }
 
 fn hostname(args: &[&str]) -> Result<(), String> {
@@ -1070,6 +1072,7 @@ mod tests {
             "sort -T -- -o /tmp/pwned in",
             "file -m -- -C",
             "git grep -e -- -Ovim x",
+            "tree -R -L 2 -H .",
         ] {
             assert!(verdict(command).is_err(), "{command}");
         }
