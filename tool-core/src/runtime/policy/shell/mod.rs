@@ -528,6 +528,20 @@ mod tests {
     }
 
     #[test]
+    fn a_wrapper_named_by_a_path_is_not_transparent() {
+        for (command, transparent) in [
+            ("nice ls", true),
+            ("./nice ls", false),
+            ("/tmp/evil/timeout 5 ls", false),
+            ("x/env ls", false),
+        ] {
+            let line = CommandLine::analyze(command);
+            assert_eq!(line.runs()[0].transparent, transparent, "{command}");
+            assert_eq!(line.runs()[1].text(), "ls", "{command}");
+        }
+    }
+
+    #[test]
     fn a_quoted_glob_is_shown_quoted_and_an_unquoted_one_as_written() {
         assert_eq!(runs("rm '*'"), ["rm '*'"]);
         assert_eq!(runs("rm *.o"), ["rm *.o"]);

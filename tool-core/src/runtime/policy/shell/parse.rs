@@ -498,6 +498,10 @@ impl Walker<'_, '_> {
                 assignments: more,
                 transparent,
             }) => {
+                // `./nice ls` runs `./nice`, whatever it is: only a wrapper found by its name
+                // on the PATH is known to be one, so an allow rule must cover one named by a
+                // path itself.
+                let transparent = transparent && !program_name.contains('/');
                 self.push_run(words, assignments.clone(), transparent);
                 if !inner.is_empty() {
                     let mut all = assignments;
