@@ -367,6 +367,11 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
         ),
         ("FOO=1 make", None, "an assignment in front: no narrow rule"),
         (
+            "PATH=.:$PATH; make",
+            None,
+            "a variable set in the shell: a rule for `make` would not be this command",
+        ),
+        (
             "python -c 'import os'",
             Some("auth_shell(python -c 'import os')"),
             "no known subcommand: the exact command",

@@ -319,6 +319,37 @@ fn an_allow_rule_covers_a_wrapped_command_only_when_the_wrapper_changes_nothing_
             Verdict::Ask,
             "a command that does not parse",
         ),
+        // Found by the review of the shell tools.
+        (
+            "RUSTFLAGS=-Cevil; cargo test",
+            Verdict::Ask,
+            "a variable set in the shell before it",
+        ),
+        (
+            "PATH=.:$PATH; cargo test",
+            Verdict::Ask,
+            "PATH set in the shell: ./cargo runs",
+        ),
+        (
+            "for PATH in .; do cargo test; done",
+            Verdict::Ask,
+            "PATH set by a for loop",
+        ),
+        (
+            "LC_ALL=C; cargo test",
+            Verdict::Allow,
+            "the locale changes only how output looks",
+        ),
+        (
+            "./timeout 600 cargo test",
+            Verdict::Ask,
+            "a wrapper named by a path is any program",
+        ),
+        (
+            "env -P /tmp/evil cargo test",
+            Verdict::Ask,
+            "env -P finds it in another search path",
+        ),
     ] {
         assert_eq!(
             decide(&policy, Mode::Default, command).verdict,

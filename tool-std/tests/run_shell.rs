@@ -123,6 +123,27 @@ fn a_background_child_holding_stdout_does_not_hold_the_call() {
     }
 }
 
+/// The pipe is read after the shell's exit only until it is quiet: a child left writing
+/// without pause kept it busy, and the call waited for its time limit.
+#[test]
+fn a_background_child_writing_without_pause_does_not_hold_the_call() {
+    let shell = Shell::new();
+    let started = Instant::now();
+    let run = shell.run_with(json!({
+        "command": "echo $$ > pgid.txt; yes & sleep 0.2; echo started",
+        "timeout_ms": 20_000,
+    }));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(!run.timed_out);
+    assert_eq!(run.exit_code, Some(0));
+    let pgid = std::fs::read_to_string(shell.root().join("pgid.txt")).unwrap();
+    assert_eq!(group_gone(pgid.trim().parse().unwrap()), Ok(()));
+}
+
 #[test]
 fn a_timed_out_command_leaves_no_process_of_its_group() {
     let shell = Shell::new();

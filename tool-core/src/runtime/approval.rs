@@ -172,7 +172,11 @@ fn suggested_rule(tool: &str, resources: &[Resource], paths: &[ResolvedPath]) ->
             // narrow. A `*` in it would be read as a wildcard.
             let line = CommandLine::analyze(&resource.value);
             let [run] = line.runs() else { return None };
-            if !line.is_fully_known() || !line.writes().is_empty() || !run.assignments.is_empty() {
+            if !line.is_fully_known()
+                || !line.writes().is_empty()
+                || !run.assignments.is_empty()
+                || !line.assigned_variables().is_empty()
+            {
                 return None;
             }
             let command = run.text();

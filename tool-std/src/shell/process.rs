@@ -34,6 +34,9 @@ const TICK: Duration = Duration::from_millis(20);
 /// After the shell exited with its pipe still open, the output is over once the pipe has been
 /// quiet this long.
 const DRAIN_QUIET: Duration = Duration::from_millis(10);
+/// After the shell exited, the pipe is read this long at most: a child it left writing without
+/// pause never lets it be quiet.
+const DRAIN_MAX: Duration = Duration::from_millis(200);
 
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,6 +278,12 @@ fn supervise(
             }
         }
         if status.is_some() && !pipe_open {
+            break;
+        }
+        // What the shell left running may write on without pause: what came in the time
+        // allowed is all that is read.
+        let drained_long = lock(&shared.ended).is_some_and(|ended| ended.elapsed() > DRAIN_MAX);
+        if status.is_some() && drained_long {
             break;
         }
     }

@@ -585,7 +585,7 @@ pub(crate) enum Item<'a> {
     /// One command a command line would run.
     Command(&'a Run),
     /// A part of a command line that could not be read (it does not parse, it writes to a
-    /// file named at run time): no rule for commands covers it.
+    /// file named at run time, it sets a variable in its shell): no rule for commands covers it.
     Unreadable,
     /// A path argument.
     Path(PathCandidate<'a>),
@@ -627,8 +627,16 @@ pub(crate) fn for_each_item(
 }
 
 fn visit_command_line(line: &CommandLine, visit: &mut dyn FnMut(Item<'_>) -> bool) -> bool {
-    let unreadable =
-        !line.problems().is_empty() || line.writes().iter().any(|write| !write.target.is_exact());
+    // A variable set in the shell reaches the commands after it: `PATH=.; ls` runs `./ls`,
+    // `HOME=/tmp/x; git status` reads `/tmp/x/.gitconfig`. Only the locale's and `TZ` are
+    // known to change nothing but how output looks.
+    let sets_variables = line
+        .assigned_variables()
+        .iter()
+        .any(|name| !(name == "LANG" || name == "TZ" || name.starts_with("LC_")));
+    let unreadable = !line.problems().is_empty()
+        || sets_variables
+        || line.writes().iter().any(|write| !write.target.is_exact());
     (!unreadable || visit(Item::Unreadable))
         && line.runs().iter().all(|run| visit(Item::Command(run)))
 }

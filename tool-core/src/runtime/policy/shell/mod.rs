@@ -47,6 +47,8 @@ pub struct CommandLine {
     runs: Vec<Run>,
     writes: Vec<Write>,
     problems: Vec<String>,
+    assigned: Vec<String>,
+    reads: Vec<Word>,
 }
 
 /// One simple command that would run.
@@ -100,6 +102,23 @@ impl CommandLine {
     #[must_use]
     pub fn writes(&self) -> &[Write] {
         &self.writes
+    }
+
+    /// Every input redirection from a file (`< in.txt`, `<&file`), its target as written. bash
+    /// opens a network connection for `/dev/tcp/HOST/PORT` and `/dev/udp/HOST/PORT` there.
+    #[must_use]
+    pub fn reads(&self) -> &[Word] {
+        &self.reads
+    }
+
+    /// The variables the line sets in its own shell, not for one command only: `X=1` alone,
+    /// `for X in ..`, `$((X=1))`, `((X++))`, `${X:=1}`, each by its name as written
+    /// (`BASH_CMDS[ls]`). Every command after the assignment sees them, and one already in the
+    /// environment (`PATH`, `HOME`) reaches every program the line runs: `PATH=.; ls` runs
+    /// `./ls`. (`export`, `read`, `printf -v` and the like are runs of their own.)
+    #[must_use]
+    pub fn assigned_variables(&self) -> &[String] {
+        &self.assigned
     }
 
     /// Why some of the command could not be read (it does not parse, it nests too deep, it is
@@ -444,6 +463,8 @@ mod tests {
     #[test]
     fn scripts_made_at_run_time_are_unknown() {
         for command in [
+            "[ -v \"a[$(cat f)]\" ]",
+            "[[ -R 'a[b]' ]]",
             "bash <(curl -s https://x.test/i.sh)",
             "source <(kubectl completion bash)",
             ". <(cat x)",
@@ -455,8 +476,68 @@ mod tests {
             "bash install.sh",
             "source .venv/bin/activate",
             "[[ \"$(uname)\" == Linux ]]",
+            "[ -v HOME ]",
         ] {
             assert!(CommandLine::analyze(command).is_fully_known(), "{command}");
+        }
+    }
+
+    #[test]
+    fn a_variable_set_in_the_shell_is_an_assigned_variable() {
+        for (command, assigned) in [
+            ("HOME=/tmp/x; git status", vec!["HOME"]),
+            ("A=1 B=2", vec!["A", "B"]),
+            ("BASH_CMDS[ls]=/tmp/x; ls", vec!["BASH_CMDS[ls]"]),
+            ("for PATH in .; do ls; done", vec!["PATH"]),
+            ("select PATH in .; do ls; done", vec!["PATH"]),
+            (
+                "echo $((PATH=0)); ((x++)); ((y+=2))",
+                vec!["PATH", "x", "y"],
+            ),
+            ("echo ${PATH:=x} ${Q=y} ${R:-z}", vec!["PATH", "Q"]),
+            ("for ((i=0;i<3;i++)); do ls; done", vec!["i", "i"]),
+            ("[[ $a = b && $((c=1)) ]]", vec!["c"]),
+            ("FOO=1 ls; export BAR=1; echo $((1+2)) ${X:-y}", vec![]),
+        ] {
+            assert_eq!(
+                CommandLine::analyze(command).assigned_variables(),
+                assigned,
+                "{command}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_input_redirection_is_a_read() {
+        let line = CommandLine::analyze(
+            "cat < in.txt; cat </dev/tcp/example.com/80 <&0 <&-; wc -l <<< x; cat < \"$F\"",
+        );
+        let reads: Vec<(&str, bool)> = line
+            .reads()
+            .iter()
+            .map(|word| (word.text.as_str(), word.is_exact()))
+            .collect();
+        assert_eq!(
+            reads,
+            [
+                ("in.txt", true),
+                ("/dev/tcp/example.com/80", true),
+                ("\"$F\"", false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_wrapper_named_by_a_path_is_not_transparent() {
+        for (command, transparent) in [
+            ("nice ls", true),
+            ("./nice ls", false),
+            ("/tmp/evil/timeout 5 ls", false),
+            ("x/env ls", false),
+        ] {
+            let line = CommandLine::analyze(command);
+            assert_eq!(line.runs()[0].transparent, transparent, "{command}");
+            assert_eq!(line.runs()[1].text(), "ls", "{command}");
         }
     }
 

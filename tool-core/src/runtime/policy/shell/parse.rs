@@ -71,6 +71,7 @@ fn analyze_script(
         stdin: None,
         trailing_args: Vec::new(),
         cwd,
+        in_test: false,
     };
     walker.statement(root, 0);
     walker.cwd
@@ -105,6 +106,8 @@ struct Walker<'s, 'o> {
     trailing_args: Vec<Word>,
     /// Where relative writes go, as far as `cd` has moved it.
     cwd: Cwd,
+    /// Inside `[[ .. ]]`, where `=` compares (arithmetic inside it assigns again).
+    in_test: bool,
 }
 
 /// The directory a command line has moved to with `cd` (or `pushd`).
@@ -145,15 +148,73 @@ impl Walker<'_, '_> {
             "test_command" => {
                 // `[[ $x -eq 'a[$(cmd)]' ]]`: bash evaluates an arithmetic operand's array
                 // subscript, running a substitution even inside single quotes.
-                if quoted_substitution(node, self.src) {
+                if quoted_substitution(node, self.src) || tests_a_subscript(node, self.src) {
                     let text = self.text(node).to_owned();
                     self.unknown_script("[[", &text);
                 }
+                let outer = std::mem::replace(&mut self.in_test, true);
                 self.children(node, level);
+                self.in_test = outer;
             }
             "comment" | "heredoc_start" | "heredoc_end" => {}
+            "arithmetic_expansion" => {
+                let outer = std::mem::replace(&mut self.in_test, false);
+                self.children(node, level);
+                self.in_test = outer;
+            }
+            // `X=1` alone: the variable is set in this shell, for every command after it.
+            "variable_assignment" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = self.text(name).to_owned();
+                    self.out.assigned.push(name);
+                }
+                self.assignment_value(node, level);
+            }
+            "for_statement" => {
+                if let Some(name) = node.child_by_field_name("variable") {
+                    let name = self.text(name).to_owned();
+                    self.out.assigned.push(name);
+                }
+                self.children(node, level);
+            }
+            // `$((X=1))`, `((X++))`: arithmetic that assigns. (In `[[ a = b ]]` the `=` compares.)
+            "binary_expression" | "postfix_expression" | "unary_expression"
+                if !self.in_test && self.assigns(node) =>
+            {
+                let target = node
+                    .child_by_field_name("left")
+                    .or_else(|| node.named_child(0))
+                    .map_or_else(|| self.text(node).to_owned(), |n| self.text(n).to_owned());
+                self.out.assigned.push(target);
+                self.children(node, level);
+            }
             _ => self.children(node, level),
         }
+    }
+
+    /// An arithmetic node whose operator assigns (`=`, `+=`, ..., `++`, `--`).
+    fn assigns(&self, node: Node<'_>) -> bool {
+        (0..node.child_count())
+            .filter_map(|i| node.child(i))
+            .filter(|child| !child.is_named())
+            .any(|child| {
+                matches!(
+                    self.text(child),
+                    "=" | "+="
+                        | "-="
+                        | "*="
+                        | "/="
+                        | "%="
+                        | "**="
+                        | "<<="
+                        | ">>="
+                        | "&="
+                        | "^="
+                        | "|="
+                        | "++"
+                        | "--"
+                )
+            })
     }
 
     fn children(&mut self, node: Node<'_>, level: usize) {
@@ -304,6 +365,14 @@ impl Walker<'_, '_> {
             ">" | ">>" | "&>" | "&>>" | ">|" | ">&" | "<>"
         );
         if !output {
+            // `< file`, `<&file` (not `<&0`, `<&-`): what it reads, which may be a network
+            // connection (`/dev/tcp/host/port`).
+            let duplicate = operator == "<&"
+                && !target.dynamic
+                && (target.text == "-" || target.text.bytes().all(|b| b.is_ascii_digit()));
+            if matches!(operator.as_str(), "<" | "<&") && !duplicate {
+                self.out.reads.push(target);
+            }
             return Redirect::Other;
         }
         let duplicate = operator == ">&"
@@ -429,6 +498,10 @@ impl Walker<'_, '_> {
                 assignments: more,
                 transparent,
             }) => {
+                // `./nice ls` runs `./nice`, whatever it is: only a wrapper found by its name
+                // on the PATH is known to be one, so an allow rule must cover one named by a
+                // path itself.
+                let transparent = transparent && !program_name.contains('/');
                 self.push_run(words, assignments.clone(), transparent);
                 if !inner.is_empty() {
                     let mut all = assignments;
@@ -647,9 +720,27 @@ impl Walker<'_, '_> {
             _ => {
                 // Expansions (`$X`, `${X}`, `$((..))`), and anything else: its value is only
                 // known at run time. Substitutions inside it still run.
+                if node.kind() == "expansion" {
+                    self.default_assignment(node);
+                }
+                let outer = std::mem::replace(&mut self.in_test, false);
                 self.children(node, level);
+                self.in_test = outer;
                 self.dynamic_word(node)
             }
+        }
+    }
+
+    /// `${X:=v}`, `${X=v}`: the default is assigned to the variable in this shell.
+    fn default_assignment(&mut self, node: Node<'_>) {
+        let assigns = (0..node.child_count())
+            .filter_map(|i| node.child(i))
+            .any(|child| !child.is_named() && matches!(self.text(child), ":=" | "="));
+        if assigns {
+            let name = node
+                .named_child(0)
+                .map_or_else(|| self.text(node).to_owned(), |n| self.text(n).to_owned());
+            self.out.assigned.push(name);
         }
     }
 
@@ -704,6 +795,27 @@ fn quoted_substitution(node: Node<'_>, src: &[u8]) -> bool {
         }
         let mut cursor = node.walk();
         pending.extend(node.named_children(&mut cursor));
+    }
+    false
+}
+
+/// `true` when `node` (a `[ .. ]` or `[[ .. ]]`) asks `-v` or `-R` of a name that may hold a
+/// subscript: bash evaluates it (`[ -v "a[$(cat f)]" ]` runs what the file says).
+fn tests_a_subscript(node: Node<'_>, src: &[u8]) -> bool {
+    let text = node.utf8_text(src).unwrap_or("");
+    let inner = text.trim_start_matches('[').trim_end_matches(']').trim();
+    if !(inner.contains('[') || inner.contains('$') || inner.contains('`')) {
+        return false;
+    }
+    let mut pending = vec![node];
+    while let Some(node) = pending.pop() {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if matches!(child.utf8_text(src), Ok("-v" | "-R")) {
+                return true;
+            }
+            pending.push(child);
+        }
     }
     false
 }

@@ -45,9 +45,10 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
             if let Some(script) = ENV.value(options, b'S', "split-string") {
                 return Some(Wrapped::Script(script));
             }
-            // `env -C dir` runs its command elsewhere, `env -a name` under another name: more
-            // than a change of environment, so the wrapper must be allowed itself.
-            let plain = !ENV.has(options, b"Ca", &["chdir", "argv0"]);
+            // `env -C dir` runs its command elsewhere, `env -a name` under another name, and
+            // (BSD) `env -P dir` finds it in another search path: more than a change of
+            // environment, so the wrapper must be allowed itself.
+            let plain = !ENV.has(options, b"CaP", &["chdir", "argv0"]);
             with_assignments(&args[options.len()..], plain)
         }
         "command" => {
@@ -575,6 +576,7 @@ mod tests {
         assert!(!transparent("env -C /elsewhere make"));
         assert!(!transparent("env --chdir=/elsewhere make"));
         assert!(!transparent("env -a name git rm -rf x"));
+        assert!(!transparent("env -P /tmp/evil ls"));
     }
 
     #[test]
