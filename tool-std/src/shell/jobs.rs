@@ -13,6 +13,7 @@ use tool_core::ToolError;
 
 use super::output::OUTPUT_CAP;
 use super::process::Process;
+use super::sandbox::Prepared;
 
 /// Ended jobs kept for `shell_output` and `list_shells`; past this many the oldest ended ones
 /// are forgotten (each may hold up to [`OUTPUT_CAP`] bytes of output). Running jobs are never
@@ -38,14 +39,16 @@ pub(crate) struct Job {
 }
 
 impl ShellJobs {
-    /// Starts `command` in `workdir` as a new job; returns it.
+    /// Starts `command` in `workdir` as a new job, confined by `sandbox` when given; returns
+    /// it.
     pub(crate) fn start(
         &self,
         command: String,
         description: Option<String>,
         workdir: &std::path::Path,
+        sandbox: Option<&Prepared>,
     ) -> std::io::Result<Arc<Job>> {
-        let process = Process::start(&command, workdir, OUTPUT_CAP)?;
+        let process = Process::start(&command, workdir, OUTPUT_CAP, sandbox)?;
         let id = format!("shell_{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
         let job = Arc::new(Job {
             id,
