@@ -401,3 +401,29 @@ fn the_sandbox_turned_off_runs_unsandboxed_and_says_so() {
     let note = shell.run("true").note.unwrap();
     assert!(note.contains("SandboxConfig::enabled"), "{note}");
 }
+
+#[test]
+fn settings_give_the_deny_rules_to_the_sandbox_and_turn_the_auto_allow_on() {
+    if !landlock() {
+        return;
+    }
+    let settings = tool_core::settings::Settings::from_json(
+        r#"{"permissions": {"deny": ["Read(./.env)"]}, "sandbox": {"autoAllowBashIfSandboxed": true}}"#,
+    )
+    .unwrap();
+    let config = SandboxConfig::from_settings(&settings);
+    let rule = AutoAllowSandboxedShell::from_settings(&settings, &config).expect("turned on");
+    let shell = shell_with(config, PolicyBuilder::default().rule(rule));
+    std::fs::write(shell.root().join(".env"), "SECRET=1\n").unwrap();
+    let run = shell.run("cat .env; echo read $?");
+    assert!(!run.output.contains("SECRET"), "{}", run.output);
+    assert!(run.output.ends_with("read 1\n"), "{}", run.output);
+}
+
+#[test]
+fn settings_without_the_auto_allow_add_no_rule() {
+    let settings =
+        tool_core::settings::Settings::from_json(r#"{"sandbox": {"enabled": true}}"#).unwrap();
+    let config = SandboxConfig::from_settings(&settings);
+    assert!(AutoAllowSandboxedShell::from_settings(&settings, &config).is_none());
+}

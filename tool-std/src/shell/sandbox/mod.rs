@@ -105,6 +105,27 @@ impl Default for SandboxConfig {
     }
 }
 
+/// The path a `Read(...)` rule names, when it names one path (or one directory with `/**`);
+/// relative paths are taken from the workspace root.
+fn concrete_read_path(rule: &str) -> Option<PathBuf> {
+    let pattern = rule.trim().strip_prefix("Read(")?.strip_suffix(')')?.trim();
+    let pattern = pattern.strip_suffix("/**").unwrap_or(pattern);
+    if pattern.is_empty() || pattern.contains(['*', '?', '[', ']', '{', '}']) {
+        return None;
+    }
+    if let Some(absolute) = pattern.strip_prefix("//") {
+        return Some(PathBuf::from(format!("/{absolute}")));
+    }
+    if let Some(home) = pattern.strip_prefix("~/") {
+        return Some(PathBuf::from(std::env::var_os("HOME")?).join(home));
+    }
+    // `/x` in text settings is relative to the project (a loaded file's rules are already
+    // written out from the root as `//...`), as is `./x` and `x`.
+    let relative = pattern.trim_start_matches('/');
+    let relative = relative.strip_prefix("./").unwrap_or(relative);
+    Some(PathBuf::from(relative))
+}
+
 /// What this kernel lets the sandbox hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sandbox {
@@ -289,6 +310,41 @@ impl CallSandbox {
 }
 
 impl SandboxConfig {
+    /// The configuration Claude Code style settings give: `sandbox.enabled` (default on);
+    /// [`deny_read`](Self::deny_read) from the `Read(...)` deny rules that name concrete paths
+    /// (`Read(./.env)`, `Read(//etc/shadow)`, `Read(~/.ssh/**)`, `Read(/secrets/**)` from a
+    /// settings file: a trailing `/**` is the directory) plus the settings files themselves.
+    /// Rules with other glob characters cannot be expressed (Landlock grants by path) and are
+    /// left to the policy, which still refuses them to the file tools.
+    ///
+    /// ```
+    /// use tool_core::settings::Settings;
+    /// use tool_std::shell::sandbox::SandboxConfig;
+    ///
+    /// let settings = Settings::from_json(r#"{
+    ///     "permissions": {"deny": ["Read(./.env)", "Read(//etc/shadow)", "Read(**/*.pem)", "Bash(rm:*)"]},
+    ///     "sandbox": {"enabled": true}
+    /// }"#).unwrap();
+    /// let config = SandboxConfig::from_settings(&settings);
+    /// assert!(config.enabled);
+    /// assert_eq!(config.deny_read, [std::path::PathBuf::from(".env"), "/etc/shadow".into()]);
+    /// ```
+    #[must_use]
+    pub fn from_settings(settings: &tool_core::settings::Settings) -> SandboxConfig {
+        let mut deny_read: Vec<PathBuf> = settings
+            .permissions
+            .deny
+            .iter()
+            .filter_map(|rule| concrete_read_path(rule))
+            .collect();
+        deny_read.extend(settings.files.iter().cloned());
+        SandboxConfig {
+            enabled: settings.sandbox.enabled.unwrap_or(true),
+            deny_read,
+            ..SandboxConfig::default()
+        }
+    }
+
     /// The sandbox this configuration gives on this kernel, or why commands run unsandboxed.
     pub(crate) fn effective(&self) -> Result<Sandbox, String> {
         if !self.enabled {

@@ -61,6 +61,36 @@ impl AutoAllowSandboxedShell {
         }
     }
 
+    /// The rule when the settings turn `sandbox.autoAllowBashIfSandboxed` on, for commands
+    /// run under `config` (usually [`SandboxConfig::from_settings`] of the same settings).
+    /// Add it to the policy the coordinator is built with:
+    ///
+    /// ```
+    /// use tool_core::{Coordinator, Toolset, policy::PolicyBuilder, settings::Settings};
+    /// use tool_std::shell::sandbox::{AutoAllowSandboxedShell, SandboxConfig};
+    ///
+    /// let settings = Settings::from_json(r#"{"sandbox": {"autoAllowBashIfSandboxed": true}}"#).unwrap();
+    /// let config = SandboxConfig::from_settings(&settings);
+    /// let mut policy = PolicyBuilder::default();
+    /// if let Some(rule) = AutoAllowSandboxedShell::from_settings(&settings, &config) {
+    ///     policy = policy.rule(rule);
+    /// }
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["run_shell"]).unwrap())
+    ///     .policy(policy)
+    ///     .settings(settings)
+    ///     .state(config)
+    ///     .build()
+    ///     .unwrap();
+    /// ```
+    #[must_use]
+    pub fn from_settings(
+        settings: &tool_core::settings::Settings,
+        config: &SandboxConfig,
+    ) -> Option<Self> {
+        (settings.sandbox.auto_allow_bash_if_sandboxed == Some(true)).then(|| Self::new(config))
+    }
+
     /// `true` when the rule allows (the sandbox is held).
     #[must_use]
     pub fn applies(&self) -> bool {
