@@ -2,8 +2,8 @@
 //! against the same call with the sandbox turned off, and against spawning `sh -c true` with
 //! `std::process` directly. The sandbox costs a Landlock ruleset built per call (a path opened
 //! and a rule added for each workspace root, the temporary directory and the writable devices)
-//! and, because it runs code between fork and exec, a `fork` where the unsandboxed call may use
-//! `posix_spawn`. Target: the sandbox adds under 5 ms. A second pair measures a `Read(.env)`
+//! and a thread that restricts itself and starts the command (std still uses `posix_spawn`
+//! where it can: nothing runs between fork and exec). Target: the sandbox adds under 5 ms. A second pair measures a `Read(.env)`
 //! deny rule, whose complement lists every directory on the way to the file. Criterion
 //! measures each; a run of alternating rounds after it prints the medians and differences.
 //!

@@ -102,8 +102,7 @@ pub(crate) fn spawn(
 }
 
 /// Starts `command` under [`shell()`] in `workdir`, cut off from the terminal by `detach`,
-/// confined by `sandbox` when given (which, running code before `exec`, makes std fork instead
-/// of using `posix_spawn`).
+/// confined by `sandbox` when given.
 pub(crate) fn spawn_detached(
     command: &str,
     workdir: &Path,
@@ -136,10 +135,10 @@ pub(crate) fn spawn_detached(
             });
         },
     }
-    if let Some(sandbox) = sandbox {
-        sandbox.apply(&mut shell);
-    }
-    let child = shell.spawn()?;
+    let child = match sandbox {
+        Some(sandbox) => sandbox.spawn(&mut shell)?,
+        None => shell.spawn()?,
+    };
     // The pipe's write ends held by `shell` are closed here, so the read end sees the end of
     // the output once the command's own processes have closed theirs.
     drop(shell);

@@ -201,7 +201,10 @@ pub(crate) enum Prepared {}
 
 #[cfg(not(target_os = "linux"))]
 impl Prepared {
-    pub(crate) fn apply(&self, _: &mut std::process::Command) {
+    pub(crate) fn spawn(
+        &self,
+        _: &mut std::process::Command,
+    ) -> std::io::Result<std::process::Child> {
         match *self {}
     }
 }

@@ -1,18 +1,19 @@
-//! The Landlock ruleset of one command: built in this process before the fork (every path
-//! opened, every rule added), enforced in the child between fork and exec by two system calls
-//! that allocate nothing (`prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self`), and so
-//! inherited by the command's whole process tree.
+//! The Landlock ruleset of one command: built in this process (every path opened, every rule
+//! added), then enforced on a thread made to start the command and end, by
+//! `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self`, so that the command's whole
+//! process tree inherits it and nothing else in this process does.
 //!
-//! The `landlock` crate's own `restrict_self` is not used in the child: it keeps compatibility
-//! bookkeeping and builds error values, and only async-signal-safe work is allowed after a fork
-//! in a threaded process. The ruleset's file descriptor is taken from the crate instead.
+//! Restricting in the child between fork and exec (`CommandExt::pre_exec`) would work too, but
+//! forces std to fork instead of `posix_spawn`, whose cost grows with this process's size (see
+//! [`Detach`](crate::shell::spawn::Detach)). The ruleset's descriptor is taken from the
+//! `landlock` crate and restricted with the raw system call, as the crate's `restrict_self`
+//! keeps compatibility bookkeeping a one-off thread does not need.
 
 use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd as _, OwnedFd};
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command};
 use std::sync::OnceLock;
 
 use landlock::{
@@ -142,29 +143,49 @@ impl Prepared {
         })
     }
 
-    /// Makes `command` enforce the ruleset on itself between fork and exec, with `TMPDIR` set.
-    /// `self` must outlive the spawn: the child uses its file descriptor.
-    pub(crate) fn apply(&self, command: &mut Command) {
+    /// Starts `command` (with `TMPDIR` set) confined by the ruleset.
+    ///
+    /// Landlock confines the thread that restricts itself and every process it starts after,
+    /// and nothing else. So a thread made for this one start restricts itself, starts the
+    /// command, and ends: the command's whole tree inherits the domain, the rest of this
+    /// process is untouched, and std may still start it by `posix_spawn` (no code has to run
+    /// in the child between fork and exec, where only async-signal-safe calls are allowed).
+    pub(crate) fn spawn(&self, command: &mut Command) -> io::Result<Child> {
         command.env("TMPDIR", OsString::from(&self.tmpdir));
         let ruleset = self.ruleset.as_raw_fd();
-        // SAFETY: the closure runs in the child between fork and exec, where only
-        // async-signal-safe calls are allowed: it makes two system calls, allocates nothing,
-        // and `io::Error::last_os_error` only reads errno. The descriptor is open in the child
-        // (it is inherited, and closed at exec by its CLOEXEC flag).
-        unsafe {
-            command.pre_exec(move || {
-                // Required of an unprivileged process before it may restrict itself; also
-                // keeps a setuid program from gaining what the sandbox withholds.
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
+        std::thread::scope(|scope| {
+            scope
+                .spawn(move || {
+                    restrict_this_thread(ruleset)?;
+                    command.spawn()
+                })
+                .join()
+                .unwrap_or_else(|_| {
+                    Err(io::Error::other(
+                        "the thread starting the sandboxed command panicked",
+                    ))
+                })
+        })
+    }
+}
+
+/// Puts the calling thread (and what it starts) under the Landlock ruleset `ruleset`, for
+/// good: call it only on a thread that ends after starting the command.
+fn restrict_this_thread(ruleset: std::os::fd::RawFd) -> io::Result<()> {
+    // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers only; it is required of an
+    // unprivileged thread before it may restrict itself, and keeps a setuid program the command
+    // runs from gaining what the sandbox withholds. Flags 0 restricts this thread only.
+    unsafe {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: landlock_restrict_self takes a descriptor, open for the caller's lifetime
+        // (it belongs to the `Prepared` borrowed by `spawn`), and flags.
+        if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
+            return Err(io::Error::last_os_error());
         }
     }
+    Ok(())
 }
 
 /// Adds a rule granting `access` beneath `path` (only the rights a file can have when it is
@@ -255,6 +276,32 @@ fn landlock_error(error: landlock::RulesetError) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_is_confined_and_the_thread_that_started_it_is_not() {
+        let (Sandbox::Enforced { abi } | Sandbox::Partial { abi, .. }) = kernel_status() else {
+            return;
+        };
+        let workspace = tempfile::tempdir().unwrap();
+        let tmpdir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let prepared = Prepared::new(
+            &SandboxConfig::default(),
+            abi,
+            &[workspace.path().to_owned()],
+            tmpdir.path(),
+        )
+        .unwrap();
+        let target = outside.path().join("from_command");
+        let status = prepared
+            .spawn(Command::new("touch").arg(&target))
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert!(!status.success());
+        assert!(!target.exists());
+        std::fs::write(outside.path().join("from_this_thread"), "x").unwrap();
+    }
 
     #[test]
     fn reads_are_granted_around_a_denied_file_and_not_on_it() {
