@@ -11,7 +11,7 @@
 //! - **read** everywhere except the paths in [`SandboxConfig::deny_read`] (the concrete paths of
 //!   the policy's `Read(...)` deny rules, the grants and settings files). Landlock only grants,
 //!   so "everywhere except" is built as a complement: along the way from `/` to each denied path
-//!   every sibling is granted and the path itself is not (see [`ruleset`]);
+//!   every sibling is granted and the path itself is not (the `ruleset` module);
 //! - **connect and bind TCP** only when [`SandboxConfig::network`] is [`Network::All`]. With
 //!   [`Network::Off`] Landlock's TCP rules (ABI 4 and later) refuse every TCP port. UDP (DNS
 //!   included) and Unix sockets are not covered by Landlock and stay open. Landlock filters by
@@ -23,7 +23,7 @@
 //! follow-up, not built here.
 //!
 //! A command that fails against the sandbox gets a note naming what was refused and the field
-//! that would allow it ([`denial`]). [`AutoAllowSandboxedShell`] is the policy rule under which a
+//! that would allow it (the `denial` module). [`AutoAllowSandboxedShell`] is the policy rule under which a
 //! sandboxed command no rule denies or asks about runs without asking (Claude Code's
 //! `sandbox.autoAllowBashIfSandboxed`).
 
