@@ -427,3 +427,32 @@ fn settings_without_the_auto_allow_add_no_rule() {
     let config = SandboxConfig::from_settings(&settings);
     assert!(AutoAllowSandboxedShell::from_settings(&settings, &config).is_none());
 }
+
+#[test]
+fn a_connection_succeeds_on_an_allowed_port_and_fails_on_another() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        eprintln!(
+            "skipped: this kernel's Landlock has no TCP rules ({})",
+            status()
+        );
+        return;
+    }
+    let allowed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let other = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = |listener: &TcpListener| listener.local_addr().unwrap().port();
+    let shell = shell_with(
+        SandboxConfig {
+            network: Network::Ports(vec![port(&allowed)]),
+            ..SandboxConfig::default()
+        },
+        allow_all(),
+    );
+    let connect = |port: u16| {
+        shell.run(&format!(
+            "exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+        ))
+    };
+    assert_eq!(connect(port(&allowed)).output, "connected\n");
+    let refused = connect(port(&other));
+    assert_ne!(refused.exit_code, Some(0), "{}", refused.output);
+}

@@ -30,7 +30,7 @@ pub(crate) struct Bounds<'a> {
     pub(crate) writable: &'a [PathBuf],
     /// Not readable (resolved).
     pub(crate) deny_read: &'a [PathBuf],
-    /// TCP refused.
+    /// TCP refused (on every port, or all but some).
     pub(crate) network_off: bool,
 }
 
@@ -81,7 +81,7 @@ pub(crate) fn denial_note(output: &str, bounds: &Bounds<'_>) -> Option<String> {
     }
     if network {
         notes.push(
-            "the sandbox has the network off (TCP connections and listening refused, loopback included); set SandboxConfig::network to Network::All to allow it"
+            "the sandbox has the network off (TCP connections and listening refused, loopback included, except on the ports of Network::Ports); set SandboxConfig::network to Network::Ports(vec![port]) or Network::All to allow it"
                 .to_owned(),
         );
     }

@@ -41,16 +41,28 @@ pub use policy::AutoAllowSandboxedShell;
 pub(crate) use ruleset::Prepared;
 pub(crate) use temp::SandboxTemp;
 
-/// What a sandboxed command may reach over the network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What a sandboxed command may reach over the network. Landlock filters TCP by port, not by
+/// host, so there is no allow-list of hosts: `fetch_url`'s address checks cannot be applied to
+/// a command's connections.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Network {
     /// No TCP connection or listening socket, loopback included (UDP and Unix sockets stay
     /// open: Landlock does not cover them).
     #[default]
     Off,
-    /// The network as this process has it. Landlock cannot filter by host, so there is no
-    /// allow-list between `Off` and `All`.
+    /// TCP connections to and listening on these ports only, on any host (`vec![443]` for
+    /// HTTPS; a dev server's port to start it and reach it).
+    Ports(Vec<u16>),
+    /// The network as this process has it.
     All,
+}
+
+impl Network {
+    /// `true` unless [`Network::All`].
+    #[must_use]
+    pub fn is_restricted(&self) -> bool {
+        !matches!(self, Network::All)
+    }
 }
 
 /// How `run_shell` sandboxes its commands. Give it to the coordinator as state
@@ -265,7 +277,7 @@ impl CallSandbox {
         };
         let prepared = Prepared::new(config, abi, ws.roots(), tmpdir).map_err(failed)?;
         let unsandboxed = match sandbox {
-            Sandbox::Partial { why, .. } if config.network == Network::Off => Some(format!(
+            Sandbox::Partial { why, .. } if config.network.is_restricted() => Some(format!(
                 "the sandbox holds files but not the network: {why}"
             )),
             _ => None,
@@ -300,7 +312,7 @@ impl CallSandbox {
                     workdir,
                     writable: &prepared.writable,
                     deny_read: &prepared.deny_read,
-                    network_off: prepared.network == Network::Off,
+                    network_off: prepared.network.is_restricted(),
                 },
             )
         }

@@ -12,7 +12,7 @@ use tool_core::policy::{
     ClassifiedCall, Decision, DecisionSource, PolicyContext, PolicyLayer, Rule, priority,
 };
 
-use super::{Network, Sandbox, SandboxConfig};
+use super::{Sandbox, SandboxConfig};
 
 /// The rule's priority: after the user's deny rules, the mode and the ask rules (each of
 /// which still decides first), before the allow rules and the default.
@@ -53,7 +53,7 @@ impl AutoAllowSandboxedShell {
     pub fn new(config: &SandboxConfig) -> Self {
         AutoAllowSandboxedShell {
             reason: config.effective().and_then(|sandbox| match sandbox {
-                Sandbox::Partial { abi, .. } if config.network == Network::Off => Err(format!(
+                Sandbox::Partial { abi, .. } if config.network.is_restricted() => Err(format!(
                     "the kernel's Landlock ABI {abi} has no TCP rules, so the network the configuration turns off stays open"
                 )),
                 held => Ok(held.to_string()),

@@ -17,7 +17,7 @@ use std::process::{Child, Command};
 use std::sync::OnceLock;
 
 use landlock::{
-    ABI, Access as _, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset,
+    ABI, Access as _, AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, PathFd, Ruleset,
     RulesetAttr as _, RulesetCreated, RulesetCreatedAttr as _,
 };
 
@@ -98,13 +98,20 @@ impl Prepared {
         let mut ruleset = Ruleset::default()
             .handle_access(AccessFs::from_all(abi))
             .map_err(landlock_error)?;
-        if config.network == Network::Off {
+        if config.network.is_restricted() {
             // An ABI without TCP rules leaves the network open (`Sandbox::Partial`).
             ruleset = ruleset
                 .handle_access(AccessNet::from_all(abi))
                 .map_err(landlock_error)?;
         }
         let mut created = ruleset.create().map_err(landlock_error)?;
+        if let Network::Ports(ports) = &config.network {
+            for port in ports {
+                created = created
+                    .add_rule(NetPort::new(*port, AccessNet::from_all(abi)))
+                    .map_err(landlock_error)?;
+            }
+        }
 
         let deny_read: Vec<PathBuf> = config
             .deny_read
@@ -138,7 +145,7 @@ impl Prepared {
             ruleset,
             tmpdir: tmpdir.to_owned(),
             writable,
-            network: config.network,
+            network: config.network.clone(),
             deny_read,
         })
     }
