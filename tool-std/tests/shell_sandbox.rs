@@ -216,6 +216,31 @@ fn a_background_job_is_confined() {
 }
 
 #[test]
+fn a_background_job_that_failed_in_the_sandbox_says_what_was_refused() {
+    if !landlock() {
+        return;
+    }
+    let shell = sandboxed();
+    let command = script(&shell, "build.sh", "sleep 0.2; echo x > ../from_job.out\n");
+    let id = shell.start(&command);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let ended = loop {
+        let read = shell.job_output(&id, json!({ "since_last": false }));
+        if read.status != "running" {
+            break read;
+        }
+        assert!(std::time::Instant::now() < deadline, "the job never ended");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_ne!(ended.exit_code, Some(0));
+    let note = ended.note.expect("a note on the refusal");
+    assert!(
+        note.contains("the sandbox refused `../from_job.out`"),
+        "{note}"
+    );
+}
+
+#[test]
 fn reading_a_denied_path_fails_and_the_rest_of_the_workspace_reads() {
     if !landlock() {
         return;

@@ -22,21 +22,23 @@ const REFUSALS: &[&str] = &[
 /// Words of a refused network operation, on a line that also holds a refusal.
 const NETWORK_WORDS: &[&str] = &["connect", "Connect", "bind", "socket", "port", "network"];
 
-/// What the sandbox let a command do, for judging its refusals.
-pub(crate) struct Bounds<'a> {
+/// What the sandbox let a command do, for judging its refusals (kept with a background job,
+/// for `shell_output`).
+#[derive(Debug, Clone)]
+pub(crate) struct Bounds {
     /// The directory the command ran in (relative paths in its output start there).
-    pub(crate) workdir: &'a Path,
+    pub(crate) workdir: PathBuf,
     /// Writable beneath these (resolved).
-    pub(crate) writable: &'a [PathBuf],
+    pub(crate) writable: Vec<PathBuf>,
     /// Not readable (resolved).
-    pub(crate) deny_read: &'a [PathBuf],
+    pub(crate) deny_read: Vec<PathBuf>,
     /// TCP refused (on every port, or all but some).
     pub(crate) network_off: bool,
 }
 
 /// The note for a failed sandboxed command's `output`, when it shows the sandbox refusing
 /// something: each path refused (at most a few) or the network.
-pub(crate) fn denial_note(output: &str, bounds: &Bounds<'_>) -> Option<String> {
+pub(crate) fn denial_note(output: &str, bounds: &Bounds) -> Option<String> {
     let refused: Vec<&str> = output
         .lines()
         .filter(|line| REFUSALS.iter().any(|word| line.contains(word)))
@@ -163,11 +165,11 @@ fn resolve(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
-    fn bounds<'a>(writable: &'a [PathBuf], deny: &'a [PathBuf]) -> Bounds<'a> {
+    fn bounds(writable: &[PathBuf], deny: &[PathBuf]) -> Bounds {
         Bounds {
-            workdir: Path::new("/work/project"),
-            writable,
-            deny_read: deny,
+            workdir: PathBuf::from("/work/project"),
+            writable: writable.to_vec(),
+            deny_read: deny.to_vec(),
             network_off: true,
         }
     }

@@ -219,6 +219,10 @@ impl Prepared {
     ) -> std::io::Result<std::process::Child> {
         match *self {}
     }
+
+    pub(crate) fn bounds(&self, _: &std::path::Path) -> Bounds {
+        match *self {}
+    }
 }
 
 /// The sandbox of one `run_shell` call: the ruleset to apply, or why there is none.
@@ -303,24 +307,7 @@ impl CallSandbox {
 
     /// The note for a failed command's `output` when the sandbox refused it something.
     pub(crate) fn denial(&self, output: &str, workdir: &std::path::Path) -> Option<String> {
-        #[cfg(target_os = "linux")]
-        {
-            let prepared = self.prepared.as_ref()?;
-            denial_note(
-                output,
-                &Bounds {
-                    workdir,
-                    writable: &prepared.writable,
-                    deny_read: &prepared.deny_read,
-                    network_off: prepared.network.is_restricted(),
-                },
-            )
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = (output, workdir);
-            None
-        }
+        denial_note(output, &self.prepared.as_ref()?.bounds(workdir))
     }
 }
 

@@ -21,7 +21,7 @@ use landlock::{
     RulesetAttr as _, RulesetCreated, RulesetCreatedAttr as _,
 };
 
-use super::{Network, Sandbox, SandboxConfig};
+use super::{Bounds, Network, Sandbox, SandboxConfig};
 
 /// The newest ABI whose rights this module hands out. ABI 9 adds `ResolveUnix` (connecting to
 /// Unix sockets by path), which would need rules of its own; until written, it is not handled.
@@ -148,6 +148,16 @@ impl Prepared {
             network: config.network.clone(),
             deny_read,
         })
+    }
+
+    /// What it lets a command started in `workdir` do, for explaining its refusals.
+    pub(crate) fn bounds(&self, workdir: &Path) -> Bounds {
+        Bounds {
+            workdir: workdir.to_owned(),
+            writable: self.writable.clone(),
+            deny_read: self.deny_read.clone(),
+            network_off: self.network.is_restricted(),
+        }
     }
 
     /// Starts `command` (with `TMPDIR` set) confined by the ruleset.
