@@ -91,7 +91,9 @@ pub struct ShellJobStarted {
 /// prompts fail at once, so pass flags such as `--yes` or `-m` instead of waiting for input.
 /// The command ends at its time limit (2 minutes by default), its whole process group
 /// stopped; so do processes it leaves running when it exits. For a server or watcher, set
-/// `run_in_background` and read its output with `shell_output`.
+/// `run_in_background` and read its output with `shell_output`. Commands run in a sandbox
+/// where the system has one: they may write only inside the workspace and `$TMPDIR`, and have
+/// no network unless it is configured; `note` says what the sandbox refused.
 ///
 /// # Arguments
 /// * `command` - The command line to run (bash syntax).
