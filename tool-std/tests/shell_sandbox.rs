@@ -184,9 +184,23 @@ fn a_write_through_a_symlink_in_the_workspace_pointing_outside_fails() {
 }
 
 #[test]
-fn writes_to_dev_null_keep_working() {
-    let run = sandboxed().run("echo gone > /dev/null && echo gone 2>/dev/null >&2 && echo ok");
-    assert_eq!((run.exit_code, run.output.as_str()), (Some(0), "ok\n"));
+fn writes_to_dev_null_and_dev_stdout_keep_working() {
+    let shell = sandboxed();
+    // In a script: the policy judges `/dev/stdout` in a command line by what it resolves to in
+    // this process.
+    let command = script(
+        &shell,
+        "print.sh",
+        "echo gone > /dev/null && echo gone 2>/dev/null >&2 && echo ok > /dev/stdout && echo err > /dev/stderr\n",
+    );
+    let run = shell.run(&command);
+    assert_eq!((run.exit_code, run.output.as_str()), (Some(0), "ok\nerr\n"));
+}
+
+#[test]
+fn mktemp_makes_its_file_in_the_temporary_directory() {
+    let run = sandboxed().run(r#"file=$(mktemp) && echo kept > "$file" && cat "$file""#);
+    assert_eq!((run.exit_code, run.output.as_str()), (Some(0), "kept\n"));
 }
 
 #[test]

@@ -117,7 +117,10 @@ impl Prepared {
             .deny_read
             .iter()
             .map(|path| roots.first().map_or(path.clone(), |root| root.join(path)))
-            .map(|path| std::fs::canonicalize(&path).unwrap_or(path))
+            // A denied path that does not exist has nothing to protect yet (the ruleset is
+            // built anew for each command), and denying it would cost its directory's new files
+            // their reads (see `read_grants`).
+            .filter_map(|path| std::fs::canonicalize(path).ok())
             .collect();
         for (path, access) in read_grants(&deny_read, read) {
             created = grant(created, &path, access, abi)?;
