@@ -495,3 +495,27 @@ fn a_connection_succeeds_on_an_allowed_port_and_fails_on_another() {
     let refused = connect(port(&other));
     assert_ne!(refused.exit_code, Some(0), "{}", refused.output);
 }
+
+#[test]
+fn a_command_cannot_signal_a_process_outside_its_sandbox() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { abi } if abi >= 6) {
+        eprintln!(
+            "skipped: this kernel's Landlock has no signal scope ({})",
+            status()
+        );
+        return;
+    }
+    let mut outside = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let run = sandboxed().run(&format!("kill -TERM {}", outside.id()));
+    let still_running = outside.try_wait().unwrap().is_none();
+    outside.kill().unwrap();
+    outside.wait().unwrap();
+    assert_ne!(run.exit_code, Some(0), "{}", run.output);
+    assert!(
+        still_running,
+        "the signal reached a process outside the sandbox"
+    );
+}

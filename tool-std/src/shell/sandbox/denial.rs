@@ -49,6 +49,7 @@ pub(crate) fn denial_note(output: &str, bounds: &Bounds) -> Option<String> {
     let mut notes: Vec<String> = Vec::new();
     let mut paths_seen: Vec<PathBuf> = Vec::new();
     let mut network = false;
+    let mut signal = false;
     for line in &refused {
         for candidate in path_candidates(line) {
             let path = bounds.workdir.join(&candidate);
@@ -80,6 +81,13 @@ pub(crate) fn denial_note(output: &str, bounds: &Bounds) -> Option<String> {
         if bounds.network_off && NETWORK_WORDS.iter().any(|word| line.contains(word)) {
             network = true;
         }
+        signal |= line.contains("kill");
+    }
+    if signal {
+        notes.push(
+            "the sandbox lets a command signal only the processes it started itself; stop a background job with kill_shell"
+                .to_owned(),
+        );
     }
     if network {
         notes.push(
@@ -206,6 +214,16 @@ mod tests {
         .unwrap();
         assert!(note.contains("network off"), "{note}");
         assert!(note.contains("Network::All"), "{note}");
+    }
+
+    #[test]
+    fn a_refused_kill_says_what_may_be_signalled() {
+        let note = denial_note(
+            "bash: line 1: kill: (4242) - Operation not permitted\n",
+            &bounds(&[], &[]),
+        )
+        .unwrap();
+        assert!(note.contains("kill_shell"), "{note}");
     }
 
     #[test]

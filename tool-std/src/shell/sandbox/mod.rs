@@ -12,11 +12,18 @@
 //!   the policy's `Read(...)` deny rules, the grants and settings files). Landlock only grants,
 //!   so "everywhere except" is built as a complement: along the way from `/` to each denied path
 //!   every sibling is granted and the path itself is not (the `ruleset` module);
-//! - **connect and bind TCP** only when [`SandboxConfig::network`] is [`Network::All`]. With
-//!   [`Network::Off`] Landlock's TCP rules (ABI 4 and later) refuse every TCP port. UDP (DNS
-//!   included) and Unix sockets are not covered by Landlock and stay open. Landlock filters by
-//!   port, not by host, so an allow-list of hosts cannot be expressed: the network is all or
-//!   nothing.
+//! - **connect and bind TCP** only on the ports of [`Network::Ports`], or on any with
+//!   [`Network::All`]. With [`Network::Off`] (the default) Landlock's TCP rules (ABI 4 and
+//!   later) refuse every TCP port, loopback included. UDP (DNS included) and Unix sockets by
+//!   path are not covered by Landlock and stay open: closing them needs a network namespace,
+//!   which an unprivileged process can only enter single-threaded (a fork, and uid maps
+//!   written, before every command), not built here. Landlock filters by port, not by host,
+//!   so an allow-list of hosts (served through `fetch_url`'s checks) cannot be expressed.
+//! - **signal** only processes of its own tree, and connect only to abstract Unix sockets made
+//!   inside it (Landlock's scopes, ABI 6 and later): it cannot stop this agent, nor reach a
+//!   desktop session's or a container runtime's abstract sockets. A process started by an
+//!   earlier command (a background job) is outside a later command's tree: stop it with
+//!   `kill_shell`.
 //!
 //! Where the kernel has no Landlock (older Linux, macOS, Windows) the command runs
 //! unsandboxed and its result says so ([`status`] tells `toolbox check`). macOS Seatbelt is a

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use landlock::{
     ABI, Access as _, AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, PathFd, Ruleset,
-    RulesetAttr as _, RulesetCreated, RulesetCreatedAttr as _,
+    RulesetAttr as _, RulesetCreated, RulesetCreatedAttr as _, Scope,
 };
 
 use super::{Bounds, Network, Sandbox, SandboxConfig};
@@ -92,6 +92,7 @@ impl Prepared {
         roots: &[PathBuf],
         tmpdir: &Path,
     ) -> io::Result<Prepared> {
+        let scoped = abi >= 6;
         let abi = ABI::from(abi.min(NEWEST_USED_ABI));
         let read = AccessFs::from_read(abi);
         let write = AccessFs::from_write(abi);
@@ -102,6 +103,14 @@ impl Prepared {
             // An ABI without TCP rules leaves the network open (`Sandbox::Partial`).
             ruleset = ruleset
                 .handle_access(AccessNet::from_all(abi))
+                .map_err(landlock_error)?;
+        }
+        if scoped {
+            // ABI 6: no signal to a process outside the command's own domain (this agent, the
+            // user's other programs) and no connection to an abstract Unix socket made
+            // outside it (a desktop session's, a container runtime's).
+            ruleset = ruleset
+                .scope(Scope::from_all(abi))
                 .map_err(landlock_error)?;
         }
         let mut created = ruleset.create().map_err(landlock_error)?;
