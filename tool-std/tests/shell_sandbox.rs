@@ -518,4 +518,6 @@ fn a_command_cannot_signal_a_process_outside_its_sandbox() {
         still_running,
         "the signal reached a process outside the sandbox"
     );
+    let note = run.note.expect("a note on the refusal");
+    assert!(note.contains("kill_shell"), "{note}");
 }
