@@ -183,11 +183,13 @@ impl Prepared {
         command.env("TMPDIR", OsString::from(&self.tmpdir));
         let ruleset = self.ruleset.as_raw_fd();
         std::thread::scope(|scope| {
-            scope
-                .spawn(move || {
+            // Builder, not `scope.spawn`: a thread the system refuses is an error, not a panic.
+            std::thread::Builder::new()
+                .name("sandboxed-spawn".to_owned())
+                .spawn_scoped(scope, move || {
                     restrict_this_thread(ruleset)?;
                     command.spawn()
-                })
+                })?
                 .join()
                 .unwrap_or_else(|_| {
                     Err(io::Error::other(
