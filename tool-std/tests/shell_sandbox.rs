@@ -521,3 +521,24 @@ fn a_command_cannot_signal_a_process_outside_its_sandbox() {
     let note = run.note.expect("a note on the refusal");
     assert!(note.contains("kill_shell"), "{note}");
 }
+
+#[test]
+fn a_later_settings_file_overrides_the_sandbox_flags_it_sets() {
+    use tool_core::settings::Settings;
+    let mut settings =
+        Settings::from_json(r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#)
+            .unwrap();
+    settings.merge(Settings::from_json(r#"{"sandbox": {"enabled": false}}"#).unwrap());
+    assert_eq!(settings.sandbox.enabled, Some(false));
+    assert_eq!(settings.sandbox.auto_allow_bash_if_sandboxed, Some(true));
+    assert!(!SandboxConfig::from_settings(&settings).enabled);
+}
+
+#[test]
+fn sandbox_keys_not_read_here_are_listed_as_ignored() {
+    let settings = tool_core::settings::Settings::from_json(
+        r#"{"sandbox": {"excludedCommands": ["docker"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(settings.ignored[0].location, "sandbox.excludedCommands");
+}
