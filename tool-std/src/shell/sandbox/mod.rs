@@ -286,7 +286,7 @@ impl CallSandbox {
             Sandbox::Enforced { abi } | Sandbox::Partial { abi, .. } => *abi,
             Sandbox::Unsupported { .. } => 0,
         };
-        let prepared = Prepared::new(config, abi, ws.roots(), tmpdir).map_err(failed)?;
+        let prepared = Prepared::new(config, abi, ws.roots(), &tmpdir).map_err(failed)?;
         let unsandboxed = match sandbox {
             Sandbox::Partial { why, .. } if config.network.is_restricted() => Some(format!(
                 "the sandbox holds files but not the network: {why}"

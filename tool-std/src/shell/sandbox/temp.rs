@@ -4,28 +4,26 @@
 //! everything in it when the coordinator is dropped.
 
 use std::io;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// A session value (`ctx.session_state::<SandboxTemp>()`).
 #[derive(Default)]
 pub(crate) struct SandboxTemp {
-    dir: OnceLock<PathBuf>,
+    dir: Mutex<Option<PathBuf>>,
 }
 
 impl SandboxTemp {
-    /// The directory, made on the first call.
-    pub(crate) fn dir(&self) -> io::Result<&Path> {
-        if let Some(dir) = self.dir.get() {
-            return Ok(dir);
+    /// The directory, made on the first call (and again if that failed).
+    pub(crate) fn dir(&self) -> io::Result<PathBuf> {
+        let mut dir = self.dir.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(dir) = dir.as_ref() {
+            return Ok(dir.clone());
         }
         let made = make()?;
-        // Two first calls at once: the loser's directory is removed, the winner's kept.
-        if let Err(unused) = self.dir.set(made) {
-            let _ = std::fs::remove_dir_all(unused);
-        }
-        Ok(self.dir.get().map_or(Path::new(""), PathBuf::as_path))
+        *dir = Some(made.clone());
+        Ok(made)
     }
 }
 
@@ -51,7 +49,8 @@ fn make() -> io::Result<PathBuf> {
 
 impl Drop for SandboxTemp {
     fn drop(&mut self) {
-        if let Some(dir) = self.dir.get() {
+        let dir = self.dir.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if let Some(dir) = dir.as_ref() {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
