@@ -92,6 +92,9 @@ impl Prepared {
         roots: &[PathBuf],
         tmpdir: &Path,
     ) -> io::Result<Prepared> {
+        // TCP rules came with ABI 4, scopes with ABI 6; asking an older kernel for them would
+        // only fail (no rights to handle), so they are left out there.
+        let tcp = abi >= 4;
         let scoped = abi >= 6;
         let abi = ABI::from(abi.min(NEWEST_USED_ABI));
         let read = AccessFs::from_read(abi);
@@ -99,7 +102,7 @@ impl Prepared {
         let mut ruleset = Ruleset::default()
             .handle_access(AccessFs::from_all(abi))
             .map_err(landlock_error)?;
-        if config.network.is_restricted() {
+        if tcp && config.network.is_restricted() {
             // An ABI without TCP rules leaves the network open (`Sandbox::Partial`).
             ruleset = ruleset
                 .handle_access(AccessNet::from_all(abi))
@@ -114,7 +117,7 @@ impl Prepared {
                 .map_err(landlock_error)?;
         }
         let mut created = ruleset.create().map_err(landlock_error)?;
-        if let Network::Ports(ports) = &config.network {
+        if let (true, Network::Ports(ports)) = (tcp, &config.network) {
             for port in ports {
                 created = created
                     .add_rule(NetPort::new(*port, AccessNet::from_all(abi)))
@@ -307,6 +310,31 @@ fn landlock_error(error: landlock::RulesetError) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ruleset_is_built_for_every_abi_up_to_the_kernels_with_the_network_held() {
+        let (Sandbox::Enforced { abi: kernel } | Sandbox::Partial { abi: kernel, .. }) =
+            kernel_status()
+        else {
+            return;
+        };
+        let workspace = tempfile::tempdir().unwrap();
+        for abi in 1..=kernel {
+            for network in [Network::Off, Network::Ports(vec![443])] {
+                let config = SandboxConfig {
+                    network,
+                    ..SandboxConfig::default()
+                };
+                let built = Prepared::new(
+                    &config,
+                    abi,
+                    &[workspace.path().to_owned()],
+                    workspace.path(),
+                );
+                assert!(built.is_ok(), "ABI {abi}: {:?}", built.err());
+            }
+        }
+    }
 
     #[test]
     fn the_command_is_confined_and_the_thread_that_started_it_is_not() {
