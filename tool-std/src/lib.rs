@@ -22,6 +22,7 @@
 //! | `shell_output` | `BashOutput` | a background job's new output, filtered, and its status |
 //! | `kill_shell` | `KillShell` | a background job's whole process group stopped |
 //! | `list_shells` | | the session's background jobs |
+//! | (sandbox) | | not a tool: `run_shell` and its jobs under Landlock, writes held to the workspace and `TMPDIR`, TCP off ([`shell::sandbox`]) |
 //! | `fetch_url` | `WebFetch` | a web page as markdown, text or raw; private addresses refused after DNS and on every redirect; cached 15 min |
 //! | `web_search` | `WebSearch` | results from the configured [`web::SearchProvider`] (SearXNG shipped), filtered by domain |
 //! | `think` | | a thought noted, answered with a short acknowledgement |

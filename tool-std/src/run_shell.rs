@@ -14,6 +14,7 @@ use crate::shell::jobs::ShellJobs;
 use crate::shell::output::{self, OUTPUT_CAP};
 use crate::shell::process::{Exit, GRACE, Process};
 use crate::shell::read_only::is_read_only;
+use crate::shell::sandbox::CallSandbox;
 
 /// The time limit of a command when the call gives none: two minutes.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -90,7 +91,9 @@ pub struct ShellJobStarted {
 /// prompts fail at once, so pass flags such as `--yes` or `-m` instead of waiting for input.
 /// The command ends at its time limit (2 minutes by default), its whole process group
 /// stopped; so do processes it leaves running when it exits. For a server or watcher, set
-/// `run_in_background` and read its output with `shell_output`.
+/// `run_in_background` and read its output with `shell_output`. Commands run in a sandbox
+/// where the system has one: they may write only inside the workspace and `$TMPDIR`, and have
+/// no network unless it is configured; `note` says what the sandbox refused.
 ///
 /// # Arguments
 /// * `command` - The command line to run (bash syntax).
@@ -155,20 +158,26 @@ async fn run_shell(
             crate::shell::spawn::shell().display()
         ))
     };
+    let sandbox = CallSandbox::for_call(&ctx, &ws)?;
     if run_in_background {
         let job = ctx
             .session_state::<ShellJobs>()
-            .start(command, description, &dir)
+            .start(command, description, &dir, sandbox.prepared.as_ref())
             .map_err(not_started)?;
+        let unsandboxed = sandbox
+            .unsandboxed
+            .map(|why| format!(" ({why})"))
+            .unwrap_or_default();
         return Ok(Json(ShellReply::Started(ShellJobStarted {
             message: format!(
-                "started in the background as {id}; read its output with shell_output(id=\"{id}\"), stop it with kill_shell(id=\"{id}\")",
+                "started in the background as {id}{unsandboxed}; read its output with shell_output(id=\"{id}\"), stop it with kill_shell(id=\"{id}\")",
                 id = job.id
             ),
             job_id: job.id.clone(),
         })));
     }
-    let process = Process::start(&command, &dir, OUTPUT_CAP).map_err(not_started)?;
+    let process = Process::start(&command, &dir, OUTPUT_CAP, sandbox.prepared.as_ref())
+        .map_err(not_started)?;
     let limit = Duration::from_millis(timeout_ms);
     let cancellation = ctx.cancellation().clone();
     let (exit, timed_out) = tokio::select! {
@@ -179,7 +188,7 @@ async fn run_shell(
             return Err(ToolError::Cancelled);
         }
     };
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = sandbox.unsandboxed.iter().cloned().collect();
     if timed_out {
         notes.push(format!(
             "the command ran past its time limit of {timeout_ms} ms and was stopped (its whole process group); raise timeout_ms (at most {MAX_TIMEOUT_MS}) or set run_in_background"
@@ -207,8 +216,13 @@ async fn run_shell(
             "the first {dropped} bytes of output were dropped: at most the last {OUTPUT_CAP} bytes are kept"
         ));
     }
-    let fitted = output::fit(&ctx, text);
     let exit = exit.unwrap_or(Exit::Unknown);
+    if exit != Exit::Code(0)
+        && let Some(refused) = sandbox.denial(&text, &dir)
+    {
+        notes.push(refused);
+    }
+    let fitted = output::fit(&ctx, text);
     Ok(Json(ShellReply::Finished(ShellRun {
         exit_code: exit.code(),
         signal: exit.signal(),

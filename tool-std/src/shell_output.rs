@@ -8,6 +8,7 @@ use tool_core::{Json, ToolError, tool};
 
 use crate::shell::jobs::ShellJobs;
 use crate::shell::output::{self, OUTPUT_CAP};
+use crate::shell::sandbox::denial_note;
 
 /// A background job's new output and status, as `shell_output` answers.
 ///
@@ -121,6 +122,13 @@ fn shell_output(
         *read_up_to = buffer.end() - (bytes.len() - whole) as u64;
         output::clean(&bytes[..whole])
     };
+    // A job that failed in the sandbox: what it was refused, from what this read shows.
+    let failed = exit.is_some_and(|exit| exit.code() != Some(0));
+    if let Some(bounds) = job.sandbox.as_ref().filter(|_| failed)
+        && let Some(refused) = denial_note(&text, bounds)
+    {
+        notes.push(refused);
+    }
     let text = match &filter {
         Some(filter) => {
             let mut kept = String::new();

@@ -168,6 +168,8 @@ pub struct Settings {
     pub permissions: Permissions,
     /// The command hooks of the events this framework runs.
     pub hooks: Hooks,
+    /// The `sandbox` section.
+    pub sandbox: SandboxSettings,
     /// `toolkit.conditions`, our extension: declarative rules on a call's arguments, file
     /// sizes and effect class (see the [module docs](self)). A coordinator adds them to its
     /// policy.
@@ -181,6 +183,34 @@ pub struct Settings {
     /// The files these settings were read from. A coordinator protects them: a tool that could
     /// rewrite them could grant itself anything.
     pub files: Vec<std::path::PathBuf>,
+}
+
+/// The `sandbox` section: how the application's shell sandbox is set. tool-core runs no
+/// sandbox itself; the shell tool that has one (tool-std's `run_shell`, under Landlock) reads
+/// these. Claude Code's other `sandbox` keys (`excludedCommands`, `network`, ...) are kept in
+/// [`Settings::ignored`].
+///
+/// ```
+/// use tool_core::settings::Settings;
+///
+/// let settings = Settings::from_json(
+///     r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#,
+/// ).unwrap();
+/// assert_eq!(settings.sandbox.enabled, Some(true));
+/// assert_eq!(settings.sandbox.auto_allow_bash_if_sandboxed, Some(true));
+///
+/// let error = Settings::from_json(r#"{"sandbox": {"enabled": "yes"}}"#).unwrap_err();
+/// assert!(error.to_string().contains("`sandbox.enabled`"), "{error}");
+/// assert!(error.to_string().contains("true or false"), "{error}");
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SandboxSettings {
+    /// `enabled`: run shell commands in the sandbox where the system supports it.
+    pub enabled: Option<bool>,
+    /// `autoAllowBashIfSandboxed`: a shell command no rule denies or asks about runs without
+    /// asking when the sandbox holds it.
+    pub auto_allow_bash_if_sandboxed: Option<bool>,
 }
 
 /// The `permissions` section.
@@ -447,6 +477,12 @@ impl Settings {
             .additional_directories
             .extend(permissions.additional_directories);
         self.hooks.extend(&later.hooks);
+        if later.sandbox.enabled.is_some() {
+            self.sandbox.enabled = later.sandbox.enabled;
+        }
+        if later.sandbox.auto_allow_bash_if_sandboxed.is_some() {
+            self.sandbox.auto_allow_bash_if_sandboxed = later.sandbox.auto_allow_bash_if_sandboxed;
+        }
         self.conditions.extend(later.conditions);
         self.ignored.extend(later.ignored);
         self.warnings.extend(later.warnings);
@@ -492,6 +528,9 @@ impl Settings {
         }
         if let Some(toolkit) = present(root, "toolkit") {
             reader.toolkit(toolkit, &mut settings)?;
+        }
+        if let Some(sandbox) = present(root, "sandbox") {
+            reader.sandbox(sandbox, &mut settings)?;
         }
         Ok(settings)
     }
@@ -770,6 +809,32 @@ impl Reader<'_> {
     }
 
     /// `toolkit`: our own section.
+    fn sandbox(&self, value: &Value, settings: &mut Settings) -> Result<(), SettingsError> {
+        for (key, value) in self.object(value, "sandbox")? {
+            let location = format!("sandbox.{key}");
+            let flag = match key.as_str() {
+                "enabled" => &mut settings.sandbox.enabled,
+                "autoAllowBashIfSandboxed" => &mut settings.sandbox.auto_allow_bash_if_sandboxed,
+                _ => {
+                    settings.ignored.push(self.ignored(
+                        &location,
+                        "this sandbox key is not read here (only `enabled` and `autoAllowBashIfSandboxed` are)".to_owned(),
+                    ));
+                    continue;
+                }
+            };
+            if value.is_null() {
+                continue;
+            }
+            *flag = Some(
+                value
+                    .as_bool()
+                    .ok_or_else(|| self.invalid(&location, "true or false", value))?,
+            );
+        }
+        Ok(())
+    }
+
     fn toolkit(&self, value: &Value, settings: &mut Settings) -> Result<(), SettingsError> {
         let object = self.object(value, "toolkit")?;
         self.known_keys(object, "toolkit", "the `toolkit` settings", &["conditions"])?;

@@ -13,6 +13,7 @@ use tool_core::ToolError;
 
 use super::output::OUTPUT_CAP;
 use super::process::Process;
+use super::sandbox::{Bounds, Prepared};
 
 /// Ended jobs kept for `shell_output` and `list_shells`; past this many the oldest ended ones
 /// are forgotten (each may hold up to [`OUTPUT_CAP`] bytes of output). Running jobs are never
@@ -35,17 +36,22 @@ pub(crate) struct Job {
     pub(crate) process: Process,
     /// The output position the last `shell_output` read up to.
     pub(crate) read_up_to: Mutex<u64>,
+    /// What its sandbox allowed, when it has one, to explain a refusal once it failed.
+    pub(crate) sandbox: Option<Bounds>,
 }
 
 impl ShellJobs {
-    /// Starts `command` in `workdir` as a new job; returns it.
+    /// Starts `command` in `workdir` as a new job, confined by `sandbox` when given; returns
+    /// it.
     pub(crate) fn start(
         &self,
         command: String,
         description: Option<String>,
         workdir: &std::path::Path,
+        sandbox: Option<&Prepared>,
     ) -> std::io::Result<Arc<Job>> {
-        let process = Process::start(&command, workdir, OUTPUT_CAP)?;
+        let process = Process::start(&command, workdir, OUTPUT_CAP, sandbox)?;
+        let sandbox = sandbox.map(|sandbox| sandbox.bounds(workdir));
         let id = format!("shell_{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
         let job = Arc::new(Job {
             id,
@@ -53,6 +59,7 @@ impl ShellJobs {
             description,
             process,
             read_up_to: Mutex::new(0),
+            sandbox,
         });
         let mut jobs = self.lock();
         let ended = jobs

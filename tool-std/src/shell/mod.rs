@@ -1,8 +1,9 @@
 //! The engine under the shell tools (`run_shell`, `shell_output`, `kill_shell`,
 //! `list_shells`): starting a command line without a terminal (`spawn`), watching it to its
 //! end and stopping its whole process group (`process`), what it printed as the model reads
-//! it (`output`), the session's background jobs (`jobs`), and which command lines only
-//! read ([`read_only`], the one public part).
+//! it (`output`), the session's background jobs (`jobs`), which command lines only read
+//! ([`read_only`]), and the kernel sandbox commands run in ([`sandbox`]); the last two are
+//! public.
 //!
 //! Linux (and other Unix) only: a command runs in a process group of its own (and a session
 //! of its own when this process has a controlling terminal), and is stopped by signalling its
@@ -12,4 +13,5 @@ pub(crate) mod jobs;
 pub(crate) mod output;
 pub(crate) mod process;
 pub mod read_only;
+pub mod sandbox;
 pub(crate) mod spawn;

@@ -25,6 +25,7 @@ use rustix::process::{Pid, Signal};
 use tokio::sync::watch;
 
 use super::output::OutputBuffer;
+use super::sandbox::Prepared;
 use super::spawn::{Spawned, spawn};
 
 /// How long a process group has between SIGTERM and SIGKILL.
@@ -113,14 +114,15 @@ pub(crate) struct Process {
 }
 
 impl Process {
-    /// Starts `command` in `workdir` (see [`spawn`](super::spawn)), its output kept up to
-    /// `output_cap` bytes.
+    /// Starts `command` in `workdir` (see [`spawn`](super::spawn)), confined by `sandbox`
+    /// when given, its output kept up to `output_cap` bytes.
     pub(crate) fn start(
         command: &str,
         workdir: &std::path::Path,
         output_cap: usize,
+        sandbox: Option<&Prepared>,
     ) -> std::io::Result<Process> {
-        let Spawned { child, output } = spawn(command, workdir)?;
+        let Spawned { child, output } = spawn(command, workdir, sandbox)?;
         let pid = Pid::from_child(&child);
         let shared = Arc::new(Shared {
             pid,

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 
+use super::sandbox::Prepared;
+
 /// Variables set for every command, each so that a program that would wait for a person fails
 /// or goes on at once instead (gemini-cli#24707: a prompt nobody can answer hangs the agent).
 pub(crate) const NON_INTERACTIVE_ENV: &[(&str, &str)] = &[
@@ -90,13 +92,23 @@ impl Detach {
 }
 
 /// Starts `command` under [`shell()`] in `workdir`, cut off from the terminal as
-/// [`Detach::needed`] says.
-pub(crate) fn spawn(command: &str, workdir: &Path) -> io::Result<Spawned> {
-    spawn_detached(command, workdir, Detach::needed())
+/// [`Detach::needed`] says, confined by `sandbox` when given.
+pub(crate) fn spawn(
+    command: &str,
+    workdir: &Path,
+    sandbox: Option<&Prepared>,
+) -> io::Result<Spawned> {
+    spawn_detached(command, workdir, Detach::needed(), sandbox)
 }
 
-/// Starts `command` under [`shell()`] in `workdir`, cut off from the terminal by `detach`.
-pub(crate) fn spawn_detached(command: &str, workdir: &Path, detach: Detach) -> io::Result<Spawned> {
+/// Starts `command` under [`shell()`] in `workdir`, cut off from the terminal by `detach`,
+/// confined by `sandbox` when given.
+pub(crate) fn spawn_detached(
+    command: &str,
+    workdir: &Path,
+    detach: Detach,
+    sandbox: Option<&Prepared>,
+) -> io::Result<Spawned> {
     let (output, writer) = std::io::pipe()?;
     let mut shell = Command::new(shell());
     shell
@@ -123,7 +135,10 @@ pub(crate) fn spawn_detached(command: &str, workdir: &Path, detach: Detach) -> i
             });
         },
     }
-    let child = shell.spawn()?;
+    let child = match sandbox {
+        Some(sandbox) => sandbox.spawn(&mut shell)?,
+        None => shell.spawn()?,
+    };
     // The pipe's write ends held by `shell` are closed here, so the read end sees the end of
     // the output once the command's own processes have closed theirs.
     drop(shell);
@@ -153,7 +168,7 @@ mod tests {
     fn each_way_of_detaching_gives_a_group_of_its_own_without_a_terminal() {
         for detach in [Detach::Session, Detach::Group] {
             let mut spawned =
-                spawn_detached("echo started; sleep 5", Path::new("/"), detach).unwrap();
+                spawn_detached("echo started; sleep 5", Path::new("/"), detach, None).unwrap();
             let mut first = [0u8; 8];
             spawned.output.read_exact(&mut first).unwrap();
             let pid = spawned.child.id();

@@ -1,0 +1,370 @@
+//! The kernel sandbox of `run_shell` and its background jobs: what a command's whole process
+//! tree may write, read and connect to, held by Linux's Landlock whatever the command runs.
+//!
+//! The policy confines the paths a tool is *given*; a command the policy allowed (`make`,
+//! `npm install`, `python build.py`) can still write anywhere this process can. Under the
+//! sandbox (on by default where the kernel has Landlock) a command may:
+//!
+//! - **write** only beneath the workspace roots, the session's private temporary directory
+//!   (given to the command as `TMPDIR`), the paths in [`SandboxConfig::writable`], and the
+//!   devices `/dev/null`, `/dev/zero` and `/dev/full`;
+//! - **read** everywhere except the paths in [`SandboxConfig::deny_read`] (the concrete paths of
+//!   the policy's `Read(...)` deny rules, the grants and settings files). Landlock only grants,
+//!   so "everywhere except" is built as a complement: along the way from `/` to each denied path
+//!   every sibling is granted and the path itself is not (the `ruleset` module);
+//! - **connect and bind TCP** only on the ports of [`Network::Ports`], or on any with
+//!   [`Network::All`]. With [`Network::Off`] (the default) Landlock's TCP rules (ABI 4 and
+//!   later) refuse every TCP port, loopback included. UDP (DNS included) and Unix sockets by
+//!   path are not covered by Landlock and stay open: closing them needs a network namespace,
+//!   which an unprivileged process can only enter single-threaded (a fork, and uid maps
+//!   written, before every command), not built here. Landlock filters by port, not by host,
+//!   so an allow-list of hosts (served through `fetch_url`'s checks) cannot be expressed.
+//! - **signal** only processes of its own tree, and connect only to abstract Unix sockets made
+//!   inside it (Landlock's scopes, ABI 6 and later): it cannot stop this agent, nor reach a
+//!   desktop session's or a container runtime's abstract sockets. A process started by an
+//!   earlier command (a background job) is outside a later command's tree: stop it with
+//!   `kill_shell`.
+//!
+//! Where the kernel has no Landlock (older Linux, macOS, Windows) the command runs
+//! unsandboxed and its result says so ([`status`] tells `toolbox check`). macOS Seatbelt is a
+//! follow-up, not built here.
+//!
+//! A command that fails against the sandbox gets a note naming what was refused and the field
+//! that would allow it (the `denial` module). [`AutoAllowSandboxedShell`] is the policy rule under which a
+//! sandboxed command no rule denies or asks about runs without asking (Claude Code's
+//! `sandbox.autoAllowBashIfSandboxed`).
+
+mod denial;
+mod policy;
+#[cfg(target_os = "linux")]
+pub(crate) mod ruleset;
+mod temp;
+
+use std::path::PathBuf;
+
+pub(crate) use denial::{Bounds, denial_note};
+pub use policy::AutoAllowSandboxedShell;
+#[cfg(target_os = "linux")]
+pub(crate) use ruleset::Prepared;
+pub(crate) use temp::SandboxTemp;
+
+/// What a sandboxed command may reach over the network. Landlock filters TCP by port, not by
+/// host, so there is no allow-list of hosts: `fetch_url`'s address checks cannot be applied to
+/// a command's connections.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Network {
+    /// No TCP connection or listening socket, loopback included (UDP and Unix sockets stay
+    /// open: Landlock does not cover them).
+    #[default]
+    Off,
+    /// TCP connections to and listening on these ports only, on any host (`vec![443]` for
+    /// HTTPS; a dev server's port to start it and reach it).
+    Ports(Vec<u16>),
+    /// The network as this process has it.
+    All,
+}
+
+impl Network {
+    /// `true` unless [`Network::All`].
+    #[must_use]
+    pub fn is_restricted(&self) -> bool {
+        !matches!(self, Network::All)
+    }
+}
+
+/// How `run_shell` sandboxes its commands. Give it to the coordinator as state
+/// (`.state(SandboxConfig { .. })`); without one, [`SandboxConfig::default`] applies: on,
+/// network off, nothing writable beyond the workspace and the temporary directory.
+///
+/// ```
+/// use tool_core::{Coordinator, Toolset, Workspace};
+/// use tool_std::shell::sandbox::{Network, SandboxConfig};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["run_shell"]).unwrap())
+///     .workspace(Workspace::new(dir.path()).unwrap())
+///     .state(SandboxConfig {
+///         network: Network::All,
+///         writable: vec![dir.path().join("../build-cache")],
+///         ..SandboxConfig::default()
+///     })
+///     .build()
+///     .unwrap();
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxConfig {
+    /// Sandbox commands where the kernel can (default `true`). `false` runs every command
+    /// unsandboxed, and the result says so.
+    pub enabled: bool,
+    /// TCP connections and listening sockets (default [`Network::Off`]).
+    pub network: Network,
+    /// Paths writable beyond the workspace roots and the temporary directory (a build cache,
+    /// `~/.cargo`). A path that does not exist is skipped.
+    pub writable: Vec<PathBuf>,
+    /// Paths a command may not read (files, or directories with everything beneath): the
+    /// concrete paths of the policy's `Read(...)` deny rules, the grants and settings files.
+    /// Relative paths are taken from the workspace root. Glob rules (`Read(**/*.pem)`) cannot
+    /// be expressed: Landlock grants by directory, so list the files they mean.
+    pub deny_read: Vec<PathBuf>,
+    /// Behave as on a kernel without Landlock, to exercise the fallback.
+    #[doc(hidden)]
+    pub assume_unsupported: bool,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            enabled: true,
+            network: Network::Off,
+            writable: Vec::new(),
+            deny_read: Vec::new(),
+            assume_unsupported: false,
+        }
+    }
+}
+
+/// The path a `Read(...)` rule names, when it names one path (or one directory with `/**`);
+/// relative paths are taken from the workspace root.
+fn concrete_read_path(rule: &str) -> Option<PathBuf> {
+    let pattern = rule.trim().strip_prefix("Read(")?.strip_suffix(')')?.trim();
+    let pattern = pattern.strip_suffix("/**").unwrap_or(pattern);
+    if pattern.is_empty() || pattern.contains(['*', '?', '[', ']', '{', '}']) {
+        return None;
+    }
+    if let Some(absolute) = pattern.strip_prefix("//") {
+        return Some(PathBuf::from(format!("/{absolute}")));
+    }
+    if let Some(home) = pattern.strip_prefix("~/") {
+        return Some(PathBuf::from(std::env::var_os("HOME")?).join(home));
+    }
+    // `/x` in text settings is relative to the project (a loaded file's rules are already
+    // written out from the root as `//...`), as is `./x` and `x`.
+    let relative = pattern.trim_start_matches('/');
+    let relative = relative.strip_prefix("./").unwrap_or(relative);
+    Some(PathBuf::from(relative))
+}
+
+/// What this kernel lets the sandbox hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sandbox {
+    /// Landlock with TCP rules: files and network both held.
+    Enforced {
+        /// The Landlock ABI version of the kernel.
+        abi: i32,
+    },
+    /// Landlock without TCP rules (ABI 1 to 3): files held, the network open whatever the
+    /// configuration says.
+    Partial {
+        /// The Landlock ABI version of the kernel.
+        abi: i32,
+        /// What is not held.
+        why: String,
+    },
+    /// No Landlock: commands run unsandboxed.
+    Unsupported {
+        /// Why not, in words for `toolbox check`.
+        why: String,
+    },
+}
+
+impl Sandbox {
+    /// `true` when files are held (enforced or partial).
+    #[must_use]
+    pub fn holds_files(&self) -> bool {
+        !matches!(self, Sandbox::Unsupported { .. })
+    }
+}
+
+impl std::fmt::Display for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sandbox::Enforced { abi } => {
+                write!(f, "enforced (Landlock ABI {abi}: files and TCP)")
+            }
+            Sandbox::Partial { abi, why } => write!(f, "partial (Landlock ABI {abi}: {why})"),
+            Sandbox::Unsupported { why } => write!(f, "unsupported ({why})"),
+        }
+    }
+}
+
+/// What this kernel lets `run_shell`'s sandbox hold, for `toolbox check`. Asked of the kernel
+/// once per process.
+///
+/// ```
+/// use tool_std::shell::sandbox::{Sandbox, status};
+///
+/// match status() {
+///     Sandbox::Enforced { abi } => assert!(abi >= 4),
+///     Sandbox::Partial { abi, .. } => assert!((1..4).contains(&abi)),
+///     Sandbox::Unsupported { why } => assert!(!why.is_empty()),
+/// }
+/// ```
+#[must_use]
+pub fn status() -> Sandbox {
+    #[cfg(target_os = "linux")]
+    {
+        ruleset::kernel_status()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Sandbox::Unsupported {
+            why: "Landlock is Linux only; macOS Seatbelt is not built yet".to_owned(),
+        }
+    }
+}
+
+/// A ruleset ready for a command: never made where there is no Landlock.
+#[cfg(not(target_os = "linux"))]
+pub(crate) enum Prepared {}
+
+#[cfg(not(target_os = "linux"))]
+impl Prepared {
+    pub(crate) fn spawn(
+        &self,
+        _: &mut std::process::Command,
+    ) -> std::io::Result<std::process::Child> {
+        match *self {}
+    }
+
+    pub(crate) fn bounds(&self, _: &std::path::Path) -> Bounds {
+        match *self {}
+    }
+}
+
+/// The sandbox of one `run_shell` call: the ruleset to apply, or why there is none.
+pub(crate) struct CallSandbox {
+    pub(crate) prepared: Option<Prepared>,
+    /// Why the command runs unsandboxed, for the result's note.
+    pub(crate) unsandboxed: Option<String>,
+}
+
+impl CallSandbox {
+    /// The sandbox the coordinator's [`SandboxConfig`] (or the default) gives a command in
+    /// `ws`.
+    ///
+    /// # Errors
+    /// An error for the model when the kernel has Landlock but the ruleset could not be built:
+    /// the command is not run unconfined instead.
+    pub(crate) fn for_call(
+        ctx: &tool_core::context::ToolContext,
+        ws: &tool_core::Workspace,
+    ) -> Result<CallSandbox, tool_core::ToolError> {
+        let config = ctx
+            .state::<SandboxConfig>()
+            .map(|config| SandboxConfig::clone(config))
+            .unwrap_or_default();
+        let sandbox = match config.effective() {
+            Ok(sandbox) => sandbox,
+            Err(why) => {
+                return Ok(CallSandbox {
+                    prepared: None,
+                    unsandboxed: Some(format!(
+                        "not sandboxed: {why}; the command could write anywhere this process can"
+                    )),
+                });
+            }
+        };
+        Self::prepare(ctx, ws, &config, &sandbox)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn prepare(
+        ctx: &tool_core::context::ToolContext,
+        ws: &tool_core::Workspace,
+        config: &SandboxConfig,
+        sandbox: &Sandbox,
+    ) -> Result<CallSandbox, tool_core::ToolError> {
+        let failed = |error: std::io::Error| {
+            tool_core::ToolError::failed(format!(
+                "the command was not run: its sandbox could not be set up ({error}); set SandboxConfig::enabled to false to run commands unsandboxed"
+            ))
+        };
+        let temp = ctx.session_state::<SandboxTemp>();
+        let tmpdir = temp.dir().map_err(failed)?;
+        let abi = match sandbox {
+            Sandbox::Enforced { abi } | Sandbox::Partial { abi, .. } => *abi,
+            Sandbox::Unsupported { .. } => 0,
+        };
+        let prepared = Prepared::new(config, abi, ws.roots(), &tmpdir).map_err(failed)?;
+        let unsandboxed = match sandbox {
+            Sandbox::Partial { why, .. } if config.network.is_restricted() => Some(format!(
+                "the sandbox holds files but not the network: {why}"
+            )),
+            _ => None,
+        };
+        Ok(CallSandbox {
+            prepared: Some(prepared),
+            unsandboxed,
+        })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn prepare(
+        _: &tool_core::context::ToolContext,
+        _: &tool_core::Workspace,
+        _: &SandboxConfig,
+        sandbox: &Sandbox,
+    ) -> Result<CallSandbox, tool_core::ToolError> {
+        Ok(CallSandbox {
+            prepared: None,
+            unsandboxed: Some(format!("not sandboxed: {sandbox}")),
+        })
+    }
+
+    /// The note for a failed command's `output` when the sandbox refused it something.
+    pub(crate) fn denial(&self, output: &str, workdir: &std::path::Path) -> Option<String> {
+        denial_note(output, &self.prepared.as_ref()?.bounds(workdir))
+    }
+}
+
+impl SandboxConfig {
+    /// The configuration Claude Code style settings give: `sandbox.enabled` (default on);
+    /// [`deny_read`](Self::deny_read) from the `Read(...)` deny rules that name concrete paths
+    /// (`Read(./.env)`, `Read(//etc/shadow)`, `Read(~/.ssh/**)`, `Read(/secrets/**)` from a
+    /// settings file: a trailing `/**` is the directory) plus the settings files themselves.
+    /// Rules with other glob characters cannot be expressed (Landlock grants by path) and are
+    /// left to the policy, which still refuses them to the file tools.
+    ///
+    /// ```
+    /// use tool_core::settings::Settings;
+    /// use tool_std::shell::sandbox::SandboxConfig;
+    ///
+    /// let settings = Settings::from_json(r#"{
+    ///     "permissions": {"deny": ["Read(./.env)", "Read(//etc/shadow)", "Read(**/*.pem)", "Bash(rm:*)"]},
+    ///     "sandbox": {"enabled": true}
+    /// }"#).unwrap();
+    /// let config = SandboxConfig::from_settings(&settings);
+    /// assert!(config.enabled);
+    /// assert_eq!(config.deny_read, [std::path::PathBuf::from(".env"), "/etc/shadow".into()]);
+    /// ```
+    #[must_use]
+    pub fn from_settings(settings: &tool_core::settings::Settings) -> SandboxConfig {
+        let mut deny_read: Vec<PathBuf> = settings
+            .permissions
+            .deny
+            .iter()
+            .filter_map(|rule| concrete_read_path(rule))
+            .collect();
+        deny_read.extend(settings.files.iter().cloned());
+        SandboxConfig {
+            enabled: settings.sandbox.enabled.unwrap_or(true),
+            deny_read,
+            ..SandboxConfig::default()
+        }
+    }
+
+    /// The sandbox this configuration gives on this kernel, or why commands run unsandboxed.
+    pub(crate) fn effective(&self) -> Result<Sandbox, String> {
+        if !self.enabled {
+            return Err("the sandbox is turned off (SandboxConfig::enabled)".to_owned());
+        }
+        if self.assume_unsupported {
+            return Err("the kernel has no Landlock (assumed by the configuration)".to_owned());
+        }
+        match status() {
+            Sandbox::Unsupported { why } => Err(why),
+            held => Ok(held),
+        }
+    }
+}

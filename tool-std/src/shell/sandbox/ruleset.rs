@@ -1,0 +1,390 @@
+//! The Landlock ruleset of one command: built in this process (every path opened, every rule
+//! added), then enforced on a thread made to start the command and end, by
+//! `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self`, so that the command's whole
+//! process tree inherits it and nothing else in this process does.
+//!
+//! Restricting in the child between fork and exec (`CommandExt::pre_exec`) would work too, but
+//! forces std to fork instead of `posix_spawn`, whose cost grows with this process's size (see
+//! [`Detach`](crate::shell::spawn::Detach)). The ruleset's descriptor is taken from the
+//! `landlock` crate and restricted with the raw system call, as the crate's `restrict_self`
+//! keeps compatibility bookkeeping a one-off thread does not need.
+
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsRawFd as _, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::sync::OnceLock;
+
+use landlock::{
+    ABI, Access as _, AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, PathFd, Ruleset,
+    RulesetAttr as _, RulesetCreated, RulesetCreatedAttr as _, Scope,
+};
+
+use super::{Bounds, Network, Sandbox, SandboxConfig};
+
+/// The newest ABI whose rights this module hands out. ABI 9 adds `ResolveUnix` (connecting to
+/// Unix sockets by path), which would need rules of its own; until written, it is not handled.
+const NEWEST_USED_ABI: i32 = 8;
+
+/// Devices every command writes to (`> /dev/null`), opened for writing and truncation.
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
+
+/// `landlock_create_ruleset`'s flag asking for the ABI version.
+const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+
+/// What the kernel holds, asked once.
+pub(crate) fn kernel_status() -> Sandbox {
+    static STATUS: OnceLock<Sandbox> = OnceLock::new();
+    STATUS
+        .get_or_init(|| {
+            // SAFETY: with a null attribute pointer, size 0 and the VERSION flag the call only
+            // returns the ABI version (or an error); it reads and writes no memory.
+            let abi = unsafe {
+                libc::syscall(
+                    libc::SYS_landlock_create_ruleset,
+                    std::ptr::null::<libc::c_void>(),
+                    0usize,
+                    LANDLOCK_CREATE_RULESET_VERSION,
+                )
+            };
+            if abi < 1 {
+                let error = io::Error::last_os_error();
+                let why = match error.raw_os_error() {
+                    Some(libc::ENOSYS) => "the kernel was built without Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK)".to_owned(),
+                    Some(libc::EOPNOTSUPP) => "Landlock is turned off at boot (add `landlock` to the kernel's `lsm=` parameter)".to_owned(),
+                    _ => format!("Landlock could not be asked for its version ({error})"),
+                };
+                return Sandbox::Unsupported { why };
+            }
+            let abi = i32::try_from(abi).unwrap_or(i32::MAX);
+            if abi < 4 {
+                Sandbox::Partial {
+                    abi,
+                    why: "no TCP rules before ABI 4 (Linux 6.7): the network stays open".to_owned(),
+                }
+            } else {
+                Sandbox::Enforced { abi }
+            }
+        })
+        .clone()
+}
+
+/// A ruleset ready for a command, and what it lets the command write.
+pub(crate) struct Prepared {
+    ruleset: OwnedFd,
+    /// The private temporary directory, given as `TMPDIR`.
+    pub(crate) tmpdir: PathBuf,
+    /// Every path the command may write beneath, resolved.
+    pub(crate) writable: Vec<PathBuf>,
+    /// The network as configured.
+    pub(crate) network: Network,
+    /// The paths it may not read, resolved.
+    pub(crate) deny_read: Vec<PathBuf>,
+}
+
+impl Prepared {
+    /// Builds the ruleset of `config` for a command in a workspace with `roots`, `tmpdir` its
+    /// temporary directory, on a kernel with Landlock `abi`.
+    pub(crate) fn new(
+        config: &SandboxConfig,
+        abi: i32,
+        roots: &[PathBuf],
+        tmpdir: &Path,
+    ) -> io::Result<Prepared> {
+        // TCP rules came with ABI 4, scopes with ABI 6; asking an older kernel for them would
+        // only fail (no rights to handle), so they are left out there.
+        let tcp = abi >= 4;
+        let scoped = abi >= 6;
+        let abi = ABI::from(abi.min(NEWEST_USED_ABI));
+        let read = AccessFs::from_read(abi);
+        let write = AccessFs::from_write(abi);
+        let mut ruleset = Ruleset::default()
+            .handle_access(AccessFs::from_all(abi))
+            .map_err(landlock_error)?;
+        if tcp && config.network.is_restricted() {
+            // An ABI without TCP rules leaves the network open (`Sandbox::Partial`).
+            ruleset = ruleset
+                .handle_access(AccessNet::from_all(abi))
+                .map_err(landlock_error)?;
+        }
+        if scoped {
+            // ABI 6: no signal to a process outside the command's own domain (this agent, the
+            // user's other programs) and no connection to an abstract Unix socket made
+            // outside it (a desktop session's, a container runtime's).
+            ruleset = ruleset
+                .scope(Scope::from_all(abi))
+                .map_err(landlock_error)?;
+        }
+        let mut created = ruleset.create().map_err(landlock_error)?;
+        if let (true, Network::Ports(ports)) = (tcp, &config.network) {
+            for port in ports {
+                created = created
+                    .add_rule(NetPort::new(*port, AccessNet::from_all(abi)))
+                    .map_err(landlock_error)?;
+            }
+        }
+
+        let deny_read: Vec<PathBuf> = config
+            .deny_read
+            .iter()
+            .map(|path| roots.first().map_or(path.clone(), |root| root.join(path)))
+            // A denied path that does not exist has nothing to protect yet (the ruleset is
+            // built anew for each command), and denying it would cost its directory's new files
+            // their reads (see `read_grants`).
+            .filter_map(|path| std::fs::canonicalize(path).ok())
+            .collect();
+        for (path, access) in read_grants(&deny_read, read) {
+            created = grant(created, &path, access, abi)?;
+        }
+
+        let mut writable: Vec<PathBuf> = roots.to_vec();
+        writable.push(tmpdir.to_owned());
+        writable.extend(config.writable.iter().cloned());
+        let writable: Vec<PathBuf> = writable
+            .into_iter()
+            .filter_map(|path| std::fs::canonicalize(path).ok())
+            .collect();
+        for path in &writable {
+            created = grant(created, path, write, abi)?;
+        }
+        let device = AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+        for path in WRITABLE_DEVICES {
+            created = grant(created, Path::new(path), device & write, abi)?;
+        }
+        let ruleset: Option<OwnedFd> = created.into();
+        let ruleset = ruleset.ok_or_else(|| {
+            io::Error::other("the kernel gave no Landlock ruleset (Landlock is unsupported)")
+        })?;
+        Ok(Prepared {
+            ruleset,
+            tmpdir: tmpdir.to_owned(),
+            writable,
+            network: config.network.clone(),
+            deny_read,
+        })
+    }
+
+    /// What it lets a command started in `workdir` do, for explaining its refusals.
+    pub(crate) fn bounds(&self, workdir: &Path) -> Bounds {
+        Bounds {
+            workdir: workdir.to_owned(),
+            writable: self.writable.clone(),
+            deny_read: self.deny_read.clone(),
+            network_off: self.network.is_restricted(),
+        }
+    }
+
+    /// Starts `command` (with `TMPDIR` set) confined by the ruleset.
+    ///
+    /// Landlock confines the thread that restricts itself and every process it starts after,
+    /// and nothing else. So a thread made for this one start restricts itself, starts the
+    /// command, and ends: the command's whole tree inherits the domain, the rest of this
+    /// process is untouched, and std may still start it by `posix_spawn` (no code has to run
+    /// in the child between fork and exec, where only async-signal-safe calls are allowed).
+    pub(crate) fn spawn(&self, command: &mut Command) -> io::Result<Child> {
+        command.env("TMPDIR", OsString::from(&self.tmpdir));
+        let ruleset = self.ruleset.as_raw_fd();
+        std::thread::scope(|scope| {
+            // Builder, not `scope.spawn`: a thread the system refuses is an error, not a panic.
+            std::thread::Builder::new()
+                .name("sandboxed-spawn".to_owned())
+                .spawn_scoped(scope, move || {
+                    restrict_this_thread(ruleset)?;
+                    command.spawn()
+                })?
+                .join()
+                .unwrap_or_else(|_| {
+                    Err(io::Error::other(
+                        "the thread starting the sandboxed command panicked",
+                    ))
+                })
+        })
+    }
+}
+
+/// Puts the calling thread (and what it starts) under the Landlock ruleset `ruleset`, for
+/// good: call it only on a thread that ends after starting the command.
+fn restrict_this_thread(ruleset: std::os::fd::RawFd) -> io::Result<()> {
+    // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers only; it is required of an
+    // unprivileged thread before it may restrict itself, and keeps a setuid program the command
+    // runs from gaining what the sandbox withholds. Flags 0 restricts this thread only.
+    unsafe {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: landlock_restrict_self takes a descriptor, open for the caller's lifetime
+        // (it belongs to the `Prepared` borrowed by `spawn`), and flags.
+        if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Adds a rule granting `access` beneath `path` (only the rights a file can have when it is
+/// not a directory). A path that cannot be opened is skipped: nothing beneath it is granted.
+fn grant(
+    created: RulesetCreated,
+    path: &Path,
+    access: BitFlags<AccessFs>,
+    abi: ABI,
+) -> io::Result<RulesetCreated> {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return Ok(created);
+    };
+    let access = if metadata.is_dir() {
+        access
+    } else {
+        access & AccessFs::from_file(abi)
+    };
+    if access.is_empty() {
+        return Ok(created);
+    }
+    let Ok(fd) = PathFd::new(path) else {
+        return Ok(created);
+    };
+    created
+        .add_rule(PathBeneath::new(fd, access))
+        .map_err(landlock_error)
+}
+
+/// The read rules: `/` whole when nothing is denied; otherwise the complement of the denied
+/// paths. Along the way from `/` to each denied path, each directory is granted listing only
+/// (which its subtree inherits: the names in a denied directory can be listed, its files not
+/// read) and each sibling off the way is granted whole. Symbolic links among the siblings are
+/// left out: one pointing at a denied file would grant it; what they point to is granted by
+/// its own path.
+///
+/// The siblings are those that exist when the command starts: a file the command creates in a
+/// directory on the way to a denied path cannot be read by it (the rest of the tree can).
+fn read_grants(denied: &[PathBuf], read: BitFlags<AccessFs>) -> Vec<(PathBuf, BitFlags<AccessFs>)> {
+    let mut grants = Vec::new();
+    let denied: Vec<&Path> = denied.iter().map(PathBuf::as_path).collect();
+    complement(Path::new("/"), &denied, read, &mut grants);
+    grants
+}
+
+fn complement(
+    dir: &Path,
+    denied: &[&Path],
+    read: BitFlags<AccessFs>,
+    grants: &mut Vec<(PathBuf, BitFlags<AccessFs>)>,
+) {
+    if denied.contains(&dir) {
+        return;
+    }
+    let beneath: Vec<&Path> = denied
+        .iter()
+        .copied()
+        .filter(|path| path.starts_with(dir))
+        .collect();
+    if beneath.is_empty() {
+        grants.push((dir.to_owned(), read));
+        return;
+    }
+    grants.push((dir.to_owned(), read & AccessFs::ReadDir));
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_symlink() {
+            continue;
+        }
+        if kind.is_dir() && beneath.iter().any(|denied| denied.starts_with(&path)) {
+            complement(&path, &beneath, read, grants);
+        } else if !beneath.contains(&path.as_path()) {
+            grants.push((path, read));
+        }
+    }
+}
+
+fn landlock_error(error: landlock::RulesetError) -> io::Error {
+    io::Error::other(format!("the Landlock ruleset could not be built: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ruleset_is_built_for_every_abi_up_to_the_kernels_with_the_network_held() {
+        let (Sandbox::Enforced { abi: kernel } | Sandbox::Partial { abi: kernel, .. }) =
+            kernel_status()
+        else {
+            return;
+        };
+        let workspace = tempfile::tempdir().unwrap();
+        for abi in 1..=kernel {
+            for network in [Network::Off, Network::Ports(vec![443])] {
+                let config = SandboxConfig {
+                    network,
+                    ..SandboxConfig::default()
+                };
+                let built = Prepared::new(
+                    &config,
+                    abi,
+                    &[workspace.path().to_owned()],
+                    workspace.path(),
+                );
+                assert!(built.is_ok(), "ABI {abi}: {:?}", built.err());
+            }
+        }
+    }
+
+    #[test]
+    fn the_command_is_confined_and_the_thread_that_started_it_is_not() {
+        let (Sandbox::Enforced { abi } | Sandbox::Partial { abi, .. }) = kernel_status() else {
+            return;
+        };
+        let workspace = tempfile::tempdir().unwrap();
+        let tmpdir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let prepared = Prepared::new(
+            &SandboxConfig::default(),
+            abi,
+            &[workspace.path().to_owned()],
+            tmpdir.path(),
+        )
+        .unwrap();
+        let target = outside.path().join("from_command");
+        let status = prepared
+            .spawn(Command::new("touch").arg(&target))
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert!(!status.success());
+        assert!(!target.exists());
+        std::fs::write(outside.path().join("from_this_thread"), "x").unwrap();
+    }
+
+    #[test]
+    fn reads_are_granted_around_a_denied_file_and_not_on_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join(".env"), "SECRET=1").unwrap();
+        std::fs::write(root.join("main.rs"), "").unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        let read = AccessFs::from_read(ABI::V7);
+        let grants = read_grants(&[root.join(".env")], read);
+        let granted = |path: &Path| grants.iter().find(|(p, _)| p == path).map(|(_, a)| *a);
+        assert_eq!(granted(&root.join("main.rs")), Some(read));
+        assert_eq!(granted(&root.join("src")), Some(read));
+        assert_eq!(granted(&root), Some(BitFlags::from(AccessFs::ReadDir)));
+        assert_eq!(granted(&root.join(".env")), None);
+        assert_eq!(
+            granted(Path::new("/")),
+            Some(BitFlags::from(AccessFs::ReadDir))
+        );
+        let listing_only = BitFlags::from(AccessFs::ReadDir);
+        for (path, access) in &grants {
+            if root.join(".env").starts_with(path) {
+                assert_eq!(*access, listing_only, "{path:?} on the way lists only");
+            }
+        }
+    }
+}

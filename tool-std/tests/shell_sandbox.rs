@@ -1,0 +1,544 @@
+//! The kernel sandbox of `run_shell`: writes held to the workspace and the session's temporary
+//! directory (for the command's whole process tree and for background jobs), reads refused on
+//! denied paths, TCP off unless allowed, a refusal explained in the result, the auto-allow rule
+//! under the deny rules, and the fallback where the kernel has no Landlock.
+//!
+//! Tests that need Landlock pass with a note on stderr where the kernel has none (the
+//! fallback is then what they would see, and is tested on its own by forcing it).
+#![cfg(target_os = "linux")]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use tool_core::ToolCall;
+use tool_core::context::CancellationToken;
+use tool_core::middleware::Artifacts;
+use tool_core::policy::{Mode, PolicyBuilder, Verdict};
+use tool_core::{Coordinator, Toolset, Workspace};
+use tool_std::shell::sandbox::{AutoAllowSandboxedShell, Network, SandboxConfig, status};
+
+mod shell_support;
+use shell_support::{SHELL_TOOLS, Shell, allow_all};
+
+/// The shell tools under `policy`, with `config` as the sandbox's configuration.
+fn shell_with(config: SandboxConfig, policy: PolicyBuilder) -> Shell {
+    let dir = tempfile::tempdir().unwrap();
+    let artifacts = Artifacts::default();
+    let cancellation = CancellationToken::new();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(SHELL_TOOLS).unwrap())
+        .workspace(Workspace::new(dir.path()).unwrap())
+        .state(artifacts.clone())
+        .state(config)
+        .policy(policy)
+        .mode(Mode::Default)
+        .cancellation(cancellation.clone())
+        .build()
+        .unwrap();
+    Shell {
+        dir,
+        coordinator,
+        artifacts,
+        cancellation,
+    }
+}
+
+/// Every shell tool allowed, the sandbox as configured by default.
+fn sandboxed() -> Shell {
+    shell_with(SandboxConfig::default(), allow_all())
+}
+
+/// `false` (with a note) where the kernel has no Landlock, so the test has nothing to check.
+fn landlock() -> bool {
+    let held = status().holds_files();
+    if !held {
+        eprintln!("skipped: this kernel has no Landlock ({})", status());
+    }
+    held
+}
+
+/// A path in the system's temporary directory that nothing has made yet, removed on drop.
+struct Outside(PathBuf);
+
+impl Outside {
+    fn new(name: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap().keep();
+        Outside(dir.join(name))
+    }
+
+    fn shell_path(&self) -> String {
+        self.0.display().to_string()
+    }
+}
+
+impl Drop for Outside {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// `script` written to `name` in the workspace, for a command to run: a path the policy
+/// would refuse in the command line itself (`echo x > ../x` is outside the workspace) reaches
+/// the kernel only from inside a program, as it does from `python build.py` or `make`.
+fn script(shell: &Shell, name: &str, script: &str) -> String {
+    std::fs::write(shell.root().join(name), script).unwrap();
+    format!("bash {name}")
+}
+
+fn exists(path: &Path) -> bool {
+    path.symlink_metadata().is_ok()
+}
+
+#[test]
+fn a_write_in_the_workspace_succeeds() {
+    let shell = sandboxed();
+    let run = shell.run("mkdir -p src && echo made > src/new.txt && cat src/new.txt");
+    assert_eq!((run.exit_code, run.output.as_str()), (Some(0), "made\n"));
+    assert_eq!(run.note, None, "nothing to say about a sandboxed success");
+}
+
+#[test]
+fn a_write_to_the_parent_of_the_workspace_fails_and_the_result_names_it() {
+    if !landlock() {
+        return;
+    }
+    let shell = sandboxed();
+    // `../x`, named after the workspace so that no other test's file can be in the way.
+    let name = format!("{}.x", shell.root().file_name().unwrap().to_string_lossy());
+    let run = shell.run(&script(
+        &shell,
+        "build.sh",
+        &format!("echo x > ../{name}\n"),
+    ));
+    assert_ne!(run.exit_code, Some(0));
+    assert!(!exists(&shell.root().join("..").join(&name)));
+    let note = run.note.expect("a note on the refusal");
+    assert!(
+        note.contains(&format!("the sandbox refused `../{name}`")),
+        "{note}"
+    );
+    assert!(note.contains("SandboxConfig::writable"), "{note}");
+}
+
+#[test]
+fn a_write_in_tmp_outside_the_temporary_directory_fails() {
+    if !landlock() {
+        return;
+    }
+    let outside = Outside::new("escaped");
+    let run = sandboxed().run(&format!("touch {}", outside.shell_path()));
+    assert_ne!(run.exit_code, Some(0), "{}", run.output);
+    assert!(!exists(&outside.0));
+}
+
+#[test]
+fn the_temporary_directory_is_given_as_tmpdir_and_is_writable() {
+    let run = sandboxed().run(r#"echo kept > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMPDIR""#);
+    assert_eq!(run.exit_code, Some(0), "{}", run.output);
+    let mut lines = run.output.lines();
+    assert_eq!(lines.next(), Some("kept"));
+    let tmpdir = lines.next().unwrap();
+    assert!(tmpdir.contains("tool-std-sandbox-"), "{tmpdir}");
+}
+
+#[test]
+fn the_temporary_directory_is_removed_with_the_coordinator() {
+    let shell = sandboxed();
+    let run = shell.run(r#"echo "$TMPDIR""#);
+    let tmpdir = PathBuf::from(run.output.trim());
+    assert!(tmpdir.is_dir());
+    drop(shell);
+    assert!(!exists(&tmpdir));
+}
+
+#[test]
+fn a_write_to_home_fails() {
+    if !landlock() {
+        return;
+    }
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+        return;
+    };
+    let probe = home.join(format!(".tool-std-sandbox-probe-{}", std::process::id()));
+    let run = sandboxed().run(&format!("touch '{}'", probe.display()));
+    let escaped = exists(&probe);
+    let _ = std::fs::remove_file(&probe);
+    assert!(!escaped, "the command wrote to $HOME");
+    assert_ne!(run.exit_code, Some(0));
+}
+
+#[test]
+fn a_write_through_a_symlink_in_the_workspace_pointing_outside_fails() {
+    if !landlock() {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let shell = sandboxed();
+    std::os::unix::fs::symlink(outside.path(), shell.root().join("link")).unwrap();
+    let run = shell.run(&script(&shell, "build.sh", "echo x > link/escaped\n"));
+    assert_ne!(run.exit_code, Some(0));
+    assert!(!exists(&outside.path().join("escaped")));
+}
+
+#[test]
+fn writes_to_dev_null_and_dev_stdout_keep_working() {
+    let shell = sandboxed();
+    // In a script: the policy judges `/dev/stdout` in a command line by what it resolves to in
+    // this process.
+    let command = script(
+        &shell,
+        "print.sh",
+        "echo gone > /dev/null && echo gone 2>/dev/null >&2 && echo ok > /dev/stdout && echo err > /dev/stderr\n",
+    );
+    let run = shell.run(&command);
+    assert_eq!((run.exit_code, run.output.as_str()), (Some(0), "ok\nerr\n"));
+}
+
+#[test]
+fn mktemp_makes_its_file_in_the_temporary_directory() {
+    let run = sandboxed().run(r#"file=$(mktemp) && echo kept > "$file" && cat "$file""#);
+    assert_eq!((run.exit_code, run.output.as_str()), (Some(0), "kept\n"));
+}
+
+#[test]
+fn a_child_process_and_a_sh_c_grandchild_are_confined() {
+    if !landlock() {
+        return;
+    }
+    let shell = sandboxed();
+    let run =
+        shell.run(r#"bash -c 'touch ../child'; sh -c "sh -c 'touch ../grandchild'"; touch inside"#);
+    assert_eq!(run.exit_code, Some(0), "{}", run.output);
+    assert!(!exists(&shell.root().join("../child")));
+    assert!(!exists(&shell.root().join("../grandchild")));
+    assert!(exists(&shell.root().join("inside")));
+}
+
+#[test]
+fn a_background_job_is_confined() {
+    if !landlock() {
+        return;
+    }
+    let shell = sandboxed();
+    let id = shell.start("touch ../from_job; echo status $?");
+    let output = shell.read_until(&id, |seen| seen.contains("status"));
+    assert!(!output.contains("status 0"), "{output}");
+    assert!(!exists(&shell.root().join("../from_job")));
+}
+
+#[test]
+fn a_background_job_that_failed_in_the_sandbox_says_what_was_refused() {
+    if !landlock() {
+        return;
+    }
+    let shell = sandboxed();
+    let command = script(&shell, "build.sh", "sleep 0.2; echo x > ../from_job.out\n");
+    let id = shell.start(&command);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let ended = loop {
+        let read = shell.job_output(&id, json!({ "since_last": false }));
+        if read.status != "running" {
+            break read;
+        }
+        assert!(std::time::Instant::now() < deadline, "the job never ended");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_ne!(ended.exit_code, Some(0));
+    let note = ended.note.expect("a note on the refusal");
+    assert!(
+        note.contains("the sandbox refused `../from_job.out`"),
+        "{note}"
+    );
+}
+
+#[test]
+fn reading_a_denied_path_fails_and_the_rest_of_the_workspace_reads() {
+    if !landlock() {
+        return;
+    }
+    let shell = shell_with(
+        SandboxConfig {
+            deny_read: vec![".env".into()],
+            ..SandboxConfig::default()
+        },
+        allow_all(),
+    );
+    std::fs::write(shell.root().join(".env"), "SECRET=1\n").unwrap();
+    std::fs::write(shell.root().join("main.rs"), "fn main() {}\n").unwrap();
+    let run = shell.run("cat .env");
+    assert_ne!(run.exit_code, Some(0));
+    assert!(!run.output.contains("SECRET"), "{}", run.output);
+    let note = run.note.expect("a note on the refusal");
+    assert!(note.contains("SandboxConfig::deny_read"), "{note}");
+    let run = shell.run("cat main.rs && ls -a | grep -c env");
+    assert_eq!(run.exit_code, Some(0), "{}", run.output);
+    assert_eq!(run.output, "fn main() {}\n1\n");
+}
+
+/// The exit code of a TCP connection (bash's `/dev/tcp`) to a listener on loopback.
+fn connect_to_loopback(shell: &Shell) -> tool_std::ShellRun {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    shell.run(&format!(
+        "exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+    ))
+}
+
+#[test]
+fn a_connection_to_a_loopback_listener_fails_with_the_network_off() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        eprintln!(
+            "skipped: this kernel's Landlock has no TCP rules ({})",
+            status()
+        );
+        return;
+    }
+    let run = connect_to_loopback(&sandboxed());
+    assert_ne!(run.exit_code, Some(0), "{}", run.output);
+    assert!(!run.output.contains("connected"));
+    let note = run.note.expect("a note on the refusal");
+    assert!(note.contains("network off"), "{note}");
+}
+
+#[test]
+fn a_connection_to_a_loopback_listener_succeeds_when_the_network_is_allowed() {
+    let shell = shell_with(
+        SandboxConfig {
+            network: Network::All,
+            ..SandboxConfig::default()
+        },
+        allow_all(),
+    );
+    let run = connect_to_loopback(&shell);
+    assert_eq!(
+        (run.exit_code, run.output.as_str()),
+        (Some(0), "connected\n")
+    );
+}
+
+#[test]
+fn a_command_denied_by_a_rule_never_runs_sandbox_or_not() {
+    for enabled in [true, false] {
+        let config = SandboxConfig {
+            enabled,
+            ..SandboxConfig::default()
+        };
+        let policy = PolicyBuilder::default()
+            .deny("run_shell(touch:*)")
+            .rule(AutoAllowSandboxedShell::new(&config));
+        let shell = shell_with(config, policy);
+        let result = shell.call("run_shell", json!({ "command": "touch marker" }));
+        assert!(result.is_error(), "sandbox enabled: {enabled}");
+        assert!(
+            !exists(&shell.root().join("marker")),
+            "sandbox enabled: {enabled}"
+        );
+    }
+}
+
+#[test]
+fn a_sandboxed_command_no_rule_denies_runs_without_asking_and_explain_says_why() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        eprintln!("skipped: the sandbox is not enforced here ({})", status());
+        return;
+    }
+    let config = SandboxConfig::default();
+    let policy = PolicyBuilder::default().rule(AutoAllowSandboxedShell::new(&config));
+    let shell = shell_with(config, policy);
+    let run = shell.run("touch made");
+    assert_eq!(run.exit_code, Some(0));
+    assert!(exists(&shell.root().join("made")));
+    let explanation = shell
+        .coordinator
+        .explain(&ToolCall::new("run_shell", r#"{"command": "touch made"}"#))
+        .unwrap();
+    assert_eq!(explanation.decision.verdict, Verdict::Allow);
+    let decider = explanation.decider().unwrap();
+    assert!(
+        decider
+            .name
+            .starts_with("sandboxed run_shell runs without asking: sandbox enforced (Landlock ABI"),
+        "{}",
+        decider.name
+    );
+}
+
+#[test]
+fn an_ask_rule_still_asks_under_the_auto_allow() {
+    let config = SandboxConfig::default();
+    let policy = PolicyBuilder::default()
+        .ask("run_shell(git push:*)")
+        .rule(AutoAllowSandboxedShell::new(&config));
+    let shell = shell_with(config, policy);
+    let explanation = shell
+        .coordinator
+        .explain(&ToolCall::new("run_shell", r#"{"command": "git push"}"#))
+        .unwrap();
+    assert_eq!(explanation.decision.verdict, Verdict::Ask);
+}
+
+/// The configuration of a kernel without Landlock.
+fn without_landlock() -> SandboxConfig {
+    SandboxConfig {
+        assume_unsupported: true,
+        ..SandboxConfig::default()
+    }
+}
+
+#[test]
+fn without_landlock_the_command_runs_unsandboxed_and_the_result_says_so() {
+    let shell = shell_with(without_landlock(), allow_all());
+    let outside = Outside::new("written");
+    let run = shell.run(&format!("touch {}", outside.shell_path()));
+    assert_eq!(run.exit_code, Some(0), "{}", run.output);
+    assert!(exists(&outside.0), "unsandboxed, the write goes through");
+    let note = run
+        .note
+        .expect("a note saying the command was not sandboxed");
+    assert!(
+        note.starts_with("not sandboxed: the kernel has no Landlock"),
+        "{note}"
+    );
+    let id = shell.start("true");
+    assert!(!id.is_empty());
+}
+
+#[test]
+fn without_landlock_the_auto_allow_does_not_apply() {
+    let config = without_landlock();
+    let rule = AutoAllowSandboxedShell::new(&config);
+    assert!(!rule.applies());
+    let shell = shell_with(config, PolicyBuilder::default().rule(rule));
+    let explanation = shell
+        .coordinator
+        .explain(&ToolCall::new("run_shell", r#"{"command": "touch made"}"#))
+        .unwrap();
+    assert_eq!(explanation.decision.verdict, Verdict::Ask);
+    assert!(
+        explanation.steps.iter().any(|step| step
+            .name
+            .starts_with("sandboxed run_shell auto-allow not applied: the kernel has no Landlock")),
+        "{explanation}"
+    );
+    let result = shell.call("run_shell", json!({ "command": "touch made" }));
+    assert!(result.is_error(), "asked, with no one to answer");
+    assert!(!exists(&shell.root().join("made")));
+}
+
+#[test]
+fn the_sandbox_turned_off_runs_unsandboxed_and_says_so() {
+    let shell = shell_with(
+        SandboxConfig {
+            enabled: false,
+            ..SandboxConfig::default()
+        },
+        allow_all(),
+    );
+    let note = shell.run("true").note.unwrap();
+    assert!(note.contains("SandboxConfig::enabled"), "{note}");
+}
+
+#[test]
+fn settings_give_the_deny_rules_to_the_sandbox_and_turn_the_auto_allow_on() {
+    if !landlock() {
+        return;
+    }
+    let settings = tool_core::settings::Settings::from_json(
+        r#"{"permissions": {"deny": ["Read(./.env)"]}, "sandbox": {"autoAllowBashIfSandboxed": true}}"#,
+    )
+    .unwrap();
+    let config = SandboxConfig::from_settings(&settings);
+    let rule = AutoAllowSandboxedShell::from_settings(&settings, &config).expect("turned on");
+    let shell = shell_with(config, PolicyBuilder::default().rule(rule));
+    std::fs::write(shell.root().join(".env"), "SECRET=1\n").unwrap();
+    let run = shell.run("cat .env; echo read $?");
+    assert!(!run.output.contains("SECRET"), "{}", run.output);
+    assert!(run.output.ends_with("read 1\n"), "{}", run.output);
+}
+
+#[test]
+fn settings_without_the_auto_allow_add_no_rule() {
+    let settings =
+        tool_core::settings::Settings::from_json(r#"{"sandbox": {"enabled": true}}"#).unwrap();
+    let config = SandboxConfig::from_settings(&settings);
+    assert!(AutoAllowSandboxedShell::from_settings(&settings, &config).is_none());
+}
+
+#[test]
+fn a_connection_succeeds_on_an_allowed_port_and_fails_on_another() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        eprintln!(
+            "skipped: this kernel's Landlock has no TCP rules ({})",
+            status()
+        );
+        return;
+    }
+    let allowed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let other = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = |listener: &TcpListener| listener.local_addr().unwrap().port();
+    let shell = shell_with(
+        SandboxConfig {
+            network: Network::Ports(vec![port(&allowed)]),
+            ..SandboxConfig::default()
+        },
+        allow_all(),
+    );
+    let connect = |port: u16| {
+        shell.run(&format!(
+            "exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+        ))
+    };
+    assert_eq!(connect(port(&allowed)).output, "connected\n");
+    let refused = connect(port(&other));
+    assert_ne!(refused.exit_code, Some(0), "{}", refused.output);
+}
+
+#[test]
+fn a_command_cannot_signal_a_process_outside_its_sandbox() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { abi } if abi >= 6) {
+        eprintln!(
+            "skipped: this kernel's Landlock has no signal scope ({})",
+            status()
+        );
+        return;
+    }
+    let mut outside = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let run = sandboxed().run(&format!("kill -TERM {}", outside.id()));
+    let still_running = outside.try_wait().unwrap().is_none();
+    outside.kill().unwrap();
+    outside.wait().unwrap();
+    assert_ne!(run.exit_code, Some(0), "{}", run.output);
+    assert!(
+        still_running,
+        "the signal reached a process outside the sandbox"
+    );
+    let note = run.note.expect("a note on the refusal");
+    assert!(note.contains("kill_shell"), "{note}");
+}
+
+#[test]
+fn a_later_settings_file_overrides_the_sandbox_flags_it_sets() {
+    use tool_core::settings::Settings;
+    let mut settings =
+        Settings::from_json(r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#)
+            .unwrap();
+    settings.merge(Settings::from_json(r#"{"sandbox": {"enabled": false}}"#).unwrap());
+    assert_eq!(settings.sandbox.enabled, Some(false));
+    assert_eq!(settings.sandbox.auto_allow_bash_if_sandboxed, Some(true));
+    assert!(!SandboxConfig::from_settings(&settings).enabled);
+}
+
+#[test]
+fn sandbox_keys_not_read_here_are_listed_as_ignored() {
+    let settings = tool_core::settings::Settings::from_json(
+        r#"{"sandbox": {"excludedCommands": ["docker"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(settings.ignored[0].location, "sandbox.excludedCommands");
+}
