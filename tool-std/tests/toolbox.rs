@@ -266,6 +266,58 @@ fn check_passes_for_the_standard_tools_and_counts_its_notes() {
     let output = toolbox(&["check"], dir.path());
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     assert!(stdout(&output).contains("0 errors"), "{}", stdout(&output));
+    let sandbox = stdout(&output)
+        .lines()
+        .find(|line| line.starts_with("run_shell sandbox: "))
+        .map(str::to_owned);
+    assert_eq!(
+        sandbox,
+        Some(format!(
+            "run_shell sandbox: {}",
+            tool_std::shell::sandbox::status()
+        ))
+    );
+}
+
+#[test]
+fn the_sandbox_auto_allow_setting_lets_a_sandboxed_command_run_without_asking() {
+    if !matches!(
+        tool_std::shell::sandbox::status(),
+        tool_std::shell::sandbox::Sandbox::Enforced { .. }
+    ) {
+        eprintln!("skipped: no Landlock sandbox on this kernel");
+        return;
+    }
+    let dir = project();
+    let settings = dir.path().join("settings.json");
+    let call = [
+        "call",
+        "run_shell",
+        r#"{"command": "touch made-here"}"#,
+        "--settings",
+    ];
+    std::fs::write(
+        &settings,
+        r#"{"sandbox": {"autoAllowBashIfSandboxed": false}}"#,
+    )
+    .unwrap();
+    let mut args = call.to_vec();
+    args.push(settings.to_str().unwrap());
+    let output = toolbox(&args, dir.path());
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "asked, nobody to ask: {}",
+        stdout(&output)
+    );
+    std::fs::write(
+        &settings,
+        r#"{"sandbox": {"autoAllowBashIfSandboxed": true}}"#,
+    )
+    .unwrap();
+    let output = toolbox(&args, dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(dir.path().join("made-here").exists());
 }
 
 #[test]

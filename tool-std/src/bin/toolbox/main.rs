@@ -87,8 +87,8 @@ enum Command {
         #[arg(long)]
         read_only: bool,
     },
-    /// Report what each dialect would lose or refuse, and tools or parameters without a
-    /// description.
+    /// Report what each dialect would lose or refuse, tools or parameters without a
+    /// description, and whether run_shell's kernel sandbox holds on this machine.
     Check,
     /// Policy questions.
     Policy {
@@ -373,6 +373,7 @@ fn check(toolset: &Toolset) -> u8 {
         problems.len() - serious.len(),
         serious.len()
     );
+    out!("{}", sandbox_line());
     if serious.is_empty() { 0 } else { FAILED }
 }
 
@@ -446,6 +447,7 @@ fn coordinator(
         .output_limit(30_000);
     if let Some(path) = &session.settings {
         let settings = Settings::load(path).map_err(|error| Failure::setup(error.to_string()))?;
+        builder = sandbox_from(&settings, builder);
         builder = builder.settings(settings);
     }
     // After the settings, so the flag wins over the settings' default mode.
@@ -470,6 +472,42 @@ fn out_raw(text: &str) {
         }
         eprintln!("toolbox: cannot write the output: {error}");
         std::process::exit(i32::from(FAILED));
+    }
+}
+
+/// run_shell's sandbox as the settings configure it (`sandbox.enabled`, the `Read(..)` deny
+/// rules it enforces in the kernel), and `sandbox.autoAllowBashIfSandboxed` as a policy rule.
+#[cfg(unix)]
+fn sandbox_from(
+    settings: &Settings,
+    builder: tool_core::coordinator::CoordinatorBuilder,
+) -> tool_core::coordinator::CoordinatorBuilder {
+    use tool_std::shell::sandbox::{AutoAllowSandboxedShell, SandboxConfig};
+    let config = SandboxConfig::from_settings(settings);
+    let builder = match AutoAllowSandboxedShell::from_settings(settings, &config) {
+        Some(rule) => builder.policy(tool_core::policy::PolicyBuilder::default().rule(rule)),
+        None => builder,
+    };
+    builder.state(config)
+}
+
+#[cfg(not(unix))]
+fn sandbox_from(
+    _settings: &Settings,
+    builder: tool_core::coordinator::CoordinatorBuilder,
+) -> tool_core::coordinator::CoordinatorBuilder {
+    builder
+}
+
+/// What `check` says about run_shell's sandbox on this machine.
+fn sandbox_line() -> String {
+    #[cfg(unix)]
+    {
+        format!("run_shell sandbox: {}", tool_std::shell::sandbox::status())
+    }
+    #[cfg(not(unix))]
+    {
+        "run_shell: not built on this platform".to_owned()
     }
 }
 
