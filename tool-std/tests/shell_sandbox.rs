@@ -542,3 +542,33 @@ fn sandbox_keys_not_read_here_are_listed_as_ignored() {
     .unwrap();
     assert_eq!(settings.ignored[0].location, "sandbox.excludedCommands");
 }
+
+#[test]
+fn the_grants_file_cannot_be_read_by_a_sandboxed_command() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        eprintln!("skipped: no Landlock on this kernel ({})", status());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let grants = dir.path().join("grants.json");
+    std::fs::write(&grants, r#"{"allow": ["run_shell(deploy *)"]}"#).unwrap();
+    std::fs::write(dir.path().join("notes.md"), "readable\n").unwrap();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(SHELL_TOOLS).unwrap())
+        .workspace(Workspace::new(dir.path()).unwrap())
+        .grants_file(&grants)
+        .policy(allow_all())
+        .build()
+        .unwrap();
+    let result = coordinator.call_blocking(ToolCall::new(
+        "run_shell",
+        json!({"command": "cat notes.md; cat grants.json; echo done $?"}).to_string(),
+    ));
+    let output = result.structured().unwrap()["output"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(output.contains("readable"), "{output}");
+    assert!(!output.contains("deploy"), "the grants leaked: {output}");
+    assert!(output.contains("done 1"), "{output}");
+}

@@ -190,8 +190,13 @@ impl CoordinatorBuilder {
         self
     }
 
-    /// Where "always" approvals are kept; its grants are loaded at `build()`.
+    /// Where "always" approvals are kept; its grants are loaded at `build()`. Tools see where
+    /// it is as `State<GrantsFile>` (run_shell's sandbox keeps commands from reading it).
     pub fn grants_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        let path = path.into();
+        self.shared
+            .state
+            .insert(Arc::new(GrantsFile::new(path.clone())));
         self.grants_file = Some(GrantsFile::new(path));
         self
     }

@@ -21,4 +21,4 @@
 
 mod server;
 
-pub use server::{McpServer, serve_stdio};
+pub use server::{McpServer, ServeError, serve_stdio};

@@ -66,14 +66,24 @@ impl McpServer {
     }
 }
 
+/// Why serving stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The connection could not start: the client's first messages were not a valid MCP
+    /// handshake (or `server/discover`), or the transport closed before it.
+    #[error("the MCP connection could not start: {0}")]
+    Start(#[from] rmcp::service::ServerInitializeError),
+    /// The task serving the connection panicked or was cancelled.
+    #[error("the MCP connection ended abnormally: {0}")]
+    Connection(#[from] tokio::task::JoinError),
+}
+
 /// Serves `coordinator` on stdin and stdout until the client closes stdin.
 ///
 /// # Errors
-/// The connection could not start (the client's first message was not a valid MCP request),
-/// or the transport failed.
-pub async fn serve_stdio(
-    coordinator: Coordinator,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+/// [`ServeError`]: the connection could not start, or ended abnormally.
+pub async fn serve_stdio(coordinator: Coordinator) -> Result<(), ServeError> {
     let running = McpServer::new(coordinator)
         .serve(rmcp::transport::stdio())
         .await?;

@@ -250,10 +250,15 @@ impl CallSandbox {
         ctx: &tool_core::context::ToolContext,
         ws: &tool_core::Workspace,
     ) -> Result<CallSandbox, tool_core::ToolError> {
-        let config = ctx
+        let mut config = ctx
             .state::<SandboxConfig>()
             .map(|config| SandboxConfig::clone(config))
             .unwrap_or_default();
+        // The session's "always" grants: a command that could read them could learn what it
+        // may run unasked; the coordinator names the file as state.
+        if let Some(grants) = ctx.state::<tool_core::approval::GrantsFile>() {
+            config.deny_read.push(grants.path().to_owned());
+        }
         let sandbox = match config.effective() {
             Ok(sandbox) => sandbox,
             Err(why) => {
