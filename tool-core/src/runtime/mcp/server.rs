@@ -73,7 +73,7 @@ pub enum ServeError {
     /// The connection could not start: the client's first messages were not a valid MCP
     /// handshake (or `server/discover`), or the transport closed before it.
     #[error("the MCP connection could not start: {0}")]
-    Start(#[from] rmcp::service::ServerInitializeError),
+    Start(Box<rmcp::service::ServerInitializeError>),
     /// The task serving the connection panicked or was cancelled.
     #[error("the MCP connection ended abnormally: {0}")]
     Connection(#[from] tokio::task::JoinError),
@@ -86,7 +86,8 @@ pub enum ServeError {
 pub async fn serve_stdio(coordinator: Coordinator) -> Result<(), ServeError> {
     let running = McpServer::new(coordinator)
         .serve(rmcp::transport::stdio())
-        .await?;
+        .await
+        .map_err(|error| ServeError::Start(Box::new(error)))?;
     running.waiting().await?;
     Ok(())
 }
