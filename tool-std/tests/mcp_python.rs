@@ -46,6 +46,7 @@ fn run_client(mode: &str) {
         "ok list",
         "ok call",
         "ok structured",
+        "ok union output schema",
         "ok tool error",
         "ok invalid arguments",
         "ok approval refused",

@@ -42,6 +42,14 @@ async def main() -> None:
         assert result.structured_content["todos"][0]["content"] == "Check the MCP server", result
         print("ok structured")
 
+        # A union of objects as the output schema (run_shell: finished, or a background job):
+        # the SDK checks structured content against the declared schema.
+        assert tools["run_shell"].output_schema["type"] == "object", tools["run_shell"].output_schema
+        result = await client.call_tool("run_shell", {"command": "echo hi"})
+        assert result.is_error is False, result
+        assert result.structured_content["output"] == "hi\n", result.structured_content
+        print("ok union output schema")
+
         result = await client.call_tool("read_file", {"path": "missing.md"})
         assert result.is_error is True, result
         assert "missing.md" in result.content[0].text, result.content
