@@ -3,6 +3,8 @@
 //! rewritten with `UPDATE_GOLDENS=1`), validated as JSON Schema, and checked against the
 //! provider's documented rules by an independent checker (`tests/common/provider_rules.rs`).
 
+#[path = "common/export_checks.rs"]
+mod export_checks;
 #[path = "common/provider_rules.rs"]
 mod provider_rules;
 
@@ -14,8 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tool_core::context::ToolContext;
 use tool_core::schema::{
-    Dialect, Export, ExportProblem, GeminiForm, OpenAiApi, Schema, check, export_tool,
-    input_schema_for,
+    Dialect, ExportProblem, GeminiForm, OpenAiApi, Schema, check, export_tool, input_schema_for,
 };
 use tool_core::spec::ToolSpec;
 use tool_core::tool::{Prepared, ToolFuture};
@@ -255,83 +256,30 @@ const GEMINI_OPENAPI: Dialect = Dialect::Gemini {
 // ---------------------------------------------------------------------------------------------
 // Goldens, JSON Schema validity and the providers' rules.
 
-fn golden_path(dialect: Dialect) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/dialects")
-        .join(format!("{}.json", dialect.key()))
-}
-
-/// An export as a reviewer reads it: the declarations, what was lost or refused, renames.
-fn golden(export: &Export) -> Value {
-    json!({
-        "dialect": export.dialect.to_string(),
-        "tools": export.tools,
-        "problems": export.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        "renamed": export.names.renamed(),
-    })
-}
-
-fn compare_with_golden(dialect: Dialect, actual: &Value) {
-    let path = golden_path(dialect);
-    let text = serde_json::to_string_pretty(actual).unwrap() + "\n";
-    if std::env::var_os("UPDATE_GOLDENS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "no golden file {}: run with UPDATE_GOLDENS=1 and review it",
-            path.display()
-        )
-    });
-    assert!(
-        expected == text,
-        "{} differs from the export; if the change is intended, run with UPDATE_GOLDENS=1 and \
-         review the diff",
-        path.display()
-    );
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dialects")
 }
 
 #[test]
 fn every_dialect_matches_its_golden_file() {
     let toolset = fixture();
     for dialect in Dialect::ALL {
-        compare_with_golden(dialect, &golden(&toolset.export(dialect)));
+        export_checks::compare_with_golden(
+            &golden_dir(),
+            dialect,
+            &export_checks::golden(&toolset.export(dialect)),
+        );
     }
 }
 
 #[test]
 fn every_exported_schema_is_valid_json_schema() {
-    let toolset = fixture();
-    for dialect in Dialect::ALL {
-        for definition in toolset.export(dialect).tools {
-            let Some(parameters) = provider_rules::parameters(dialect, &definition) else {
-                continue;
-            };
-            let schema = provider_rules::as_json_schema(dialect, parameters);
-            if let Err(error) = jsonschema::draft202012::meta::validate(&schema) {
-                panic!("{dialect}: {error}\n{schema:#}");
-            }
-            if let Err(error) = jsonschema::draft202012::new(&schema) {
-                panic!("{dialect}: {error}\n{schema:#}");
-            }
-        }
-    }
+    export_checks::assert_valid_json_schema(&fixture());
 }
 
 #[test]
 fn every_exported_tool_follows_its_providers_documented_rules() {
-    let toolset = fixture();
-    for dialect in Dialect::ALL {
-        for definition in toolset.export(dialect).tools {
-            let violations = provider_rules::violations(dialect, &definition);
-            assert!(
-                violations.is_empty(),
-                "{dialect}: {violations:#?}\n{definition:#}"
-            );
-        }
-    }
+    export_checks::assert_follows_documented_rules(&fixture());
 }
 
 /// Arguments a tool accepts, and the same arguments as a strict model writes them (every

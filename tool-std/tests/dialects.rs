@@ -2,6 +2,8 @@
 //! rewritten with `UPDATE_GOLDENS=1`), JSON Schema validity, and the providers' documented
 //! rules, checked by the same independent checker as tool-core's dialect tests.
 
+#[path = "../../tests/common/export_checks.rs"]
+mod export_checks;
 #[path = "../../tests/common/provider_rules.rs"]
 mod provider_rules;
 
@@ -10,7 +12,7 @@ extern crate tool_std;
 
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tool_core::Toolset;
 use tool_core::schema::{Dialect, ExportProblem, check};
 
@@ -20,76 +22,30 @@ fn tool_std() -> Toolset {
     toolset
 }
 
-fn golden_path(dialect: Dialect) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/dialects")
-        .join(format!("{}.json", dialect.key()))
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dialects")
 }
 
 #[test]
 fn every_tool_matches_its_golden_file_in_every_dialect() {
     let toolset = tool_std();
     for dialect in Dialect::ALL {
-        let export = toolset.export(dialect);
-        let actual = json!({
-            "dialect": dialect.to_string(),
-            "tools": export.tools,
-            "problems": export.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "renamed": export.names.renamed(),
-        });
-        let text = serde_json::to_string_pretty(&actual).unwrap() + "\n";
-        let path = golden_path(dialect);
-        if std::env::var_os("UPDATE_GOLDENS").is_some() {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-            panic!(
-                "no golden file {}: run with UPDATE_GOLDENS=1 and review it",
-                path.display()
-            )
-        });
-        assert!(
-            expected == text,
-            "{} differs from the export; if the change is intended, run with UPDATE_GOLDENS=1 \
-             and review the diff",
-            path.display()
+        export_checks::compare_with_golden(
+            &golden_dir(),
+            dialect,
+            &export_checks::golden(&toolset.export(dialect)),
         );
     }
 }
 
 #[test]
 fn every_exported_schema_is_valid_json_schema() {
-    let toolset = tool_std();
-    for dialect in Dialect::ALL {
-        for definition in toolset.export(dialect).tools {
-            let Some(parameters) = provider_rules::parameters(dialect, &definition) else {
-                continue;
-            };
-            let schema = provider_rules::as_json_schema(dialect, parameters);
-            if let Err(error) = jsonschema::draft202012::meta::validate(&schema) {
-                panic!("{dialect}: {error}\n{schema:#}");
-            }
-            if let Err(error) = jsonschema::draft202012::new(&schema) {
-                panic!("{dialect}: {error}\n{schema:#}");
-            }
-        }
-    }
+    export_checks::assert_valid_json_schema(&tool_std());
 }
 
 #[test]
 fn every_exported_tool_follows_its_providers_documented_rules() {
-    let toolset = tool_std();
-    for dialect in Dialect::ALL {
-        for definition in toolset.export(dialect).tools {
-            let violations = provider_rules::violations(dialect, &definition);
-            assert!(
-                violations.is_empty(),
-                "{dialect}: {violations:#?}\n{definition:#}"
-            );
-        }
-    }
+    export_checks::assert_follows_documented_rules(&tool_std());
 }
 
 #[test]

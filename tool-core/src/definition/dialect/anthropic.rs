@@ -176,14 +176,8 @@ impl Strict<'_, '_> {
                 .move_to_description(object, &["minItems"], pointer);
         }
         rewrite::drop_unsupported_format(self.rewriter, object, STRICT_FORMATS, pointer);
-        let unsupported: Vec<String> = object
-            .keys()
-            .filter(|key| !STRICT_KEYWORDS.contains(&key.as_str()))
-            .cloned()
-            .collect();
-        let unsupported: Vec<&str> = unsupported.iter().map(String::as_str).collect();
         self.rewriter
-            .move_to_description(object, &unsupported, pointer);
+            .keep_only_keywords(object, STRICT_KEYWORDS, pointer);
         if rewrite::is_object_schema(object) {
             match object.get("additionalProperties") {
                 None | Some(Value::Bool(false)) => {}

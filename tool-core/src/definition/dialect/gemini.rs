@@ -196,14 +196,8 @@ impl JsonSchema<'_, '_> {
             self.rewriter
                 .move_to_description(object, &["enum"], pointer);
         }
-        let unsupported: Vec<String> = object
-            .keys()
-            .filter(|key| !JSON_SCHEMA_KEYWORDS.contains(&key.as_str()))
-            .cloned()
-            .collect();
-        let unsupported: Vec<&str> = unsupported.iter().map(String::as_str).collect();
         self.rewriter
-            .move_to_description(object, &unsupported, pointer);
+            .keep_only_keywords(object, JSON_SCHEMA_KEYWORDS, pointer);
         let required: Vec<Value> = object
             .get("required")
             .and_then(Value::as_array)
@@ -273,14 +267,8 @@ impl OpenApi<'_, '_> {
         self.constants(object, pointer);
         self.nulls(object, pointer);
         self.formats(object, pointer);
-        let unsupported: Vec<String> = object
-            .keys()
-            .filter(|key| !OPENAPI_KEYWORDS.contains(&key.as_str()))
-            .cloned()
-            .collect();
-        let unsupported: Vec<&str> = unsupported.iter().map(String::as_str).collect();
         self.rewriter
-            .move_to_description(object, &unsupported, pointer);
+            .keep_only_keywords(object, OPENAPI_KEYWORDS, pointer);
         self.children(object, pointer);
         if let Some(Value::String(kind)) = object.get_mut("type") {
             *kind = kind.to_ascii_uppercase();

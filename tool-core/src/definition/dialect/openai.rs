@@ -219,14 +219,8 @@ impl Walk<'_, '_> {
         {
             rewrite::drop_unsupported_format(self.rewriter, object, STRICT_FORMATS, pointer);
         }
-        let unsupported: Vec<String> = object
-            .keys()
-            .filter(|key| !STRICT_KEYWORDS.contains(&key.as_str()))
-            .cloned()
-            .collect();
-        let unsupported: Vec<&str> = unsupported.iter().map(String::as_str).collect();
         self.rewriter
-            .move_to_description(object, &unsupported, pointer);
+            .keep_only_keywords(object, STRICT_KEYWORDS, pointer);
     }
 
     /// `additionalProperties: false`, and every property required.

@@ -72,6 +72,23 @@ impl<'a> Rewriter<'a> {
         }
         append_description(object, &phrases);
     }
+
+    /// Moves every keyword of `object` that is not in `allowed` into its description: what a
+    /// provider's subset of JSON Schema cannot say, said in words.
+    pub(crate) fn keep_only_keywords(
+        &mut self,
+        object: &mut Map<String, Value>,
+        allowed: &[&str],
+        pointer: &str,
+    ) {
+        let unsupported: Vec<String> = object
+            .keys()
+            .filter(|key| !allowed.contains(&key.as_str()))
+            .cloned()
+            .collect();
+        let unsupported: Vec<&str> = unsupported.iter().map(String::as_str).collect();
+        self.move_to_description(object, &unsupported, pointer);
+    }
 }
 
 /// Appends `phrases` to the description of `object`, in parentheses.

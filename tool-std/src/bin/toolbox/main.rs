@@ -388,10 +388,7 @@ fn call(
         return Err(unknown_tool(&toolset, tool));
     }
     let coordinator = coordinator(toolset, session, std::io::stdin().is_terminal())?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))?;
+    let runtime = runtime()?;
     let result = runtime.block_on(async {
         let running = coordinator.call(ToolCall::new(tool, arguments));
         progress::while_running(tool, running).await
@@ -411,10 +408,7 @@ fn serve(toolset: Toolset, session: &SessionArgs, read_only: bool) -> Result<u8,
     };
     // stdin and stdout carry the protocol: nobody can be asked at the terminal.
     let coordinator = coordinator(toolset, session, false)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))?;
+    let runtime = runtime()?;
     runtime
         .block_on(tool_core::mcp::serve_stdio(coordinator))
         .map_err(|error| Failure {
@@ -422,6 +416,14 @@ fn serve(toolset: Toolset, session: &SessionArgs, read_only: bool) -> Result<u8,
             message: format!("the MCP connection failed: {error}"),
         })?;
     Ok(0)
+}
+
+/// The async runtime a call or a server runs on.
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))
 }
 
 fn coordinator(
