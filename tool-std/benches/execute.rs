@@ -8,6 +8,10 @@
 //! adds to each call, `(execute_100 - execute_0) / 100 - direct`: what a call from code
 //! costs beyond the call itself (the suspension, the hop between the interpreter's thread and
 //! the runtime, the conversion of arguments and result).
+//!
+//! With `TOOLKIT_MONTY_WORKER` naming monty's worker binary, the same figures follow for runs
+//! in a worker process (`Isolation::Worker`): a process started per run, a pipe round trip
+//! per call.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -15,7 +19,7 @@ use std::time::{Duration, Instant};
 use criterion::Criterion;
 use tokio::runtime::Runtime;
 use tool_core::{Coordinator, ToolCall, Toolset, tool};
-use tool_std::code::CodeModeConfig;
+use tool_std::code::{CodeModeConfig, Isolation};
 
 /// Add one to a number (its text is the result: code converts it with `int`).
 #[tool(read_only, name = "bench_increment")]
@@ -29,12 +33,13 @@ const EXECUTE_100: &str =
 const EXECUTE_100_GATHERED: &str = "import asyncio\nresults = await asyncio.gather(*[bench_increment(n=i) for i in range(100)])\nsum(int(r) for r in results)\n";
 const EXECUTE_0: &str = "total = 0\nfor i in range(100):\n    total += i + 1\ntotal\n";
 
-fn coordinator() -> Coordinator {
+fn coordinator(isolation: Isolation) -> Coordinator {
     Coordinator::builder()
         .toolset(Toolset::named(["execute", "bench_increment"]).expect("linked"))
         // The default allows 50 calls a run.
         .state(CodeModeConfig {
             max_tool_calls: 100,
+            isolation,
             ..CodeModeConfig::default()
         })
         .build()
@@ -116,20 +121,31 @@ fn interleaved(runtime: &Runtime, coordinator: &Coordinator, rounds: usize) -> [
 
 fn main() {
     let runtime = runtime();
-    let coordinator = coordinator();
+    let coordinator = coordinator(Isolation::InProcess);
     let mut criterion = Criterion::default().configure_from_args();
     criterion_benches(&mut criterion, &runtime, &coordinator);
     criterion.final_summary();
-    let [direct, hundred, gathered, none] = interleaved(&runtime, &coordinator, 101);
+    report("execute", interleaved(&runtime, &coordinator, 101), 101);
+    if let worker @ Isolation::Worker { .. } = Isolation::from_env() {
+        let isolated = self::coordinator(worker);
+        report(
+            "execute in a worker",
+            interleaved(&runtime, &isolated, 31),
+            31,
+        );
+    }
+}
+
+fn report(what: &str, [direct, hundred, gathered, none]: [Duration; 4], rounds: usize) {
     let calls = u32::try_from(CALLS).expect("small");
     let direct_per_call = direct / calls;
     let execute_per_call = hundred.saturating_sub(none) / calls;
     let gathered_per_call = gathered.saturating_sub(none) / calls;
     println!(
-        "execute: 100 direct calls {direct:?}, execute with 100 calls {hundred:?}, with 100 gathered calls {gathered:?}, with none {none:?} (medians of 101 interleaved rounds)"
+        "{what}: 100 direct calls {direct:?}, execute with 100 calls {hundred:?}, with 100 gathered calls {gathered:?}, with none {none:?} (medians of {rounds} interleaved rounds)"
     );
     println!(
-        "execute: a call from code costs {execute_per_call:?} ({gathered_per_call:?} gathered) against {direct_per_call:?} direct: {:?} of overhead per call; a run's fixed cost {none:?}",
+        "{what}: a call from code costs {execute_per_call:?} ({gathered_per_call:?} gathered) against {direct_per_call:?} direct: {:?} of overhead per call; a run's fixed cost {none:?}",
         execute_per_call.saturating_sub(direct_per_call)
     );
 }

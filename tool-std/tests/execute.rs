@@ -2,8 +2,8 @@
 //! nested call through the coordinator: results combined, denied calls caught, every limit
 //! stopping a run by name, plan mode obeyed, nesting visible, and the stubs a model reads.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -41,22 +41,8 @@ fn count(text: String) -> Json<Counts> {
     })
 }
 
-/// How many calls of `execute_test_rendezvous` have arrived.
-static ARRIVED: (Mutex<u32>, Condvar) = (Mutex::new(0), Condvar::new());
-
-/// Wait (up to 10 s) for a second call of this tool to arrive: "met" if one did, else "alone".
-#[tool(read_only, blocking, name = "execute_test_rendezvous")]
-fn rendezvous() -> &'static str {
-    let (arrived, changed) = &ARRIVED;
-    let mut count = arrived.lock().unwrap();
-    *count += 1;
-    changed.notify_all();
-    let (count, timeout) = changed
-        .wait_timeout_while(count, Duration::from_secs(10), |count| *count < 2)
-        .unwrap();
-    drop(count);
-    if timeout.timed_out() { "alone" } else { "met" }
-}
+#[path = "execute_support/rendezvous.rs"]
+mod rendezvous;
 
 /// Set when a call of `execute_test_wait` saw its cancellation.
 static WAIT_SAW_CANCELLATION: AtomicBool = AtomicBool::new(false);

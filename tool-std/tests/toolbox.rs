@@ -351,3 +351,59 @@ fn a_reader_that_goes_away_ends_the_listing_quietly() {
     let output = child.wait_with_output().unwrap();
     assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
 }
+
+/// `toolbox` with `TOOLKIT_MONTY_WORKER` set to `worker`, or removed.
+fn toolbox_with_worker(args: &[&str], dir: &Path, worker: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolbox"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null());
+    match worker {
+        Some(worker) => command.env("TOOLKIT_MONTY_WORKER", worker),
+        None => command.env_remove("TOOLKIT_MONTY_WORKER"),
+    };
+    command.output().expect("toolbox runs")
+}
+
+#[test]
+fn check_says_execute_runs_in_process_without_a_worker() {
+    let dir = project();
+    let output = toolbox_with_worker(&["check"], dir.path(), None);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("execute: in-process")
+            && stdout(&output).contains("TOOLKIT_MONTY_WORKER"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn check_fails_naming_a_worker_that_is_not_there() {
+    let dir = project();
+    let output = toolbox_with_worker(&["check"], dir.path(), Some("/nonexistent/monty"));
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("`/nonexistent/monty`, which is not a file"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn call_execute_runs_in_the_worker_the_environment_names() {
+    let dir = project();
+    let output = toolbox_with_worker(
+        &["call", "execute", r#"{"code": "1 + 1"}"#],
+        dir.path(),
+        Some("/nonexistent/monty"),
+    );
+    // The run went to the worker: the one named, which is not there.
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = format!("{}{}", stdout(&output), stderr(&output));
+    assert!(
+        text.contains("could not start the interpreter's worker `/nonexistent/monty`"),
+        "{text}"
+    );
+}

@@ -6,8 +6,8 @@
 //! instructions, which is also where a stop (cancellation, the time limit) reaches code that
 //! is computing without calling anything.
 //!
-//! monty runs in-process (its crash-isolated pool, `monty-pool`, needs a separate worker
-//! binary): a panic inside it is caught on this thread and becomes
+//! This is the in-process run ([`Isolation::InProcess`](super::Isolation); `worker` is the
+//! other): a panic inside monty is caught on this thread and becomes
 //! [`Failure::Crashed`]; its own recursion limit keeps Python recursion off the native
 //! stack, and the thread has a large stack for deeply nested source.
 
@@ -32,11 +32,11 @@ use super::limits::{CodeModeConfig, Limit, STEPS_PER_CHECK};
 use super::values::{to_json, to_python};
 
 /// The file name tracebacks show for the code.
-const SCRIPT_NAME: &str = "main.py";
+pub(super) const SCRIPT_NAME: &str = "main.py";
 /// The interpreter thread's stack: the parser recurses over nested source.
 const STACK_SIZE: usize = 16 * 1024 * 1024;
 /// What code that reaches for files, the environment or the network is told.
-const NO_HOST_ACCESS: &str = "the sandbox has no filesystem, environment or network of its own; call the tools' functions (read_file, grep, ...) instead";
+pub(super) const NO_HOST_ACCESS: &str = "the sandbox has no filesystem, environment or network of its own; call the tools' functions (read_file, grep, ...) instead";
 
 /// What the interpreter asks of the async side.
 pub(crate) enum Request {
@@ -374,16 +374,7 @@ impl Job {
         if let Some(stop) = self.state.stopped() {
             return Err(stop.into());
         }
-        Ok(match to_json(value) {
-            Ok(value) => Evaluated {
-                value,
-                is_repr: false,
-            },
-            Err(_) => Evaluated {
-                value: Value::String(value.py_repr()),
-                is_repr: true,
-            },
-        })
+        Ok(evaluated(value))
     }
 
     /// Why the run ended with `exception`: a stop if one was asked for, the time limit if
@@ -392,20 +383,13 @@ impl Job {
         if let Some(stop) = self.state.stopped() {
             return stop.into();
         }
-        let out_of_time = exception.exc_type() == ExcType::TimeoutError
-            && exception
-                .message()
-                .is_some_and(|message| message.starts_with("time limit exceeded"));
-        if out_of_time || Instant::now() >= self.deadline {
+        if is_out_of_time(exception) || Instant::now() >= self.deadline {
             return self
                 .state
                 .stop(Stop::Limit(Limit::Time(self.config.time_limit)))
                 .into();
         }
-        Failure::Python {
-            traceback: exception.to_string(),
-            unknown_name: exception.exc_type() == ExcType::NameError,
-        }
+        python_failure(exception)
     }
 
     fn remaining(&self) -> std::time::Duration {
@@ -413,11 +397,45 @@ impl Job {
     }
 }
 
+/// The value of the code's last expression: as JSON, else its repr.
+pub(super) fn evaluated(value: &MontyObject) -> Evaluated {
+    match to_json(value) {
+        Ok(value) => Evaluated {
+            value,
+            is_repr: false,
+        },
+        Err(_) => Evaluated {
+            value: Value::String(value.py_repr()),
+            is_repr: true,
+        },
+    }
+}
+
+/// Whether `exception` is monty's own clock running out (its `max_duration`).
+pub(super) fn is_out_of_time(exception: &MontyException) -> bool {
+    exception.exc_type() == ExcType::TimeoutError
+        && exception
+            .message()
+            .is_some_and(|message| message.starts_with("time limit exceeded"))
+}
+
+/// An exception the code did not catch, as the run's failure.
+pub(super) fn python_failure(exception: &MontyException) -> Failure {
+    Failure::Python {
+        traceback: exception.to_string(),
+        unknown_name: exception.exc_type() == ExcType::NameError,
+    }
+}
+
 /// A tool's result as the value of a call of `function`, or the exception it raises: its
 /// structured value when the tool declares one (`structured`: it has an output schema, and
 /// its stub says `-> dict`), else its text (`-> str`), as the stubs promise, even when a tool
 /// without an output schema attaches a structured copy of its text.
-fn python_result(function: &str, structured: bool, result: &ToolResult) -> ExtFunctionResult {
+pub(super) fn python_result(
+    function: &str,
+    structured: bool,
+    result: &ToolResult,
+) -> ExtFunctionResult {
     match result.error() {
         None => ExtFunctionResult::Return(match result.structured().filter(|_| structured) {
             Some(value) => to_python(value),
@@ -445,7 +463,7 @@ fn exception_type(error: &ToolError) -> ExcType {
 /// The exception that stops the code: a `KeyboardInterrupt`, which `except Exception` does
 /// not catch (and if a bare `except` does, the run still ends as stopped, and every check
 /// after raises it again).
-fn interrupt(stop: &Stop) -> MontyException {
+pub(super) fn interrupt(stop: &Stop) -> MontyException {
     let reason = match stop {
         Stop::Limit(limit) => format!("stopped by {limit}"),
         Stop::Cancelled => "the call was cancelled".to_owned(),

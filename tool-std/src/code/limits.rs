@@ -1,6 +1,9 @@
-//! The bounds of one run of code: [`CodeModeConfig`] (what a coordinator's state sets) and
-//! [`Limit`] (which bound stopped a run, with its value, as the model reads it).
+//! The bounds of one run of code: [`CodeModeConfig`] (what a coordinator's state sets), where
+//! the interpreter runs ([`Isolation`]), and [`Limit`] (which bound stopped a run, with its
+//! value, as the model reads it).
 
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The limits of `execute`, given to the coordinator as state to change the defaults. Each
@@ -46,8 +49,80 @@ pub struct CodeModeConfig {
     /// raising `MemoryError`, which ends the run. This is not a bound on the run's total
     /// memory (monty can only keep that with its own global allocator, which a library cannot
     /// install); without it, an allocation too large to make would abort the whole process,
-    /// not just the run.
+    /// not just the run. In a worker ([`Isolation::Worker`]) the worker's own allocator bounds
+    /// the whole run instead.
     pub max_allocation: usize,
+    /// Where the interpreter runs (default: in this process).
+    pub isolation: Isolation,
+}
+
+/// Where `execute` runs the interpreter.
+///
+/// In-process is the default because it needs nothing but this crate. A worker needs monty's
+/// `monty` binary of the same release as the monty this crate links (0.0.23): PyPI's
+/// `pydantic-monty-runtime==0.0.23` installs it (`pip install`, then `bin/monty`), as does
+/// `cargo install monty-runtime@0.0.23`. [`Isolation::from_env`] reads its path from
+/// `TOOLKIT_MONTY_WORKER`, which is how `toolbox` chooses.
+///
+/// | | in-process | worker |
+/// |---|---|---|
+/// | a panic in the interpreter | an error result | an error result |
+/// | an abort (native stack overflow, allocator failure) | ends the agent | ends the worker: an error result, the agent goes on |
+/// | memory | each large allocation bounded ([`CodeModeConfig::max_allocation`]) | the run's total bounded (`max_memory`) |
+/// | steps | counted ([`CodeModeConfig::max_steps`]) | not counted: the worker reports no steps, the time limit bounds the run |
+/// | a stop (limit, cancellation) | at the next check, within [`STEPS_PER_CHECK`] instructions | at once: the worker is killed |
+/// | cost | none | a process started per run (a few milliseconds) and a pipe round trip per call |
+///
+/// ```
+/// use tool_std::code::{CodeModeConfig, Isolation};
+///
+/// let config = CodeModeConfig {
+///     isolation: Isolation::worker("/opt/monty/bin/monty"),
+///     ..CodeModeConfig::default()
+/// };
+/// assert!(matches!(config.isolation, Isolation::Worker { max_memory, .. } if max_memory == 512 * 1024 * 1024));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Isolation {
+    /// On a thread of this process: a panic is caught and becomes an error; an abort is not.
+    #[default]
+    InProcess,
+    /// In a worker process of monty's own, started for the run and killed at its end.
+    Worker {
+        /// The `monty` binary.
+        program: PathBuf,
+        /// Bytes the run may hold at once, enforced by the worker's allocator: past it, the
+        /// code raises `MemoryError` and the run ends.
+        max_memory: usize,
+    },
+}
+
+impl Isolation {
+    /// The variable [`from_env`](Self::from_env) reads.
+    pub const ENV: &'static str = "TOOLKIT_MONTY_WORKER";
+
+    /// A worker run by `program`, with a 512 MiB memory bound.
+    #[must_use]
+    pub fn worker(program: impl Into<PathBuf>) -> Self {
+        Isolation::Worker {
+            program: program.into(),
+            max_memory: 512 * 1024 * 1024,
+        }
+    }
+
+    /// A worker when `TOOLKIT_MONTY_WORKER` names the `monty` binary, else in-process.
+    #[must_use]
+    pub fn from_env() -> Self {
+        Self::from_var(std::env::var_os(Self::ENV))
+    }
+
+    fn from_var(value: Option<OsString>) -> Self {
+        match value {
+            Some(program) if !program.is_empty() => Isolation::worker(program),
+            _ => Isolation::InProcess,
+        }
+    }
 }
 
 /// How many interpreter instructions run between two checks of the limits: monty checks its
@@ -63,6 +138,7 @@ impl Default for CodeModeConfig {
             max_printed_bytes: 64 * 1024,
             max_recursion_depth: 200,
             max_allocation: 256 * 1024 * 1024,
+            isolation: Isolation::InProcess,
         }
     }
 }
@@ -92,4 +168,19 @@ pub enum Limit {
         "the printed output limit of {0} bytes: print less (a count, the first lines, a summary), or return the value instead"
     )]
     Printed(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Isolation;
+
+    #[test]
+    fn the_environment_chooses_a_worker_only_when_it_names_one() {
+        assert_eq!(Isolation::from_var(None), Isolation::InProcess);
+        assert_eq!(Isolation::from_var(Some("".into())), Isolation::InProcess);
+        assert_eq!(
+            Isolation::from_var(Some("/opt/monty".into())),
+            Isolation::worker("/opt/monty")
+        );
+    }
 }

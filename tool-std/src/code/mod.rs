@@ -7,9 +7,9 @@
 //! [`python_stubs`] writes those functions out for the model to read; `interpreter` runs
 //! monty on a thread of its own, suspended at each function call; `run` makes each such call
 //! a nested tool call through the coordinator and stops the run at its deadline or on
-//! cancellation; `values` carries values across as JSON; [`CodeModeConfig`] bounds a run in
-//! wall time, interpreter steps, tool calls and printed bytes, and a run one of them stops
-//! ends with the [`Limit`] that did.
+//! cancellation; `worker` does both for a run in a worker process; `values` carries values
+//! across as JSON; [`CodeModeConfig`] bounds a run in wall time, interpreter steps, tool calls
+//! and printed bytes, and a run one of them stops ends with the [`Limit`] that did.
 //!
 //! Code that uses `await` runs in async mode: each call's value is a future, and the calls
 //! `asyncio.gather` awaits together run side by side (read-only ones in parallel, as far as
@@ -22,17 +22,21 @@
 //! Values cross as JSON: a tool's structured result (else its text) becomes a Python value,
 //! and the code's last expression comes back as JSON (else as its repr).
 //!
-//! What monty lacks, and what stands in for it, is said where it matters: no host-defined
-//! exception classes (a failed call raises the closest built-in exception, see
+//! Where the interpreter runs is [`Isolation`]'s choice. In-process (the default), monty runs
+//! on a thread of its own: a panic in it is caught and becomes an error, and an abort (a
+//! native stack overflow) would take the process, which monty's recursion limit and the
+//! thread's large stack exist to prevent. In a worker (`worker`: monty's `monty-pool` running
+//! the `monty` binary of the same release), a crash ends only the worker and the run, the
+//! worker's allocator bounds the run's whole memory, and a stop kills the worker at once.
+//!
+//! What monty lacks in-process, and what stands in for it, is said where it matters: no
+//! host-defined exception classes (a failed call raises the closest built-in exception, see
 //! [`exception types`](self#exceptions)), no step counter (steps are counted at the poll
-//! monty makes every [`STEPS_PER_CHECK`] instructions), and no limit on a run's total memory
-//! without its own global allocator (which a library cannot install): what stands in is
+//! monty makes every [`STEPS_PER_CHECK`] instructions; a worker reports none, so there the
+//! time limit bounds a computation), and no limit on a run's total memory without its own
+//! global allocator (which a library cannot install): what stands in is
 //! [`CodeModeConfig::max_allocation`], a bound on each large allocation (`'x' * 10**12`
-//! raises `MemoryError` instead of aborting the process). Its crash isolation, `monty-pool`, runs
-//! worker subprocesses of a separate `monty` binary; here the interpreter runs in-process
-//! instead, and a panic in it is caught on its thread and becomes an error (an abort, such as
-//! a native stack overflow, would take the process: monty's recursion limit and the thread's
-//! large stack exist to prevent one).
+//! raises `MemoryError` instead of aborting the process).
 //!
 //! # Exceptions
 //!
@@ -55,9 +59,10 @@ mod limits;
 mod run;
 mod stubs;
 mod values;
+mod worker;
 
 pub use functions::{NOT_CALLABLE_FROM_CODE, callable_from_code};
-pub use limits::{CodeModeConfig, Limit, STEPS_PER_CHECK};
+pub use limits::{CodeModeConfig, Isolation, Limit, STEPS_PER_CHECK};
 pub use stubs::python_stubs;
 
 pub(crate) use interpreter::{Evaluated, Failure};

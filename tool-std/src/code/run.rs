@@ -17,7 +17,8 @@ use tool_core::{ToolCall, ToolResult};
 
 use super::functions::FunctionTable;
 use super::interpreter::{self, AwaitReply, Evaluated, Failure, Job, Request, RunState, Stop};
-use super::limits::{CodeModeConfig, Limit};
+use super::limits::{CodeModeConfig, Isolation, Limit};
+use super::worker;
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +43,14 @@ pub(crate) async fn run(
     cancellation: &CancellationToken,
     config: CodeModeConfig,
 ) -> Outcome {
+    if let Isolation::Worker {
+        program,
+        max_memory,
+    } = &config.isolation
+    {
+        let (program, max_memory) = (program.clone(), *max_memory);
+        return worker::run(code, caller, cancellation, config, &program, max_memory).await;
+    }
     let state = Arc::new(RunState::default());
     // Dropped before the run ends (the coordinator's timeout drops the call's future before
     // it cancels the call's token; a client may drop it and cancel nothing), the interpreter
@@ -177,7 +186,7 @@ enum Event {
 
 /// A nested call, told apart from the model's calls in events and hooks by its id: the
 /// parent's, then the call's number in the run.
-fn nested_call(parent: &str, number: u32, tool: String, arguments: String) -> ToolCall {
+pub(super) fn nested_call(parent: &str, number: u32, tool: String, arguments: String) -> ToolCall {
     ToolCall::new(tool, arguments).with_call_id(format!("{parent}.{number}"))
 }
 

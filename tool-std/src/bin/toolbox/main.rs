@@ -19,6 +19,7 @@ use tool_core::policy::Mode;
 use tool_core::schema::{self, Dialect, ExportProblem, GeminiForm, OpenAiApi};
 use tool_core::settings::Settings;
 use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
+use tool_std::code::{CodeModeConfig, Isolation};
 
 /// Writes one line to stdout. A reader that went away (`toolbox list | head`) ends the
 /// program quietly, as a Unix filter does, instead of a panic.
@@ -374,7 +375,13 @@ fn check(toolset: &Toolset) -> u8 {
         serious.len()
     );
     out!("{}", sandbox_line());
-    if serious.is_empty() { 0 } else { FAILED }
+    let (code_mode, code_mode_works) = code_mode_line();
+    out!("{code_mode}");
+    if serious.is_empty() && code_mode_works {
+        0
+    } else {
+        FAILED
+    }
 }
 
 fn call(
@@ -446,7 +453,11 @@ fn coordinator(
     let mut builder = Coordinator::builder()
         .toolset(toolset)
         .workspace(workspace)
-        .output_limit(30_000);
+        .output_limit(30_000)
+        .state(CodeModeConfig {
+            isolation: Isolation::from_env(),
+            ..CodeModeConfig::default()
+        });
     if let Some(path) = &session.settings {
         let settings = Settings::load(path).map_err(|error| Failure::setup(error.to_string()))?;
         builder = sandbox_from(&settings, builder);
@@ -499,6 +510,34 @@ fn sandbox_from(
     builder: tool_core::coordinator::CoordinatorBuilder,
 ) -> tool_core::coordinator::CoordinatorBuilder {
     builder
+}
+
+/// What `check` says about where `execute` runs its interpreter, and whether that works.
+fn code_mode_line() -> (String, bool) {
+    match Isolation::from_env() {
+        Isolation::Worker { program, .. } if !program.is_file() => (
+            format!(
+                "execute: {} names `{}`, which is not a file; install monty's worker (pip install pydantic-monty-runtime==0.0.23) and name its bin/monty",
+                Isolation::ENV,
+                program.display()
+            ),
+            false,
+        ),
+        Isolation::Worker { program, .. } => (
+            format!(
+                "execute: crash-isolated, in worker processes of `{}`",
+                program.display()
+            ),
+            true,
+        ),
+        _ => (
+            format!(
+                "execute: in-process (a panic in the interpreter is caught, an abort is not); set {} to monty's worker binary to isolate crashes",
+                Isolation::ENV
+            ),
+            true,
+        ),
+    }
 }
 
 /// What `check` says about run_shell's sandbox on this machine.
