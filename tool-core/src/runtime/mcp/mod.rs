@@ -19,6 +19,9 @@
 //! elicitation (a call that needs approval is refused with the reason), list-changed
 //! announcements, and importing tools from other servers.
 
+mod elicit;
+mod progress;
 mod server;
 
-pub use server::{McpServer, ServeError, serve_stdio};
+pub use elicit::StateKeyTooShort;
+pub use server::{McpServer, ServeError, TOOLS_LIST_TTL, serve_stdio};
