@@ -173,12 +173,24 @@ pub enum ServeError {
 /// # Errors
 /// [`ServeError`]: the connection could not start, or ended abnormally.
 pub async fn serve_stdio(coordinator: Coordinator) -> Result<(), ServeError> {
-    let running = McpServer::new(coordinator)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|error| ServeError::Start(Box::new(error)))?;
-    running.waiting().await?;
-    Ok(())
+    McpServer::new(coordinator).serve_stdio().await
+}
+
+impl McpServer {
+    /// Serves on stdin and stdout until the client closes stdin: [`serve_stdio`] for a server
+    /// configured first ([`with_state_key`](Self::with_state_key),
+    /// [`session_approvals`](Self::session_approvals)).
+    ///
+    /// # Errors
+    /// [`ServeError`]: the connection could not start, or ended abnormally.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| ServeError::Start(Box::new(error)))?;
+        running.waiting().await?;
+        Ok(())
+    }
 }
 
 impl ServerHandler for McpServer {
