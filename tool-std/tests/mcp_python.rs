@@ -110,6 +110,10 @@ fn the_python_sdk_answers_approvals_by_elicitation_create_at_2025_11_25() {
     run_script(
         "approvals_stdio.py",
         "legacy",
-        &[APPROVAL_CHECKS, &["ok plan asked"]].concat(),
+        &[
+            APPROVAL_CHECKS,
+            &["ok plan asked", "ok cancelled while asking"],
+        ]
+        .concat(),
     );
 }

@@ -18,15 +18,22 @@ from mcp.shared.exceptions import MCPError
 
 toolbox, workspace, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 
-# What the user answers next, and every question they were shown.
-answers: list[types.ElicitResult] = []
+# What the user answers next (an `asyncio.Event` for an answer held until it is set: a user
+# still thinking), and every question they were shown.
+answers: list = []
 questions: list[str] = []
+asked_and_holding = asyncio.Event()
 
 
 async def on_elicitation(context, params):
     questions.append(params.message)
     assert params.requested_schema["required"] == ["decision"], params.requested_schema
-    return answers.pop(0)
+    answer = answers.pop(0)
+    if isinstance(answer, asyncio.Event):
+        asked_and_holding.set()
+        await answer.wait()
+        return accept("once")
+    return answer
 
 
 def accept(decision: str, guidance: str | None = None) -> types.ElicitResult:
@@ -86,6 +93,8 @@ async def main() -> None:
 
         if mode != "legacy":
             await round_trip_by_hand(client)
+        else:
+            await cancelled_while_asking(client)
 
         # Last, as it changes the session: approved for the session, write_file is not asked
         # about again.
@@ -97,6 +106,30 @@ async def main() -> None:
         assert result.is_error is False, result
         assert len(questions) == asked, "a session approval covers the next call"
         print("ok session approval")
+
+
+async def cancelled_while_asking(client: Client) -> None:
+    """A call cancelled while its user is being asked stops waiting: an approval arriving
+    after the cancellation runs nothing."""
+    release = asyncio.Event()
+    answers.append(release)
+    call = asyncio.create_task(
+        client.call_tool("write_file", {"path": "cancelled.md", "content": "late\n"})
+    )
+    await asked_and_holding.wait()
+    call.cancel()  # the SDK sends notifications/cancelled
+    try:
+        await call
+    except asyncio.CancelledError:
+        pass
+    release.set()  # the user approves, too late
+    # Requests are handled in order: by the time this call is answered, the late approval
+    # has reached the server.
+    result = await client.call_tool("read_file", {"path": "approved.md"})
+    assert result.is_error is False, result
+    await asyncio.sleep(0.5)  # and the write it would have started has had time to happen
+    assert not os.path.exists(os.path.join(workspace, "cancelled.md"))
+    print("ok cancelled while asking")
 
 
 async def round_trip_by_hand(client: Client) -> None:

@@ -27,6 +27,11 @@
 //!
 //! The first round of a round trip is a real call up to its approval stage: hooks before it
 //! ran, and events and budgets saw a call that was not approved (yet).
+//!
+//! The seal keeps a client from making up a question the server never asked, or from moving
+//! an approval to another tool or other arguments. It cannot stop a client from answering for
+//! its user (the client holds the answer either way), and a state may be brought back more
+//! than once while it is valid: each time for the same tool with the same arguments.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -165,13 +170,15 @@ impl Approver for ElicitingApprover {
                 .peer
                 .create_elicitation(question(request, self.offer_session));
             tokio::select! {
+                // A cancellation that came first wins over an answer that came after it.
+                biased;
+                () = self.cancel.cancelled() => ApprovalResponse::Abort,
                 answered = ask => match answered {
                     Ok(result) => answer(&result, self.offer_session),
                     Err(error) => ApprovalResponse::reject(format!(
                         "the MCP client could not ask the user ({error}), so this call was not approved"
                     )),
                 },
-                () = self.cancel.cancelled() => ApprovalResponse::Abort,
             }
         })
     }
