@@ -230,7 +230,9 @@ pub mod workspace {
 /// Configuring a [`Coordinator`] and running batches of calls.
 #[cfg(feature = "runtime")]
 pub mod coordinator {
-    pub use crate::runtime::coordinator::{BatchOptions, BuildError, CoordinatorBuilder};
+    pub use crate::runtime::coordinator::{
+        BatchOptions, BuildError, CallOptions, CoordinatorBuilder,
+    };
 }
 
 pub use definition::provider;

@@ -56,7 +56,7 @@ async fn present_plan(
     }
     if !session.can_ask() {
         return Err(ToolError::failed(
-            "nobody can approve a plan in this session (the application gave the coordinator no approver); write the plan in your reply to the user instead, and wait for their answer",
+            "nobody can approve a plan in this session (the application gave the coordinator no approver, or its client cannot ask the user); write the plan in your reply to the user instead, and wait for their answer",
         ));
     }
     let planning = session.mode() == Mode::Plan;

@@ -24,6 +24,13 @@ pub const MAX_TIMEOUT_MS: u64 = 600_000;
 /// (a process in uninterruptible sleep), on top of [`GRACE`].
 const KILL_WAIT: Duration = Duration::from_secs(3);
 
+/// How often a command still running reports its progress (a UI's progress line, an MCP
+/// client's `notifications/progress`): seconds run of its time limit, and its last line.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// The longest last line of output a progress report carries.
+const PROGRESS_LINE_CHARS: usize = 200;
+
 /// What `run_shell` answers: how a command ended, or the id of the background job it
 /// started. The structured value of the result deserializes into it.
 ///
@@ -180,12 +187,20 @@ async fn run_shell(
         .map_err(not_started)?;
     let limit = Duration::from_millis(timeout_ms);
     let cancellation = ctx.cancellation().clone();
-    let (exit, timed_out) = tokio::select! {
-        exit = process.wait() => (Some(exit), false),
-        () = tokio::time::sleep(limit) => (stop(&process).await, true),
-        () = cancellation.cancelled() => {
-            stop(&process).await;
-            return Err(ToolError::Cancelled);
+    let progress = ctx.progress();
+    let out_of_time = tokio::time::sleep(limit);
+    tokio::pin!(out_of_time);
+    let mut ticks =
+        tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
+    let (exit, timed_out) = loop {
+        tokio::select! {
+            exit = process.wait() => break (Some(exit), false),
+            () = &mut out_of_time => break (stop(&process).await, true),
+            () = cancellation.cancelled() => {
+                stop(&process).await;
+                return Err(ToolError::Cancelled);
+            }
+            _ = ticks.tick() => report_progress(&progress, &process, limit),
         }
     };
     let mut notes: Vec<String> = sandbox.unsandboxed.iter().cloned().collect();
@@ -252,4 +267,25 @@ fn only_reads(
     _description: Option<&String>,
 ) -> bool {
     is_read_only(command)
+}
+
+/// Reports a running command's progress: seconds run of its time limit, and the last line it
+/// printed, if any.
+fn report_progress(progress: &tool_core::context::Progress, process: &Process, limit: Duration) {
+    let ran = process.duration().as_secs_f64().floor();
+    let last_line = {
+        let buffer = process.output();
+        let (bytes, _) = buffer.since(buffer.end().saturating_sub(4 * PROGRESS_LINE_CHARS as u64));
+        let text = output::clean(bytes);
+        text.lines()
+            .rev()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .map(|line| line.chars().take(PROGRESS_LINE_CHARS).collect::<String>())
+    };
+    let message = match last_line {
+        Some(line) => format!("running for {ran} s: {line}"),
+        None => format!("running for {ran} s"),
+    };
+    progress.report(ran, Some(limit.as_secs_f64().floor()), Some(&message));
 }

@@ -68,6 +68,10 @@ pub struct ToolContext {
     /// The coordinator running this call, through which the tool may call others.
     #[cfg(feature = "runtime")]
     pub(crate) coordinator: Option<crate::Coordinator>,
+    /// The call's own progress sink and approver, when its caller gave them
+    /// ([`CallOptions`](crate::coordinator::CallOptions)).
+    #[cfg(feature = "runtime")]
+    pub(crate) scope: crate::runtime::coordinator::CallScope,
 }
 
 /// The context that is the same for every call of one coordinator.
@@ -106,6 +110,8 @@ impl Clone for ToolContext {
             shared: Arc::clone(&self.shared),
             #[cfg(feature = "runtime")]
             coordinator: self.coordinator.clone(),
+            #[cfg(feature = "runtime")]
+            scope: self.scope.clone(),
         }
     }
 }
@@ -124,6 +130,8 @@ impl ToolContext {
             shared,
             #[cfg(feature = "runtime")]
             coordinator: None,
+            #[cfg(feature = "runtime")]
+            scope: crate::runtime::coordinator::CallScope::default(),
         }
     }
 
@@ -268,12 +276,16 @@ impl ToolContext {
     /// A handle for reporting this call's progress.
     #[must_use]
     pub fn progress(&self) -> Progress {
+        #[cfg(feature = "runtime")]
+        let sink = self
+            .scope
+            .progress
+            .as_ref()
+            .or(self.shared.progress.as_ref());
+        #[cfg(not(feature = "runtime"))]
+        let sink = self.shared.progress.as_ref();
         Progress {
-            sink: self
-                .shared
-                .progress
-                .as_ref()
-                .map(|sink| (Arc::clone(sink), self.call.clone())),
+            sink: sink.map(|sink| (Arc::clone(sink), self.call.clone())),
         }
     }
 }

@@ -31,6 +31,12 @@ async def main() -> None:
         assert tools["write_file"].annotations.read_only_hint is False
         print("ok list")
 
+        if mode != "legacy":
+            # The toolset is fixed while served: cacheable for an hour, the same for everyone.
+            raw = await client.session.list_tools()
+            assert raw.ttl_ms == 3_600_000 and raw.cache_scope == "public", raw
+            print("ok list caching")
+
         result = await client.call_tool("read_file", {"path": "notes.md"})
         assert result.is_error is False, result
         assert "buy milk" in result.content[0].text, result.content
@@ -50,6 +56,22 @@ async def main() -> None:
         assert result.structured_content["output"] == "hi\n", result.structured_content
         print("ok union output schema")
 
+        # A command still running reports its progress every second.
+        reports = []
+
+        async def on_progress(progress, total, message):
+            reports.append((progress, total, message))
+
+        result = await client.call_tool(
+            "run_shell", {"command": "echo warming up; sleep 2.5"}, progress_callback=on_progress
+        )
+        assert result.is_error is False, result
+        assert reports, "no progress notification arrived"
+        progress, total, message = reports[0]
+        assert progress >= 1 and total == 120, reports
+        assert "warming up" in message, reports
+        print("ok progress")
+
         result = await client.call_tool("read_file", {"path": "missing.md"})
         assert result.is_error is True, result
         assert "missing.md" in result.content[0].text, result.content
@@ -63,6 +85,8 @@ async def main() -> None:
         result = await client.call_tool("write_file", {"path": "new.md", "content": "x"})
         assert result.is_error is True, result
         assert "approval" in result.content[0].text, result.content
+        # This client declared no elicitation capability: the model reads that nobody can be asked.
+        assert "elicitation capability" in result.content[0].text, result.content
         print("ok approval refused")
 
         try:

@@ -225,14 +225,18 @@ impl Coordinator {
                 _ => {}
             }
         }
-        let Some(approver) = &self.inner.approver else {
+        let Some(approver) = call.scope.approver(self.inner.approver.as_ref()) else {
+            let (why, source) = match &call.scope.nobody_to_ask {
+                Some(why) => (why.as_ref(), "nobody to ask"),
+                None => ("this session has no way to ask", "no approver configured"),
+            };
             return Err(ToolError::denied(
                 format!(
-                    "`{}` needs the user's approval ({}), and this session has no way to ask; \
+                    "`{}` needs the user's approval ({}), and {why}; \
                      do not retry it: tell the user what you wanted to do",
                     spec.name, decision.reason
                 ),
-                DecisionSource::new(PolicyLayer::User, "no approver configured").to_string(),
+                DecisionSource::new(PolicyLayer::User, source).to_string(),
             ));
         };
         let request = ApprovalRequest::new(

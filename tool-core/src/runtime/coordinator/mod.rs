@@ -34,6 +34,7 @@ mod authorize;
 mod batch;
 mod builder;
 mod nested;
+mod options;
 mod schedule;
 mod session;
 
@@ -65,6 +66,8 @@ use crate::{Tool, ToolCall, ToolError, ToolOutput, ToolResult, Toolset};
 pub use batch::BatchOptions;
 pub use builder::{BuildError, CoordinatorBuilder};
 pub use nested::{MAX_NESTING, ToolCaller};
+pub use options::CallOptions;
+pub(crate) use options::CallScope;
 pub use session::Session;
 
 /// Runs tool calls. Cheap to clone; clones share everything, including the session's mode and
@@ -179,6 +182,9 @@ pub(crate) struct Staged {
     pub(crate) parent_cancellation: Option<CancellationToken>,
     /// The calling tool's deadline, for a nested call: this call's is no later.
     pub(crate) parent_deadline: Option<Instant>,
+    /// The call's own progress sink and approver ([`CallOptions`]), handed on to its nested
+    /// calls.
+    pub(crate) scope: CallScope,
 }
 
 impl Coordinator {
@@ -291,10 +297,23 @@ impl Coordinator {
     /// # });
     /// ```
     pub async fn call_cancellable(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
+        self.call_with(call, CallOptions::new().cancel(cancel.clone()))
+            .await
+    }
+
+    /// Runs one call with options of its own ([`CallOptions`]): a token that cancels it, a
+    /// progress sink and an approver for it and its nested calls. What the options leave out
+    /// is the coordinator's. An MCP server calls this way, so each client hears its own
+    /// call's progress and is asked about its own calls.
+    pub async fn call_with(&self, call: ToolCall, options: CallOptions) -> ToolResult {
         let started = Instant::now();
         let mut staged = match self.stage(call, started) {
             Ok(staged) => staged,
             Err(result) => return result,
+        };
+        staged.scope = options.scope;
+        let Some(cancel) = options.cancel else {
+            return self.run(staged, started, None).await;
         };
         let own = self.inner.shared.cancellation.child_token();
         staged.parent_cancellation = Some(own.clone());
@@ -354,6 +373,7 @@ impl Coordinator {
             paths,
             parent_cancellation: None,
             parent_deadline: None,
+            scope: CallScope::default(),
         })
     }
 
@@ -391,10 +411,12 @@ impl Coordinator {
             paths: _,
             parent_cancellation,
             parent_deadline,
+            scope,
         } = staged;
-        let ctx = self
+        let mut ctx = self
             .open(call_id, &tool, depth, parent_cancellation)
             .with_deadline(self.deadline(&tool, parent_deadline));
+        ctx.scope = scope;
         let invocation = Invocation {
             spec: tool.spec(),
             effect,

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use super::Coordinator;
+use super::{CallScope, Coordinator};
 use crate::definition::context::{CallInfo, CancellationToken, FromContext, ToolContext};
 use crate::{ToolCall, ToolError, ToolResult, Toolset};
 
@@ -53,6 +53,8 @@ pub struct ToolCaller {
     parent: CallInfo,
     cancellation: CancellationToken,
     deadline: Option<Instant>,
+    /// The calling call's own progress sink and approver: its nested calls use them too.
+    scope: CallScope,
 }
 
 impl ToolCaller {
@@ -76,6 +78,7 @@ impl ToolCaller {
             Ok(mut staged) => {
                 staged.parent_cancellation = Some(self.cancellation.clone());
                 staged.parent_deadline = self.deadline;
+                staged.scope = self.scope.clone();
                 self.coordinator.run(staged, started, None).await
             }
             Err(result) => result,
@@ -158,6 +161,7 @@ impl FromContext<'_> for ToolCaller {
             parent: ctx.call().clone(),
             cancellation: ctx.cancellation().clone(),
             deadline: ctx.deadline(),
+            scope: ctx.scope.clone(),
         })
     }
 }

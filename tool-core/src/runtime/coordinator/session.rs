@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::Coordinator;
+use super::{CallScope, Coordinator};
 use crate::ToolError;
 use crate::definition::context::{CallInfo, FromContext, ToolContext};
 use crate::runtime::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope, RequestKind};
@@ -57,6 +57,9 @@ pub struct Session {
     call: CallInfo,
     /// The mode an answer to this call's own question allowed it to switch to.
     approved: Arc<Mutex<Option<Mode>>>,
+    /// The call's own approver, or why nobody can be asked
+    /// ([`CallOptions`](super::CallOptions)); else the coordinator's approver is asked.
+    scope: CallScope,
 }
 
 impl Session {
@@ -135,10 +138,16 @@ impl Session {
         if let Some(answer) = self.hook_answer(request).await {
             return answer;
         }
-        let Some(approver) = &self.coordinator.inner.approver else {
+        let Some(approver) = self
+            .scope
+            .approver(self.coordinator.inner.approver.as_ref())
+        else {
+            let why =
+                self.scope.nobody_to_ask.as_deref().unwrap_or(
+                    "this session has no way to ask the user (no approver is configured)",
+                );
             return ApprovalResponse::reject(format!(
-                "this session has no way to ask the user (no approver is configured), so `{}` \
-                 could not be answered; tell the user what you wanted them to approve",
+                "{why}, so `{}` could not be answered; tell the user what you wanted them to approve",
                 self.call.tool
             ));
         };
@@ -179,8 +188,11 @@ impl Session {
     #[must_use]
     pub fn can_ask(&self) -> bool {
         let inner = &self.coordinator.inner;
-        if inner.approver.is_some() {
+        if self.scope.approver(inner.approver.as_ref()).is_some() {
             return true;
+        }
+        if self.scope.nobody_to_ask.is_some() {
+            return false;
         }
         let Some(tool) = self.coordinator.toolset().get(&self.call.tool) else {
             return false;
@@ -220,6 +232,7 @@ impl FromContext<'_> for Session {
             coordinator: coordinator.clone(),
             call: ctx.call().clone(),
             approved: Arc::default(),
+            scope: ctx.scope.clone(),
         })
     }
 }

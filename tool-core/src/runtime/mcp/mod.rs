@@ -9,16 +9,36 @@
 //!   `isError: true`, so the model reads it and can correct itself;
 //! - an unknown tool is the JSON-RPC error -32602 (invalid params), with the closest names;
 //! - structured output (`Json<T>`) is `structuredContent`, mirrored as text for clients that
-//!   read only `content`.
-//!
+//!   read only `content`;
 //! - a client's `notifications/cancelled` cancels the call's token, so the tool stops (a
-//!   shell command's process group is killed).
+//!   shell command's process group is killed);
+//! - a call whose request carries `_meta.progressToken` sends `notifications/progress` with
+//!   that token for each [`Progress::report`](crate::context::Progress::report) of the call
+//!   and of its nested calls (a report whose progress does not grow is left out, as the
+//!   protocol wants it growing);
+//! - the coordinator's policy applies on the server: a call it asks about asks the client's
+//!   user by elicitation (`elicitation/create` on 2025-11-25; on 2026-07-28 the
+//!   `input_required` round trip, its request state sealed with HMAC-SHA256 so a client
+//!   cannot forge an approval or move it to another call), and a client without the
+//!   elicitation capability is refused with that reason (see [`McpServer`]);
+//! - on 2026-07-28, `tools/list` carries `ttlMs` ([`TOOLS_LIST_TTL`]) and `cacheScope:
+//!   "public"`: the toolset is fixed while served, and the same for every caller.
 //!
-//! Served so far: stdio ([`serve_stdio`]), protocol versions up to 2025-11-25 and 2026-07-28
-//! as rmcp negotiates them. Not yet: streamable HTTP, progress notifications, approval by
-//! elicitation (a call that needs approval is refused with the reason), list-changed
-//! announcements, and importing tools from other servers.
+//! Each `tools/call` runs with options of its own
+//! ([`Coordinator::call_with`](crate::Coordinator::call_with)): its cancellation, its progress
+//! sink, its approver. Files: `server.rs` (the handler), `progress.rs` (progress as
+//! notifications), `elicit.rs` (approval by elicitation and the sealed request state).
+//!
+//! Served so far: stdio ([`serve_stdio`], [`McpServer::serve_stdio`]), protocol versions up to
+//! 2025-11-25 and 2026-07-28 as rmcp negotiates them. Not yet here: list-changed
+//! announcements (the toolset does not change while served), and a question a tool asks
+//! while it runs ([`Session::ask`](crate::context::Session::ask), a nested call that needs
+//! approval) over the 2026-07-28 round trip, which cannot wait for it: such a question is
+//! refused, saying why.
 
+mod elicit;
+mod progress;
 mod server;
 
-pub use server::{McpServer, ServeError, serve_stdio};
+pub use elicit::StateKeyTooShort;
+pub use server::{McpServer, ServeError, TOOLS_LIST_TTL, serve_stdio};

@@ -1,19 +1,40 @@
 //! [`McpServer`]: rmcp's `ServerHandler` over a coordinator.
+//!
+//! Each `tools/call` runs through [`Coordinator::call_with`] with options of its own: the
+//! request's cancellation token, a progress sink sending `notifications/progress` to this
+//! client when the request carries a `progressToken`, and who answers its approvals (this
+//! client, by elicitation; see `elicit.rs`).
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
+    ContentBlock, ElicitResult, ErrorData, Implementation, InputRequests, InputRequiredResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
     Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 
+use super::elicit::{
+    ApprovalStates, AskedApproval, ElicitingApprover, INPUT_KEY, RoundTripApprover,
+    StateKeyTooShort, answer, input_request, question, sha256_hex,
+};
+use super::progress::ProgressForwarder;
+use crate::approval::ApprovalResponse;
+use crate::coordinator::CallOptions;
 use crate::definition::output::Content;
 use crate::schema::{Dialect, export_tool};
 use crate::{Coordinator, ToolCall, ToolError, ToolResult};
+
+/// How long a 2026-07-28 client may keep a `tools/list` result (`ttlMs`). The toolset is
+/// fixed while served, so the list only changes when the server is restarted with other
+/// tools or settings (an upgrade, `--read-only`); an hour bounds how long a client works from
+/// a list that old, and a client that reconnects asks again anyway.
+pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// A coordinator served over MCP. Cheap to clone (the coordinator is shared).
 ///
@@ -26,11 +47,47 @@ use crate::{Coordinator, ToolCall, ToolError, ToolResult};
 /// # Ok(())
 /// # }
 /// ```
+///
+/// # Approval by elicitation
+///
+/// The coordinator's policy applies to every call; when it asks, the server asks the client's
+/// user through elicitation, and the answer is the approval (once, or every call of that tool
+/// for the session; or a rejection whose guidance the model reads):
+/// `elicitation/create` on protocol 2025-11-25, the `input_required` round trip on 2026-07-28
+/// (its request state sealed with HMAC-SHA256, so a client cannot forge an approval or move
+/// it to another call). A client without the elicitation capability cannot be asked: such a
+/// call is refused, saying so. A question a tool asks while it runs (a plan presented with
+/// [`Session::ask`](crate::context::Session::ask), a nested call that needs approval) reaches
+/// a 2025-11-25 client the same way; a 2026-07-28 round trip cannot wait for it (the retry
+/// starts the call again), so it is refused with that reason.
+///
+/// The seal's key is made from the OS's randomness when the server is made: a state is valid
+/// only in the process that sealed it, for 15 minutes. Several instances behind one address
+/// (a load balancer, where the retry may reach another instance) need one key:
+/// [`with_state_key`](Self::with_state_key).
+///
+/// "For the session" grants go to the coordinator's session, which is the whole server
+/// process: right over stdio (one client), too wide when one coordinator serves several
+/// users; turn the choice off with [`session_approvals`](Self::session_approvals).
+///
+/// # `tools/list` caching
+///
+/// On 2026-07-28 the list carries `ttlMs` ([`TOOLS_LIST_TTL`], an hour: the toolset is fixed
+/// while served) and `cacheScope: "public"` (the list is the same for every caller: it depends
+/// on the server's toolset, never on who asks; what a caller may then do is the policy's
+/// decision at call time).
 #[derive(Clone)]
 pub struct McpServer {
     coordinator: Coordinator,
     /// The `tools/list` entries, made once: the toolset does not change while served.
     tools: Arc<Vec<McpTool>>,
+    /// Seals the request states of approvals asked over the 2026-07-28 round trip.
+    states: Arc<ApprovalStates>,
+    /// Whether an approval may be given for the rest of the session.
+    offer_session: bool,
+    /// Numbers the calls, so each has an id of its own (its approval is told from its nested
+    /// calls' by it).
+    calls: Arc<AtomicU64>,
 }
 
 impl McpServer {
@@ -56,7 +113,39 @@ impl McpServer {
         McpServer {
             coordinator,
             tools: Arc::new(tools),
+            states: Arc::new(ApprovalStates::random()),
+            offer_session: true,
+            calls: Arc::default(),
         }
+    }
+
+    /// Seals approval request states with `key` instead of a random key of this process: give
+    /// every instance serving one address the same secret, so a client's retry may reach any
+    /// of them (and a restart keeps open questions valid).
+    ///
+    /// ```
+    /// use tool_core::{Coordinator, Toolset, mcp::McpServer};
+    ///
+    /// let coordinator = Coordinator::builder().toolset(Toolset::all()).build().unwrap();
+    /// let key = b"a secret of at least 32 bytes, shared by every instance";
+    /// let server = McpServer::new(coordinator.clone()).with_state_key(key).unwrap();
+    /// assert!(McpServer::new(coordinator).with_state_key(b"short").is_err());
+    /// # drop(server);
+    /// ```
+    ///
+    /// # Errors
+    /// [`StateKeyTooShort`] when the key has fewer than 32 bytes.
+    pub fn with_state_key(mut self, key: &[u8]) -> Result<Self, StateKeyTooShort> {
+        self.states = Arc::new(ApprovalStates::with_key(key)?);
+        Ok(self)
+    }
+
+    /// Whether the user may approve a tool for the rest of the session (default: yes). The
+    /// session is the coordinator's: turn this off when one coordinator serves several users.
+    #[must_use]
+    pub fn session_approvals(mut self, offer: bool) -> Self {
+        self.offer_session = offer;
+        self
     }
 
     /// The `tools/list` entries, in the toolset's order (by name).
@@ -84,12 +173,24 @@ pub enum ServeError {
 /// # Errors
 /// [`ServeError`]: the connection could not start, or ended abnormally.
 pub async fn serve_stdio(coordinator: Coordinator) -> Result<(), ServeError> {
-    let running = McpServer::new(coordinator)
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|error| ServeError::Start(Box::new(error)))?;
-    running.waiting().await?;
-    Ok(())
+    McpServer::new(coordinator).serve_stdio().await
+}
+
+impl McpServer {
+    /// Serves on stdin and stdout until the client closes stdin: [`serve_stdio`] for a server
+    /// configured first ([`with_state_key`](Self::with_state_key),
+    /// [`session_approvals`](Self::session_approvals)).
+    ///
+    /// # Errors
+    /// [`ServeError`]: the connection could not start, or ended abnormally.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| ServeError::Start(Box::new(error)))?;
+        running.waiting().await?;
+        Ok(())
+    }
 }
 
 impl ServerHandler for McpServer {
@@ -101,9 +202,14 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        let list = ListToolsResult::with_all_items(self.tools.to_vec());
+        if !is_stateless(&context) {
+            return Ok(list);
+        }
+        let ttl = u64::try_from(TOOLS_LIST_TTL.as_millis()).unwrap_or(u64::MAX);
+        Ok(list.with_ttl_ms(ttl).with_cache_scope(CacheScope::Public))
     }
 
     async fn call_tool(
@@ -115,20 +221,109 @@ impl ServerHandler for McpServer {
             Some(arguments) => Value::Object(arguments.clone()).to_string(),
             None => "{}".to_owned(),
         };
+        let call_id = format!("mcp-{}", self.calls.fetch_add(1, Ordering::Relaxed));
         // rmcp cancels `context.ct` on the client's `notifications/cancelled` (stdio) or when
         // the response stream closes (HTTP): the tool's own token follows it.
+        let mut options = CallOptions::new().cancel(context.ct.clone());
+        if let Some(token) = context.meta.get_progress_token() {
+            options = options.progress(ProgressForwarder::new(context.peer.clone(), token));
+        }
+        let asked = Arc::new(Mutex::new(None));
+        if !can_elicit(context.client_capabilities()) {
+            options = options.nobody_to_ask(
+                "this MCP client did not declare the elicitation capability, so the server cannot ask the user",
+            );
+        } else if is_stateless(&context) {
+            let answer = match &request.request_state {
+                Some(state) => Some(self.answer_brought_back(&request, state, &arguments)?),
+                None => None,
+            };
+            options = options.approver(RoundTripApprover {
+                call_id: call_id.clone(),
+                answer,
+                asked: Arc::clone(&asked),
+            });
+        } else {
+            options = options.approver(ElicitingApprover {
+                peer: context.peer.clone(),
+                offer_session: self.offer_session,
+                cancel: context.ct.clone(),
+            });
+        }
         let result = self
             .coordinator
-            .call_cancellable(
-                ToolCall::new(request.name.to_string(), arguments),
-                &context.ct,
+            .call_with(
+                ToolCall::new(request.name.to_string(), arguments.clone()).with_call_id(call_id),
+                options,
             )
             .await;
+        let asked = asked.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(asked) = asked {
+            let state = self.states.seal(&AskedApproval {
+                tool: request.name.to_string(),
+                arguments_sha256: sha256_hex(&arguments),
+                preview: asked.preview.clone(),
+                offer_session: self.offer_session,
+            });
+            let mut requests = InputRequests::new();
+            requests.insert(
+                INPUT_KEY.to_owned(),
+                input_request(question(&asked, self.offer_session)),
+            );
+            return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                Some(requests),
+                Some(state),
+            )));
+        }
         if let Some(ToolError::UnknownTool { .. }) = result.error() {
             return Err(ErrorData::invalid_params(result.text().into_owned(), None));
         }
         Ok(CallToolResponse::Complete(to_mcp(&result)))
     }
+}
+
+impl McpServer {
+    /// The approval a 2026-07-28 client brought back with its retry, once its request state
+    /// is checked: sealed here, unexpired, for this very call. A refused state is the
+    /// JSON-RPC error -32602, saying why.
+    fn answer_brought_back(
+        &self,
+        request: &CallToolRequestParams,
+        state: &str,
+        arguments: &str,
+    ) -> Result<ApprovalResponse, ErrorData> {
+        let asked = self
+            .states
+            .open(state, &request.name, arguments)
+            .map_err(|refused| ErrorData::invalid_params(refused.to_string(), None))?;
+        let response = request
+            .input_responses
+            .as_ref()
+            .and_then(|responses| responses.get(INPUT_KEY))
+            .and_then(|response| serde_json::from_value::<ElicitResult>(response.clone()).ok());
+        Ok(match response {
+            Some(response) => answer(&response, asked.offer_session),
+            None => ApprovalResponse::reject(
+                "the client came back without the user's answer to the approval question",
+            ),
+        })
+    }
+}
+
+/// Whether the request speaks protocol 2026-07-28 or later: stateless, so the server may not
+/// send requests of its own, and list results carry caching hints.
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Whether the client can show its user a form (form mode is what a bare `elicitation: {}`
+/// declares).
+fn can_elicit(capabilities: Option<ClientCapabilities>) -> bool {
+    capabilities
+        .and_then(|capabilities| capabilities.elicitation)
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
 }
 
 /// A result as MCP's `CallToolResult`: content parts, the structured value (an object; mirrored

@@ -1,0 +1,428 @@
+//! Approval by elicitation: the policy applies on the server, and a call that needs approval
+//! asks the MCP client's user.
+//!
+//! What is asked is the same on both protocol versions: a form ([`question`]) saying what the
+//! call will do (the request's preview, why the policy asks, the arguments) and offering
+//! "approve once", "approve this tool for the session" (when the server allows session
+//! grants) and "reject", with optional guidance for the model. How it travels differs:
+//!
+//! - **2025-11-25** (a connection with a session): the server sends `elicitation/create` and
+//!   waits for the answer while the call is held at its approval stage ([`ElicitingApprover`]).
+//!   A question a tool asks itself ([`Session::ask`](crate::context::Session::ask), a plan)
+//!   goes the same way.
+//! - **2026-07-28** (stateless): a server may not send requests of its own, so the call ends
+//!   at its approval stage (before its tool runs) with an `input_required` result: the
+//!   elicitation as an input request, and a request state naming the tool, the SHA-256 of the
+//!   exact arguments and what is asked, sealed with HMAC-SHA256 ([`ApprovalStates`]). The
+//!   client asks its user and calls again with the answer and the state; the server checks
+//!   the seal (a forged or changed state is an error), checks that the state is for this very
+//!   tool and these arguments, and runs the call from the start with the answer as the
+//!   approval ([`RoundTripApprover`]). Only the call's own approval can travel this way: a
+//!   question asked once the tool runs (a nested call needing approval, a plan presented
+//!   through `Session::ask`) cannot wait for a round trip that would restart the tool, so it
+//!   is refused with a reason saying so.
+//!
+//! A client that declared no elicitation capability cannot be asked: such a call is refused,
+//! and the model reads why.
+//!
+//! The first round of a round trip is a real call up to its approval stage: hooks before it
+//! ran, and events and budgets saw a call that was not approved (yet).
+//!
+//! The seal keeps a client from making up a question the server never asked, or from moving
+//! an approval to another tool or other arguments. It cannot stop a client from answering for
+//! its user (the client holds the answer either way), and a state may be brought back more
+//! than once while it is valid: each time for the same tool with the same arguments.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest,
+    RequestStateCodec, RequestStateError, SealOptions,
+};
+use rmcp::service::{Peer, RoleServer};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::BoxFuture;
+use crate::definition::context::CancellationToken;
+use crate::runtime::approval::{
+    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, RequestKind,
+};
+
+/// The key of the approval question in an `input_required` result's `inputRequests`, and of
+/// its answer in the retry's `inputResponses`.
+pub(super) const INPUT_KEY: &str = "approval";
+
+/// How long a 2026-07-28 client has to come back with its user's answer: long enough for a
+/// person to read the question, short enough that an old state is not lying around.
+const STATE_TTL: Duration = Duration::from_secs(15 * 60);
+
+/// The longest argument text shown in a question; longer is cut (the preview still names the
+/// resources).
+const MAX_ARGUMENTS_SHOWN: usize = 2_000;
+
+/// The form that asks about `request`: its message and the schema of the answer.
+pub(super) fn question(request: &ApprovalRequest, offer_session: bool) -> ElicitRequestParams {
+    let message = match &request.kind {
+        RequestKind::Plan { plan } => {
+            format!("The model presents a plan. Accepting it lets the work begin.\n\n{plan}")
+        }
+        _ => {
+            let mut arguments = request.arguments.to_string();
+            if arguments.len() > MAX_ARGUMENTS_SHOWN {
+                let mut cut = MAX_ARGUMENTS_SHOWN;
+                while !arguments.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                arguments.truncate(cut);
+                arguments.push_str(" …");
+            }
+            format!(
+                "Allow this tool call?\n{}\nWhy you are asked: {}\nArguments: {arguments}",
+                request.preview, request.reason
+            )
+        }
+    };
+    let approve_once = match request.kind {
+        RequestKind::Plan { .. } => "Accept the plan",
+        _ => "Approve this call",
+    };
+    let mut choices = vec![json!({ "const": "once", "title": approve_once })];
+    if offer_session && matches!(request.kind, RequestKind::Call) {
+        choices.push(json!({
+            "const": "session",
+            "title": format!("Approve every `{}` call for this session", request.tool),
+        }));
+    }
+    choices.push(json!({ "const": "reject", "title": "Reject" }));
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "decision": {
+                "type": "string",
+                "title": "Decision",
+                "oneOf": choices,
+            },
+            "guidance": {
+                "type": "string",
+                "title": "Guidance for the model",
+                "description": "Optional: what the model should do instead, or keep in mind.",
+            },
+        },
+        "required": ["decision"],
+    });
+    let requested_schema: ElicitationSchema = serde_json::from_value(schema)
+        .expect("the approval form is a valid elicitation schema (tested)");
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    }
+}
+
+/// The client's answer as an approval: accepted with "once" or "session" approves (a session
+/// only when it was offered), anything else rejects, with the user's guidance for the model.
+pub(super) fn answer(result: &ElicitResult, offer_session: bool) -> ApprovalResponse {
+    let content = result.content.as_ref();
+    let field = |name: &str| {
+        content
+            .and_then(|content| content.get(name))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+    };
+    let guidance = field("guidance").map(str::to_owned);
+    match result.action {
+        ElicitationAction::Accept => match field("decision") {
+            Some("once") => ApprovalResponse::once(),
+            Some("session") if offer_session => ApprovalResponse::Approve(ApprovalScope::Session),
+            Some("session") => ApprovalResponse::once(),
+            Some("reject") => ApprovalResponse::Reject { guidance },
+            _ => ApprovalResponse::reject(
+                "the client's answer chose none of the offered decisions (once, session, reject)",
+            ),
+        },
+        ElicitationAction::Decline => ApprovalResponse::Reject {
+            guidance: Some(guidance.unwrap_or_else(|| "the user declined the request".to_owned())),
+        },
+        ElicitationAction::Cancel => {
+            ApprovalResponse::reject("the user dismissed the question without answering")
+        }
+        _ => ApprovalResponse::reject("the client's answer was none the server knows"),
+    }
+}
+
+/// Asks a 2025-11-25 client's user with `elicitation/create`, while the call waits.
+pub(super) struct ElicitingApprover {
+    pub(super) peer: Peer<RoleServer>,
+    pub(super) offer_session: bool,
+    /// The `tools/call` request's token: a client that cancels the call stops waiting for
+    /// the answer too.
+    pub(super) cancel: CancellationToken,
+}
+
+impl Approver for ElicitingApprover {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        Box::pin(async move {
+            let ask = self
+                .peer
+                .create_elicitation(question(request, self.offer_session));
+            tokio::select! {
+                // A cancellation that came first wins over an answer that came after it.
+                biased;
+                () = self.cancel.cancelled() => ApprovalResponse::Abort,
+                answered = ask => match answered {
+                    Ok(result) => answer(&result, self.offer_session),
+                    Err(error) => ApprovalResponse::reject(format!(
+                        "the MCP client could not ask the user ({error}), so this call was not approved"
+                    )),
+                },
+            }
+        })
+    }
+}
+
+/// The approver of one 2026-07-28 round: it answers the call's own approval with the answer
+/// the client brought back (second round), or keeps the request to ask about and rejects for
+/// now (first round; the server then answers `input_required` instead of the result).
+/// Anything asked while the tool runs is refused: the round trip cannot wait for it.
+pub(super) struct RoundTripApprover {
+    /// The id the server gave the `tools/call`'s call: only its own approval travels.
+    pub(super) call_id: String,
+    pub(super) answer: Option<ApprovalResponse>,
+    /// The request to ask the client about, once the policy asked.
+    pub(super) asked: Arc<Mutex<Option<ApprovalRequest>>>,
+}
+
+impl Approver for RoundTripApprover {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        let own = request.call_id == self.call_id && matches!(request.kind, RequestKind::Call);
+        let response = if !own {
+            ApprovalResponse::reject(format!(
+                "`{}` asked the user while a tool was already running; this MCP client speaks protocol 2026-07-28, \
+                 where a server can ask only before a call runs (the input_required round trip starts the call again), \
+                 so the question could not be put to the user",
+                request.tool
+            ))
+        } else if let Some(answer) = &self.answer {
+            answer.clone()
+        } else {
+            *self.asked.lock().unwrap_or_else(PoisonError::into_inner) = Some(request.clone());
+            // Never read by the model: the server answers `input_required` instead.
+            ApprovalResponse::reject("waiting for the client to ask the user")
+        };
+        Box::pin(async move { response })
+    }
+}
+
+/// What a sealed 2026-07-28 request state says: which call was asked about, and what.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct AskedApproval {
+    /// The tool called.
+    pub(super) tool: String,
+    /// SHA-256 of the arguments' JSON text, in hex.
+    pub(super) arguments_sha256: String,
+    /// What the user was shown: the request's preview.
+    pub(super) preview: String,
+    /// Whether "approve for the session" was offered.
+    pub(super) offer_session: bool,
+}
+
+/// Seals and opens the request states of approvals asked over the 2026-07-28 round trip.
+pub(super) struct ApprovalStates {
+    codec: RequestStateCodec,
+}
+
+/// A key for sealing request states was shorter than 32 bytes.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the request-state key has {length} bytes; give at least 32 bytes of secret randomness (the same on every instance behind one address)"
+)]
+pub struct StateKeyTooShort {
+    /// How long the key was.
+    pub length: usize,
+}
+
+/// Why a request state brought back by a client was refused.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum StateRefused {
+    #[error(
+        "the requestState failed its integrity check: it was not made by this server (or by a server with the same key), or it was changed; call the tool again without requestState and inputResponses to be asked anew"
+    )]
+    Forged,
+    #[error(
+        "the requestState has expired (an approval question is open for 15 minutes); call the tool again without requestState and inputResponses to be asked anew"
+    )]
+    Expired,
+    #[error(
+        "the requestState was made for another call ({what}); send it back only with the call it came with"
+    )]
+    OtherCall { what: String },
+}
+
+impl ApprovalStates {
+    /// States sealed with a key made now from the OS's randomness: valid in this process only.
+    pub(super) fn random() -> Self {
+        let mut key = [0_u8; 32];
+        getrandom::fill(&mut key).expect("the OS provides randomness");
+        ApprovalStates {
+            codec: RequestStateCodec::new_unchecked(key.to_vec()),
+        }
+    }
+
+    /// States sealed with `key`, which every instance serving one address must share.
+    pub(super) fn with_key(key: &[u8]) -> Result<Self, StateKeyTooShort> {
+        RequestStateCodec::try_new(key.to_vec())
+            .map(|codec| ApprovalStates { codec })
+            .map_err(|_| StateKeyTooShort { length: key.len() })
+    }
+
+    /// The sealed state of an approval asked about `tool` with `arguments`.
+    pub(super) fn seal(&self, asked: &AskedApproval) -> String {
+        self.codec
+            .seal_json_with(asked, &SealOptions::new().ttl(STATE_TTL))
+            .expect("an approval state serializes")
+    }
+
+    /// The approval a client's state says was asked, checked: sealed here, not expired, and
+    /// for this tool with these very arguments.
+    pub(super) fn open(
+        &self,
+        state: &str,
+        tool: &str,
+        arguments: &str,
+    ) -> Result<AskedApproval, StateRefused> {
+        let asked: AskedApproval = self.codec.open_json(state).map_err(|error| match error {
+            RequestStateError::Expired => StateRefused::Expired,
+            _ => StateRefused::Forged,
+        })?;
+        if asked.tool != tool {
+            return Err(StateRefused::OtherCall {
+                what: format!("a call of `{}`, not `{tool}`", asked.tool),
+            });
+        }
+        if asked.arguments_sha256 != sha256_hex(arguments) {
+            return Err(StateRefused::OtherCall {
+                what: format!("`{tool}` with other arguments"),
+            });
+        }
+        Ok(asked)
+    }
+}
+
+/// The SHA-256 of `text`, in lowercase hex.
+pub(super) fn sha256_hex(text: &str) -> String {
+    use std::fmt::Write as _;
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
+}
+
+/// The elicitation of `params` as an `input_required` input request.
+pub(super) fn input_request(params: ElicitRequestParams) -> InputRequest {
+    let request = json!({ "method": "elicitation/create", "params": params });
+    serde_json::from_value(request).expect("an elicitation is an input request (tested)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::definition::context::CallInfo;
+
+    fn plan() -> ApprovalRequest {
+        ApprovalRequest::plan(&CallInfo::new("c1", "present_plan", 0), "1. Do it")
+    }
+
+    #[test]
+    fn the_question_is_a_valid_elicitation_and_input_request() {
+        let params = question(&plan(), true);
+        let value = serde_json::to_value(&params).unwrap();
+        assert_eq!(value["mode"], "form");
+        assert_eq!(value["requestedSchema"]["required"][0], "decision");
+        // A plan is accepted or not: no session grant is offered for it.
+        let choices = value["requestedSchema"]["properties"]["decision"]["oneOf"]
+            .as_array()
+            .unwrap();
+        assert_eq!(choices.len(), 2, "{choices:?}");
+        let request = serde_json::to_value(input_request(params)).unwrap();
+        assert_eq!(request["method"], "elicitation/create");
+    }
+
+    #[test]
+    fn answers_map_to_approvals() {
+        let accept = |content: Value| {
+            let mut result = ElicitResult::new(ElicitationAction::Accept);
+            result.content = Some(content);
+            result
+        };
+        assert_eq!(
+            answer(&accept(json!({"decision": "once"})), true),
+            ApprovalResponse::once()
+        );
+        assert_eq!(
+            answer(&accept(json!({"decision": "session"})), true),
+            ApprovalResponse::Approve(ApprovalScope::Session)
+        );
+        assert_eq!(
+            answer(&accept(json!({"decision": "session"})), false),
+            ApprovalResponse::once(),
+            "a session grant that was not offered is not taken"
+        );
+        assert_eq!(
+            answer(
+                &accept(json!({"decision": "reject", "guidance": "use notes.md"})),
+                true
+            ),
+            ApprovalResponse::reject("use notes.md")
+        );
+        assert!(matches!(
+            answer(&ElicitResult::new(ElicitationAction::Decline), true),
+            ApprovalResponse::Reject { guidance: Some(g) } if g.contains("declined")
+        ));
+        assert!(matches!(
+            answer(&accept(json!({"decision": "always"})), true),
+            ApprovalResponse::Reject { .. }
+        ));
+    }
+
+    #[test]
+    fn a_sealed_state_opens_only_for_its_own_call_and_unchanged() {
+        let states = ApprovalStates::random();
+        let sealed = states.seal(&AskedApproval {
+            tool: "write_file".into(),
+            arguments_sha256: sha256_hex(r#"{"path":"a"}"#),
+            preview: "write_file (mutating): path = a".into(),
+            offer_session: true,
+        });
+        assert!(
+            states
+                .open(&sealed, "write_file", r#"{"path":"a"}"#)
+                .is_ok()
+        );
+        assert!(matches!(
+            states.open(&sealed, "write_file", r#"{"path":"b"}"#),
+            Err(StateRefused::OtherCall { .. })
+        ));
+        assert!(matches!(
+            states.open(&sealed, "run_shell", r#"{"path":"a"}"#),
+            Err(StateRefused::OtherCall { .. })
+        ));
+        let mut tampered = sealed.clone();
+        let last = tampered.pop().unwrap();
+        tampered.push(if last == 'A' { 'B' } else { 'A' });
+        assert!(matches!(
+            states.open(&tampered, "write_file", r#"{"path":"a"}"#),
+            Err(StateRefused::Forged)
+        ));
+        // Another process's key (a restart, an instance without the shared key).
+        assert!(matches!(
+            ApprovalStates::random().open(&sealed, "write_file", r#"{"path":"a"}"#),
+            Err(StateRefused::Forged)
+        ));
+    }
+}
