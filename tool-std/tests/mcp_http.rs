@@ -75,11 +75,25 @@ impl Served {
     /// response's headers (names in lower case) and body.
     fn initialize(&self, headers: &[(&str, &str)]) -> Response {
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+        let mut stream = self.post(body, headers);
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).unwrap();
+        Response::parse(&raw)
+    }
+
+    /// Sends `body` as a JSON-RPC POST (with `Host: 127.0.0.1:PORT` unless `headers` name
+    /// one), and returns the connection to read the response from.
+    fn post(&self, body: &str, headers: &[(&str, &str)]) -> TcpStream {
         let mut request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
-            self.authority(),
+            "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
             body.len()
         );
+        if !headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+        {
+            request.push_str(&format!("Host: {}\r\n", self.authority()));
+        }
         for (name, value) in headers {
             request.push_str(&format!("{name}: {value}\r\n"));
         }
@@ -87,9 +101,32 @@ impl Served {
         request.push_str(body);
         let mut stream = TcpStream::connect(self.authority()).unwrap();
         stream.write_all(request.as_bytes()).unwrap();
-        let mut raw = String::new();
-        stream.read_to_string(&mut raw).unwrap();
-        Response::parse(&raw)
+        stream
+    }
+}
+
+/// Whether a process whose command line contains `marker` is running.
+fn running(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .map(|cmdline| {
+                String::from_utf8_lossy(&cmdline)
+                    .replace('\0', " ")
+                    .contains(marker)
+            })
+            .unwrap_or(false)
+    })
+}
+
+fn wait_until(what: &str, condition: impl Fn() -> bool) {
+    // A bound on a hang, not a timing assertion.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !condition() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting until {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -227,6 +264,14 @@ fn an_origin_allowed_on_the_command_line_is_served() {
 }
 
 #[test]
+fn a_request_for_a_foreign_host_is_forbidden() {
+    // DNS rebinding: a page at evil.example whose name now resolves to 127.0.0.1.
+    let served = Served::start(&[], None);
+    let response = served.initialize(&[("Host", "evil.example")]);
+    assert_eq!(response.status, 403, "{}", response.body);
+}
+
+#[test]
 fn a_request_without_the_bearer_token_is_unauthorized() {
     let served = Served::start(&[], Some("right-token"));
     let response = served.initialize(&[]);
@@ -279,6 +324,32 @@ fn a_token_variable_that_is_not_set_is_a_setup_error() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("TOOLKIT_TEST_UNSET_VARIABLE"), "{stderr}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_client_closing_its_response_stops_the_command_toolbox_runs() {
+    let served = Served::start(&[], None);
+    // A read-only command (so the policy runs it without asking), with a marker no other
+    // process has: a sleep of an odd length.
+    let marker = "sleep 43.7";
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"run_shell","arguments":{{"command":"{marker}"}}}}}}"#
+    );
+    let stream = served.post(&call, &[("MCP-Protocol-Version", "2025-11-25")]);
+    wait_until("the command runs", || running(marker));
+    drop(stream);
+    wait_until("the cancelled command is gone", || !running(marker));
+}
+
+#[cfg(unix)]
+#[test]
+fn toolbox_serving_over_http_ends_cleanly_on_sigterm() {
+    let mut served = Served::start(&[], None);
+    let pid = rustix::process::Pid::from_child(&served.child);
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = served.child.wait().unwrap();
+    assert!(status.success(), "{status}");
 }
 
 /// What the waiting tool tells the test.

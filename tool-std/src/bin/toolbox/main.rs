@@ -520,6 +520,14 @@ fn serve(
                     )),
                     error => Failure::setup(error.to_string()),
                 })?;
+            // Ctrl-C or SIGTERM end the server cleanly, so the coordinator is dropped and the
+            // commands it still runs are killed with it.
+            let stop = stop_signal();
+            let shutdown = server.shutdown_token();
+            tokio::spawn(async move {
+                stop.await;
+                shutdown.cancel();
+            });
             eprintln!("toolbox: serving MCP at {}", server.url());
             server.run().await.map_err(|error| Failure {
                 code: FAILED,
@@ -535,6 +543,38 @@ fn serve(
             message: format!("the MCP connection failed: {error}"),
         })?;
     Ok(0)
+}
+
+/// Listens for Ctrl-C (SIGINT) and, on Unix, SIGTERM from now on (so a signal sent as soon as
+/// the URL is printed is caught); the future resolves on the first. A signal that cannot be
+/// listened for keeps its default action (ending the process).
+fn stop_signal() -> impl Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        let wait = |listener: Option<Signal>| async move {
+            match listener {
+                Some(mut listener) => {
+                    listener.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        async move {
+            tokio::select! {
+                () = wait(interrupt) => {}
+                () = wait(terminate) => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 /// The async runtime a call or a server runs on.
