@@ -27,18 +27,24 @@
 //! Each `tools/call` runs with options of its own
 //! ([`Coordinator::call_with`](crate::Coordinator::call_with)): its cancellation, its progress
 //! sink, its approver. Files: `server.rs` (the handler), `progress.rs` (progress as
-//! notifications), `elicit.rs` (approval by elicitation and the sealed request state).
+//! notifications), `elicit.rs` (approval by elicitation and the sealed request state),
+//! `http.rs` (streamable HTTP).
 //!
-//! Served so far: stdio ([`serve_stdio`], [`McpServer::serve_stdio`]), protocol versions up to
-//! 2025-11-25 and 2026-07-28 as rmcp negotiates them. Not yet here: list-changed
-//! announcements (the toolset does not change while served), and a question a tool asks
-//! while it runs ([`Session::ask`](crate::context::Session::ask), a nested call that needs
-//! approval) over the 2026-07-28 round trip, which cannot wait for it: such a question is
-//! refused, saying why.
+//! Served: stdio ([`serve_stdio`], [`McpServer::serve_stdio`]) and, with the feature
+//! `mcp-http`, streamable HTTP (`serve_http`, `HttpServer`, `router`: stateless, Origin
+//! checked, optional bearer token; see the `http` module's doc), protocol versions 2025-11-25
+//! and 2026-07-28 as rmcp negotiates them. Not yet here: list-changed announcements (the
+//! toolset does not change while served), and a question a tool asks while it runs
+//! ([`Session::ask`](crate::context::Session::ask), a nested call that needs approval) over
+//! the 2026-07-28 round trip, which cannot wait for it: such a question is refused, saying why.
 
 mod elicit;
+#[cfg(feature = "mcp-http")]
+mod http;
 mod progress;
 mod server;
 
 pub use elicit::StateKeyTooShort;
+#[cfg(feature = "mcp-http")]
+pub use http::{HttpError, HttpOptions, HttpServer, router, serve_http};
 pub use server::{McpServer, ServeError, TOOLS_LIST_TTL, serve_stdio};

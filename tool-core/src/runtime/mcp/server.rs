@@ -193,6 +193,13 @@ impl McpServer {
     }
 }
 
+/// A coordinator served with the defaults: [`McpServer::new`].
+impl From<Coordinator> for McpServer {
+    fn from(coordinator: Coordinator) -> Self {
+        McpServer::new(coordinator)
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
