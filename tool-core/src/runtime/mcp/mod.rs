@@ -19,6 +19,7 @@
 //! elicitation (a call that needs approval is refused with the reason), list-changed
 //! announcements, and importing tools from other servers.
 
+pub mod client;
 mod server;
 
 pub use server::{McpServer, ServeError, serve_stdio};
