@@ -520,3 +520,74 @@ async fn the_servers_progress_reaches_the_calls_progress() {
         .collect();
     assert_eq!(*seen, expected);
 }
+
+/// A `.mcp.json` naming `toolbox serve` on `dir` as server `self`.
+fn mcp_json(dir: &Path) -> PathBuf {
+    let path = dir.join(".mcp.json");
+    let config = serde_json::json!({"mcpServers": {"self": {
+        "command": env!("CARGO_BIN_EXE_toolbox"),
+        "args": ["serve", "--workspace", dir, "--mode", "bypass"],
+    }}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn toolbox_list_with_mcp_config_lists_the_imported_tools() {
+    let dir = workspace();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["list", "--json", "--mcp-config"])
+        .arg(mcp_json(dir.path()))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(names.contains(&"mcp__self__read_file"), "{names:?}");
+    assert!(names.contains(&"read_file"), "{names:?}");
+}
+
+#[test]
+fn toolbox_call_with_mcp_config_calls_an_imported_tool() {
+    let dir = workspace();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["call", "mcp__self__read_file", r#"{"path": "notes.md"}"#])
+        .args(["--mode", "bypass", "--workspace"])
+        .arg(dir.path())
+        .arg("--mcp-config")
+        .arg(mcp_json(dir.path()))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("buy milk"), "{stdout}");
+}
+
+#[test]
+fn toolbox_with_a_broken_mcp_config_is_a_setup_error_naming_the_field() {
+    let dir = workspace();
+    let path = dir.path().join(".mcp.json");
+    std::fs::write(&path, r#"{"mcpServers": {"self": {"command": 7}}}"#).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["list", "--mcp-config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("`mcpServers.self.command`"), "{stderr}");
+}
