@@ -591,3 +591,93 @@ fn toolbox_with_a_broken_mcp_config_is_a_setup_error_naming_the_field() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("`mcpServers.self.command`"), "{stderr}");
 }
+
+/// `toolbox`'s tools behind tool-core's `McpServer`, served over streamable HTTP by rmcp's
+/// service in this process, at a URL that wants `Authorization: Bearer t0ken`.
+async fn http_server(dir: &Path) -> (String, stop::Shutdown) {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["read_file"]).unwrap())
+        .workspace(Workspace::new(dir).unwrap())
+        .build()
+        .unwrap();
+    let server = tool_core::mcp::McpServer::new(coordinator);
+    let shutdown = tool_core::context::CancellationToken::new();
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default()
+            .with_sse_keep_alive(None)
+            .with_cancellation_token(shutdown.child_token()),
+    );
+    let router =
+        axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(
+                |request: axum::extract::Request, next: axum::middleware::Next| async move {
+                    let authorized = request
+                        .headers()
+                        .get("authorization")
+                        .is_some_and(|value| value == "Bearer t0ken");
+                    if authorized {
+                        next.run(request).await
+                    } else {
+                        axum::response::IntoResponse::into_response(
+                            axum::http::StatusCode::UNAUTHORIZED,
+                        )
+                    }
+                },
+            ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move {
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
+                .await;
+        }
+    });
+    (url, stop::Shutdown(shutdown))
+}
+
+/// Stops the in-process server when the test ends.
+mod stop {
+    pub struct Shutdown(pub tool_core::context::CancellationToken);
+
+    impl Drop for Shutdown {
+        fn drop(&mut self) {
+            self.0.cancel();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_at_an_http_url_is_imported_with_its_headers_and_called() {
+    let dir = workspace();
+    let (url, _shutdown) = http_server(dir.path()).await;
+
+    let without = McpClient::connect(McpServerConfig::http("web", &url)).await;
+    assert!(without.is_err(), "the server wants a token");
+
+    let config = McpServerConfig::http("web", &url).header("Authorization", "Bearer t0ken");
+    let client = McpClient::connect(config).await.unwrap();
+    let toolset = imported(&client).await;
+    assert_eq!(names(&toolset), ["mcp__web__read_file"]);
+    let read = Coordinator::builder()
+        .toolset(toolset)
+        .mode(Mode::Bypass)
+        .build()
+        .unwrap()
+        .call(ToolCall::new(
+            "mcp__web__read_file",
+            r#"{"path": "notes.md"}"#,
+        ))
+        .await;
+    assert!(!read.is_error(), "{}", read.text());
+    assert!(read.text().contains("buy milk"), "{}", read.text());
+}
