@@ -17,7 +17,11 @@
 //! Served so far: stdio ([`serve_stdio`]), protocol versions up to 2025-11-25 and 2026-07-28
 //! as rmcp negotiates them. Not yet: streamable HTTP, progress notifications, approval by
 //! elicitation (a call that needs approval is refused with the reason), list-changed
-//! announcements, and importing tools from other servers.
+//! announcements.
+//!
+//! The other way round, [`client`] imports the tools of any MCP server (a command over stdio,
+//! or a streamable HTTP URL; configured from a `.mcp.json` in Claude Code's format) as dynamic
+//! tools named `mcp__<server>__<tool>`, called through a coordinator like any tool.
 
 pub mod client;
 mod server;
