@@ -21,6 +21,9 @@ use super::config::{McpServerConfig, McpTransport};
 use super::error::McpClientError;
 use crate::context::Progress;
 
+/// How long a server has to answer the handshake (Claude Code's default `MCP_TIMEOUT`); a
+/// server that takes longer is reported, not waited for forever.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How much of a server's stderr is kept for messages: its last bytes.
 const STDERR_KEPT: usize = 8 * 1024;
 /// How much of it a message shows.
@@ -121,9 +124,7 @@ pub(super) async fn connect(config: &McpServerConfig) -> Result<Connection, McpC
                 });
             };
             let guard = ChildGuard::watch(child, StderrTail::collect(stderr));
-            match rmcp::service::serve_client_with_lifecycle(handler, (stdout, stdin), lifecycle)
-                .await
-            {
+            match handshake(handler, (stdout, stdin), lifecycle).await {
                 Ok(service) => Ok(Connection {
                     service,
                     routes,
@@ -146,12 +147,12 @@ pub(super) async fn connect(config: &McpServerConfig) -> Result<Connection, McpC
         }
         McpTransport::Http { url, headers } => {
             let transport = http_transport(config, url, headers)?;
-            let service = rmcp::service::serve_client_with_lifecycle(handler, transport, lifecycle)
+            let service = handshake(handler, transport, lifecycle)
                 .await
                 .map_err(|error| McpClientError::Start {
                     server: config.name.clone(),
                     target: config.target(),
-                    reason: error.to_string(),
+                    reason: error,
                     stderr: String::new(),
                 })?;
             Ok(Connection {
@@ -160,6 +161,27 @@ pub(super) async fn connect(config: &McpServerConfig) -> Result<Connection, McpC
                 child: None,
             })
         }
+    }
+}
+
+/// rmcp's client handshake, bounded by [`STARTUP_TIMEOUT`]. The error is its message.
+async fn handshake<T, E, A>(
+    handler: Handler,
+    transport: T,
+    lifecycle: ClientLifecycleMode,
+) -> Result<Service, String>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let started = rmcp::service::serve_client_with_lifecycle(handler, transport, lifecycle);
+    match tokio::time::timeout(STARTUP_TIMEOUT, started).await {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(_) => Err(format!(
+            "it did not answer the MCP handshake within {} s",
+            STARTUP_TIMEOUT.as_secs()
+        )),
     }
 }
 
