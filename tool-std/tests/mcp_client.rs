@@ -681,3 +681,55 @@ async fn a_server_at_an_http_url_is_imported_with_its_headers_and_called() {
     assert!(!read.is_error(), "{}", read.text());
     assert!(read.text().contains("buy milk"), "{}", read.text());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toolbox_serve_with_mcp_config_serves_the_imported_tools_too() {
+    let dir = workspace();
+    let inner = mcp_json(dir.path());
+    let outer = toolbox(
+        "outer",
+        dir.path(),
+        &[
+            "--mode",
+            "bypass",
+            "--mcp-config",
+            &inner.display().to_string(),
+        ],
+    );
+    let client = McpClient::connect(outer).await.unwrap();
+    let toolset = imported(&client).await;
+    assert!(
+        toolset.contains("mcp__outer__read_file"),
+        "{:?}",
+        names(&toolset)
+    );
+    let read = Coordinator::builder()
+        .toolset(toolset)
+        .mode(Mode::Bypass)
+        .build()
+        .unwrap()
+        .call(ToolCall::new(
+            "mcp__outer__mcp__self__read_file",
+            r#"{"path": "notes.md"}"#,
+        ))
+        .await;
+    assert!(!read.is_error(), "{}", read.text());
+    assert!(read.text().contains("buy milk"), "{}", read.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_client_and_its_tools_stops_the_server() {
+    let dir = workspace();
+    let client = McpClient::connect(toolbox("self", dir.path(), &[]))
+        .await
+        .unwrap();
+    let toolset = imported(&client).await;
+    let pid = client.process_id().await.unwrap();
+    assert!(running(pid));
+    drop(toolset);
+    drop(client);
+    assert!(
+        wait_for(|| (!running(pid)).then_some(())).is_some(),
+        "the server (pid {pid}) still runs"
+    );
+}
