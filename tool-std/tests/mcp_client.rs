@@ -626,9 +626,12 @@ async fn http_server(dir: &Path) -> (String, stop::Shutdown) {
                     if authorized {
                         next.run(request).await
                     } else {
-                        axum::response::IntoResponse::into_response(
+                        // As the protocol's authorization section has it: a 401 with a
+                        // challenge.
+                        axum::response::IntoResponse::into_response((
                             axum::http::StatusCode::UNAUTHORIZED,
-                        )
+                            [("www-authenticate", "Bearer")],
+                        ))
                     }
                 },
             ));
@@ -661,8 +664,15 @@ async fn a_server_at_an_http_url_is_imported_with_its_headers_and_called() {
     let dir = workspace();
     let (url, _shutdown) = http_server(dir.path()).await;
 
-    let without = McpClient::connect(McpServerConfig::http("web", &url)).await;
-    assert!(without.is_err(), "the server wants a token");
+    let without = McpClient::connect(McpServerConfig::http("web", &url))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(without.contains("MCP server `web`"), "{without}");
+    assert!(
+        without.contains("give it an `Authorization` header"),
+        "{without}"
+    );
 
     let config = McpServerConfig::http("web", &url).header("Authorization", "Bearer t0ken");
     let client = McpClient::connect(config).await.unwrap();

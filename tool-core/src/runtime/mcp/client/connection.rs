@@ -177,6 +177,10 @@ where
     let started = rmcp::service::serve_client_with_lifecycle(handler, transport, lifecycle);
     match tokio::time::timeout(STARTUP_TIMEOUT, started).await {
         Ok(Ok(service)) => Ok(service),
+        Ok(Err(error)) if error.is_authorization_required() => Err(format!(
+            "it wants authorization (`WWW-Authenticate: {}`): give it an `Authorization` header, as `\"headers\": {{\"Authorization\": \"Bearer ${{TOKEN}}\"}}` in `.mcp.json`",
+            error.auth_challenge().unwrap_or_default()
+        )),
         Ok(Err(error)) => Err(error.to_string()),
         Err(_) => Err(format!(
             "it did not answer the MCP handshake within {} s",
