@@ -92,6 +92,26 @@
 //! );
 //! ```
 //!
+//! # Our extension: `toolkit.trustedMcpServers`
+//!
+//! The MCP servers whose tools' annotations (`readOnlyHint`, `destructiveHint`, ...) are
+//! believed when their tools are imported (`tool_core::mcp::client`, feature `mcp`); `"*"`
+//! trusts every server. Untrusted, an imported tool is treated as mutating whatever it says.
+//! The lists of several files add up. It lives in the settings, not in `.mcp.json`, because a
+//! `.mcp.json` comes with a project and cannot vouch for itself.
+//!
+//! ```
+//! use tool_core::settings::Settings;
+//!
+//! let settings = Settings::from_json(r#"{"toolkit": {"trustedMcpServers": ["files"]}}"#).unwrap();
+//! assert_eq!(settings.trusted_mcp_servers, ["files"]);
+//!
+//! let error = Settings::from_json(r#"{"toolkit": {"trustedMcpServers": "files"}}"#).unwrap_err();
+//! assert!(error.to_string().contains("`toolkit.trustedMcpServers`"), "{error}");
+//! ```
+//!
+//! # Permissions and hooks, and what is kept but not run
+//!
 //! ```
 //! use tool_core::{policy::Mode, settings::Settings};
 //! use tool_core::hooks::HookEvent;
@@ -174,6 +194,10 @@ pub struct Settings {
     /// sizes and effect class (see the [module docs](self)). A coordinator adds them to its
     /// policy.
     pub conditions: Vec<ConditionalRule>,
+    /// `toolkit.trustedMcpServers`, our extension: the MCP servers whose tool annotations
+    /// (`readOnlyHint`, ...) are believed when their tools are imported (`"*"`: every server).
+    /// See `tool_core::mcp::client` (feature `mcp`).
+    pub trusted_mcp_servers: Vec<String>,
     /// Entries understood but not run here, for a warning.
     pub ignored: Vec<IgnoredEntry>,
     /// Entries loaded that may not do what they seem to: an allow rule with a `*` before the
@@ -484,6 +508,7 @@ impl Settings {
             self.sandbox.auto_allow_bash_if_sandboxed = later.sandbox.auto_allow_bash_if_sandboxed;
         }
         self.conditions.extend(later.conditions);
+        self.trusted_mcp_servers.extend(later.trusted_mcp_servers);
         self.ignored.extend(later.ignored);
         self.warnings.extend(later.warnings);
         self.files.extend(later.files);
@@ -837,7 +862,15 @@ impl Reader<'_> {
 
     fn toolkit(&self, value: &Value, settings: &mut Settings) -> Result<(), SettingsError> {
         let object = self.object(value, "toolkit")?;
-        self.known_keys(object, "toolkit", "the `toolkit` settings", &["conditions"])?;
+        self.known_keys(
+            object,
+            "toolkit",
+            "the `toolkit` settings",
+            &["conditions", "trustedMcpServers"],
+        )?;
+        if let Some(trusted) = present(object, "trustedMcpServers") {
+            settings.trusted_mcp_servers = self.strings(trusted, "toolkit.trustedMcpServers")?;
+        }
         let Some(conditions) = present(object, "conditions") else {
             return Ok(());
         };

@@ -37,7 +37,12 @@
 //! toolset does not change while served), and a question a tool asks while it runs
 //! ([`Session::ask`](crate::context::Session::ask), a nested call that needs approval) over
 //! the 2026-07-28 round trip, which cannot wait for it: such a question is refused, saying why.
+//!
+//! The other way round, [`client`] imports the tools of any MCP server (a command over stdio,
+//! or a streamable HTTP URL; configured from a `.mcp.json` in Claude Code's format) as dynamic
+//! tools named `mcp__<server>__<tool>`, called through a coordinator like any tool.
 
+pub mod client;
 mod elicit;
 #[cfg(feature = "mcp-http")]
 mod http;

@@ -1,12 +1,14 @@
 //! `toolbox`: the standard tools (and any others linked in) from the command line: list them,
 //! export their schemas in a provider's dialect, call one through the coordinator with a
 //! workspace, a mode and settings, check what the dialects would lose, and explain what the
-//! policy would decide for a call.
+//! policy would decide for a call. `--mcp-config FILE` (on `list`, `call`, `serve` and
+//! `policy explain`) imports the tools of the MCP servers a `.mcp.json` names.
 //!
 //! Exit codes, for scripts: 0 success; 1 the tool ran and failed, or `check` found problems;
 //! 2 a usage error (clap's); 3 the set-up failed (a bad workspace, settings file or tool name).
 
 mod approve;
+mod imports;
 mod progress;
 
 use std::io::IsTerminal;
@@ -56,6 +58,9 @@ enum Command {
         /// Print JSON (name, title, description, effect, idempotent, open_world, aliases, tags).
         #[arg(long)]
         json: bool,
+        /// Also list the tools of the MCP servers this `.mcp.json` names.
+        #[arg(long, value_name = "FILE")]
+        mcp_config: Option<PathBuf>,
     },
     /// Print tool declarations in a provider's dialect (all tools, or one); what the dialect
     /// could not express is reported on stderr.
@@ -218,6 +223,10 @@ struct SessionArgs {
     /// A settings file in Claude Code's format (permissions, hooks, default mode).
     #[arg(long, value_name = "FILE")]
     settings: Option<PathBuf>,
+    /// Import the tools of the MCP servers this `.mcp.json` (Claude Code's format) names, as
+    /// `mcp__<server>__<tool>`; the settings' `toolkit.trustedMcpServers` are trusted.
+    #[arg(long, value_name = "FILE")]
+    mcp_config: Option<PathBuf>,
 }
 
 fn parse_mode(text: &str) -> Result<Mode, String> {
@@ -296,7 +305,10 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<u8, Failure> {
     let toolset = Toolset::all();
     match command {
-        Command::List { json } => {
+        Command::List { json, mcp_config } => {
+            let runtime = runtime()?;
+            let toolset = imports::add(&runtime, toolset, mcp_config.as_deref(), None, false)
+                .map_err(Failure::setup)?;
             list(&toolset, json);
             Ok(0)
         }
@@ -321,6 +333,8 @@ fn run(command: Command) -> Result<u8, Failure> {
                     session,
                 },
         } => {
+            let runtime = runtime()?;
+            let toolset = with_imports(&runtime, toolset, &session, false)?;
             let coordinator = coordinator(toolset, &session, false)?;
             let explained = coordinator
                 .explain(&ToolCall::new(tool, arguments))
@@ -484,11 +498,12 @@ fn call(
     session: &SessionArgs,
     json: bool,
 ) -> Result<u8, Failure> {
+    let runtime = runtime()?;
+    let toolset = with_imports(&runtime, toolset, session, false)?;
     if toolset.get(tool).is_none() {
         return Err(unknown_tool(&toolset, tool));
     }
     let coordinator = coordinator(toolset, session, std::io::stdin().is_terminal())?;
-    let runtime = runtime()?;
     let result = runtime.block_on(async {
         let running = coordinator.call(ToolCall::new(tool, arguments));
         progress::while_running(tool, running).await
@@ -511,10 +526,11 @@ fn serve(
     } else {
         toolset
     };
+    let runtime = runtime()?;
+    let toolset = with_imports(&runtime, toolset, session, read_only)?;
     // stdin and stdout carry the protocol (or the server runs unattended): nobody can be
     // asked at the terminal.
     let coordinator = coordinator(toolset, session, false)?;
-    let runtime = runtime()?;
     if let Some(address) = http.http {
         let options = http.options(address)?;
         return runtime.block_on(async {
@@ -585,6 +601,23 @@ fn stop_signal() -> impl Future<Output = ()> {
             std::future::pending::<()>().await;
         }
     }
+}
+
+/// `toolset` with the tools of `--mcp-config`'s servers (see `imports`).
+fn with_imports(
+    runtime: &tokio::runtime::Runtime,
+    toolset: Toolset,
+    session: &SessionArgs,
+    read_only: bool,
+) -> Result<Toolset, Failure> {
+    imports::add(
+        runtime,
+        toolset,
+        session.mcp_config.as_deref(),
+        session.settings.as_deref(),
+        read_only,
+    )
+    .map_err(Failure::setup)
 }
 
 /// The async runtime a call or a server runs on.

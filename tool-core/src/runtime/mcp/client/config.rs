@@ -1,0 +1,674 @@
+//! Which servers to import: [`McpConfig`], read from a `.mcp.json` in Claude Code's format, and
+//! one server's [`McpServerConfig`].
+//!
+//! ```json
+//! {
+//!   "mcpServers": {
+//!     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}/notes"],
+//!                "env": { "LOG_LEVEL": "${LOG_LEVEL:-warn}" } },
+//!     "web":   { "type": "http", "url": "${WEB_MCP_URL:-http://127.0.0.1:8080/mcp}",
+//!                "headers": { "Authorization": "Bearer ${WEB_TOKEN}" } }
+//!   }
+//! }
+//! ```
+//!
+//! - `type` is `"stdio"` (the default when there is a `command`) or `"http"` (the default when
+//!   there is a `url`). `"sse"`, the protocol's old HTTP transport, is refused with a message:
+//!   rmcp has no client for it.
+//! - `${VAR}` and `${VAR:-default}` are expanded in `command`, `args`, `env`, `url` and
+//!   `headers`, as Claude Code documents. A bare `$VAR` is left as written. `${VAR:-default}`
+//!   takes the default when `VAR` is unset or empty (the shell's `:-`). A `${VAR}` whose
+//!   variable is unset and that has no default is an error naming the server, the field and the
+//!   variable, as Claude Code fails to parse such a file.
+//! - Keys this module does not use (`timeout`, `disabled`, ...) are ignored.
+//! - A server's tools are trusted (their annotations believed) only when the user's settings
+//!   say so: see [`McpConfig::trust`] and the [`client`](super) module docs. A `.mcp.json`
+//!   comes with a project, so it cannot trust itself.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// The MCP servers to import, by name, sorted by name.
+///
+/// ```
+/// use tool_core::mcp::client::{McpConfig, McpTransport};
+///
+/// let config = McpConfig::from_json_with(
+///     r#"{"mcpServers": {"files": {"command": "mcp-files", "args": ["${ROOT:-/srv}"]}}}"#,
+///     |_variable| None, // no environment
+/// ).unwrap();
+/// let McpTransport::Stdio { command, args, .. } = &config.servers[0].transport else { panic!() };
+/// assert_eq!((command.as_str(), args.as_slice()), ("mcp-files", &["/srv".to_owned()][..]));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct McpConfig {
+    /// The servers, sorted by name.
+    pub servers: Vec<McpServerConfig>,
+}
+
+/// One server to import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct McpServerConfig {
+    /// The server's name: the `<server>` of `mcp__<server>__<tool>`.
+    pub name: String,
+    /// How to reach it.
+    pub transport: McpTransport,
+    /// Whether its tools' annotations (`readOnlyHint`, ...) are believed. Untrusted, every tool
+    /// is treated as mutating (destructive when it says so).
+    pub trusted: bool,
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum McpTransport {
+    /// A command started as a child process, speaking MCP on its stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to the environment it inherits.
+        env: Vec<(String, String)>,
+        /// Its working directory; the current one when `None`.
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint's URL.
+        url: String,
+        /// Headers sent with every request (`Authorization`, ...).
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl McpServerConfig {
+    /// A server started from `command` with `args`, untrusted.
+    #[must_use]
+    pub fn stdio<I, S>(name: impl Into<String>, command: impl Into<String>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        McpServerConfig {
+            name: name.into(),
+            transport: McpTransport::Stdio {
+                command: command.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: Vec::new(),
+                cwd: None,
+            },
+            trusted: false,
+        }
+    }
+
+    /// A server at a streamable HTTP `url`, untrusted.
+    #[must_use]
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        McpServerConfig {
+            name: name.into(),
+            transport: McpTransport::Http {
+                url: url.into(),
+                headers: Vec::new(),
+            },
+            trusted: false,
+        }
+    }
+
+    /// Adds a header to an HTTP server's requests (ignored for a command).
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let McpTransport::Http { headers, .. } = &mut self.transport {
+            headers.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// Adds an environment variable for a command (ignored for an HTTP server).
+    #[must_use]
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let McpTransport::Stdio { env, .. } = &mut self.transport {
+            env.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// Sets a command's working directory (ignored for an HTTP server).
+    #[must_use]
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let McpTransport::Stdio { cwd, .. } = &mut self.transport {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// Trusts (or not) the server's annotations.
+    #[must_use]
+    pub fn trusted(mut self, trusted: bool) -> Self {
+        self.trusted = trusted;
+        self
+    }
+
+    /// What was started or reached, for messages: the command line or the URL.
+    #[must_use]
+    pub fn target(&self) -> String {
+        match &self.transport {
+            McpTransport::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            McpTransport::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// A `.mcp.json` that could not be used. Each names the file (or `.mcp.json` for text), the
+/// JSON location and what would be right.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpConfigError {
+    /// The file could not be read.
+    #[error("cannot read the MCP configuration `{}`: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not JSON.
+    #[error("{origin} is not valid JSON (line {line}, column {column}): {source}")]
+    Syntax {
+        /// The file, or `.mcp.json`.
+        origin: String,
+        /// Where.
+        line: usize,
+        /// Where.
+        column: usize,
+        /// The parser's message.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A value has the wrong shape.
+    #[error("{origin}: `{location}` should be {expected}, but it is {found}")]
+    Invalid {
+        /// The file, or `.mcp.json`.
+        origin: String,
+        /// The JSON location, such as `mcpServers.web.url`.
+        location: String,
+        /// What would be right.
+        expected: String,
+        /// What is there.
+        found: String,
+    },
+    /// A `${VAR}` names a variable that is not set, and gives no default.
+    #[error(
+        "{origin}: `{location}` uses `${{{variable}}}`, but the environment variable `{variable}` is not set; set it, or write `${{{variable}:-default}}`"
+    )]
+    UnsetVariable {
+        /// The file, or `.mcp.json`.
+        origin: String,
+        /// The JSON location, such as `mcpServers.web.headers.Authorization`.
+        location: String,
+        /// The variable.
+        variable: String,
+    },
+}
+
+impl McpConfig {
+    /// Reads a `.mcp.json`, expanding `${VAR}` from the process environment.
+    ///
+    /// # Errors
+    /// [`McpConfigError`] naming the file, the server and the field.
+    pub fn load(path: impl AsRef<Path>) -> Result<McpConfig, McpConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| McpConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        parse(&text, &path.display().to_string(), &|variable| {
+            std::env::var(variable).ok()
+        })
+    }
+
+    /// Parses `.mcp.json` text, expanding `${VAR}` from the process environment.
+    ///
+    /// # Errors
+    /// [`McpConfigError`] naming the server and the field.
+    pub fn from_json(text: &str) -> Result<McpConfig, McpConfigError> {
+        parse(text, ".mcp.json", &|variable| std::env::var(variable).ok())
+    }
+
+    /// Parses `.mcp.json` text, looking variables up with `lookup` instead of the environment.
+    ///
+    /// # Errors
+    /// [`McpConfigError`] naming the server and the field.
+    pub fn from_json_with(
+        text: &str,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<McpConfig, McpConfigError> {
+        parse(text, ".mcp.json", &lookup)
+    }
+
+    /// Trusts the annotations of the servers named in `names` (from the user's settings,
+    /// `toolkit.trustedMcpServers`); `"*"` trusts every server.
+    pub fn trust<S: AsRef<str>>(&mut self, names: &[S]) {
+        for server in &mut self.servers {
+            if names
+                .iter()
+                .any(|name| name.as_ref() == "*" || name.as_ref() == server.name)
+            {
+                server.trusted = true;
+            }
+        }
+    }
+}
+
+/// Typed reads of the JSON, with errors that name the origin and the location.
+struct Reader<'a> {
+    origin: &'a str,
+    lookup: &'a dyn Fn(&str) -> Option<String>,
+}
+
+fn parse(
+    text: &str,
+    origin: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<McpConfig, McpConfigError> {
+    let value: Value = serde_json::from_str(text).map_err(|source| McpConfigError::Syntax {
+        origin: origin.to_owned(),
+        line: source.line(),
+        column: source.column(),
+        source,
+    })?;
+    let reader = Reader { origin, lookup };
+    let root = reader.object(&value, "the configuration")?;
+    let Some(servers) = root.get("mcpServers").filter(|v| !v.is_null()) else {
+        return Ok(McpConfig::default());
+    };
+    let servers = reader.object(servers, "mcpServers")?;
+    let mut config = McpConfig::default();
+    for (name, server) in servers {
+        config.servers.push(reader.server(name, server)?);
+    }
+    config.servers.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(config)
+}
+
+impl Reader<'_> {
+    fn invalid(&self, location: &str, expected: &str, found: &Value) -> McpConfigError {
+        let found = match found {
+            Value::String(text) => format!("the string \"{text}\""),
+            Value::Null => "null".to_owned(),
+            Value::Bool(_) => "a boolean".to_owned(),
+            Value::Number(_) => "a number".to_owned(),
+            Value::Array(_) => "an array".to_owned(),
+            Value::Object(_) => "an object".to_owned(),
+        };
+        McpConfigError::Invalid {
+            origin: self.origin.to_owned(),
+            location: location.to_owned(),
+            expected: expected.to_owned(),
+            found,
+        }
+    }
+
+    fn object<'v>(
+        &self,
+        value: &'v Value,
+        location: &str,
+    ) -> Result<&'v Map<String, Value>, McpConfigError> {
+        value
+            .as_object()
+            .ok_or_else(|| self.invalid(location, "an object", value))
+    }
+
+    /// A string field, expanded.
+    fn string(&self, value: &Value, location: &str) -> Result<String, McpConfigError> {
+        let text = value
+            .as_str()
+            .ok_or_else(|| self.invalid(location, "a string", value))?;
+        self.expand(text, location)
+    }
+
+    /// An object of strings (`env`, `headers`), expanded, in the file's key order.
+    fn pairs(
+        &self,
+        value: &Value,
+        location: &str,
+    ) -> Result<Vec<(String, String)>, McpConfigError> {
+        let object = self.object(value, location)?;
+        object
+            .iter()
+            .map(|(key, value)| {
+                let value = self.string(value, &format!("{location}.{key}"))?;
+                Ok((key.clone(), value))
+            })
+            .collect()
+    }
+
+    fn server(&self, name: &str, value: &Value) -> Result<McpServerConfig, McpConfigError> {
+        let at = format!("mcpServers.{name}");
+        if name.is_empty() {
+            return Err(self.invalid("mcpServers", "servers with non-empty names", value));
+        }
+        let object = self.object(value, &at)?;
+        let field = |key: &str| object.get(key).filter(|v| !v.is_null());
+        let kind = match field("type") {
+            Some(kind) => Some(
+                kind.as_str()
+                    .ok_or_else(|| self.invalid(&format!("{at}.type"), "a string", kind))?,
+            ),
+            None => None,
+        };
+        let kind = match (kind, field("command"), field("url")) {
+            (Some(kind), ..) => kind,
+            (None, Some(_), _) => "stdio",
+            (None, None, Some(_)) => "http",
+            (None, None, None) => {
+                return Err(self.invalid(
+                    &at,
+                    "a server with a `command` (stdio) or a `url` (\"type\": \"http\")",
+                    value,
+                ));
+            }
+        };
+        let transport = match kind {
+            "stdio" => {
+                let command = field("command").ok_or_else(|| {
+                    self.invalid(
+                        &format!("{at}.command"),
+                        "the program to start",
+                        &Value::Null,
+                    )
+                })?;
+                let command = self.string(command, &format!("{at}.command"))?;
+                if command.trim().is_empty() {
+                    return Err(self.invalid(
+                        &format!("{at}.command"),
+                        "the program to start",
+                        &Value::String(command),
+                    ));
+                }
+                let args = match field("args") {
+                    Some(args) => {
+                        let location = format!("{at}.args");
+                        let list = args
+                            .as_array()
+                            .ok_or_else(|| self.invalid(&location, "an array of strings", args))?;
+                        list.iter()
+                            .enumerate()
+                            .map(|(index, arg)| self.string(arg, &format!("{location}[{index}]")))
+                            .collect::<Result<_, _>>()?
+                    }
+                    None => Vec::new(),
+                };
+                let env = match field("env") {
+                    Some(env) => self.pairs(env, &format!("{at}.env"))?,
+                    None => Vec::new(),
+                };
+                McpTransport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd: None,
+                }
+            }
+            "http" | "streamable-http" | "streamableHttp" => {
+                let location = format!("{at}.url");
+                let url = field("url").ok_or_else(|| {
+                    self.invalid(
+                        &location,
+                        "the server's http:// or https:// URL",
+                        &Value::Null,
+                    )
+                })?;
+                let url = self.string(url, &location)?;
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(self.invalid(
+                        &location,
+                        "an http:// or https:// URL",
+                        &Value::String(url),
+                    ));
+                }
+                let headers = match field("headers") {
+                    Some(headers) => self.pairs(headers, &format!("{at}.headers"))?,
+                    None => Vec::new(),
+                };
+                for (header, _) in &headers {
+                    if RESERVED_HEADERS
+                        .iter()
+                        .any(|reserved| header.eq_ignore_ascii_case(reserved))
+                    {
+                        return Err(self.invalid(
+                            &format!("{at}.headers.{header}"),
+                            "a header the client does not set itself (not Accept, Mcp-Session-Id, Mcp-Protocol-Version or Last-Event-Id)",
+                            &Value::String(header.clone()),
+                        ));
+                    }
+                }
+                McpTransport::Http { url, headers }
+            }
+            other => {
+                return Err(self.invalid(
+                    &format!("{at}.type"),
+                    "\"stdio\" or \"http\" (the old \"sse\" transport is not supported: use the server's streamable HTTP endpoint)",
+                    &Value::String(other.to_owned()),
+                ));
+            }
+        };
+        Ok(McpServerConfig {
+            name: name.to_owned(),
+            transport,
+            trusted: false,
+        })
+    }
+
+    /// Expands `${VAR}` and `${VAR:-default}` in `text`.
+    fn expand(&self, text: &str, location: &str) -> Result<String, McpConfigError> {
+        expand(text, self.lookup).map_err(|variable| McpConfigError::UnsetVariable {
+            origin: self.origin.to_owned(),
+            location: location.to_owned(),
+            variable,
+        })
+    }
+}
+
+/// Headers rmcp's HTTP client sets itself and refuses from a configuration.
+const RESERVED_HEADERS: &[&str] = &[
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
+/// `${VAR}` and `${VAR:-default}` expanded with `lookup`; `Err(VAR)` for an unset variable
+/// without a default. A `$` not followed by `{`, or a `${` never closed, stays as written.
+fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &after[..end];
+        let (variable, default) = match inner.split_once(":-") {
+            Some((variable, default)) => (variable, Some(default)),
+            None => (inner, None),
+        };
+        let valid = !variable.is_empty()
+            && variable
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            // Not a variable reference (`${}` or `${a b}`): kept as written.
+            out.push_str(&rest[start..start + 2 + end + 1]);
+        } else {
+            match (
+                lookup(variable).filter(|v| default.is_none() || !v.is_empty()),
+                default,
+            ) {
+                (Some(value), _) => out.push_str(&value),
+                (None, Some(default)) => out.push_str(default),
+                (None, None) => return Err(variable.to_owned()),
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(variable: &str) -> Option<String> {
+        match variable {
+            "HOME" => Some("/home/ada".to_owned()),
+            "TOKEN" => Some("s3cret".to_owned()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    fn parse(text: &str) -> Result<McpConfig, McpConfigError> {
+        McpConfig::from_json_with(text, env)
+    }
+
+    #[test]
+    fn a_variable_is_replaced_by_its_value() {
+        assert_eq!(expand("${HOME}/notes", &env).unwrap(), "/home/ada/notes");
+    }
+
+    #[test]
+    fn a_default_is_used_when_the_variable_is_unset_or_empty() {
+        assert_eq!(expand("${NOPE:-warn}", &env).unwrap(), "warn");
+        assert_eq!(expand("${EMPTY:-warn}", &env).unwrap(), "warn");
+        assert_eq!(expand("${HOME:-/tmp}", &env).unwrap(), "/home/ada");
+        assert_eq!(expand("${NOPE:-}", &env).unwrap(), "");
+    }
+
+    #[test]
+    fn a_set_but_empty_variable_without_default_is_empty() {
+        assert_eq!(expand("a${EMPTY}b", &env).unwrap(), "ab");
+    }
+
+    #[test]
+    fn text_that_is_no_reference_stays_as_written() {
+        assert_eq!(
+            expand("$HOME and ${ and ${a b}", &env).unwrap(),
+            "$HOME and ${ and ${a b}"
+        );
+        assert_eq!(expand("cost: $5", &env).unwrap(), "cost: $5");
+    }
+
+    #[test]
+    fn an_unset_variable_without_default_is_an_error_naming_server_field_and_variable() {
+        let error = parse(
+            r#"{"mcpServers": {"web": {"type": "http", "url": "http://x/mcp",
+            "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}}}"#,
+        )
+        .unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("`mcpServers.web.headers.Authorization`"),
+            "{message}"
+        );
+        assert!(message.contains("`WEB_TOKEN` is not set"), "{message}");
+    }
+
+    #[test]
+    fn command_args_env_url_and_headers_are_expanded() {
+        let config = parse(
+            r#"{"mcpServers": {
+                "files": {"command": "${HOME}/bin/files", "args": ["--root", "${HOME}"],
+                          "env": {"LEVEL": "${LEVEL:-warn}"}, "timeout": 5},
+                "web": {"type": "http", "url": "${URL:-http://127.0.0.1:1/mcp}",
+                        "headers": {"Authorization": "Bearer ${TOKEN}"}}
+            }}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            config.servers,
+            [
+                McpServerConfig::stdio("files", "/home/ada/bin/files", ["--root", "/home/ada"])
+                    .env("LEVEL", "warn"),
+                McpServerConfig::http("web", "http://127.0.0.1:1/mcp")
+                    .header("Authorization", "Bearer s3cret"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_url_without_type_is_http_and_unknown_fields_are_ignored() {
+        let config =
+            parse(r#"{"mcpServers": {"web": {"url": "https://x/mcp", "oauth": {}}}, "other": 1}"#)
+                .unwrap();
+        assert_eq!(
+            config.servers,
+            [McpServerConfig::http("web", "https://x/mcp")]
+        );
+    }
+
+    #[test]
+    fn a_wrongly_typed_field_is_an_error_naming_server_and_field() {
+        let error =
+            parse(r#"{"mcpServers": {"files": {"command": "x", "args": "--root"}}}"#).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("`mcpServers.files.args`"), "{message}");
+        assert!(message.contains("an array of strings"), "{message}");
+    }
+
+    #[test]
+    fn a_server_with_neither_command_nor_url_is_an_error() {
+        let error = parse(r#"{"mcpServers": {"odd": {"args": []}}}"#).unwrap_err();
+        assert!(error.to_string().contains("`mcpServers.odd`"), "{error}");
+    }
+
+    #[test]
+    fn the_sse_transport_is_refused_with_what_to_use_instead() {
+        let error = parse(r#"{"mcpServers": {"old": {"type": "sse", "url": "http://x/sse"}}}"#)
+            .unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("`mcpServers.old.type`"), "{message}");
+        assert!(message.contains("streamable HTTP"), "{message}");
+    }
+
+    #[test]
+    fn a_reserved_header_is_refused() {
+        let error = parse(
+            r#"{"mcpServers": {"web": {"type": "http", "url": "http://x", "headers": {"Mcp-Session-Id": "1"}}}}"#,
+        )
+        .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("`mcpServers.web.headers.Mcp-Session-Id`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_gives_line_and_column() {
+        let error = parse("{\n  \"mcpServers\": {,}\n}").unwrap_err();
+        assert!(error.to_string().contains("line 2"), "{error}");
+    }
+
+    #[test]
+    fn trust_marks_the_named_servers_only() {
+        let mut config =
+            parse(r#"{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}}"#).unwrap();
+        config.trust(&["b"]);
+        let trusted: Vec<bool> = config.servers.iter().map(|s| s.trusted).collect();
+        assert_eq!(trusted, [false, true]);
+        config.trust(&["*"]);
+        assert!(config.servers.iter().all(|s| s.trusted));
+    }
+}

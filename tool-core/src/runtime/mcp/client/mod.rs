@@ -1,0 +1,489 @@
+//! Importing the tools of MCP servers as dynamic [`Tool`](crate::Tool)s: [`McpClient`] (one
+//! server, started from a command over stdio or reached at a streamable HTTP URL),
+//! [`ImportedTool`] (one of its tools), [`import`] (every server of an [`McpConfig`], read
+//! from a `.mcp.json` in Claude Code's format).
+//!
+//! An imported tool is a tool like any other: it goes in a [`Toolset`](crate::Toolset) and is
+//! called through the coordinator, so the policy, approvals, hooks, middleware, budgets and
+//! events apply to it, under its name `mcp__<server>__<tool>` (rules such as
+//! `mcp__github__*` match it).
+//!
+//! ```no_run
+//! use tool_core::{Coordinator, ToolCall, Toolset, mcp::client::{self, McpConfig}};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let imported = client::import(&McpConfig::load(".mcp.json")?).await;
+//! for failure in &imported.failures {
+//!     eprintln!("{failure}"); // a server that did not start does not stop the others
+//! }
+//! let coordinator = Coordinator::builder()
+//!     .toolset(Toolset::all().union(imported.toolset)?)
+//!     .build()?;
+//! let result = coordinator
+//!     .call(ToolCall::new("mcp__files__read_text_file", r#"{"path": "notes.md"}"#))
+//!     .await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Names
+//!
+//! As Claude Code names them: `mcp__<server>__<tool>`, each part with every character outside
+//! `[a-zA-Z0-9_-]` replaced by `_`. A name longer than 64 characters (the limit every provider
+//! shares) keeps its first 55 and ends with `_` and 8 hex digits of a hash of the server's and
+//! the tool's original names; so does a name already taken by an earlier tool (two tools whose
+//! names differ only in replaced characters), in the server's listing order. Either way the
+//! name is stable from run to run, and the tool is still called by its original name.
+//!
+//! # Effect class: annotations are hints, trusted only when the user says so
+//!
+//! A server describes its tools with annotations (`readOnlyHint`, `destructiveHint`,
+//! `idempotentHint`, `openWorldHint`) that the protocol calls untrusted. By default they are
+//! not believed when they would relax anything: every imported tool is mutating (so it asks
+//! for approval in the default mode, and does not run in plan mode), destructive when it says
+//! it is, open-world and not idempotent. A server the user trusts has its annotations mapped to
+//! the effect class: `readOnlyHint: true` is read-only; otherwise `destructiveHint` (true
+//! when absent, as the protocol says) is destructive, false is mutating; `idempotentHint` and
+//! `openWorldHint` (true when absent) are taken as given.
+//!
+//! Trust is the user's, not the project's: it is read from the settings (a `.mcp.json` comes
+//! with a repository and cannot vouch for itself), in our `toolkit` key:
+//!
+//! ```json
+//! { "toolkit": { "trustedMcpServers": ["files", "github"] } }
+//! ```
+//!
+//! `"*"` trusts every server. [`McpConfig::trust`] applies the list; a program can also set
+//! [`McpServerConfig::trusted`] itself.
+//!
+//! # Results
+//!
+//! Text, image and audio blocks become the result's content; a resource link becomes a line
+//! of text naming it, an embedded resource its text (or, for binary contents, a line saying
+//! what it is); `structuredContent` is the result's structured value (mirrored as text when
+//! the server sent no content); `isError: true` becomes a tool error whose message is the
+//! text the server sent, which the model reads.
+//!
+//! # Progress, cancellation, a server that dies
+//!
+//! The server's `notifications/progress` for a call go to that call's
+//! [`Progress`](crate::context::Progress). Cancelling the call's token (or dropping the call,
+//! as a timeout does) sends the server `notifications/cancelled` for the request.
+//!
+//! A server started from a command runs in its own process group, killed when its
+//! [`McpClient`] is dropped (that is, with the last tool imported from it); the last 8 KiB of
+//! its stderr are kept for messages. When the server exits, the call that finds it gone fails
+//! with an error saying how it ended and the end of its stderr; the next call starts it again.
+//! An HTTP server's closed connection is reopened the same way.
+
+mod config;
+mod connection;
+mod error;
+mod tool;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use rmcp::RoleClient;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    ClientNotification, ClientRequest, RequestId, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
+use serde_json::{Map, Value};
+
+pub use config::{McpConfig, McpConfigError, McpServerConfig, McpTransport};
+pub use error::McpClientError;
+pub use tool::ImportedTool;
+
+use crate::context::ToolContext;
+use crate::{ToolError, ToolOutput, Toolset};
+use connection::Connection;
+
+/// A connection to one MCP server, restarted (or reopened) on the next call after it dies.
+/// Cheap to clone; the server is stopped when the last clone (and the last tool imported from
+/// it) is dropped.
+#[derive(Clone)]
+pub struct McpClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: McpServerConfig,
+    /// The live connection; `None` after one was found gone, until the next call connects.
+    connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("server", &self.inner.config.name)
+            .field("target", &self.inner.config.target())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpClient {
+    /// Starts the server (or reaches it) and runs the MCP handshake.
+    ///
+    /// # Errors
+    /// [`McpClientError`]: the command could not be started, or the handshake failed (with how
+    /// the process ended and the end of its stderr).
+    pub async fn connect(config: McpServerConfig) -> Result<McpClient, McpClientError> {
+        let connection = connection::connect(&config).await?;
+        Ok(McpClient {
+            inner: Arc::new(Inner {
+                config,
+                connection: tokio::sync::Mutex::new(Some(Arc::new(connection))),
+            }),
+        })
+    }
+
+    /// The server's configuration.
+    #[must_use]
+    pub fn config(&self) -> &McpServerConfig {
+        &self.inner.config
+    }
+
+    /// The server's tools (every page of `tools/list`) as tools named `mcp__<server>__<tool>`.
+    ///
+    /// # Errors
+    /// [`McpClientError`] when the server cannot be reached or does not answer the listing.
+    pub async fn tools(&self) -> Result<Vec<ImportedTool>, McpClientError> {
+        self.tools_naming(&mut HashSet::new()).await
+    }
+
+    async fn tools_naming(
+        &self,
+        taken: &mut HashSet<String>,
+    ) -> Result<Vec<ImportedTool>, McpClientError> {
+        let connection = self.live().await?;
+        let listed = match connection.service.peer().list_all_tools().await {
+            Ok(listed) => listed,
+            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
+                return Err(self.lost(&connection).await);
+            }
+            Err(error) => {
+                return Err(McpClientError::Request {
+                    server: self.inner.config.name.clone(),
+                    action: "list its tools".to_owned(),
+                    reason: error.to_string(),
+                });
+            }
+        };
+        Ok(listed
+            .into_iter()
+            .map(|remote| {
+                let name = tool_name(&self.inner.config.name, &remote.name, taken);
+                ImportedTool::new(self.clone(), name, remote)
+            })
+            .collect())
+    }
+
+    /// The end of the server process's stderr (empty for an HTTP server).
+    pub async fn stderr_tail(&self) -> String {
+        let connection = self.inner.connection.lock().await;
+        connection
+            .as_ref()
+            .and_then(|connection| connection.child.as_ref())
+            .map(|child| child.stderr.tail())
+            .unwrap_or_default()
+    }
+
+    /// The process id of the server's current process (`None` for an HTTP server, or when the
+    /// server is not running).
+    pub async fn process_id(&self) -> Option<u32> {
+        let connection = self.inner.connection.lock().await;
+        connection.as_ref()?.child.as_ref()?.pid()
+    }
+
+    /// Stops the server now (it is started again by the next call).
+    pub async fn close(&self) {
+        let connection = self.inner.connection.lock().await.take();
+        if let Some(connection) = connection.and_then(|c| Arc::try_unwrap(c).ok()) {
+            let mut service = connection.service;
+            let _ = service.close().await;
+        }
+    }
+
+    /// The live connection: the current one, or a new one when there is none. A connection
+    /// found gone is reported (how the server ended, its stderr) and forgotten, so the next
+    /// call starts the server again.
+    async fn live(&self) -> Result<Arc<Connection>, McpClientError> {
+        let mut slot = self.inner.connection.lock().await;
+        match slot.take() {
+            Some(connection) if connection.is_alive() => {
+                *slot = Some(Arc::clone(&connection));
+                Ok(connection)
+            }
+            Some(gone) => {
+                drop(slot);
+                Err(gone.gone(&self.inner.config.name).await)
+            }
+            None => {
+                let connection = Arc::new(connection::connect(&self.inner.config).await?);
+                *slot = Some(Arc::clone(&connection));
+                Ok(connection)
+            }
+        }
+    }
+
+    /// The error for a connection that broke during a request; it is forgotten, so the next
+    /// call reconnects.
+    async fn lost(&self, connection: &Arc<Connection>) -> McpClientError {
+        {
+            let mut slot = self.inner.connection.lock().await;
+            if slot
+                .as_ref()
+                .is_some_and(|current| Arc::ptr_eq(current, connection))
+            {
+                *slot = None;
+            }
+        }
+        connection.gone(&self.inner.config.name).await
+    }
+
+    /// Calls the server's tool `remote` with `arguments`, forwarding progress and cancellation.
+    async fn call(
+        &self,
+        remote: &str,
+        arguments: Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let server = &self.inner.config.name;
+        let connection = self.live().await.map_err(ToolError::from_error)?;
+        let peer = connection.service.peer().clone();
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments),
+        ));
+        let handle = match peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(_) => return Err(ToolError::from_error(self.lost(&connection).await)),
+        };
+        let token = handle.progress_token.clone();
+        connection.routes.register(token.clone(), ctx.progress());
+        let mut cancel = CancelOnDrop {
+            peer: Some(peer),
+            id: handle.id.clone(),
+        };
+        let response = tokio::select! {
+            response = handle.await_response() => response,
+            () = ctx.cancellation().cancelled() => {
+                connection.routes.unregister(&token);
+                cancel.send_now().await;
+                return Err(ToolError::Cancelled);
+            }
+        };
+        cancel.peer = None;
+        // rmcp delivers notifications on tasks of their own, started before the response
+        // arrived: let those of this call land before its progress stops being routed.
+        tokio::task::yield_now().await;
+        connection.routes.unregister(&token);
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => tool::output(result),
+            Ok(ServerResult::InputRequiredResult(_)) => Err(ToolError::failed(format!(
+                "MCP server `{server}` asked for input during the call (elicitation), which imported tools do not answer yet"
+            ))),
+            Ok(_) => Err(ToolError::failed(format!(
+                "MCP server `{server}` answered `tools/call` with something that is not a tool result"
+            ))),
+            Err(ServiceError::McpError(error)) => Err(ToolError::failed(format!(
+                "MCP server `{server}` refused the call to `{remote}`: {}",
+                error.message
+            ))),
+            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
+                Err(ToolError::from_error(self.lost(&connection).await))
+            }
+            Err(error) => Err(ToolError::failed(format!(
+                "MCP server `{server}` failed the call to `{remote}`: {error}"
+            ))),
+        }
+    }
+}
+
+/// Tells the server a request is abandoned when the call stops waiting for it without an
+/// answer: explicitly on cancellation, from `Drop` when the call's future is dropped.
+struct CancelOnDrop {
+    /// `None` once there is nothing to cancel.
+    peer: Option<Peer<RoleClient>>,
+    id: RequestId,
+}
+
+impl CancelOnDrop {
+    fn notification(&self) -> ClientNotification {
+        ClientNotification::CancelledNotification(CancelledNotification::new(
+            CancelledNotificationParam::new(
+                Some(self.id.clone()),
+                Some("the caller cancelled the tool call".to_owned()),
+            ),
+        ))
+    }
+
+    async fn send_now(&mut self) {
+        let notification = self.notification();
+        if let Some(peer) = self.peer.take() {
+            let _ = peer.send_notification(notification).await;
+        }
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let notification = self.notification();
+        if let Some(peer) = self.peer.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                let _ = peer.send_notification(notification).await;
+            });
+        }
+    }
+}
+
+/// The servers' tools, and the servers that could not be imported.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Imported {
+    /// Every tool of every server that started.
+    pub toolset: Toolset,
+    /// The servers that started.
+    pub clients: Vec<McpClient>,
+    /// The servers that did not start or list their tools, each error naming the server.
+    pub failures: Vec<McpClientError>,
+}
+
+/// Starts (or reaches) every server of `config` and imports its tools. A server that fails is
+/// reported in [`Imported::failures`] and does not stop the others.
+pub async fn import(config: &McpConfig) -> Imported {
+    let mut imported = Imported::default();
+    let mut taken = HashSet::new();
+    for server in &config.servers {
+        let client = match McpClient::connect(server.clone()).await {
+            Ok(client) => client,
+            Err(error) => {
+                imported.failures.push(error);
+                continue;
+            }
+        };
+        match client.tools_naming(&mut taken).await {
+            Ok(tools) => {
+                for tool in tools {
+                    // Names are unique by construction (`taken`).
+                    if let Err(error) = imported.toolset.add(tool) {
+                        imported.failures.push(McpClientError::Request {
+                            server: server.name.clone(),
+                            action: "provide a usable tool".to_owned(),
+                            reason: error.to_string(),
+                        });
+                    }
+                }
+                imported.clients.push(client);
+            }
+            Err(error) => imported.failures.push(error),
+        }
+    }
+    imported
+}
+
+/// The longest name any provider accepts.
+const MAX_NAME: usize = 64;
+
+/// `mcp__<server>__<tool>`, each part normalized as Claude Code does, made unique among
+/// `taken` and fitted to 64 characters with a hash suffix (see the module docs).
+///
+/// ```
+/// # use std::collections::HashSet;
+/// use tool_core::mcp::client::tool_name;
+///
+/// let mut taken = HashSet::new();
+/// assert_eq!(tool_name("my files", "read.file", &mut taken), "mcp__my_files__read_file");
+/// // Another tool normalized to the same name gets a hash suffix.
+/// let second = tool_name("my files", "read file", &mut taken);
+/// assert!(second.starts_with("mcp__my_files__read_file_") && second.len() == 33, "{second}");
+/// ```
+pub fn tool_name(server: &str, tool: &str, taken: &mut HashSet<String>) -> String {
+    let plain = format!("mcp__{}__{}", normalize(server), normalize(tool));
+    let name = if plain.len() <= MAX_NAME && !taken.contains(&plain) {
+        plain
+    } else {
+        let hash = fnv1a(format!("{server}\0{tool}").as_bytes());
+        let keep: String = plain.chars().take(MAX_NAME - 9).collect();
+        let mut name = format!("{keep}_{hash:08x}");
+        // A second collision (of hashes) is not worth a scheme of its own: count up.
+        let mut salt = 0_u32;
+        while taken.contains(&name) {
+            salt += 1;
+            let hash = fnv1a(format!("{server}\0{tool}\0{salt}").as_bytes());
+            name = format!("{keep}_{hash:08x}");
+        }
+        name
+    };
+    taken.insert(name.clone());
+    name
+}
+
+/// Every character outside `[a-zA-Z0-9_-]` replaced by `_` (Claude Code's
+/// `normalizeNameForMCP`).
+fn normalize(part: &str) -> String {
+    part.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// FNV-1a, 32 bits: a stable hash for name suffixes (std's hasher is not stable across runs).
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5_u32, |hash, byte| {
+        (hash ^ u32::from(*byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_claude_codes_with_replaced_characters() {
+        let mut taken = HashSet::new();
+        assert_eq!(
+            tool_name("github", "create_issue", &mut taken),
+            "mcp__github__create_issue"
+        );
+        assert_eq!(
+            tool_name("my.server", "list files", &mut taken),
+            "mcp__my_server__list_files"
+        );
+    }
+
+    #[test]
+    fn an_over_long_name_is_cut_to_64_with_a_stable_hash() {
+        let long = "synchronize-all-customer-data-across-multiple-systems";
+        let first = tool_name("enterprise-database", long, &mut HashSet::new());
+        let again = tool_name("enterprise-database", long, &mut HashSet::new());
+        assert_eq!(first.len(), 64);
+        assert_eq!(first, again);
+        assert!(
+            first.starts_with("mcp__enterprise-database__synchronize"),
+            "{first}"
+        );
+        assert!(crate::spec::is_valid_tool_name(&first));
+    }
+
+    #[test]
+    fn a_taken_name_gets_a_hash_suffix() {
+        let mut taken = HashSet::new();
+        let first = tool_name("s", "a.b", &mut taken);
+        let second = tool_name("s", "a b", &mut taken);
+        assert_eq!(first, "mcp__s__a_b");
+        assert_ne!(first, second);
+        assert!(second.starts_with("mcp__s__a_b_"), "{second}");
+    }
+}
