@@ -123,7 +123,15 @@ fn json_schema_tool(Args(_contact): Args<Contact>) -> String {
     "ok".into()
 }
 
-const FIXTURE_TOOLS: [&str; 7] = [
+/// Changes nothing, but is declared as changing state, so the policy asks before it runs: over
+/// 2026-07-28 the question is the `input_required` round trip, whose sealed request state the
+/// tampered-state scenario alters.
+#[tool(name = "test_input_required_result_tampered_state")]
+fn input_required_tampered_state() -> String {
+    "approved and run".into()
+}
+
+const FIXTURE_TOOLS: [&str; 8] = [
     "test_simple_text",
     "test_logging_tool",
     "test_image_content",
@@ -131,6 +139,7 @@ const FIXTURE_TOOLS: [&str; 7] = [
     "test_error_handling",
     "test_tool_with_progress",
     "json_schema_2020_12_tool",
+    "test_input_required_result_tampered_state",
 ];
 
 /// Node and the suite's entry point, from `.ci/run`'s variables or its default places.

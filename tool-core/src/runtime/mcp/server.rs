@@ -232,8 +232,11 @@ impl ServerHandler for McpServer {
         // rmcp cancels `context.ct` on the client's `notifications/cancelled` (stdio) or when
         // the response stream closes (HTTP): the tool's own token follows it.
         let mut options = CallOptions::new().cancel(context.ct.clone());
+        let mut flushed = None;
         if let Some(token) = context.meta.get_progress_token() {
-            options = options.progress(ProgressForwarder::new(context.peer.clone(), token));
+            let (forwarder, flush) = ProgressForwarder::new(context.peer.clone(), token);
+            options = options.progress(forwarder);
+            flushed = Some(flush);
         }
         let asked = Arc::new(Mutex::new(None));
         if !can_elicit(context.client_capabilities()) {
@@ -264,6 +267,10 @@ impl ServerHandler for McpServer {
                 options,
             )
             .await;
+        // The call's progress goes out before its response.
+        if let Some(flushed) = flushed {
+            flushed.wait().await;
+        }
         let asked = asked.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(asked) = asked {
             let state = self.states.seal(&AskedApproval {
