@@ -9,7 +9,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,26 +27,36 @@ struct Served {
     child: Child,
     /// `http://127.0.0.1:PORT/mcp`, as the server printed it.
     url: String,
-    _workspace: tempfile::TempDir,
+    /// The workspace the server made for itself, if it did.
+    _workspace: Option<tempfile::TempDir>,
 }
 
 impl Served {
     fn start(extra: &[&str], token: Option<&str>) -> Served {
         let workspace = tempfile::tempdir().unwrap();
         std::fs::write(workspace.path().join("notes.md"), "# Notes\nbuy milk\n").unwrap();
+        let mut env = Vec::new();
+        let mut args = extra.to_vec();
+        if let Some(token) = token {
+            env.push((TOKEN_VAR, token));
+            args.extend(["--token-env", TOKEN_VAR]);
+        }
+        let mut served = Served::over(workspace.path(), &args, &env);
+        served._workspace = Some(workspace);
+        served
+    }
+
+    /// `toolbox serve --http` over `workspace` (which the caller keeps), with `env` set.
+    fn over(workspace: &Path, extra: &[&str], env: &[(&str, &str)]) -> Served {
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolbox"));
         command
             .args(["serve", "--http", "127.0.0.1:0", "--workspace"])
-            .arg(workspace.path())
+            .arg(workspace)
             .args(extra)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        if let Some(token) = token {
-            command
-                .env(TOKEN_VAR, token)
-                .args(["--token-env", TOKEN_VAR]);
-        }
         let mut child = command.spawn().unwrap();
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
@@ -61,7 +71,7 @@ impl Served {
         Served {
             child,
             url,
-            _workspace: workspace,
+            _workspace: None,
         }
     }
 
@@ -232,6 +242,85 @@ fn the_python_sdk_lists_and_calls_over_http_at_2026_07_28() {
 #[test]
 fn the_python_sdk_lists_and_calls_over_http_at_2025_11_25() {
     run_python_client("legacy");
+}
+
+/// Progress and approvals over HTTP, in `mode`, with three servers over one workspace: two
+/// sharing an approval-state key (instances behind one address) and one with a key of its own.
+fn run_python_approvals(mode: &str) -> String {
+    let Some(python) = python() else {
+        return String::new();
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let shared = [(
+        "TOOLBOX_TEST_STATE_KEY",
+        "a key of thirty-two bytes or more, shared",
+    )];
+    let key = ["--state-key-env", "TOOLBOX_TEST_STATE_KEY"];
+    let a = Served::over(workspace.path(), &key, &shared);
+    let b = Served::over(workspace.path(), &key, &shared);
+    let other = Served::over(workspace.path(), &[], &[]);
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/approvals_http.py");
+    let output = Command::new(python)
+        .arg(script)
+        .arg(mode)
+        .arg(workspace.path())
+        .args([a.url.as_str(), b.url.as_str(), other.url.as_str()])
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("ok progress"), "{stdout}\n{stderr}");
+    stdout
+}
+
+#[test]
+fn the_python_sdk_gets_progress_and_answers_approvals_over_http_at_2026_07_28() {
+    let stdout = run_python_approvals("auto");
+    if stdout.is_empty() {
+        return;
+    }
+    for check in [
+        "ok elicitation accepted",
+        "ok elicitation rejected with guidance",
+        "ok another key refused",
+        "ok round trip across instances",
+    ] {
+        assert!(stdout.contains(check), "`{check}` missing:\n{stdout}");
+    }
+}
+
+#[test]
+fn over_http_a_2025_11_25_client_gets_progress_and_is_told_why_it_cannot_be_asked() {
+    let stdout = run_python_approvals("legacy");
+    if !stdout.is_empty() {
+        assert!(
+            stdout.contains("ok legacy refused over stateless HTTP"),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn a_state_key_shorter_than_32_bytes_is_a_set_up_error() {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--state-key-env",
+            "TOOLBOX_TEST_SHORT_KEY",
+        ])
+        .env("TOOLBOX_TEST_SHORT_KEY", "short")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--state-key-env TOOLBOX_TEST_SHORT_KEY") && stderr.contains("32"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -16,6 +16,8 @@ import sys
 from mcp import Client, StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
 
+from answers import accept, text
+
 toolbox, workspace, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 
 # What the user answers next (an `asyncio.Event` for an answer held until it is set: a user
@@ -34,17 +36,6 @@ async def on_elicitation(context, params):
         await answer.wait()
         return accept("once")
     return answer
-
-
-def accept(decision: str, guidance: str | None = None) -> types.ElicitResult:
-    content = {"decision": decision}
-    if guidance is not None:
-        content["guidance"] = guidance
-    return types.ElicitResult(action="accept", content=content)
-
-
-def text(result) -> str:
-    return "\n".join(part.text for part in result.content)
 
 
 async def main() -> None:

@@ -327,7 +327,7 @@ pub fn router(
     shutdown: CancellationToken,
 ) -> Result<Router, HttpError> {
     options.validate()?;
-    let server = server.into();
+    let server = server.into().over_stateless_http();
     let service: StreamableHttpService<McpServer, NeverSessionManager> = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(NeverSessionManager::default()),

@@ -88,6 +88,10 @@ pub struct McpServer {
     /// Numbers the calls, so each has an id of its own (its approval is told from its nested
     /// calls' by it).
     calls: Arc<AtomicU64>,
+    /// Served over stateless HTTP, where a 2025-11-25 client cannot be asked: its
+    /// `elicitation/create` answer would come back in a request of its own, which no session
+    /// ties to the call waiting for it.
+    stateless_http: bool,
 }
 
 impl McpServer {
@@ -116,7 +120,15 @@ impl McpServer {
             states: Arc::new(ApprovalStates::random()),
             offer_session: true,
             calls: Arc::default(),
+            stateless_http: false,
         }
+    }
+
+    /// This server as served over stateless HTTP (see `stateless_http`).
+    #[cfg(feature = "mcp-http")]
+    pub(super) fn over_stateless_http(mut self) -> Self {
+        self.stateless_http = true;
+        self
     }
 
     /// Seals approval request states with `key` instead of a random key of this process: give
@@ -239,7 +251,11 @@ impl ServerHandler for McpServer {
             flushed = Some(flush);
         }
         let asked = Arc::new(Mutex::new(None));
-        if !can_elicit(context.client_capabilities()) {
+        if self.stateless_http && !is_stateless(&context) {
+            options = options.nobody_to_ask(
+                "this server is served over stateless HTTP, where a client speaking MCP 2025-11-25 cannot be asked (its elicitation/create answer needs a session); a client speaking 2026-07-28 is asked through the input_required round trip",
+            );
+        } else if !can_elicit(context.client_capabilities()) {
             options = options.nobody_to_ask(
                 "this MCP client did not declare the elicitation capability, so the server cannot ask the user",
             );

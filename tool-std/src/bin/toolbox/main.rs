@@ -168,6 +168,11 @@ struct HttpArgs {
     /// authenticates.
     #[arg(long, requires = "http")]
     allow_unauthenticated: bool,
+    /// Seal approval round trips (protocol 2026-07-28) with the key in this environment
+    /// variable (32 bytes or more), so that several instances behind one address accept each
+    /// other's. Without it, each process makes a random key.
+    #[arg(long, value_name = "VAR", requires = "http")]
+    state_key_env: Option<String>,
 }
 
 fn parse_http_address(text: &str) -> Result<std::net::SocketAddr, String> {
@@ -208,6 +213,24 @@ impl HttpArgs {
             options = options.bearer_token(token.trim());
         }
         Ok(options)
+    }
+
+    /// `server` with the approval-state key `--state-key-env` names, if it names one.
+    fn with_state_key(
+        &self,
+        server: tool_core::mcp::McpServer,
+    ) -> Result<tool_core::mcp::McpServer, Failure> {
+        let Some(var) = &self.state_key_env else {
+            return Ok(server);
+        };
+        let key = std::env::var(var).map_err(|_| {
+            Failure::setup(format!(
+                "--state-key-env {var}: the environment variable `{var}` is not set (or not UTF-8)"
+            ))
+        })?;
+        server
+            .with_state_key(key.as_bytes())
+            .map_err(|error| Failure::setup(format!("--state-key-env {var}: {error}")))
     }
 }
 
@@ -537,6 +560,7 @@ fn serve(
             // Over HTTP, one coordinator answers every client that reaches the address: an
             // approval "for the session" would hold for all of them, so it is not offered.
             let server = tool_core::mcp::McpServer::new(coordinator).session_approvals(false);
+            let server = http.with_state_key(server)?;
             let server = tool_core::mcp::HttpServer::bind(server, options)
                 .await
                 .map_err(|error| match error {
