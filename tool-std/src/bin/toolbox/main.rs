@@ -10,6 +10,7 @@
 mod approve;
 mod imports;
 mod progress;
+mod serve;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -87,7 +88,7 @@ enum Command {
     /// Serve the tools over MCP, on stdin and stdout or (with --http) over streamable HTTP,
     /// through the coordinator (policy, settings, hooks apply; a call that needs approval is
     /// refused with the reason).
-    #[command(after_help = SERVE_HELP)]
+    #[command(after_help = serve::SERVE_HELP)]
     Serve {
         #[command(flatten)]
         session: SessionArgs,
@@ -95,7 +96,7 @@ enum Command {
         #[arg(long)]
         read_only: bool,
         #[command(flatten)]
-        http: HttpArgs,
+        http: serve::HttpArgs,
     },
     /// Report what each dialect would lose or refuse, tools or parameters without a
     /// description, and whether run_shell's kernel sandbox holds on this machine.
@@ -124,114 +125,6 @@ enum PolicyCommand {
         #[command(flatten)]
         session: SessionArgs,
     },
-}
-
-const SERVE_HELP: &str = "\
-Over HTTP the server is stateless (run several behind any load balancer), speaks MCP 2026-07-28
-and 2025-11-25 at one endpoint (/mcp), and by default listens on loopback only, answers only
-requests whose Host is a loopback name, and refuses (403) browser requests from any Origin but
-a loopback one. A non-loopback address needs a bearer token (--token-env or --token-file; never
-on the command line, where `ps` shows it) or --allow-unauthenticated.
-
-Examples:
-  toolbox serve --workspace .                          # stdio, for a client that spawns it
-  toolbox serve --http 8080                            # http://127.0.0.1:8080/mcp
-  MCP_TOKEN=... toolbox serve --http 0.0.0.0:8080 --token-env MCP_TOKEN --allow-host mcp.example.com";
-
-/// `toolbox serve --http`: where to listen and who may call.
-#[derive(clap::Args)]
-struct HttpArgs {
-    /// Serve over streamable HTTP at ADDR instead of stdio: `127.0.0.1:8080`, `[::1]:8080`,
-    /// or a port alone (on 127.0.0.1). Port 0 picks a free port. The URL is printed on stderr.
-    #[arg(long, value_name = "ADDR", value_parser = parse_http_address)]
-    http: Option<std::net::SocketAddr>,
-    /// Allow browser requests from this Origin (`https://app.example.com`, `http://host:*`);
-    /// repeatable. Loopback origins are allowed when listening on loopback.
-    #[arg(long, value_name = "ORIGIN", requires = "http")]
-    allow_origin: Vec<String>,
-    /// Answer requests for this Host (`mcp.example.com`, `host:port`); repeatable. Loopback
-    /// names are always answered on loopback; elsewhere, with none given, any Host is.
-    #[arg(long, value_name = "HOST", requires = "http")]
-    allow_host: Vec<String>,
-    /// Require `Authorization: Bearer <token>`, the token read from this environment variable.
-    #[arg(
-        long,
-        value_name = "VAR",
-        requires = "http",
-        conflicts_with = "token_file"
-    )]
-    token_env: Option<String>,
-    /// Require `Authorization: Bearer <token>`, the token read from this file (one line).
-    #[arg(long, value_name = "FILE", requires = "http")]
-    token_file: Option<PathBuf>,
-    /// Serve on a non-loopback address without a token, because a proxy in front
-    /// authenticates.
-    #[arg(long, requires = "http")]
-    allow_unauthenticated: bool,
-    /// Seal approval round trips (protocol 2026-07-28) with the key in this environment
-    /// variable (32 bytes or more), so that several instances behind one address accept each
-    /// other's. Without it, each process makes a random key.
-    #[arg(long, value_name = "VAR", requires = "http")]
-    state_key_env: Option<String>,
-}
-
-fn parse_http_address(text: &str) -> Result<std::net::SocketAddr, String> {
-    if let Ok(port) = text.parse::<u16>() {
-        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    text.parse().map_err(|_| {
-        format!("`{text}` is not an address: write IP:PORT (`127.0.0.1:8080`, `[::1]:8080`) or a port alone")
-    })
-}
-
-impl HttpArgs {
-    /// The server's options, with the token read from where the flags say.
-    fn options(
-        &self,
-        address: std::net::SocketAddr,
-    ) -> Result<tool_core::mcp::HttpOptions, Failure> {
-        let mut options = tool_core::mcp::HttpOptions::new(address)
-            .allow_unauthenticated(self.allow_unauthenticated);
-        for origin in &self.allow_origin {
-            options = options.allow_origin(origin);
-        }
-        for host in &self.allow_host {
-            options = options.allow_host(host);
-        }
-        let token = match (&self.token_env, &self.token_file) {
-            (Some(var), _) => Some(std::env::var(var).map_err(|_| {
-                Failure::setup(format!(
-                    "--token-env {var}: the environment variable `{var}` is not set (or not UTF-8)"
-                ))
-            })?),
-            (None, Some(path)) => Some(std::fs::read_to_string(path).map_err(|error| {
-                Failure::setup(format!("--token-file {}: {error}", path.display()))
-            })?),
-            (None, None) => None,
-        };
-        if let Some(token) = token {
-            options = options.bearer_token(token.trim());
-        }
-        Ok(options)
-    }
-
-    /// `server` with the approval-state key `--state-key-env` names, if it names one.
-    fn with_state_key(
-        &self,
-        server: tool_core::mcp::McpServer,
-    ) -> Result<tool_core::mcp::McpServer, Failure> {
-        let Some(var) = &self.state_key_env else {
-            return Ok(server);
-        };
-        let key = std::env::var(var).map_err(|_| {
-            Failure::setup(format!(
-                "--state-key-env {var}: the environment variable `{var}` is not set (or not UTF-8)"
-            ))
-        })?;
-        server
-            .with_state_key(key.as_bytes())
-            .map_err(|error| Failure::setup(format!("--state-key-env {var}: {error}")))
-    }
 }
 
 /// The session a call runs in.
@@ -347,7 +240,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             session,
             read_only,
             http,
-        } => serve(toolset, &session, read_only, &http),
+        } => serve::serve(toolset, &session, read_only, &http),
         Command::Policy {
             command:
                 PolicyCommand::Explain {
@@ -536,95 +429,6 @@ fn call(
         _ => out!("{}", result.text()),
     }
     Ok(if result.is_error() { FAILED } else { 0 })
-}
-
-fn serve(
-    toolset: Toolset,
-    session: &SessionArgs,
-    read_only: bool,
-    http: &HttpArgs,
-) -> Result<u8, Failure> {
-    let toolset = if read_only {
-        Toolset::with_effect(tool_core::spec::Effect::ReadOnly)
-    } else {
-        toolset
-    };
-    let runtime = runtime()?;
-    let toolset = with_imports(&runtime, toolset, session, read_only)?;
-    // stdin and stdout carry the protocol (or the server runs unattended): nobody can be
-    // asked at the terminal.
-    let coordinator = coordinator(toolset, session, false)?;
-    if let Some(address) = http.http {
-        let options = http.options(address)?;
-        return runtime.block_on(async {
-            // Over HTTP, one coordinator answers every client that reaches the address: an
-            // approval "for the session" would hold for all of them, so it is not offered.
-            let server = tool_core::mcp::McpServer::new(coordinator).session_approvals(false);
-            let server = http.with_state_key(server)?;
-            let server = tool_core::mcp::HttpServer::bind(server, options)
-                .await
-                .map_err(|error| match error {
-                    // Said in this command's words: which flags fix it.
-                    tool_core::mcp::HttpError::Unauthenticated { address } => Failure::setup(format!(
-                        "refusing to serve on {address} without authentication: anyone who can reach it could call the tools. Require a token (--token-env VAR or --token-file FILE), listen on loopback (--http 127.0.0.1:PORT), or, when a proxy in front authenticates, pass --allow-unauthenticated"
-                    )),
-                    error => Failure::setup(error.to_string()),
-                })?;
-            // Ctrl-C or SIGTERM end the server cleanly, so the coordinator is dropped and the
-            // commands it still runs are killed with it.
-            let stop = stop_signal();
-            let shutdown = server.shutdown_token();
-            tokio::spawn(async move {
-                stop.await;
-                shutdown.cancel();
-            });
-            eprintln!("toolbox: serving MCP at {}", server.url());
-            server.run().await.map_err(|error| Failure {
-                code: FAILED,
-                message: error.to_string(),
-            })?;
-            Ok(0)
-        });
-    }
-    runtime
-        .block_on(tool_core::mcp::serve_stdio(coordinator))
-        .map_err(|error| Failure {
-            code: FAILED,
-            message: format!("the MCP connection failed: {error}"),
-        })?;
-    Ok(0)
-}
-
-/// Listens for Ctrl-C (SIGINT) and, on Unix, SIGTERM from now on (so a signal sent as soon as
-/// the URL is printed is caught); the future resolves on the first. A signal that cannot be
-/// listened for keeps its default action (ending the process).
-fn stop_signal() -> impl Future<Output = ()> {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{Signal, SignalKind, signal};
-        let interrupt = signal(SignalKind::interrupt()).ok();
-        let terminate = signal(SignalKind::terminate()).ok();
-        let wait = |listener: Option<Signal>| async move {
-            match listener {
-                Some(mut listener) => {
-                    listener.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        async move {
-            tokio::select! {
-                () = wait(interrupt) => {}
-                () = wait(terminate) => {}
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
 }
 
 /// `toolset` with the tools of `--mcp-config`'s servers (see `imports`).
