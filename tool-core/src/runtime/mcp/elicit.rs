@@ -29,12 +29,20 @@
 //! ran, and events and budgets saw a call that was not approved (yet).
 //!
 //! The seal keeps a client from making up a question the server never asked, or from moving
-//! an approval to another tool or other arguments. It cannot stop a client from answering for
-//! its user (the client holds the answer either way), and a state may be brought back more
-//! than once while it is valid: each time for the same tool with the same arguments.
+//! an approval to another tool or other arguments. Each state carries a random nonce, and a
+//! server takes a state once: brought back again, it is refused, so "approve once" runs the
+//! call once. (Instances sharing a key each remember what they took, so a client that sends
+//! one state to several instances can have it taken once by each; a shared store would close
+//! that, at the cost of the statelessness the protocol is for.) The seal cannot stop a client
+//! from answering for its user: the client holds the answer either way.
+//!
+//! The round trip carries only the call's own approval: the first question of the round, and
+//! only when it is about this call (its id, its tool, its arguments). Any question after it is
+//! asked while the tool runs, and is refused.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequest,
@@ -187,27 +195,78 @@ impl Approver for ElicitingApprover {
 /// The approver of one 2026-07-28 round: it answers the call's own approval with the answer
 /// the client brought back (second round), or keeps the request to ask about and rejects for
 /// now (first round; the server then answers `input_required` instead of the result).
-/// Anything asked while the tool runs is refused: the round trip cannot wait for it.
+/// Only the first question of the round can be the call's own, and only when it is about this
+/// very call; anything after it is asked while the tool runs, and is refused: the round trip
+/// cannot wait for it.
 pub(super) struct RoundTripApprover {
-    /// The id the server gave the `tools/call`'s call: only its own approval travels.
-    pub(super) call_id: String,
-    pub(super) answer: Option<ApprovalResponse>,
+    /// The id the server gave the `tools/call`'s call.
+    call_id: String,
+    /// The call's tool and arguments: its own approval is about them.
+    tool: String,
+    arguments: Value,
+    /// The answer the client brought back, taken by the call's own approval.
+    answer: Mutex<Option<ApprovalResponse>>,
+    /// Set by the first question of the round: every later one is asked mid-run.
+    asked_before: Mutex<bool>,
     /// The request to ask the client about, once the policy asked.
-    pub(super) asked: Arc<Mutex<Option<ApprovalRequest>>>,
+    asked: Arc<Mutex<Option<ApprovalRequest>>>,
+}
+
+impl RoundTripApprover {
+    /// The approver of the round of call `call_id` (`tool` with `arguments`, its JSON text),
+    /// with the answer the client brought back, if it did.
+    pub(super) fn new(
+        call_id: String,
+        tool: &str,
+        arguments: &str,
+        answer: Option<ApprovalResponse>,
+        asked: Arc<Mutex<Option<ApprovalRequest>>>,
+    ) -> Self {
+        RoundTripApprover {
+            call_id,
+            tool: tool.to_owned(),
+            arguments: serde_json::from_str(arguments)
+                .unwrap_or_else(|_| Value::String(arguments.to_owned())),
+            answer: Mutex::new(answer),
+            asked_before: Mutex::new(false),
+            asked,
+        }
+    }
+
+    /// Whether `request` is this call's own approval: the round's first question, about
+    /// this call, its tool and its arguments.
+    fn is_own(&self, request: &ApprovalRequest) -> bool {
+        let first = !std::mem::replace(
+            &mut *self
+                .asked_before
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+            true,
+        );
+        first
+            && request.call_id == self.call_id
+            && matches!(request.kind, RequestKind::Call)
+            && request.tool == self.tool
+            && request.arguments == self.arguments
+    }
 }
 
 impl Approver for RoundTripApprover {
     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
-        let own = request.call_id == self.call_id && matches!(request.kind, RequestKind::Call);
-        let response = if !own {
+        let response = if !self.is_own(request) {
             ApprovalResponse::reject(format!(
                 "`{}` asked the user while a tool was already running; this MCP client speaks protocol 2026-07-28, \
                  where a server can ask only before a call runs (the input_required round trip starts the call again), \
                  so the question could not be put to the user",
                 request.tool
             ))
-        } else if let Some(answer) = &self.answer {
-            answer.clone()
+        } else if let Some(answer) = self
+            .answer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            answer
         } else {
             *self.asked.lock().unwrap_or_else(PoisonError::into_inner) = Some(request.clone());
             // Never read by the model: the server answers `input_required` instead.
@@ -228,11 +287,30 @@ pub(super) struct AskedApproval {
     pub(super) preview: String,
     /// Whether "approve for the session" was offered.
     pub(super) offer_session: bool,
+    /// Random, so that a server can tell a state it has taken already.
+    pub(super) nonce: String,
+}
+
+impl AskedApproval {
+    /// What is asked about `tool` with `arguments`, shown as `preview`, with a fresh nonce.
+    pub(super) fn new(tool: &str, arguments: &str, preview: String, offer_session: bool) -> Self {
+        let mut nonce = [0_u8; 16];
+        getrandom::fill(&mut nonce).expect("the OS provides randomness");
+        AskedApproval {
+            tool: tool.to_owned(),
+            arguments_sha256: sha256_hex(arguments),
+            preview,
+            offer_session,
+            nonce: nonce.iter().map(|byte| format!("{byte:02x}")).collect(),
+        }
+    }
 }
 
 /// Seals and opens the request states of approvals asked over the 2026-07-28 round trip.
 pub(super) struct ApprovalStates {
     codec: RequestStateCodec,
+    /// The nonces of the states taken, until they would have expired anyway.
+    taken: Mutex<HashMap<String, Instant>>,
 }
 
 /// A key for sealing request states was shorter than 32 bytes.
@@ -260,6 +338,10 @@ pub(super) enum StateRefused {
         "the requestState was made for another call ({what}); send it back only with the call it came with"
     )]
     OtherCall { what: String },
+    #[error(
+        "the requestState was used already: an answer approves one call; call the tool again without requestState and inputResponses to be asked anew"
+    )]
+    Taken,
 }
 
 impl ApprovalStates {
@@ -269,13 +351,17 @@ impl ApprovalStates {
         getrandom::fill(&mut key).expect("the OS provides randomness");
         ApprovalStates {
             codec: RequestStateCodec::new_unchecked(key.to_vec()),
+            taken: Mutex::default(),
         }
     }
 
     /// States sealed with `key`, which every instance serving one address must share.
     pub(super) fn with_key(key: &[u8]) -> Result<Self, StateKeyTooShort> {
         RequestStateCodec::try_new(key.to_vec())
-            .map(|codec| ApprovalStates { codec })
+            .map(|codec| ApprovalStates {
+                codec,
+                taken: Mutex::default(),
+            })
             .map_err(|_| StateKeyTooShort { length: key.len() })
     }
 
@@ -308,12 +394,18 @@ impl ApprovalStates {
                 what: format!("`{tool}` with other arguments"),
             });
         }
+        let now = Instant::now();
+        let mut taken = self.taken.lock().unwrap_or_else(PoisonError::into_inner);
+        taken.retain(|_, expires| *expires > now);
+        if taken.insert(asked.nonce.clone(), now + STATE_TTL).is_some() {
+            return Err(StateRefused::Taken);
+        }
         Ok(asked)
     }
 }
 
 /// The SHA-256 of `text`, in lowercase hex.
-pub(super) fn sha256_hex(text: &str) -> String {
+fn sha256_hex(text: &str) -> String {
     use std::fmt::Write as _;
     Sha256::digest(text.as_bytes())
         .iter()
@@ -393,12 +485,12 @@ mod tests {
     #[test]
     fn a_sealed_state_opens_only_for_its_own_call_and_unchanged() {
         let states = ApprovalStates::random();
-        let sealed = states.seal(&AskedApproval {
-            tool: "write_file".into(),
-            arguments_sha256: sha256_hex(r#"{"path":"a"}"#),
-            preview: "write_file (mutating): path = a".into(),
-            offer_session: true,
-        });
+        let sealed = states.seal(&AskedApproval::new(
+            "write_file",
+            r#"{"path":"a"}"#,
+            "write_file (mutating): path = a".into(),
+            true,
+        ));
         assert!(
             states
                 .open(&sealed, "write_file", r#"{"path":"a"}"#)
@@ -424,5 +516,60 @@ mod tests {
             ApprovalStates::random().open(&sealed, "write_file", r#"{"path":"a"}"#),
             Err(StateRefused::Forged)
         ));
+        // Taken once above: brought back again, it is refused.
+        assert!(matches!(
+            states.open(&sealed, "write_file", r#"{"path":"a"}"#),
+            Err(StateRefused::Taken)
+        ));
+    }
+
+    fn call_request(call_id: &str, tool: &'static str, arguments: Value) -> ApprovalRequest {
+        let mut request = plan();
+        request.kind = RequestKind::Call;
+        request.call_id = call_id.into();
+        request.tool = tool.into();
+        request.arguments = arguments;
+        request
+    }
+
+    fn round(answer: Option<ApprovalResponse>) -> RoundTripApprover {
+        RoundTripApprover::new(
+            "mcp-1".into(),
+            "write_file",
+            r#"{"path": "a"}"#,
+            answer,
+            Arc::default(),
+        )
+    }
+
+    #[tokio::test]
+    async fn the_answer_approves_only_the_calls_own_first_question_once() {
+        let approver = round(Some(ApprovalResponse::once()));
+        let own = call_request("mcp-1", "write_file", json!({"path": "a"}));
+        assert_eq!(approver.approve(&own).await, ApprovalResponse::once());
+        // Asked again in the same round (a tool asking mid-run): refused, not approved.
+        assert!(matches!(
+            approver.approve(&own).await,
+            ApprovalResponse::Reject { guidance: Some(g) } if g.contains("already running")
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_question_about_other_arguments_or_another_tool_is_not_the_calls_own() {
+        for other in [
+            call_request("mcp-1", "write_file", json!({"path": "b"})),
+            call_request("mcp-1", "run_shell", json!({"path": "a"})),
+            call_request("mcp-2", "write_file", json!({"path": "a"})),
+        ] {
+            let approver = round(Some(ApprovalResponse::once()));
+            assert!(
+                matches!(
+                    approver.approve(&other).await,
+                    ApprovalResponse::Reject { .. }
+                ),
+                "{other:?}"
+            );
+            assert!(approver.asked.lock().unwrap().is_none());
+        }
     }
 }

@@ -72,6 +72,7 @@ use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
+use sha2::{Digest, Sha256};
 
 /// The origins a browser on this machine sends: allowed by default on a loopback address.
 const LOOPBACK_ORIGINS: [&str; 6] = [
@@ -228,6 +229,8 @@ impl HttpOptions {
         if loopback {
             origins.extend(LOOPBACK_ORIGINS.iter().map(|&o| o.to_owned()));
             hosts.extend(LOOPBACK_HOSTS.iter().map(|&h| h.to_owned()));
+            // Bound to another loopback address (127.0.0.2), the URL printed names it.
+            hosts.push(self.address.ip().to_string());
         }
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)
@@ -354,7 +357,13 @@ async fn require_bearer(State(token): State<Arc<str>>, request: Request, next: N
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, credentials)| credentials.trim());
     match presented {
-        Some(presented) if bool::from(presented.as_bytes().ct_eq(token.as_bytes())) => {
+        // Digests of equal length, compared in constant time: comparing the tokens themselves
+        // would end early on a length that differs, and tell the token's length.
+        Some(presented)
+            if bool::from(
+                Sha256::digest(presented.as_bytes()).ct_eq(&Sha256::digest(token.as_bytes())),
+            ) =>
+        {
             next.run(request).await
         }
         // RFC 6750 §3: no credentials get the bare challenge; wrong ones name the error.

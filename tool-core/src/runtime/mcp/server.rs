@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use super::elicit::{
     ApprovalStates, AskedApproval, ElicitingApprover, INPUT_KEY, RoundTripApprover,
-    StateKeyTooShort, answer, input_request, question, sha256_hex,
+    StateKeyTooShort, answer, input_request, question,
 };
 use super::progress::ProgressForwarder;
 use crate::approval::ApprovalResponse;
@@ -128,6 +128,9 @@ impl McpServer {
     #[cfg(feature = "mcp-http")]
     pub(super) fn over_stateless_http(mut self) -> Self {
         self.stateless_http = true;
+        // One server answers every client that reaches the address: a grant "for the
+        // session" would hold for all of them.
+        self.offer_session = false;
         self
     }
 
@@ -264,11 +267,13 @@ impl ServerHandler for McpServer {
                 Some(state) => Some(self.answer_brought_back(&request, state, &arguments)?),
                 None => None,
             };
-            options = options.approver(RoundTripApprover {
-                call_id: call_id.clone(),
+            options = options.approver(RoundTripApprover::new(
+                call_id.clone(),
+                &request.name,
+                &arguments,
                 answer,
-                asked: Arc::clone(&asked),
-            });
+                Arc::clone(&asked),
+            ));
         } else {
             options = options.approver(ElicitingApprover {
                 peer: context.peer.clone(),
@@ -289,12 +294,12 @@ impl ServerHandler for McpServer {
         }
         let asked = asked.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(asked) = asked {
-            let state = self.states.seal(&AskedApproval {
-                tool: request.name.to_string(),
-                arguments_sha256: sha256_hex(&arguments),
-                preview: asked.preview.clone(),
-                offer_session: self.offer_session,
-            });
+            let state = self.states.seal(&AskedApproval::new(
+                &request.name,
+                &arguments,
+                asked.preview.clone(),
+                self.offer_session,
+            ));
             let mut requests = InputRequests::new();
             requests.insert(
                 INPUT_KEY.to_owned(),
@@ -332,7 +337,8 @@ impl McpServer {
             .and_then(|responses| responses.get(INPUT_KEY))
             .and_then(|response| serde_json::from_value::<ElicitResult>(response.clone()).ok());
         Ok(match response {
-            Some(response) => answer(&response, asked.offer_session),
+            // A session grant only if it was offered then and is still offered now.
+            Some(response) => answer(&response, asked.offer_session && self.offer_session),
             None => ApprovalResponse::reject(
                 "the client came back without the user's answer to the approval question",
             ),

@@ -136,10 +136,9 @@ pub(crate) fn serve(
     if let Some(address) = http.http {
         let options = http.options(address)?;
         return runtime.block_on(async {
-            // Over HTTP, one coordinator answers every client that reaches the address: an
-            // approval "for the session" would hold for all of them, so it is not offered.
-            let server = tool_core::mcp::McpServer::new(coordinator).session_approvals(false);
-            let server = http.with_state_key(server)?;
+            // (Over HTTP, approvals "for the session" are not offered: one server answers every
+            // client that reaches the address.)
+            let server = http.with_state_key(tool_core::mcp::McpServer::new(coordinator))?;
             let server = tool_core::mcp::HttpServer::bind(server, options)
                 .await
                 .map_err(|error| match error {

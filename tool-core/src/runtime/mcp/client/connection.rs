@@ -381,12 +381,14 @@ impl ChildGuard {
 
 impl Drop for ChildGuard {
     fn drop(&mut self) {
-        if self.exit_status().is_none()
-            && let Some(pid) = self.pid.and_then(|pid| i32::try_from(pid).ok())
+        if let Some(pid) = self.pid.and_then(|pid| i32::try_from(pid).ok())
             && let Some(group) = rustix::process::Pid::from_raw(pid)
         {
             // The server is its group's leader (process_group(0)): this ends it and the
-            // processes it started in its group. Synchronous, so it works without a runtime.
+            // processes it started in its group, even when the leader itself has exited (a
+            // wrapper such as `npx` that leaves its child serving on the pipes): the group
+            // lives as long as a member does, and its id is not given to another group while
+            // it does. Synchronous, so it works without a runtime.
             let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
         }
         // Dropping the `Child` inside the task kills the server (kill_on_drop) if the group

@@ -90,8 +90,9 @@ fn classify(
     let read_only = hint(|a| a.read_only_hint);
     let destructive = hint(|a| a.destructive_hint);
     if !trusted {
-        // Mutating and open-world by `ToolSpec::new`; a tool that says it destroys is believed.
-        return if destructive == Some(true) && read_only != Some(true) {
+        // Mutating and open-world by `ToolSpec::new`; a tool that says it destroys is believed
+        // (even when it also says it only reads: caution wins a contradiction).
+        return if destructive == Some(true) {
             spec.destructive()
         } else {
             spec
@@ -254,6 +255,9 @@ mod tests {
     fn an_untrusted_tool_that_says_it_destroys_is_destructive() {
         let destructive = annotations(Some(false), Some(true));
         assert_eq!(effect(Some(&destructive), false), Effect::Destructive);
+        // Saying both, it is taken at its more dangerous word.
+        let contradictory = annotations(Some(true), Some(true));
+        assert_eq!(effect(Some(&contradictory), false), Effect::Destructive);
     }
 
     #[test]
