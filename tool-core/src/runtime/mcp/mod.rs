@@ -14,11 +14,17 @@
 //! - a client's `notifications/cancelled` cancels the call's token, so the tool stops (a
 //!   shell command's process group is killed).
 //!
-//! Served so far: stdio ([`serve_stdio`]), protocol versions up to 2025-11-25 and 2026-07-28
-//! as rmcp negotiates them. Not yet: streamable HTTP, progress notifications, approval by
-//! elicitation (a call that needs approval is refused with the reason), list-changed
-//! announcements, and importing tools from other servers.
+//! Served so far: stdio ([`serve_stdio`]) and, with the feature `mcp-http`, streamable HTTP
+//! (`serve_http`, `HttpServer`, `router`: stateless, Origin checked, optional bearer token; see
+//! the `http` module's doc), protocol versions up to 2025-11-25 and 2026-07-28 as rmcp
+//! negotiates them. Not yet: progress notifications, approval by elicitation (a call that needs
+//! approval is refused with the reason), list-changed announcements, and importing tools from
+//! other servers.
 
+#[cfg(feature = "mcp-http")]
+mod http;
 mod server;
 
+#[cfg(feature = "mcp-http")]
+pub use http::{HttpError, HttpOptions, HttpServer, router, serve_http};
 pub use server::{McpServer, ServeError, serve_stdio};

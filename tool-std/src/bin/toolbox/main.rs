@@ -78,14 +78,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Serve the tools over MCP on stdin and stdout, through the coordinator (policy, settings,
-    /// hooks apply; a call that needs approval is refused with the reason).
+    /// Serve the tools over MCP, on stdin and stdout or (with --http) over streamable HTTP,
+    /// through the coordinator (policy, settings, hooks apply; a call that needs approval is
+    /// refused with the reason).
+    #[command(after_help = SERVE_HELP)]
     Serve {
         #[command(flatten)]
         session: SessionArgs,
         /// Serve only the read-only tools.
         #[arg(long)]
         read_only: bool,
+        #[command(flatten)]
+        http: HttpArgs,
     },
     /// Report what each dialect would lose or refuse, tools or parameters without a
     /// description, and whether run_shell's kernel sandbox holds on this machine.
@@ -114,6 +118,91 @@ enum PolicyCommand {
         #[command(flatten)]
         session: SessionArgs,
     },
+}
+
+const SERVE_HELP: &str = "\
+Over HTTP the server is stateless (run several behind any load balancer), speaks MCP 2026-07-28
+and 2025-11-25 at one endpoint (/mcp), and by default listens on loopback only, answers only
+requests whose Host is a loopback name, and refuses (403) browser requests from any Origin but
+a loopback one. A non-loopback address needs a bearer token (--token-env or --token-file; never
+on the command line, where `ps` shows it) or --allow-unauthenticated.
+
+Examples:
+  toolbox serve --workspace .                          # stdio, for a client that spawns it
+  toolbox serve --http 8080                            # http://127.0.0.1:8080/mcp
+  MCP_TOKEN=... toolbox serve --http 0.0.0.0:8080 --token-env MCP_TOKEN --allow-host mcp.example.com";
+
+/// `toolbox serve --http`: where to listen and who may call.
+#[derive(clap::Args)]
+struct HttpArgs {
+    /// Serve over streamable HTTP at ADDR instead of stdio: `127.0.0.1:8080`, `[::1]:8080`,
+    /// or a port alone (on 127.0.0.1). Port 0 picks a free port. The URL is printed on stderr.
+    #[arg(long, value_name = "ADDR", value_parser = parse_http_address)]
+    http: Option<std::net::SocketAddr>,
+    /// Allow browser requests from this Origin (`https://app.example.com`, `http://host:*`);
+    /// repeatable. Loopback origins are allowed when listening on loopback.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
+    /// Answer requests for this Host (`mcp.example.com`, `host:port`); repeatable. Loopback
+    /// names are always answered on loopback; elsewhere, with none given, any Host is.
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allow_host: Vec<String>,
+    /// Require `Authorization: Bearer <token>`, the token read from this environment variable.
+    #[arg(
+        long,
+        value_name = "VAR",
+        requires = "http",
+        conflicts_with = "token_file"
+    )]
+    token_env: Option<String>,
+    /// Require `Authorization: Bearer <token>`, the token read from this file (one line).
+    #[arg(long, value_name = "FILE", requires = "http")]
+    token_file: Option<PathBuf>,
+    /// Serve on a non-loopback address without a token, because a proxy in front
+    /// authenticates.
+    #[arg(long, requires = "http")]
+    allow_unauthenticated: bool,
+}
+
+fn parse_http_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse().map_err(|_| {
+        format!("`{text}` is not an address: write IP:PORT (`127.0.0.1:8080`, `[::1]:8080`) or a port alone")
+    })
+}
+
+impl HttpArgs {
+    /// The server's options, with the token read from where the flags say.
+    fn options(
+        &self,
+        address: std::net::SocketAddr,
+    ) -> Result<tool_core::mcp::HttpOptions, Failure> {
+        let mut options = tool_core::mcp::HttpOptions::new(address)
+            .allow_unauthenticated(self.allow_unauthenticated);
+        for origin in &self.allow_origin {
+            options = options.allow_origin(origin);
+        }
+        for host in &self.allow_host {
+            options = options.allow_host(host);
+        }
+        let token = match (&self.token_env, &self.token_file) {
+            (Some(var), _) => Some(std::env::var(var).map_err(|_| {
+                Failure::setup(format!(
+                    "--token-env {var}: the environment variable `{var}` is not set (or not UTF-8)"
+                ))
+            })?),
+            (None, Some(path)) => Some(std::fs::read_to_string(path).map_err(|error| {
+                Failure::setup(format!("--token-file {}: {error}", path.display()))
+            })?),
+            (None, None) => None,
+        };
+        if let Some(token) = token {
+            options = options.bearer_token(token.trim());
+        }
+        Ok(options)
+    }
 }
 
 /// The session a call runs in.
@@ -218,7 +307,11 @@ fn run(command: Command) -> Result<u8, Failure> {
             json,
         } => call(toolset, &tool, arguments, &session, json),
         Command::Check => Ok(check(&toolset)),
-        Command::Serve { session, read_only } => serve(toolset, &session, read_only),
+        Command::Serve {
+            session,
+            read_only,
+            http,
+        } => serve(toolset, &session, read_only, &http),
         Command::Policy {
             command:
                 PolicyCommand::Explain {
@@ -400,15 +493,41 @@ fn call(
     Ok(if result.is_error() { FAILED } else { 0 })
 }
 
-fn serve(toolset: Toolset, session: &SessionArgs, read_only: bool) -> Result<u8, Failure> {
+fn serve(
+    toolset: Toolset,
+    session: &SessionArgs,
+    read_only: bool,
+    http: &HttpArgs,
+) -> Result<u8, Failure> {
     let toolset = if read_only {
         Toolset::with_effect(tool_core::spec::Effect::ReadOnly)
     } else {
         toolset
     };
-    // stdin and stdout carry the protocol: nobody can be asked at the terminal.
+    // stdin and stdout carry the protocol (or the server runs unattended): nobody can be
+    // asked at the terminal.
     let coordinator = coordinator(toolset, session, false)?;
     let runtime = runtime()?;
+    if let Some(address) = http.http {
+        let options = http.options(address)?;
+        return runtime.block_on(async {
+            let server = tool_core::mcp::HttpServer::bind(coordinator, options)
+                .await
+                .map_err(|error| match error {
+                    // Said in this command's words: which flags fix it.
+                    tool_core::mcp::HttpError::Unauthenticated { address } => Failure::setup(format!(
+                        "refusing to serve on {address} without authentication: anyone who can reach it could call the tools. Require a token (--token-env VAR or --token-file FILE), listen on loopback (--http 127.0.0.1:PORT), or, when a proxy in front authenticates, pass --allow-unauthenticated"
+                    )),
+                    error => Failure::setup(error.to_string()),
+                })?;
+            eprintln!("toolbox: serving MCP at {}", server.url());
+            server.run().await.map_err(|error| Failure {
+                code: FAILED,
+                message: error.to_string(),
+            })?;
+            Ok(0)
+        });
+    }
     runtime
         .block_on(tool_core::mcp::serve_stdio(coordinator))
         .map_err(|error| Failure {

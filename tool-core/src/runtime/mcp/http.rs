@@ -1,0 +1,515 @@
+//! Serving a coordinator over MCP's streamable HTTP transport (feature `mcp-http`): rmcp's
+//! `StreamableHttpService` mounted in an axum router, behind the checks a server reachable over
+//! the network needs. This module owns the HTTP side only (options, the router, the listener,
+//! bearer authentication); what a request does is [`McpServer`]'s.
+//!
+//! # Protocol versions
+//! One endpoint (`POST /mcp` by default) serves both versions, as rmcp routes them:
+//! - **2026-07-28**: every request stands alone and carries its version and client
+//!   capabilities in `_meta` (and the `MCP-Protocol-Version` header); `server/discover` says
+//!   what the server is;
+//! - **2025-11-25** (and older): the `initialize` handshake, answered without creating a session
+//!   (no `Mcp-Session-Id` is issued, and a client that sends none is served).
+//!
+//! # Stateless, so it scales out
+//! The service runs with rmcp's legacy session mode off: no request depends on an earlier one
+//! reaching the same process, and nothing is kept between requests. Run as many instances as
+//! you like behind any HTTP load balancer (round robin, no sticky sessions, no shared store);
+//! each instance needs only the same toolset and settings. Each `tools/call` is answered on its
+//! own response (JSON when the call sends nothing before its result, an SSE stream otherwise),
+//! so a balancer that buffers or times out long responses must allow the longest tool call.
+//! What is kept per user (session grants of approvals) lives in each instance's coordinator.
+//!
+//! # Security defaults, and why
+//! - **Bound to loopback** unless told otherwise ([`HttpOptions::new`] takes the address).
+//! - **Host checked** against loopback names when bound to loopback (rmcp's DNS-rebinding
+//!   guard); a server bound elsewhere accepts the hosts given with
+//!   [`HttpOptions::allow_host`], or any host when none is given (it is reached by names only
+//!   its operator knows; the bearer token is what guards it then).
+//! - **Origin checked** on every request that carries one (rmcp leaves this off by default):
+//!   loopback origins (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*` and their
+//!   `https` forms) are allowed when bound to loopback, plus those given with
+//!   [`HttpOptions::allow_origin`]; any other origin gets `403 Forbidden`. A request without
+//!   `Origin` (every non-browser client) passes: the check stops a web page from driving the
+//!   server, which is what `Origin` can tell.
+//! - **Bearer token** ([`HttpOptions::bearer_token`]): every request must carry
+//!   `Authorization: Bearer <token>`, compared in constant time; a missing or wrong token gets
+//!   `401 Unauthorized` with `WWW-Authenticate: Bearer`.
+//! - **A non-loopback address without a token is refused** ([`HttpError::Unauthenticated`]):
+//!   anyone who can reach the port could run the tools. When something in front of the server
+//!   already authenticates (a reverse proxy, a service mesh), say so with
+//!   [`HttpOptions::allow_unauthenticated`]; the server then starts with a warning in the log.
+//!
+//! # Cancellation
+//! A client that closes the response (drops the connection) cancels the call: rmcp cancels the
+//! request's token, and the coordinator cancels the tool's
+//! [`CancellationToken`](crate::context::CancellationToken) with it.
+//!
+//! ```no_run
+//! use tool_core::{Coordinator, Toolset, mcp::{HttpOptions, HttpServer}};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let coordinator = Coordinator::builder().toolset(Toolset::all()).build()?;
+//! let server = HttpServer::bind(coordinator, HttpOptions::loopback(0)).await?;
+//! eprintln!("serving at {}", server.url());
+//! server.run().await?; // until `server.shutdown_token()` is cancelled
+//! # Ok(())
+//! # }
+//! ```
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use subtle::ConstantTimeEq;
+use tokio_util::sync::CancellationToken;
+
+use super::McpServer;
+use crate::Coordinator;
+
+/// The origins a browser on this machine sends: allowed by default on a loopback address.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
+/// The `Host` names a loopback server answers to (rmcp's DNS-rebinding guard).
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// How to serve over HTTP: where, at which path, and who may call.
+///
+/// ```
+/// use tool_core::mcp::HttpOptions;
+///
+/// let options = HttpOptions::loopback(8080)
+///     .allow_origin("https://app.example.com")
+///     .bearer_token("s3cret");
+/// assert_eq!(options.address().to_string(), "127.0.0.1:8080");
+/// assert_eq!(options.path(), "/mcp");
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    address: SocketAddr,
+    path: String,
+    allowed_origins: Vec<String>,
+    allowed_hosts: Vec<String>,
+    bearer_token: Option<Arc<str>>,
+    allow_unauthenticated: bool,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    // The token stays out of logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("address", &self.address)
+            .field("path", &self.path)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<set>"))
+            .field("allow_unauthenticated", &self.allow_unauthenticated)
+            .finish()
+    }
+}
+
+impl HttpOptions {
+    /// Serve at `address` (port 0: a free port, see [`HttpServer::local_addr`]), path `/mcp`.
+    #[must_use]
+    pub fn new(address: SocketAddr) -> Self {
+        HttpOptions {
+            address,
+            path: "/mcp".to_owned(),
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            bearer_token: None,
+            allow_unauthenticated: false,
+        }
+    }
+
+    /// Serve at `127.0.0.1:port`.
+    #[must_use]
+    pub fn loopback(port: u16) -> Self {
+        Self::new(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port))
+    }
+
+    /// The path of the MCP endpoint (default `/mcp`); it must start with `/`.
+    #[must_use]
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Allow browser requests from `origin`: `scheme://host`, `scheme://host:port`,
+    /// `scheme://host:*` (any port) or `null`. Repeat for several.
+    #[must_use]
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// Answer requests whose `Host` is `host` (`name` or `name:port`). Repeat for several. On a
+    /// loopback address the loopback names are always allowed.
+    #[must_use]
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Require `Authorization: Bearer <token>` on every request.
+    #[must_use]
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(Arc::from(token.into()));
+        self
+    }
+
+    /// Serve on a non-loopback address without a bearer token: for a server behind a proxy
+    /// that authenticates. Refused otherwise ([`HttpError::Unauthenticated`]).
+    #[must_use]
+    pub fn allow_unauthenticated(mut self, allow: bool) -> Self {
+        self.allow_unauthenticated = allow;
+        self
+    }
+
+    /// The address to listen on.
+    #[must_use]
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The path of the MCP endpoint.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Every mistake in the options, checked before anything listens.
+    fn validate(&self) -> Result<(), HttpError> {
+        if !self.path.starts_with('/') || self.path.contains(['?', '#']) {
+            return Err(HttpError::Path(self.path.clone()));
+        }
+        if let Some(origin) = self.allowed_origins.iter().find(|o| !origin_is_valid(o)) {
+            return Err(HttpError::Origin(origin.clone()));
+        }
+        if self.bearer_token.as_deref().is_some_and(|t| {
+            t.is_empty()
+                || t.bytes()
+                    .any(|byte| byte.is_ascii_whitespace() || byte < 0x20)
+        }) {
+            return Err(HttpError::Token);
+        }
+        if !self.address.ip().is_loopback() && self.bearer_token.is_none() {
+            if !self.allow_unauthenticated {
+                return Err(HttpError::Unauthenticated {
+                    address: self.address,
+                });
+            }
+            tracing::warn!(
+                address = %self.address,
+                "serving MCP on a non-loopback address without a bearer token: whoever reaches it can call the tools"
+            );
+        }
+        Ok(())
+    }
+
+    /// rmcp's configuration: stateless, Origin always checked, Host as documented.
+    fn service_config(&self, shutdown: &CancellationToken) -> StreamableHttpServerConfig {
+        let loopback = self.address.ip().is_loopback();
+        let mut origins = self.allowed_origins.clone();
+        let mut hosts = self.allowed_hosts.clone();
+        if loopback {
+            origins.extend(LOOPBACK_ORIGINS.iter().map(|&o| o.to_owned()));
+            hosts.extend(LOOPBACK_HOSTS.iter().map(|&h| h.to_owned()));
+        }
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+            // Long calls answered on an SSE stream stay alive through proxies.
+            .with_sse_keep_alive(Some(Duration::from_secs(15)))
+            .with_cancellation_token(shutdown.child_token())
+            .with_allowed_origins(origins)
+            .enforce_origin_validation();
+        if hosts.is_empty() {
+            config.disable_allowed_hosts()
+        } else {
+            config.with_allowed_hosts(hosts)
+        }
+    }
+}
+
+/// `scheme://host[:port|:*]` with an http(s) scheme and nothing after the authority, or `null`.
+fn origin_is_valid(origin: &str) -> bool {
+    if origin == "null" {
+        return true;
+    }
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    if !matches!(scheme, "http" | "https") || rest.is_empty() || rest.contains(['/', '?', '#']) {
+        return false;
+    }
+    let authority = rest.strip_suffix(":*").unwrap_or(rest);
+    authority
+        .parse::<axum::http::uri::Authority>()
+        .is_ok_and(|parsed| !parsed.host().is_empty() && !authority.contains('@'))
+}
+
+/// Why an HTTP server could not start, or stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HttpError {
+    /// A non-loopback address without a bearer token, and no explicit opt-out.
+    #[error(
+        "refusing to serve on {address} without authentication: anyone who can reach it could call the tools. Give a bearer token, bind a loopback address (127.0.0.1), or, when a proxy in front authenticates, allow unauthenticated serving explicitly"
+    )]
+    Unauthenticated {
+        /// The address asked for.
+        address: SocketAddr,
+    },
+    /// The endpoint path is not an absolute path.
+    #[error(
+        "the endpoint path `{0}` must start with `/` and have no query or fragment, like `/mcp`"
+    )]
+    Path(String),
+    /// An allowed origin that is not an origin.
+    #[error(
+        "`{0}` is not an origin: write `scheme://host`, `scheme://host:port` or `scheme://host:*` (http or https, no path), or `null`"
+    )]
+    Origin(String),
+    /// The bearer token is empty or holds whitespace or control characters.
+    #[error(
+        "the bearer token must be non-empty printable text without whitespace (an HTTP header value)"
+    )]
+    Token,
+    /// The address could not be listened on.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address asked for.
+        address: SocketAddr,
+        /// The system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server stopped on an I/O error.
+    #[error("the HTTP server stopped: {0}")]
+    Serve(#[source] std::io::Error),
+}
+
+/// The axum router serving `coordinator` at `options.path()`, with Origin, Host and bearer
+/// checks, for embedding in an application's own router and server. Stateless: see the module
+/// doc. Cancel `shutdown` to end the response streams still open (a graceful shutdown of the
+/// server around it does not end them by itself).
+///
+/// # Errors
+/// [`HttpError`]: the options are inconsistent (path, origins, token, or a non-loopback
+/// address without authentication).
+///
+/// ```
+/// use tool_core::{Coordinator, Toolset, context::CancellationToken, mcp::{self, HttpOptions}};
+///
+/// let coordinator = Coordinator::builder().toolset(Toolset::all()).build().unwrap();
+/// let mcp = mcp::router(coordinator, &HttpOptions::loopback(8080), CancellationToken::new()).unwrap();
+/// let app: axum::Router = axum::Router::new().merge(mcp);
+/// # let _ = app;
+/// ```
+pub fn router(
+    coordinator: Coordinator,
+    options: &HttpOptions,
+    shutdown: CancellationToken,
+) -> Result<Router, HttpError> {
+    options.validate()?;
+    let server = McpServer::new(coordinator);
+    let service: StreamableHttpService<McpServer, NeverSessionManager> = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(NeverSessionManager::default()),
+        options.service_config(&shutdown),
+    );
+    let router = Router::new().route_service(&options.path, service);
+    Ok(match &options.bearer_token {
+        Some(token) => router.route_layer(middleware::from_fn_with_state(
+            Arc::clone(token),
+            require_bearer,
+        )),
+        None => router,
+    })
+}
+
+/// Lets a request through only with `Authorization: Bearer <token>` (the scheme in any case,
+/// RFC 7235). The comparison takes the same time wherever the first difference is.
+async fn require_bearer(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, credentials)| credentials.trim());
+    match presented {
+        Some(presented) if bool::from(presented.as_bytes().ct_eq(token.as_bytes())) => {
+            next.run(request).await
+        }
+        // RFC 6750 §3: no credentials get the bare challenge; wrong ones name the error.
+        Some(_) => unauthorized(
+            r#"Bearer error="invalid_token""#,
+            "the bearer token is wrong",
+        ),
+        None => unauthorized(
+            "Bearer",
+            "this server needs `Authorization: Bearer <token>`",
+        ),
+    }
+}
+
+fn unauthorized(challenge: &'static str, message: &'static str) -> Response {
+    let mut response = (StatusCode::UNAUTHORIZED, message).into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(challenge),
+    );
+    response
+}
+
+/// An HTTP server bound to its address, not yet serving: learn where it listens
+/// ([`local_addr`](Self::local_addr), [`url`](Self::url)), then [`run`](Self::run) it.
+pub struct HttpServer {
+    listener: tokio::net::TcpListener,
+    router: Router,
+    local_addr: SocketAddr,
+    path: String,
+    shutdown: CancellationToken,
+}
+
+impl std::fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("local_addr", &self.local_addr)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpServer {
+    /// Checks the options and listens on their address.
+    ///
+    /// # Errors
+    /// [`HttpError`]: inconsistent options, or the address cannot be listened on.
+    pub async fn bind(coordinator: Coordinator, options: HttpOptions) -> Result<Self, HttpError> {
+        let shutdown = CancellationToken::new();
+        let router = router(coordinator, &options, shutdown.clone())?;
+        let bind_error = |source| HttpError::Bind {
+            address: options.address,
+            source,
+        };
+        let listener = tokio::net::TcpListener::bind(options.address)
+            .await
+            .map_err(bind_error)?;
+        let local_addr = listener.local_addr().map_err(bind_error)?;
+        Ok(HttpServer {
+            listener,
+            router,
+            local_addr,
+            path: options.path,
+            shutdown,
+        })
+    }
+
+    /// The address listened on (the actual port when port 0 was asked for).
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint's URL, such as `http://127.0.0.1:8080/mcp`.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.local_addr, self.path)
+    }
+
+    /// Cancel this token to stop the server: it stops accepting, ends open response streams,
+    /// and [`run`](Self::run) returns once the connections are closed.
+    #[must_use]
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+
+    /// Serves until the shutdown token is cancelled.
+    ///
+    /// # Errors
+    /// [`HttpError::Serve`]: the listener failed.
+    pub async fn run(self) -> Result<(), HttpError> {
+        let shutdown = self.shutdown;
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
+            .await
+            .map_err(HttpError::Serve)
+    }
+}
+
+/// Serves `coordinator` over streamable HTTP as `options` say, until the process ends.
+///
+/// # Errors
+/// [`HttpError`]: inconsistent options, the address cannot be listened on, or the listener
+/// failed.
+pub async fn serve_http(coordinator: Coordinator, options: HttpOptions) -> Result<(), HttpError> {
+    HttpServer::bind(coordinator, options).await?.run().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_checked_for_shape() {
+        for good in [
+            "http://localhost:3000",
+            "https://app.example.com",
+            "http://[::1]:*",
+            "null",
+        ] {
+            assert!(origin_is_valid(good), "{good}");
+        }
+        for bad in [
+            "localhost:3000",
+            "ftp://x",
+            "https://app.example.com/",
+            "https://",
+            "https://user@host",
+        ] {
+            assert!(!origin_is_valid(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_public_address_without_a_token_is_refused_unless_allowed() {
+        let public = HttpOptions::new("0.0.0.0:8080".parse().unwrap());
+        assert!(matches!(
+            public.validate(),
+            Err(HttpError::Unauthenticated { .. })
+        ));
+        assert!(public.clone().bearer_token("t").validate().is_ok());
+        assert!(public.allow_unauthenticated(true).validate().is_ok());
+    }
+
+    #[test]
+    fn a_path_must_be_absolute() {
+        let options = HttpOptions::loopback(0).with_path("mcp");
+        assert!(matches!(options.validate(), Err(HttpError::Path(_))));
+    }
+
+    #[test]
+    fn an_empty_or_spaced_token_is_refused() {
+        for token in ["", "a b"] {
+            let options = HttpOptions::loopback(0).bearer_token(token);
+            assert!(matches!(options.validate(), Err(HttpError::Token)));
+        }
+    }
+}

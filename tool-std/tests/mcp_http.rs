@@ -1,0 +1,334 @@
+//! MCP over streamable HTTP: `toolbox serve --http` with the official Python SDK (`mcp` 2.3) as
+//! its client, in its automatic mode (protocol 2026-07-28, stateless) and its legacy mode
+//! (2025-11-25, the `initialize` handshake), through a bearer token; the Origin and bearer
+//! checks spoken to in raw HTTP/1.1; and a client closing its response stream cancelling the
+//! tool's token (an in-process server over a tool that waits for it).
+//!
+//! The SDK is found as in `mcp_python.rs`: `TOOLKIT_MCP_PYTHON`, or `target/mcp-venv`; without
+//! it the Python tests say so and pass, unless `TOOLKIT_REQUIRE_MCP_CLIENTS` is set.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::sync::Notify;
+use tool_core::context::CancellationToken;
+use tool_core::mcp::{HttpOptions, HttpServer};
+use tool_core::{Coordinator, State, Toolset, tool};
+
+const TOKEN_VAR: &str = "TOOLKIT_TEST_MCP_TOKEN";
+
+/// `toolbox serve --http 127.0.0.1:0 ...`, killed on drop.
+struct Served {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`, as the server printed it.
+    url: String,
+    _workspace: tempfile::TempDir,
+}
+
+impl Served {
+    fn start(extra: &[&str], token: Option<&str>) -> Served {
+        let workspace = tempfile::tempdir().unwrap();
+        std::fs::write(workspace.path().join("notes.md"), "# Notes\nbuy milk\n").unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolbox"));
+        command
+            .args(["serve", "--http", "127.0.0.1:0", "--workspace"])
+            .arg(workspace.path())
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some(token) = token {
+            command
+                .env(TOKEN_VAR, token)
+                .args(["--token-env", TOKEN_VAR]);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("toolbox: serving MCP at ")
+            .unwrap_or_else(|| panic!("no URL on stderr: {line:?}"))
+            .to_owned();
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Served {
+            child,
+            url,
+            _workspace: workspace,
+        }
+    }
+
+    /// `127.0.0.1:PORT`.
+    fn authority(&self) -> &str {
+        let rest = self.url.strip_prefix("http://").unwrap();
+        &rest[..rest.find('/').unwrap()]
+    }
+
+    /// POSTs an MCP 2025-11-25 `initialize` with `headers`, as raw HTTP/1.1: the status and the
+    /// response's headers (names in lower case) and body.
+    fn initialize(&self, headers: &[(&str, &str)]) -> Response {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.authority(),
+            body.len()
+        );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        let mut stream = TcpStream::connect(self.authority()).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).unwrap();
+        Response::parse(&raw)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Response {
+    fn parse(raw: &str) -> Response {
+        let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((raw, ""));
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .and_then(|line| line.split(' ').nth(1))
+            .and_then(|code| code.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP response: {raw:?}"));
+        let headers = lines
+            .filter_map(|line| line.split_once(':'))
+            .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+            .collect();
+        Response {
+            status,
+            headers,
+            body: body.to_owned(),
+        }
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    fn assert_initialized(&self) {
+        assert_eq!(self.status, 200, "{}", self.body);
+        assert!(
+            self.body.contains(r#""protocolVersion":"2025-11-25""#),
+            "{}",
+            self.body
+        );
+    }
+}
+
+fn python() -> Option<PathBuf> {
+    if let Some(python) = std::env::var_os("TOOLKIT_MCP_PYTHON") {
+        return Some(PathBuf::from(python));
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-venv/bin/python");
+    if venv.exists() {
+        return Some(venv);
+    }
+    assert!(
+        std::env::var_os("TOOLKIT_REQUIRE_MCP_CLIENTS").is_none(),
+        "the MCP Python SDK is required here: run .ci/run, or set TOOLKIT_MCP_PYTHON to a python with `mcp==2.3.0`"
+    );
+    eprintln!("skipped: no MCP Python SDK (run .ci/run to install it in target/mcp-venv)");
+    None
+}
+
+fn run_python_client(mode: &str) {
+    let Some(python) = python() else { return };
+    let token = "python-sdk-token";
+    let served = Served::start(&[], Some(token));
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client_http.py");
+    let output = Command::new(python)
+        .arg(script)
+        .args([served.url.as_str(), mode, token])
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for check in [
+        "ok protocol",
+        "ok list",
+        "ok call",
+        "ok structured",
+        "ok tool error",
+        "ok unknown tool",
+    ] {
+        assert!(
+            stdout.contains(check),
+            "`{check}` missing:\n{stdout}\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn the_python_sdk_lists_and_calls_over_http_at_2026_07_28() {
+    run_python_client("auto");
+}
+
+#[test]
+fn the_python_sdk_lists_and_calls_over_http_at_2025_11_25() {
+    run_python_client("legacy");
+}
+
+#[test]
+fn a_request_from_a_foreign_origin_is_forbidden() {
+    let served = Served::start(&[], None);
+    let response = served.initialize(&[("Origin", "https://evil.example")]);
+    assert_eq!(response.status, 403, "{}", response.body);
+}
+
+#[test]
+fn a_request_from_a_loopback_origin_is_served() {
+    let served = Served::start(&[], None);
+    served
+        .initialize(&[("Origin", "http://localhost:5173")])
+        .assert_initialized();
+}
+
+#[test]
+fn a_request_without_an_origin_is_served() {
+    let served = Served::start(&[], None);
+    served.initialize(&[]).assert_initialized();
+}
+
+#[test]
+fn an_origin_allowed_on_the_command_line_is_served() {
+    let served = Served::start(&["--allow-origin", "https://app.example.com"], None);
+    served
+        .initialize(&[("Origin", "https://app.example.com")])
+        .assert_initialized();
+}
+
+#[test]
+fn a_request_without_the_bearer_token_is_unauthorized() {
+    let served = Served::start(&[], Some("right-token"));
+    let response = served.initialize(&[]);
+    assert_eq!(response.status, 401, "{}", response.body);
+    assert_eq!(response.header("www-authenticate"), Some("Bearer"));
+}
+
+#[test]
+fn a_request_with_a_wrong_bearer_token_is_unauthorized() {
+    let served = Served::start(&[], Some("right-token"));
+    let response = served.initialize(&[("Authorization", "Bearer wrong-token")]);
+    assert_eq!(response.status, 401, "{}", response.body);
+    let challenge = response.header("www-authenticate").unwrap_or_default();
+    assert!(challenge.starts_with("Bearer"), "{challenge}");
+}
+
+#[test]
+fn a_request_with_the_bearer_token_is_served() {
+    let served = Served::start(&[], Some("right-token"));
+    served
+        .initialize(&[("Authorization", "Bearer right-token")])
+        .assert_initialized();
+}
+
+#[test]
+fn a_public_address_without_a_token_is_refused_with_what_to_do() {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["serve", "--http", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("without authentication"), "{stderr}");
+    assert!(stderr.contains("--token-env"), "{stderr}");
+}
+
+#[test]
+fn a_token_variable_that_is_not_set_is_a_setup_error() {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args([
+            "serve",
+            "--http",
+            "0",
+            "--token-env",
+            "TOOLKIT_TEST_UNSET_VARIABLE",
+        ])
+        .env_remove("TOOLKIT_TEST_UNSET_VARIABLE")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("TOOLKIT_TEST_UNSET_VARIABLE"), "{stderr}");
+}
+
+/// What the waiting tool tells the test.
+#[derive(Clone, Default)]
+struct Probe {
+    started: Arc<Notify>,
+    cancelled: Arc<Notify>,
+}
+
+/// Waits until its call is cancelled, and records that it was.
+#[tool(read_only, name = "http_wait_for_cancel")]
+async fn wait_for_cancel(cancel: CancellationToken, probe: State<Probe>) -> String {
+    probe.started.notify_one();
+    cancel.cancelled().await;
+    probe.cancelled.notify_one();
+    "cancelled".into()
+}
+
+#[tokio::test]
+async fn a_client_closing_its_response_cancels_the_tool() {
+    let probe = Probe::default();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["http_wait_for_cancel"]).unwrap())
+        .state(probe.clone())
+        .build()
+        .unwrap();
+    let server = HttpServer::bind(coordinator, HttpOptions::loopback(0))
+        .await
+        .unwrap();
+    let address = server.local_addr();
+    let shutdown = server.shutdown_token();
+    let serving = tokio::spawn(server.run());
+
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"http_wait_for_cancel","arguments":{}}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // A bound on a hang, not a timing assertion.
+    let patience = Duration::from_secs(60);
+    tokio::time::timeout(patience, probe.started.notified())
+        .await
+        .expect("the tool started");
+    drop(stream);
+    tokio::time::timeout(patience, probe.cancelled.notified())
+        .await
+        .expect("closing the response cancelled the tool's token");
+
+    shutdown.cancel();
+    serving.await.unwrap().unwrap();
+}
