@@ -2,8 +2,8 @@
 //! streamable HTTP share 20,000 `read_file` calls (a 10 kB file of a tree of 4 copies of this
 //! repository's tracked files). Prints p50, p99 and the slowest call, calls per second, the
 //! errors (there must be none: the bench exits 1 otherwise) and the server's resident memory
-//! from `/proc/PID/status` when idle, once the clients are connected, halfway and at the end,
-//! to show it stays flat.
+//! from `/proc/PID/status` when idle, once the clients are connected, at each quarter of the
+//! calls and at the end, to show it stays flat once the 50 streams are under way.
 //!
 //! Run with `cargo bench -p tool-std --bench mcp_http_load`; `MCP_LOAD_CALLS` and
 //! `MCP_LOAD_CLIENTS` change the totals. The server is started as `toolbox serve --http
@@ -85,29 +85,25 @@ struct ClientRun {
     first_error: Option<String>,
 }
 
-async fn client(
-    url: String,
-    path: String,
-    next: Arc<AtomicUsize>,
-    total: usize,
-    connected: Arc<tokio::sync::Barrier>,
-) -> ClientRun {
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+/// Connects one client, within 30 s.
+async fn connect(url: &str) -> Result<Client, String> {
+    let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+    match tokio::time::timeout(Duration::from_secs(30), ().serve(transport)).await {
+        Ok(Ok(peer)) => Ok(peer),
+        Ok(Err(error)) => Err(format!("connecting: {error}")),
+        Err(_) => Err("connecting: no answer in 30 s".to_owned()),
+    }
+}
+
+/// One client's calls: it takes call numbers until `total` are handed out.
+async fn client(peer: Client, path: String, next: Arc<AtomicUsize>, total: usize) -> ClientRun {
     let mut run = ClientRun {
         times: Vec::new(),
         errors: 0,
         first_error: None,
     };
-    let peer = match ().serve(StreamableHttpClientTransport::from_uri(url)).await {
-        Ok(peer) => Some(peer),
-        Err(error) => {
-            run.errors += 1;
-            run.first_error = Some(format!("connecting: {error}"));
-            None
-        }
-    };
-    // Every client connects before any call, so the calls run 50 at a time.
-    connected.wait().await;
-    let Some(peer) = peer else { return run };
     let arguments = json!({ "path": path });
     while next.fetch_add(1, Ordering::Relaxed) < total {
         match timed_call(&peer, "read_file", &arguments).await {
@@ -130,6 +126,8 @@ fn main() {
         .path()
         .canonicalize()
         .expect("the tree's canonical path");
+    // The workspace's reqwest leaves rustls without a provider; ring, as fetch_url uses.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -138,29 +136,27 @@ fn main() {
         let (server, url) = start(&root).await?;
         let pid = server.id().ok_or("the server exited at once")?;
         let idle = rss_kb(pid);
+        // Every client connects before any call, so the calls run `clients` at a time.
+        let mut peers = Vec::with_capacity(clients);
+        for _ in 0..clients {
+            peers.push(connect(&url).await?);
+        }
         let next = Arc::new(AtomicUsize::new(0));
-        // The clients and this task.
-        let connected = Arc::new(tokio::sync::Barrier::new(clients + 1));
         let path = root.join(READ).display().to_string();
-        let tasks: Vec<_> = (0..clients)
-            .map(|_| {
-                tokio::spawn(client(
-                    url.clone(),
-                    path.clone(),
-                    Arc::clone(&next),
-                    total,
-                    Arc::clone(&connected),
-                ))
-            })
-            .collect();
-        connected.wait().await;
-        let started = Instant::now();
         let at_start = rss_kb(pid);
-        // Halfway: sampled when half the calls have been handed out.
-        let mut halfway = None;
-        while next.load(Ordering::Relaxed) < total {
-            if halfway.is_none() && next.load(Ordering::Relaxed) >= total / 2 {
-                halfway = rss_kb(pid);
+        let started = Instant::now();
+        let tasks: Vec<_> = peers
+            .into_iter()
+            .map(|peer| tokio::spawn(client(peer, path.clone(), Arc::clone(&next), total)))
+            .collect();
+        // Sampled as each quarter of the calls has been handed out. A client that panicked
+        // ends the wait too (it is reported below), so the bench never hangs.
+        let mut quarters = Vec::new();
+        while next.load(Ordering::Relaxed) < total && !tasks.iter().all(|task| task.is_finished()) {
+            if quarters.len() < 3
+                && next.load(Ordering::Relaxed) >= total * (quarters.len() + 1) / 4
+            {
+                quarters.push(rss_kb(pid));
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
@@ -168,7 +164,9 @@ fn main() {
         let mut errors = 0;
         let mut first_error = None;
         for task in tasks {
-            let run = task.await.map_err(|error| format!("a client panicked: {error}"))?;
+            let run = task
+                .await
+                .map_err(|error| format!("a client panicked: {error}"))?;
             times.extend(run.times);
             errors += run.errors;
             if first_error.is_none() {
@@ -181,7 +179,7 @@ fn main() {
         times.sort_unstable();
         let kb = |rss: Option<u64>| rss.map_or("n/a".to_owned(), |kb| format!("{kb} kB"));
         println!(
-            "toolbox serve --http at {url}: {clients} clients, {} calls of read_file ({total} handed out)",
+            "toolbox serve --http at {url}: {clients} clients, {} calls of read_file",
             times.len()
         );
         println!(
@@ -192,11 +190,12 @@ fn main() {
             times.len() as f64 / elapsed.as_secs_f64(),
             elapsed.as_secs_f64()
         );
+        let quarters: Vec<String> = quarters.into_iter().map(kb).collect();
         println!(
-            "server RSS: idle {}, clients connected {}, halfway {}, end {}",
+            "server RSS: idle {}, clients connected {}, at 1/4, 1/2, 3/4 of the calls {}, end {}",
             kb(idle),
             kb(at_start),
-            kb(halfway),
+            quarters.join(", "),
             kb(at_end)
         );
         println!("errors: {errors}");

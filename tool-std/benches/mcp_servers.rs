@@ -7,7 +7,8 @@
 //! same work gives about the same size), and each peer's p50 as a multiple of toolbox's.
 //!
 //! Run with `cargo bench -p tool-std --bench mcp_servers`; `MCP_BENCH_CALLS` sets the calls per
-//! operation (default 300). The peers: `rust-mcp-filesystem` from `RUST_MCP_FILESYSTEM`,
+//! operation (default 300), each operation stopping early after 15 s (a slow server's row then
+//! says how many calls it made), so the whole run stays within a few minutes. The peers: `rust-mcp-filesystem` from `RUST_MCP_FILESYSTEM`,
 //! `~/.cache/toolkit-bench-tools/bin` (`cargo install rust-mcp-filesystem --root
 //! ~/.cache/toolkit-bench-tools`) or the `PATH`; the Node server from `TOOLKIT_NODE` and
 //! `TOOLKIT_NODE_MODULES` as `.ci/run` exports them. A peer that is not installed is reported
@@ -24,6 +25,9 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
 const WARM_UP: usize = 20;
+/// The warm-up stops early after this long, and the measured calls after [`BUDGET`].
+const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
+const BUDGET: Duration = Duration::from_secs(15);
 
 /// The file read, the directory listed, the glob (on file names, the one form all three
 /// servers read alike: `rust-mcp-filesystem` matches the name only) and the content search.
@@ -134,6 +138,7 @@ enum Measured {
         p99: Duration,
         per_second: f64,
         bytes: usize,
+        calls: usize,
     },
     NoSuchTool,
     Failed(String),
@@ -213,15 +218,22 @@ async fn run(
     arguments: &Value,
     calls: usize,
 ) -> Measured {
+    let warming = Instant::now();
     for _ in 0..WARM_UP {
         if let Err(error) = timed_call(client, tool, arguments).await {
             return Measured::Failed(error);
+        }
+        if warming.elapsed() > WARM_UP_BUDGET {
+            break;
         }
     }
     let mut times = Vec::with_capacity(calls);
     let mut bytes = 0;
     let started = Instant::now();
     for _ in 0..calls {
+        if started.elapsed() > BUDGET {
+            break;
+        }
         match timed_call(client, tool, arguments).await {
             Ok(Sample { took, bytes: size }) => {
                 times.push(took);
@@ -235,8 +247,9 @@ async fn run(
     Measured::Done {
         p50: percentile(&times, 50),
         p99: percentile(&times, 99),
-        per_second: calls as f64 / elapsed.as_secs_f64(),
+        per_second: times.len() as f64 / elapsed.as_secs_f64(),
         bytes,
+        calls: times.len(),
     }
 }
 
@@ -270,8 +283,8 @@ fn main() {
     }
     println!();
     println!(
-        "{:<8} {:<24} {:>10} {:>10} {:>9} {:>8} {:>14}",
-        "op", "server", "p50 µs", "p99 µs", "calls/s", "bytes", "p50 / toolbox"
+        "{:<8} {:<24} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14}",
+        "op", "server", "p50 µs", "p99 µs", "calls/s", "calls", "bytes", "p50 / toolbox"
     );
     for (index, operation) in OPERATIONS.iter().enumerate() {
         let baseline = match results.first().map(|(_, measured)| &measured[index]) {
@@ -285,25 +298,28 @@ fn main() {
                     p99,
                     per_second,
                     bytes,
+                    calls,
                 } => {
                     let ratio = baseline.map_or("n/a".to_owned(), |baseline| {
                         format!("{:.2}x", p50.as_secs_f64() / baseline.as_secs_f64())
                     });
                     println!(
-                        "{:<8} {:<24} {:>10.0} {:>10.0} {:>9.0} {:>8} {:>14}",
+                        "{:<8} {:<24} {:>10.0} {:>10.0} {:>9.1} {:>6} {:>8} {:>14}",
                         operation.name(),
                         name,
                         micros(*p50),
                         micros(*p99),
                         per_second,
+                        calls,
                         bytes,
                         ratio
                     );
                 }
                 Measured::NoSuchTool => println!(
-                    "{:<8} {:<24} {:>10} {:>10} {:>9} {:>8} {:>14}",
+                    "{:<8} {:<24} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14}",
                     operation.name(),
                     name,
+                    "n/a",
                     "n/a",
                     "n/a",
                     "n/a",
