@@ -1,8 +1,10 @@
 //! The console approver: when a call needs the user's approval and `toolbox` runs at a
 //! terminal, it asks there. Its answers are the approval scopes: once, for the session, always
-//! (kept in the grants file), a rule pattern, or no with guidance for the model.
+//! (kept in the `permissions.allow` of the settings file given with `--settings`), a rule
+//! pattern, or no with guidance for the model.
 
 use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 
 use tool_core::BoxFuture;
 use tool_core::approval::{
@@ -10,20 +12,32 @@ use tool_core::approval::{
 };
 
 /// Asks on the terminal (stderr for the question, stdin for the answer).
-pub struct Console;
+pub struct Console {
+    /// Where an "always" answer is kept: the settings file, so the next `toolbox` run with it
+    /// allows the tool without asking. Without one, "always" holds for this run only.
+    settings: Option<PathBuf>,
+}
+
+impl Console {
+    /// A console approver keeping "always" answers in `settings`.
+    pub fn new(settings: Option<PathBuf>) -> Self {
+        Console { settings }
+    }
+}
 
 impl Approver for Console {
     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
         let request = request.clone();
+        let settings = self.settings.clone();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || ask(&request))
+            tokio::task::spawn_blocking(move || ask(&request, settings.as_deref()))
                 .await
                 .unwrap_or_else(|_| ApprovalResponse::reject("the approval prompt failed"))
         })
     }
 }
 
-fn ask(request: &ApprovalRequest) -> ApprovalResponse {
+fn ask(request: &ApprovalRequest, settings: Option<&Path>) -> ApprovalResponse {
     let stdin = std::io::stdin();
     let mut stderr = std::io::stderr();
     match &request.kind {
@@ -49,7 +63,7 @@ fn ask(request: &ApprovalRequest) -> ApprovalResponse {
         match answer.trim() {
             "y" | "yes" => return ApprovalResponse::Approve(ApprovalScope::Once),
             "s" | "session" => return ApprovalResponse::Approve(ApprovalScope::Session),
-            "a" | "always" => return ApprovalResponse::Approve(ApprovalScope::Always),
+            "a" | "always" => return always(&request.tool, settings, &mut stderr),
             "p" | "pattern" if rule.is_some() => {
                 return ApprovalResponse::Approve(ApprovalScope::Pattern {
                     rule: rule.unwrap_or_default().to_owned(),
@@ -72,8 +86,111 @@ fn ask(request: &ApprovalRequest) -> ApprovalResponse {
                 };
             }
             other => {
-                let _ = writeln!(stderr, "`{other}` is not one of the answers.");
+                let pattern = if rule.is_some() { " p," } else { "" };
+                let _ = writeln!(
+                    stderr,
+                    "`{other}` is not one of the answers: type y, s, a,{pattern} or n, then enter."
+                );
             }
         }
     }
+}
+
+/// "Always": the tool is added to the settings file's `permissions.allow`, which the next run
+/// reads, and allowed for the rest of this one. The coordinator is told "session", not
+/// "always": `toolbox` gives it no grants file, and the settings file is where a user of
+/// Claude Code's format looks for what they allowed.
+fn always(tool: &str, settings: Option<&Path>, stderr: &mut impl Write) -> ApprovalResponse {
+    match settings {
+        Some(path) => match keep_in_settings(path, tool) {
+            Ok(()) => {
+                let _ = writeln!(stderr, "Allowed `{tool}` in {}.", path.display());
+            }
+            Err(error) => {
+                let _ = writeln!(stderr, "Allowed `{tool}` for this run only: {error}.");
+            }
+        },
+        None => {
+            let _ = writeln!(
+                stderr,
+                "Allowed `{tool}` for this run only: give a settings file with --settings to keep it."
+            );
+        }
+    }
+    ApprovalResponse::Approve(ApprovalScope::Session)
+}
+
+/// Why an "always" answer could not be kept in the settings file.
+#[derive(Debug, thiserror::Error)]
+enum KeepError {
+    #[error("cannot read or write {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is not JSON ({source}); expected a settings object like {{\"permissions\": {{\"allow\": []}}}}", path.display())]
+    Invalid {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{} has no room for the rule: `{key}` is not a JSON {expected}", path.display())]
+    Shape {
+        path: PathBuf,
+        key: &'static str,
+        expected: &'static str,
+    },
+}
+
+/// Adds `rule` (once) to `permissions.allow` in the settings file, keeping every other key, and
+/// replaces the file atomically (a temporary file beside it, then a rename).
+fn keep_in_settings(path: &Path, rule: &str) -> Result<(), KeepError> {
+    let io = |source| KeepError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let shape = |key, expected| KeepError::Shape {
+        path: path.to_owned(),
+        key,
+        expected,
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => "{}".to_owned(),
+        Err(error) => return Err(io(error)),
+    };
+    let mut document: serde_json::Value =
+        serde_json::from_str(&text).map_err(|source| KeepError::Invalid {
+            path: path.to_owned(),
+            source,
+        })?;
+    let permissions = document
+        .as_object_mut()
+        .ok_or_else(|| shape("the file", "object"))?
+        .entry("permissions")
+        .or_insert_with(|| serde_json::json!({}))
+        .as_object_mut()
+        .ok_or_else(|| shape("permissions", "object"))?;
+    let allow = permissions
+        .entry("allow")
+        .or_insert_with(|| serde_json::json!([]))
+        .as_array_mut()
+        .ok_or_else(|| shape("permissions.allow", "array"))?;
+    if allow.iter().any(|existing| existing == rule) {
+        return Ok(());
+    }
+    allow.push(serde_json::Value::from(rule));
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    text.push('\n');
+    let temp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        path.file_name()
+            .map_or_else(|| "settings".into(), |name| name.to_string_lossy()),
+        std::process::id()
+    ));
+    std::fs::write(&temp, text)
+        .and_then(|()| std::fs::rename(&temp, path))
+        .map_err(|error| {
+            let _ = std::fs::remove_file(&temp);
+            io(error)
+        })
 }

@@ -489,7 +489,7 @@ fn coordinator(
     // After the settings, so the flag wins over the settings' default mode.
     builder = builder.mode(session.mode);
     if interactive {
-        builder = builder.approver(approve::Console);
+        builder = builder.approver(approve::Console::new(session.settings.clone()));
     }
     builder
         .build()

@@ -1,0 +1,335 @@
+//! `toolbox serve` against two other MCP filesystem servers, `rust-mcp-filesystem` (Rust) and
+//! `@modelcontextprotocol/server-filesystem` (the reference server, Node): the same rmcp
+//! client sends the same requests to each, one server after the other, over stdio, on the same
+//! tree (4 copies of this repository's tracked files, about 1,700 files). Per operation (read a
+//! 10 kB file, list a directory, a file-name glob, a regex content search): p50 and p99 of
+//! sequential calls after a warm-up, calls per second, the bytes of text each answer held (the
+//! same work gives about the same size), and each peer's p50 as a multiple of toolbox's.
+//!
+//! Run with `cargo bench -p tool-std --bench mcp_servers`; `MCP_BENCH_CALLS` sets the calls per
+//! operation (default 300), each operation stopping early after 15 s (a slow server's row then
+//! says how many calls it made), so the whole run stays within a few minutes. The peers: `rust-mcp-filesystem` from `RUST_MCP_FILESYSTEM`,
+//! `~/.cache/toolkit-bench-tools/bin` (`cargo install rust-mcp-filesystem --root
+//! ~/.cache/toolkit-bench-tools`) or the `PATH`; the Node server from `TOOLKIT_NODE` and
+//! `TOOLKIT_NODE_MODULES` as `.ci/run` exports them. A peer that is not installed is reported
+//! and left out.
+
+mod mcp_support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use mcp_support::{Sample, micros, percentile, timed_call};
+use rmcp::ServiceExt;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+const WARM_UP: usize = 20;
+/// The warm-up stops early after this long, and the measured calls after [`BUDGET`].
+const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
+const BUDGET: Duration = Duration::from_secs(15);
+
+/// The file read, the directory listed, the glob (on file names, the one form all three
+/// servers read alike: `rust-mcp-filesystem` matches the name only) and the content search.
+const READ: &str = "copy1/tool-std/src/run_shell.rs";
+const LIST: &str = "copy1/tool-std/src";
+const GLOB: &str = "**/[a-c]*.rs";
+const REGEX: &str = r"impl .*Display for";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Operation {
+    Read,
+    List,
+    Glob,
+    Search,
+}
+
+const OPERATIONS: [Operation; 4] = [
+    Operation::Read,
+    Operation::List,
+    Operation::Glob,
+    Operation::Search,
+];
+
+impl Operation {
+    fn name(self) -> &'static str {
+        match self {
+            Operation::Read => "read",
+            Operation::List => "list",
+            Operation::Glob => "glob",
+            Operation::Search => "search",
+        }
+    }
+}
+
+/// A server to measure: how to start it, and its tool and arguments for each operation (`None`
+/// where it has no such tool).
+struct Server {
+    name: &'static str,
+    command: tokio::process::Command,
+    request: fn(Operation, &Path) -> Option<(&'static str, Value)>,
+}
+
+fn path(root: &Path, relative: &str) -> String {
+    root.join(relative).display().to_string()
+}
+
+/// `toolbox serve`: read_file, list_dir one level deep, glob and grep with limits above what
+/// the tree gives, so it returns everything the others do.
+fn toolbox_request(operation: Operation, root: &Path) -> Option<(&'static str, Value)> {
+    Some(match operation {
+        Operation::Read => ("read_file", json!({ "path": path(root, READ) })),
+        Operation::List => ("list_dir", json!({ "path": path(root, LIST), "depth": 1 })),
+        Operation::Glob => (
+            "glob",
+            json!({ "pattern": GLOB, "path": path(root, ""), "limit": 5000 }),
+        ),
+        Operation::Search => (
+            "grep",
+            json!({
+                "pattern": REGEX,
+                "path": path(root, ""),
+                "glob": "*.rs",
+                "output_mode": "content",
+                "line_numbers": true,
+                "head_limit": 5000,
+            }),
+        ),
+    })
+}
+
+/// `rust-mcp-filesystem`: read_text_file with line numbers (as read_file gives them),
+/// list_directory, search_files, search_files_content with a regex.
+fn rust_mcp_request(operation: Operation, root: &Path) -> Option<(&'static str, Value)> {
+    Some(match operation {
+        Operation::Read => (
+            "read_text_file",
+            json!({ "path": path(root, READ), "with_line_numbers": true }),
+        ),
+        Operation::List => ("list_directory", json!({ "path": path(root, LIST) })),
+        Operation::Glob => (
+            "search_files",
+            json!({ "path": path(root, ""), "pattern": GLOB }),
+        ),
+        Operation::Search => (
+            "search_files_content",
+            json!({ "path": path(root, ""), "pattern": "*.rs", "query": REGEX, "is_regex": true }),
+        ),
+    })
+}
+
+/// The reference server: read_text_file, list_directory, search_files; no content search.
+fn node_request(operation: Operation, root: &Path) -> Option<(&'static str, Value)> {
+    Some(match operation {
+        Operation::Read => ("read_text_file", json!({ "path": path(root, READ) })),
+        Operation::List => ("list_directory", json!({ "path": path(root, LIST) })),
+        Operation::Glob => (
+            "search_files",
+            json!({ "path": path(root, ""), "pattern": GLOB }),
+        ),
+        Operation::Search => return None,
+    })
+}
+
+/// What one server did for one operation.
+enum Measured {
+    Done {
+        p50: Duration,
+        p99: Duration,
+        per_second: f64,
+        bytes: usize,
+        calls: usize,
+    },
+    NoSuchTool,
+    Failed(String),
+}
+
+fn servers(root: &Path) -> Vec<Server> {
+    let mut servers = Vec::new();
+    let mut toolbox = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolbox"));
+    toolbox
+        .args(["serve", "--read-only", "--workspace"])
+        .arg(root);
+    servers.push(Server {
+        name: "toolbox serve",
+        command: toolbox,
+        request: toolbox_request,
+    });
+    match mcp_support::installed("RUST_MCP_FILESYSTEM", "rust-mcp-filesystem") {
+        Some(binary) => {
+            let mut command = tokio::process::Command::new(binary);
+            command.arg(root);
+            servers.push(Server {
+                name: "rust-mcp-filesystem",
+                command,
+                request: rust_mcp_request,
+            });
+        }
+        None => println!(
+            "rust-mcp-filesystem: not installed (cargo install rust-mcp-filesystem --root ~/.cache/toolkit-bench-tools); left out"
+        ),
+    }
+    match mcp_support::node_filesystem_server() {
+        Ok((node, script)) => {
+            let mut command = tokio::process::Command::new(node);
+            command.arg(script).arg(root);
+            servers.push(Server {
+                name: "server-filesystem (npm)",
+                command,
+                request: node_request,
+            });
+        }
+        Err(why) => println!("@modelcontextprotocol/server-filesystem: {why}; left out"),
+    }
+    servers
+}
+
+async fn measure(server: Server, root: &Path, calls: usize) -> Result<Vec<Measured>, String> {
+    let transport = TokioChildProcess::builder(server.command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|error| format!("cannot start it: {error}"))?
+        .0;
+    let client = ()
+        .serve(transport)
+        .await
+        .map_err(|error| format!("the MCP handshake failed: {error}"))?;
+    let tools = client
+        .list_all_tools()
+        .await
+        .map_err(|error| format!("tools/list failed: {error}"))?;
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    println!("{} tools: {}", server.name, names.join(", "));
+    let mut measured = Vec::new();
+    for operation in OPERATIONS {
+        let Some((tool, arguments)) = (server.request)(operation, root) else {
+            measured.push(Measured::NoSuchTool);
+            continue;
+        };
+        measured.push(run(&client, tool, &arguments, calls).await);
+    }
+    let _ = client.cancel().await;
+    Ok(measured)
+}
+
+async fn run(
+    client: &rmcp::service::Peer<rmcp::service::RoleClient>,
+    tool: &str,
+    arguments: &Value,
+    calls: usize,
+) -> Measured {
+    let warming = Instant::now();
+    for _ in 0..WARM_UP {
+        if let Err(error) = timed_call(client, tool, arguments).await {
+            return Measured::Failed(error);
+        }
+        if warming.elapsed() > WARM_UP_BUDGET {
+            break;
+        }
+    }
+    let mut times = Vec::with_capacity(calls);
+    let mut bytes = 0;
+    let started = Instant::now();
+    for _ in 0..calls {
+        if started.elapsed() > BUDGET {
+            break;
+        }
+        match timed_call(client, tool, arguments).await {
+            Ok(Sample { took, bytes: size }) => {
+                times.push(took);
+                bytes = size;
+            }
+            Err(error) => return Measured::Failed(error),
+        }
+    }
+    let elapsed = started.elapsed();
+    times.sort_unstable();
+    Measured::Done {
+        p50: percentile(&times, 50),
+        p99: percentile(&times, 99),
+        per_second: times.len() as f64 / elapsed.as_secs_f64(),
+        bytes,
+        calls: times.len(),
+    }
+}
+
+fn main() {
+    let calls: usize = std::env::var("MCP_BENCH_CALLS")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(300);
+    let tree = mcp_support::make_tree();
+    let root = tree
+        .path()
+        .canonicalize()
+        .expect("the tree's canonical path");
+    println!(
+        "tree: {} copies of the repository's tracked files under {}; {calls} calls per operation after {WARM_UP} warm-up calls",
+        mcp_support::COPIES,
+        root.display()
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime");
+    // One server at a time, so they never compete for the cores.
+    let mut results: Vec<(&'static str, Vec<Measured>)> = Vec::new();
+    for server in servers(&root) {
+        let name = server.name;
+        match runtime.block_on(measure(server, &root, calls)) {
+            Ok(measured) => results.push((name, measured)),
+            Err(why) => println!("{name}: {why}; left out"),
+        }
+    }
+    println!();
+    println!(
+        "{:<8} {:<24} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14}",
+        "op", "server", "p50 µs", "p99 µs", "calls/s", "calls", "bytes", "p50 / toolbox"
+    );
+    for (index, operation) in OPERATIONS.iter().enumerate() {
+        let baseline = match results.first().map(|(_, measured)| &measured[index]) {
+            Some(Measured::Done { p50, .. }) => Some(*p50),
+            _ => None,
+        };
+        for (name, measured) in &results {
+            match &measured[index] {
+                Measured::Done {
+                    p50,
+                    p99,
+                    per_second,
+                    bytes,
+                    calls,
+                } => {
+                    let ratio = baseline.map_or("n/a".to_owned(), |baseline| {
+                        format!("{:.2}x", p50.as_secs_f64() / baseline.as_secs_f64())
+                    });
+                    println!(
+                        "{:<8} {:<24} {:>10.0} {:>10.0} {:>9.1} {:>6} {:>8} {:>14}",
+                        operation.name(),
+                        name,
+                        micros(*p50),
+                        micros(*p99),
+                        per_second,
+                        calls,
+                        bytes,
+                        ratio
+                    );
+                }
+                Measured::NoSuchTool => println!(
+                    "{:<8} {:<24} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14}",
+                    operation.name(),
+                    name,
+                    "n/a",
+                    "n/a",
+                    "n/a",
+                    "n/a",
+                    "n/a",
+                    "no such tool"
+                ),
+                Measured::Failed(why) => {
+                    println!("{:<8} {:<24} failed: {why}", operation.name(), name);
+                }
+            }
+        }
+    }
+}
