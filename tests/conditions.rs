@@ -826,7 +826,7 @@ fn settings_errors_name_the_file_the_location_and_what_would_be_right() {
         ),
         (
             r#"{"toolkit": {"condition": []}}"#.to_owned(),
-            "`toolkit.condition` is not a key of the `toolkit` settings (its keys are `conditions`); did you mean `conditions`?",
+            "`toolkit.condition` is not a key of the `toolkit` settings (its keys are `conditions`, `trustedMcpServers`); did you mean `conditions`?",
         ),
         (
             r#"{"toolkit": {"conditions": ["deny fetch_url"]}}"#.to_owned(),
