@@ -200,8 +200,11 @@ impl Page {
 
     fn push_part(&mut self, part: &str) {
         let number = self.lines + 1;
+        // Parts are kept whole while the line is under the cap, so what is kept so far is
+        // exactly the line's characters before this part.
+        let kept = self.line_chars;
         self.line_chars += part.chars().count();
-        if self.in_page(number) && self.line.chars().count() < MAX_LINE_CHARS + 1 {
+        if self.in_page(number) && kept < MAX_LINE_CHARS + 1 {
             self.line.push_str(part);
         }
     }
@@ -212,20 +215,25 @@ impl Page {
         if self.in_page(number) && !self.capped {
             let line = self.line.strip_suffix('\r').unwrap_or(&self.line);
             let chars = self.line_chars - usize::from(self.line.ends_with('\r'));
-            let mut shown: String = line.chars().take(MAX_LINE_CHARS).collect();
-            if chars > MAX_LINE_CHARS {
-                let _ = write!(shown, "… [line cut: {chars} characters]");
-            }
-            let mut formatted = String::new();
+            let shown = match line.char_indices().nth(MAX_LINE_CHARS) {
+                Some((cut, _)) => &line[..cut],
+                None => line,
+            };
+            // Written in place, and taken back if it does not fit: no string per line.
+            let before = self.out.len();
             if self.anchors {
-                let _ = writeln!(formatted, "{number}#{}|{shown}", anchor(line));
+                let _ = write!(self.out, "{number}#{}|{shown}", anchor(line));
             } else {
-                let _ = writeln!(formatted, "{number:>6}\t{shown}");
+                let _ = write!(self.out, "{number:>6}\t{shown}");
             }
-            if self.out.len() + formatted.len() > OUTPUT_CAP {
+            if chars > MAX_LINE_CHARS {
+                let _ = write!(self.out, "… [line cut: {chars} characters]");
+            }
+            self.out.push('\n');
+            if self.out.len() > OUTPUT_CAP {
+                self.out.truncate(before);
                 self.capped = true;
             } else {
-                self.out.push_str(&formatted);
                 self.last_shown = number;
             }
         }
