@@ -469,10 +469,18 @@ impl Reader<'_> {
 
     /// Expands `${VAR}` and `${VAR:-default}` in `text`.
     fn expand(&self, text: &str, location: &str) -> Result<String, McpConfigError> {
-        expand(text, self.lookup).map_err(|variable| McpConfigError::UnsetVariable {
-            origin: self.origin.to_owned(),
-            location: location.to_owned(),
-            variable,
+        expand(text, self.lookup).map_err(|unexpanded| match unexpanded {
+            Unexpanded::Unset(variable) => McpConfigError::UnsetVariable {
+                origin: self.origin.to_owned(),
+                location: location.to_owned(),
+                variable,
+            },
+            Unexpanded::Nested(reference) => McpConfigError::Invalid {
+                origin: self.origin.to_owned(),
+                location: location.to_owned(),
+                expected: "a `${VAR:-default}` whose default is a value (a default may not hold another `${...}`)".to_owned(),
+                found: format!("`{reference}`"),
+            },
         })
     }
 }
@@ -485,9 +493,18 @@ const RESERVED_HEADERS: &[&str] = &[
     "last-event-id",
 ];
 
-/// `${VAR}` and `${VAR:-default}` expanded with `lookup`; `Err(VAR)` for an unset variable
-/// without a default. A `$` not followed by `{`, or a `${` never closed, stays as written.
-fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+/// Why a text could not be expanded.
+#[derive(Debug, PartialEq)]
+enum Unexpanded {
+    /// This variable is unset, and its reference gives no default.
+    Unset(String),
+    /// This reference has another inside its default.
+    Nested(String),
+}
+
+/// `${VAR}` and `${VAR:-default}` expanded with `lookup`. A `$` not followed by `{`, or a `${`
+/// never closed, stays as written.
+fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, Unexpanded> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -506,6 +523,11 @@ fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String,
             && variable
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if valid && default.is_some_and(|default| default.contains("${")) {
+            // `${A:-${B}}`: the first `}` closes the inner reference, so the text cannot be
+            // read as the writer meant it; say so rather than expand it wrongly.
+            return Err(Unexpanded::Nested(format!("${{{inner}}}}}")));
+        }
         if !valid {
             // Not a variable reference (`${}` or `${a b}`): kept as written.
             out.push_str(&rest[start..start + 2 + end + 1]);
@@ -516,7 +538,7 @@ fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String,
             ) {
                 (Some(value), _) => out.push_str(&value),
                 (None, Some(default)) => out.push_str(default),
-                (None, None) => return Err(variable.to_owned()),
+                (None, None) => return Err(Unexpanded::Unset(variable.to_owned())),
             }
         }
         rest = &after[end + 1..];
@@ -540,6 +562,22 @@ mod tests {
 
     fn parse(text: &str) -> Result<McpConfig, McpConfigError> {
         McpConfig::from_json_with(text, env)
+    }
+
+    #[test]
+    fn a_default_holding_another_reference_is_an_error_not_a_stray_brace() {
+        assert_eq!(
+            expand("${HOME:-${X:-/tmp}}", &env),
+            Err(Unexpanded::Nested("${HOME:-${X:-/tmp}}".to_owned()))
+        );
+        let error =
+            parse(r#"{"mcpServers": {"files": {"command": "x", "args": ["${HOME:-${X}}"]}}}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(
+            error.contains("mcpServers.files.args[0]") && error.contains("may not hold another"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -87,7 +87,7 @@ use std::sync::Arc;
 use rmcp::RoleClient;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientNotification, ClientRequest, RequestId, ServerResult,
+    ClientNotification, ClientRequest, ProgressToken, RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::{Map, Value};
@@ -265,6 +265,11 @@ impl McpClient {
         };
         let token = handle.progress_token.clone();
         connection.routes.register(token.clone(), ctx.progress());
+        // Unregistered however the call ends: answered, cancelled, or dropped by a timeout.
+        let _routed = Routed {
+            routes: Arc::clone(&connection.routes),
+            token,
+        };
         let mut cancel = CancelOnDrop {
             peer: Some(peer),
             id: handle.id.clone(),
@@ -272,7 +277,6 @@ impl McpClient {
         let response = tokio::select! {
             response = handle.await_response() => response,
             () = ctx.cancellation().cancelled() => {
-                connection.routes.unregister(&token);
                 cancel.send_now().await;
                 return Err(ToolError::Cancelled);
             }
@@ -281,7 +285,7 @@ impl McpClient {
         // rmcp delivers notifications on tasks of their own, started before the response
         // arrived: let those of this call land before its progress stops being routed.
         tokio::task::yield_now().await;
-        connection.routes.unregister(&token);
+        drop(_routed);
         match response {
             Ok(ServerResult::CallToolResult(result)) => tool::output(result),
             Ok(ServerResult::InputRequiredResult(_)) => Err(ToolError::failed(format!(
@@ -301,6 +305,18 @@ impl McpClient {
                 "MCP server `{server}` failed the call to `{remote}`: {error}"
             ))),
         }
+    }
+}
+
+/// A call's progress route, removed when the call ends however it ends.
+struct Routed {
+    routes: Arc<connection::ProgressRoutes>,
+    token: ProgressToken,
+}
+
+impl Drop for Routed {
+    fn drop(&mut self) {
+        self.routes.unregister(&self.token);
     }
 }
 
