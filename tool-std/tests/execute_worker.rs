@@ -8,7 +8,6 @@
 //! Without `TOOLKIT_MONTY_WORKER` each test says why it did not run and passes, unless
 //! `TOOLKIT_REQUIRE_MCP_CLIENTS` is set (as CI sets it: every outside peer must be there).
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -21,31 +20,16 @@ use tool_std::code::{CodeModeConfig, Isolation};
 mod common;
 use common::{Fixture, err, ok};
 
+mod peers;
+use peers::monty_worker;
+
 /// The tests look at this process's worker children, so they run one at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-/// The worker binary, or `None` (and why) when this machine has none.
-fn worker() -> Option<PathBuf> {
-    match std::env::var_os(Isolation::ENV) {
-        Some(program) if !program.is_empty() => Some(PathBuf::from(program)),
-        _ if std::env::var_os("TOOLKIT_REQUIRE_MCP_CLIENTS").is_some() => panic!(
-            "{} is not set: .ci/run installs pydantic-monty-runtime and sets it",
-            Isolation::ENV
-        ),
-        _ => {
-            eprintln!(
-                "skipped: {} does not name monty's worker binary (pip install pydantic-monty-runtime==0.0.23)",
-                Isolation::ENV
-            );
-            None
-        }
-    }
-}
 
 /// A fixture over `tools` whose `execute` runs in a worker, limited by `config`; the guard
 /// keeps the other tests of this file waiting.
 fn in_worker(tools: &[&str], config: CodeModeConfig) -> Option<(Fixture, MutexGuard<'static, ()>)> {
-    let program = worker()?;
+    let program = monty_worker()?;
     let serial = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
@@ -263,7 +247,7 @@ fn too_many_tool_calls_in_a_worker_are_stopped_by_the_call_limit() {
 
 #[test]
 fn a_runs_total_memory_in_a_worker_is_bounded() {
-    let Some(program) = worker() else {
+    let Some(program) = monty_worker() else {
         return;
     };
     let Some((fx, _serial)) = in_worker(
@@ -337,7 +321,7 @@ while True:
 
 #[test]
 fn cancelling_the_call_kills_a_computing_worker() {
-    let Some(program) = worker() else {
+    let Some(program) = monty_worker() else {
         return;
     };
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);

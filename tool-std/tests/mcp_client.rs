@@ -20,10 +20,13 @@ use tool_core::mcp::client::{self, McpClient, McpConfig, McpServerConfig};
 use tool_core::policy::Mode;
 use tool_core::settings::Settings;
 use tool_core::spec::Effect;
-use tool_core::{BoxFuture, Coordinator, ToolCall, ToolError, Toolset, Workspace};
+use tool_core::{BoxFuture, Coordinator, ToolCall, ToolError, ToolResult, Toolset, Workspace};
 
 // The standard tools, for the direct calls the imported ones are compared with.
 use tool_std as _;
+
+mod peers;
+use peers::{node_package, python};
 
 /// A workspace with one note in it.
 fn workspace() -> tempfile::TempDir {
@@ -72,6 +75,18 @@ impl Approver for Recorder {
     }
 }
 
+/// `tool` (an imported `read_file`) reading `notes.md`, through a coordinator over `toolset`
+/// that asks nobody.
+async fn read_notes(toolset: Toolset, tool: &str) -> ToolResult {
+    Coordinator::builder()
+        .toolset(toolset)
+        .mode(Mode::Bypass)
+        .build()
+        .unwrap()
+        .call(ToolCall::new(tool, r#"{"path": "notes.md"}"#))
+        .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn toolbox_serve_is_imported_as_mcp_self_tools_that_answer_as_a_direct_call_does() {
     let dir = workspace();
@@ -94,16 +109,7 @@ async fn toolbox_serve_is_imported_as_mcp_self_tools_that_answer_as_a_direct_cal
         read.spec().description
     );
 
-    let through_mcp = Coordinator::builder()
-        .toolset(toolset)
-        .mode(Mode::Bypass)
-        .build()
-        .unwrap()
-        .call(ToolCall::new(
-            "mcp__self__read_file",
-            r#"{"path": "notes.md"}"#,
-        ))
-        .await;
+    let through_mcp = read_notes(toolset, "mcp__self__read_file").await;
     let direct = Coordinator::builder()
         .toolset(Toolset::named(["read_file"]).unwrap())
         .workspace(Workspace::new(dir.path()).unwrap())
@@ -405,30 +411,13 @@ async fn a_server_that_fails_to_start_is_reported_and_the_others_are_imported() 
     assert_eq!(imported.clients.len(), 1);
 }
 
-fn node() -> Option<(PathBuf, PathBuf)> {
-    let required = std::env::var_os("TOOLKIT_REQUIRE_MCP_CLIENTS").is_some();
-    let node = std::env::var_os("TOOLKIT_NODE").map(PathBuf::from);
-    let modules = std::env::var_os("TOOLKIT_NODE_MODULES").map(PathBuf::from);
-    let server = modules
-        .map(|modules| modules.join("@modelcontextprotocol/server-filesystem/dist/index.js"));
-    match (node, server) {
-        (Some(node), Some(server)) if node.exists() && server.exists() => Some((node, server)),
-        _ => {
-            assert!(
-                !required,
-                "Node and @modelcontextprotocol/server-filesystem are required here: run .ci/run, or set TOOLKIT_NODE and TOOLKIT_NODE_MODULES"
-            );
-            eprintln!(
-                "skipped: no Node or server-filesystem (run .ci/run, or set TOOLKIT_NODE and TOOLKIT_NODE_MODULES)"
-            );
-            None
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_npm_filesystem_server_is_imported_and_reads_a_file() {
-    let Some((node, server)) = node() else { return };
+    let Some((node, server)) =
+        node_package("@modelcontextprotocol/server-filesystem/dist/index.js")
+    else {
+        return;
+    };
     let dir = workspace();
     let root = dir.path().canonicalize().unwrap();
     let config = McpServerConfig::stdio(
@@ -469,22 +458,6 @@ async fn the_npm_filesystem_server_is_imported_and_reads_a_file() {
         "{}",
         outside.text()
     );
-}
-
-fn python() -> Option<PathBuf> {
-    if let Some(python) = std::env::var_os("TOOLKIT_MCP_PYTHON") {
-        return Some(PathBuf::from(python));
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-venv/bin/python");
-    if venv.exists() {
-        return Some(venv);
-    }
-    assert!(
-        std::env::var_os("TOOLKIT_REQUIRE_MCP_CLIENTS").is_none(),
-        "the MCP Python SDK is required here: run .ci/run, or set TOOLKIT_MCP_PYTHON to a python with `mcp==2.3.0`"
-    );
-    eprintln!("skipped: no MCP Python SDK (run .ci/run to install it in target/mcp-venv)");
-    None
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -678,16 +651,7 @@ async fn a_server_at_an_http_url_is_imported_with_its_headers_and_called() {
     let client = McpClient::connect(config).await.unwrap();
     let toolset = imported(&client).await;
     assert_eq!(names(&toolset), ["mcp__web__read_file"]);
-    let read = Coordinator::builder()
-        .toolset(toolset)
-        .mode(Mode::Bypass)
-        .build()
-        .unwrap()
-        .call(ToolCall::new(
-            "mcp__web__read_file",
-            r#"{"path": "notes.md"}"#,
-        ))
-        .await;
+    let read = read_notes(toolset, "mcp__web__read_file").await;
     assert!(!read.is_error(), "{}", read.text());
     assert!(read.text().contains("buy milk"), "{}", read.text());
 }
@@ -713,16 +677,7 @@ async fn toolbox_serve_with_mcp_config_serves_the_imported_tools_too() {
         "{:?}",
         names(&toolset)
     );
-    let read = Coordinator::builder()
-        .toolset(toolset)
-        .mode(Mode::Bypass)
-        .build()
-        .unwrap()
-        .call(ToolCall::new(
-            "mcp__outer__mcp__self__read_file",
-            r#"{"path": "notes.md"}"#,
-        ))
-        .await;
+    let read = read_notes(toolset, "mcp__outer__mcp__self__read_file").await;
     assert!(!read.is_error(), "{}", read.text());
     assert!(read.text().contains("buy milk"), "{}", read.text());
 }

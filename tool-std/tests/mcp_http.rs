@@ -20,6 +20,9 @@ use tool_core::context::CancellationToken;
 use tool_core::mcp::{HttpOptions, HttpServer};
 use tool_core::{Coordinator, State, Toolset, tool};
 
+mod peers;
+use peers::{python, running, wait_until};
+
 const TOKEN_VAR: &str = "TOOLKIT_TEST_MCP_TOKEN";
 
 /// `toolbox serve --http 127.0.0.1:0 ...`, killed on drop.
@@ -115,31 +118,6 @@ impl Served {
     }
 }
 
-/// Whether a process whose command line contains `marker` is running.
-fn running(marker: &str) -> bool {
-    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
-        std::fs::read(entry.path().join("cmdline"))
-            .map(|cmdline| {
-                String::from_utf8_lossy(&cmdline)
-                    .replace('\0', " ")
-                    .contains(marker)
-            })
-            .unwrap_or(false)
-    })
-}
-
-fn wait_until(what: &str, condition: impl Fn() -> bool) {
-    // A bound on a hang, not a timing assertion.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while !condition() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "timed out waiting until {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -188,22 +166,6 @@ impl Response {
             self.body
         );
     }
-}
-
-fn python() -> Option<PathBuf> {
-    if let Some(python) = std::env::var_os("TOOLKIT_MCP_PYTHON") {
-        return Some(PathBuf::from(python));
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-venv/bin/python");
-    if venv.exists() {
-        return Some(venv);
-    }
-    assert!(
-        std::env::var_os("TOOLKIT_REQUIRE_MCP_CLIENTS").is_none(),
-        "the MCP Python SDK is required here: run .ci/run, or set TOOLKIT_MCP_PYTHON to a python with `mcp==2.3.0`"
-    );
-    eprintln!("skipped: no MCP Python SDK (run .ci/run to install it in target/mcp-venv)");
-    None
 }
 
 fn run_python_client(mode: &str) {

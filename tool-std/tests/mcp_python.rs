@@ -12,21 +12,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-fn python() -> Option<PathBuf> {
-    if let Some(python) = std::env::var_os("TOOLKIT_MCP_PYTHON") {
-        return Some(PathBuf::from(python));
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-venv/bin/python");
-    if venv.exists() {
-        return Some(venv);
-    }
-    assert!(
-        std::env::var_os("TOOLKIT_REQUIRE_MCP_CLIENTS").is_none(),
-        "the MCP Python SDK is required here: run .ci/run, or set TOOLKIT_MCP_PYTHON to a python with `mcp==2.3.0`"
-    );
-    eprintln!("skipped: no MCP Python SDK (run .ci/run to install it in target/mcp-venv)");
-    None
-}
+mod peers;
+use peers::python;
 
 /// Runs `script` (in tests/mcp) against `toolbox serve` on a fresh workspace, in `mode`, and
 /// checks that it printed each of `checks`.

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use monty_types::MontyObject;
+use monty_types::{ExcType, ExtFunctionResult, MontyException, MontyObject};
 use serde_json::{Map, Value};
 use tool_core::Toolset;
 use tool_core::spec::ToolSpec;
@@ -200,6 +200,30 @@ impl FunctionTable {
     }
 
     /// The function the code calls `python_name`.
+    /// A call from code of `name` bound to its tool: the function (a plain function; a method
+    /// of an object is none of the tools) and the tool's arguments as JSON text; or the
+    /// exception the call raises instead (`NameError` for what is not there, `TypeError` for
+    /// arguments the function does not take). What both ways of running code share.
+    pub(crate) fn bind(
+        &self,
+        name: &str,
+        is_method: bool,
+        positional: &[MontyObject],
+        keywords: &[(MontyObject, MontyObject)],
+    ) -> Result<(&Function, String), ExtFunctionResult> {
+        let function = match (is_method, self.get(name)) {
+            (false, Some(function)) => function,
+            _ => return Err(ExtFunctionResult::NotFound(name.to_owned())),
+        };
+        match function.arguments(positional, keywords) {
+            Ok(arguments) => Ok((function, Value::Object(arguments).to_string())),
+            Err(message) => Err(ExtFunctionResult::Error(MontyException::new(
+                ExcType::TypeError,
+                Some(message),
+            ))),
+        }
+    }
+
     pub(crate) fn get(&self, python_name: &str) -> Option<&Function> {
         self.by_name
             .get(python_name)

@@ -316,18 +316,14 @@ impl Job {
         if let Some(stop) = self.state.stopped() {
             return Answer::Abort(interrupt(&stop));
         }
-        let function = match (&call.object_id, self.functions.get(&call.function_name)) {
-            (None, Some(function)) => function,
-            _ => return Answer::Resume(ExtFunctionResult::NotFound(call.function_name.clone())),
-        };
-        let arguments = match function.arguments(&call.args, &call.kwargs) {
-            Ok(arguments) => Value::Object(arguments).to_string(),
-            Err(message) => {
-                return Answer::Resume(ExtFunctionResult::Error(MontyException::new(
-                    ExcType::TypeError,
-                    Some(message),
-                )));
-            }
+        let (function, arguments) = match self.functions.bind(
+            &call.function_name,
+            call.object_id.is_some(),
+            &call.args,
+            &call.kwargs,
+        ) {
+            Ok(bound) => bound,
+            Err(raised) => return Answer::Resume(raised),
         };
         if self.state.tool_calls() >= self.config.max_tool_calls {
             let stop = self

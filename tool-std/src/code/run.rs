@@ -56,11 +56,7 @@ pub(crate) async fn run(
     // it cancels the call's token; a client may drop it and cancel nothing), the interpreter
     // is told to stop at its next check instead of computing on to its own limits.
     let _stop_on_drop = StopOnDrop(Arc::clone(&state));
-    let started = Instant::now();
-    // A limit too large to add is no limit: a century is as good.
-    let deadline = started
-        .checked_add(config.time_limit)
-        .unwrap_or_else(|| started + std::time::Duration::from_secs(100 * 365 * 24 * 3600));
+    let deadline = deadline(&config);
     let time_limit = Limit::Time(config.time_limit);
     let (requests, mut received) = mpsc::unbounded_channel();
     let job = Job {
@@ -80,11 +76,7 @@ pub(crate) async fn run(
             ))),
         };
     }
-    let parent = match caller.parent().call_id.as_str() {
-        "" => "execute",
-        id => id,
-    }
-    .to_owned();
+    let parent = parent_id(caller);
     let out_of_time = tokio::time::sleep_until(deadline.into());
     tokio::pin!(out_of_time);
     // Async code's calls, started and running side by side, and the results not yet awaited.
@@ -166,6 +158,24 @@ pub(crate) async fn run(
         tool_calls: state.tool_calls(),
         result,
     }
+}
+
+/// When a run that starts now must end: its time limit from now. A limit too large to add is
+/// no limit: a century is as good.
+pub(super) fn deadline(config: &CodeModeConfig) -> Instant {
+    let started = Instant::now();
+    started
+        .checked_add(config.time_limit)
+        .unwrap_or_else(|| started + std::time::Duration::from_secs(100 * 365 * 24 * 3600))
+}
+
+/// The id nested calls are numbered under: the call of `execute`'s own.
+pub(super) fn parent_id(caller: &ToolCaller) -> String {
+    match caller.parent().call_id.as_str() {
+        "" => "execute",
+        id => id,
+    }
+    .to_owned()
 }
 
 /// Tells the interpreter to stop when dropped; after a run's end, when its thread is done,

@@ -22,7 +22,6 @@ use monty_types::{
     ExcType, ExtFunctionResult, MontyException, MontyObject, NameLookupResult, PrintStream,
     ResourceLimits,
 };
-use serde_json::Value;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tool_core::ToolResult;
@@ -34,7 +33,7 @@ use super::interpreter::{
     python_failure, python_result, uses_await,
 };
 use super::limits::{CodeModeConfig, Limit};
-use super::run::{Outcome, nested_call};
+use super::run::{Outcome, deadline, nested_call, parent_id};
 
 /// How long past the run's own deadline the pool waits on a silent worker before killing it:
 /// a backstop, since every wait here is bounded by the deadline already.
@@ -51,10 +50,7 @@ pub(crate) async fn run(
     program: &Path,
     max_memory: usize,
 ) -> Outcome {
-    let started = Instant::now();
-    let deadline = started
-        .checked_add(config.time_limit)
-        .unwrap_or_else(|| started + Duration::from_secs(100 * 365 * 24 * 3600));
+    let deadline = deadline(&config);
     let printed = Arc::new(Printed::new(config.max_printed_bytes));
     let mut run = WorkerRun {
         caller,
@@ -64,11 +60,7 @@ pub(crate) async fn run(
         tool_calls: 0,
         asynchronous: uses_await(&code),
         printed: Arc::clone(&printed),
-        parent: match caller.parent().call_id.as_str() {
-            "" => "execute",
-            id => id,
-        }
-        .to_owned(),
+        parent: parent_id(caller),
         config,
     };
     let result = run.drive(&code, program, max_memory).await;
@@ -315,19 +307,11 @@ impl WorkerRun<'_> {
         kwargs: &[(MontyObject, MontyObject)],
         is_method: bool,
     ) -> Answer {
-        let function = match (is_method, self.functions.get(function_name)) {
-            (false, Some(function)) => function,
-            _ => return Answer::Resume(ResumeValue::NotFound),
-        };
-        let arguments = match function.arguments(args, kwargs) {
-            Ok(arguments) => Value::Object(arguments).to_string(),
-            Err(message) => {
-                return Answer::Resume(ResumeValue::Error(MontyException::new(
-                    ExcType::TypeError,
-                    Some(message),
-                )));
-            }
-        };
+        let (function, arguments) =
+            match self.functions.bind(function_name, is_method, args, kwargs) {
+                Ok(bound) => bound,
+                Err(raised) => return Answer::Resume(resume_value(raised)),
+            };
         if self.tool_calls >= self.config.max_tool_calls {
             return Answer::Stop(Stop::Limit(Limit::ToolCalls(self.config.max_tool_calls)));
         }

@@ -18,7 +18,7 @@ from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from answers import accept, text
+from common import accept, text
 
 mode, workspace, url_a, url_b, url_other = sys.argv[1:6]
 answers: list = []

@@ -16,7 +16,7 @@ import sys
 from mcp import Client, StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
 
-from answers import accept, text
+from common import accept, text
 
 toolbox, workspace, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 
