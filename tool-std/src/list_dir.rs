@@ -1,11 +1,10 @@
 //! `list_dir`: a directory as a sorted tree.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
-use crate::walk::{self, Kind};
+use crate::walk;
 
 /// List a directory as a sorted tree, `depth` levels deep: directories end in `/`, symbolic
 /// links in `@` (never followed). Files `.gitignore`d or hidden are left out; a directory that
@@ -42,42 +41,18 @@ fn list_dir(
         )));
     }
     let depth = depth.max(1);
-    let visible = walk::entries(&walk::builder(&root, Some(depth), false));
-    let admitted: HashSet<&Path> = visible.iter().map(|entry| entry.path.as_path()).collect();
-    // Lines by path, so that the tree sorts parent first.
-    let mut lines: Vec<(PathBuf, String)> = Vec::new();
-    let mut ignored = Vec::new();
-    let mut parents: Vec<(&Path, usize)> = vec![(root.as_path(), 0)];
-    parents.extend(
-        visible
-            .iter()
-            .filter(|entry| entry.kind == Kind::Dir && entry.depth < depth)
-            .map(|entry| (entry.path.as_path(), entry.depth)),
-    );
-    for (parent, level) in parents {
-        let Ok(children) = std::fs::read_dir(parent) else {
-            continue;
-        };
-        for child in children.filter_map(Result::ok) {
-            let path = child.path();
-            let is_dir = child.file_type().is_ok_and(|kind| kind.is_dir());
-            if is_dir && !admitted.contains(path.as_path()) && child.file_name() != ".git" {
-                let count = std::fs::read_dir(&path).map_or(0, Iterator::count);
-                ignored.push((path, level + 1, count));
-            }
-        }
-    }
-    for entry in &visible {
-        lines.push((
-            entry.path.clone(),
-            line(&root, &entry.path, entry.depth, entry.kind.suffix(), ""),
-        ));
-    }
-    for (path, level, count) in ignored {
-        let note = format!(" (ignored or hidden: {count} entries, not listed)");
-        lines.push((path.clone(), line(&root, &path, level, "/", &note)));
-    }
-    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    let lines: Vec<String> = walk::rules::list(&root, depth)
+        .into_iter()
+        .map(|entry| {
+            let note = if entry.shown {
+                String::new()
+            } else {
+                let count = std::fs::read_dir(&entry.path).map_or(0, Iterator::count);
+                format!(" (ignored or hidden: {count} entries, not listed)")
+            };
+            line(&root, &entry.path, entry.depth, entry.kind.suffix(), &note)
+        })
+        .collect();
     let total = lines.len();
     if total == 0 {
         return Ok(format!("`{sent}` is empty"));
@@ -87,7 +62,7 @@ fn list_dir(
         .iter()
         .skip(first - 1)
         .take(limit.max(1))
-        .map(|(_, line)| line.as_str())
+        .map(String::as_str)
         .collect();
     let last = first - 1 + page.len();
     let mut text = format!("{}/\n{}", walk::shown(ws, &root), page.join("\n"));

@@ -1,7 +1,10 @@
-//! The walking engine under `glob` and `list_dir`: a tree walked as ripgrep walks it (its own
+//! The walking engine under `glob`, `grep`, `repo_map` and `list_dir`: a tree walked as ripgrep walks it (its own
 //! `ignore` crate: `.gitignore`, `.ignore` and hidden files respected, even outside a git
 //! repository), never following a symbolic link, so a walk that starts inside the workspace
-//! stays inside it; and paths shown relative to the workspace root.
+//! stays inside it; and paths shown relative to the workspace root. `list_dir` lists by the
+//! same rules through [`rules`], which keeps them compiled between calls.
+
+pub(crate) mod rules;
 
 use std::path::{Path, PathBuf};
 
@@ -13,8 +16,6 @@ use tool_core::{ToolError, Workspace};
 pub(crate) struct Entry {
     /// The absolute path.
     pub path: PathBuf,
-    /// How deep below the walk's root (its children are 1).
-    pub depth: usize,
     pub kind: Kind,
 }
 
@@ -62,10 +63,8 @@ pub(crate) fn entries(walk: &WalkBuilder) -> Vec<Entry> {
                 Some(kind) if kind.is_dir() => Kind::Dir,
                 _ => Kind::File,
             };
-            let depth = entry.depth();
             Entry {
                 path: entry.into_path(),
-                depth,
                 kind,
             }
         })

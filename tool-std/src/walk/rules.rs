@@ -1,0 +1,459 @@
+//! The ignore rules a directory's entries are judged by, and a listing walked by them, for
+//! `list_dir`.
+//!
+//! The rules are ripgrep's (its `ignore` crate, which `glob`, `grep` and `repo_map` walk
+//! with, so that every tool hides the same files): the `.ignore`, `.gitignore` and
+//! `.git/info/exclude` of the directory and of every directory above it, then git's global
+//! excludes file; any `.ignore` match wins over any `.gitignore` match, which wins over the
+//! excludes, the deepest directory first within each kind; a name starting with `.` is hidden
+//! unless a rule lets it through. `.gitignore` counts outside a git repository too.
+//!
+//! Why not that crate's walker: it compiles every rule file from the directory up to `/` on
+//! every walk, and reads the listing of each directory it reaches, even one it will not enter,
+//! to look for rule files. A listing one level deep then reads ten directories instead of one.
+//! Here each rule file is compiled once and kept while its stamp (size, modification time,
+//! inode) is unchanged; a listing reads the directories it shows, and checks the stamps of
+//! the rule files above them.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::fs::{self, Metadata};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use super::Kind;
+
+/// One entry of a [`list`]: shown, or a directory the rules hide (listed so that the model
+/// knows it is there; its files are not walked).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listed {
+    /// The absolute path.
+    pub path: PathBuf,
+    /// How deep below the listed directory (its children are 1).
+    pub depth: usize,
+    pub kind: Kind,
+    /// False for a directory that is ignored or hidden (never for a file: those are left out).
+    pub shown: bool,
+}
+
+/// The entries below `root` (an absolute directory), `depth` levels deep, judged by the rules:
+/// shown entries, and the ignored or hidden directories (except `.git`), sorted by path.
+/// Symbolic links are listed, never followed; a directory that cannot be read is left out.
+pub(crate) fn list(root: &Path, depth: usize) -> Vec<Listed> {
+    let mut listed = Vec::new();
+    if let Some(children) = read(root) {
+        let rules = Rules::above(root).with_dir(root, &children);
+        visit(&rules, root, children, 1, depth, &mut listed);
+    }
+    listed.sort_by(|a, b| a.path.cmp(&b.path));
+    listed
+}
+
+/// A directory's entries: name and kind.
+type Children = Vec<(std::ffi::OsString, Kind)>;
+
+fn read(dir: &Path) -> Option<Children> {
+    let children = fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|entry| {
+            let kind = match entry.file_type() {
+                Ok(kind) if kind.is_symlink() => Kind::Link,
+                Ok(kind) if kind.is_dir() => Kind::Dir,
+                _ => Kind::File,
+            };
+            (entry.file_name(), kind)
+        })
+        .collect();
+    Some(children)
+}
+
+fn visit(
+    rules: &Rules,
+    dir: &Path,
+    children: Children,
+    level: usize,
+    depth: usize,
+    listed: &mut Vec<Listed>,
+) {
+    for (name, kind) in children {
+        let path = dir.join(&name);
+        let is_dir = kind == Kind::Dir;
+        let shown = rules.admits(&path, &name, is_dir);
+        if !shown && (!is_dir || name == ".git") {
+            continue;
+        }
+        listed.push(Listed {
+            path: path.clone(),
+            depth: level,
+            kind,
+            shown,
+        });
+        if shown
+            && is_dir
+            && level < depth
+            && let Some(grandchildren) = read(&path)
+        {
+            let rules = rules.with_dir(&path, &grandchildren);
+            visit(&rules, &path, grandchildren, level + 1, depth, listed);
+        }
+    }
+}
+
+/// The rule files of one directory.
+#[derive(Clone)]
+struct Level {
+    ignore: Option<Arc<Gitignore>>,
+    gitignore: Option<Arc<Gitignore>>,
+    exclude: Option<Arc<Gitignore>>,
+}
+
+/// The rules in force in a directory: its own and its ancestors', the deepest last.
+#[derive(Clone)]
+struct Rules {
+    levels: Vec<Level>,
+    global: Arc<Gitignore>,
+}
+
+impl Rules {
+    /// The rules of the directories strictly above `dir`, found by looking for their files.
+    fn above(dir: &Path) -> Rules {
+        let mut levels: Vec<Level> = dir
+            .ancestors()
+            .skip(1)
+            .map(|ancestor| Level {
+                ignore: compiled(ancestor, &ancestor.join(".ignore")),
+                gitignore: compiled(ancestor, &ancestor.join(".gitignore")),
+                exclude: exclude(ancestor),
+            })
+            .collect();
+        levels.reverse();
+        Rules {
+            levels,
+            global: global(),
+        }
+    }
+
+    /// These rules with those of `dir` (a child of the last directory), whose entries are
+    /// `children`: only the rule files the listing holds are looked at.
+    fn with_dir(&self, dir: &Path, children: &Children) -> Rules {
+        let has = |file: &str| children.iter().any(|(name, _)| name == file);
+        let level = Level {
+            ignore: has(".ignore")
+                .then(|| compiled(dir, &dir.join(".ignore")))
+                .flatten(),
+            gitignore: has(".gitignore")
+                .then(|| compiled(dir, &dir.join(".gitignore")))
+                .flatten(),
+            exclude: has(".git").then(|| exclude(dir)).flatten(),
+        };
+        let mut rules = self.clone();
+        rules.levels.push(level);
+        rules
+    }
+
+    /// Whether the entry at `path` (named `name`) is shown: not ignored, and not hidden unless
+    /// a rule lets it through.
+    fn admits(&self, path: &Path, name: &OsStr, is_dir: bool) -> bool {
+        let deepest_first = || self.levels.iter().rev();
+        let first = |pick: fn(&Level) -> Option<&Arc<Gitignore>>| {
+            deepest_first()
+                .filter_map(pick)
+                .map(|rules| rules.matched(path, is_dir))
+                .find(|verdict| !verdict.is_none())
+        };
+        let verdict = first(|level| level.ignore.as_ref())
+            .or_else(|| first(|level| level.gitignore.as_ref()))
+            .or_else(|| first(|level| level.exclude.as_ref()))
+            .unwrap_or_else(|| self.global.matched(path, is_dir));
+        match verdict {
+            Match::Ignore(_) => false,
+            Match::Whitelist(_) => true,
+            Match::None => !name.as_encoded_bytes().starts_with(b"."),
+        }
+    }
+}
+
+/// `.git/info/exclude` of the repository whose root is `dir`, if `dir` has a `.git` (a
+/// directory, or a file naming the git directory, as a worktree's does).
+fn exclude(dir: &Path) -> Option<Arc<Gitignore>> {
+    let dot_git = dir.join(".git");
+    let metadata = fs::metadata(&dot_git).ok()?;
+    let git_dir = if metadata.is_file() {
+        common_dir(&dot_git)?
+    } else {
+        dot_git
+    };
+    compiled(dir, &git_dir.join("info/exclude"))
+}
+
+/// The common git directory of a worktree whose `.git` file is `dot_git`: the `gitdir:` it
+/// names, then that directory's `commondir` (relative to it, or absolute).
+fn common_dir(dot_git: &Path) -> Option<PathBuf> {
+    let text = fs::read_to_string(dot_git).ok()?;
+    let git_dir = PathBuf::from(text.lines().next()?.strip_prefix("gitdir: ")?);
+    let common = fs::read_to_string(git_dir.join("commondir")).ok()?;
+    let common = common.lines().next()?;
+    Some(if common.starts_with('.') {
+        git_dir.join(common)
+    } else {
+        PathBuf::from(common)
+    })
+}
+
+/// What a rule file's stamp says about its content: unchanged while the stamp is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+    device: u64,
+}
+
+impl Stamp {
+    fn of(metadata: &Metadata) -> Stamp {
+        Stamp {
+            len: metadata.len(),
+            modified: metadata.modified().ok(),
+            inode: metadata.ino(),
+            device: metadata.dev(),
+        }
+    }
+}
+
+/// A file changed this recently may change again within the file system's timestamp
+/// granularity without its stamp changing (git's "racily clean" entries): it is compiled
+/// again on each use until it is older than this.
+const SETTLED: Duration = Duration::from_secs(2);
+
+/// At most this many compiled rule files are kept; past it the cache starts again.
+const CACHE_LIMIT: usize = 4096;
+
+struct Cached {
+    stamp: Stamp,
+    rules: Arc<Gitignore>,
+}
+
+/// Compiled rule files by (matcher root, file).
+static CACHE: LazyLock<Mutex<HashMap<(PathBuf, PathBuf), Cached>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The rules of `file`, matched relative to `root`; `None` when there is no such file (or it
+/// cannot be read, as the walkers treat it).
+fn compiled(root: &Path, file: &Path) -> Option<Arc<Gitignore>> {
+    let metadata = fs::metadata(file).ok().filter(Metadata::is_file)?;
+    let stamp = Stamp::of(&metadata);
+    let key = (root.to_owned(), file.to_owned());
+    {
+        let cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(cached) = cache.get(&key).filter(|cached| cached.stamp == stamp) {
+            return Some(Arc::clone(&cached.rules));
+        }
+    }
+    let mut builder = GitignoreBuilder::new(root);
+    // A line that is not a valid glob is skipped and the others kept, as ripgrep does.
+    let _ = builder.add(file);
+    let rules = Arc::new(builder.build().unwrap_or_else(|_| Gitignore::empty()));
+    let settled = stamp
+        .modified
+        .and_then(|modified| modified.elapsed().ok())
+        .is_some_and(|age| age >= SETTLED);
+    if settled {
+        let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+        if cache.len() >= CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(
+            key,
+            Cached {
+                stamp,
+                rules: Arc::clone(&rules),
+            },
+        );
+    }
+    Some(rules)
+}
+
+/// How long git's global excludes are kept before git's configuration is read again (to find
+/// the file, which `core.excludesFile` may move).
+const GLOBAL_KEPT: Duration = Duration::from_secs(2);
+
+/// Git's global excludes (`core.excludesFile`, else `$XDG_CONFIG_HOME/git/ignore`).
+fn global() -> Arc<Gitignore> {
+    static GLOBAL: Mutex<Option<(Instant, Arc<Gitignore>)>> = Mutex::new(None);
+    let mut global = GLOBAL.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((read, rules)) = global.as_ref()
+        && read.elapsed() < GLOBAL_KEPT
+    {
+        return Arc::clone(rules);
+    }
+    let rules = Arc::new(Gitignore::global().0);
+    *global = Some((Instant::now(), Arc::clone(&rules)));
+    rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::walk::{builder, entries};
+
+    /// Writes `files` (path, content) under a new directory.
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, content) in files {
+            let path = dir.path().join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, content).unwrap();
+        }
+        dir
+    }
+
+    /// The shown entries of [`list`], as paths relative to `root`.
+    fn shown(root: &Path, depth: usize) -> Vec<String> {
+        list(root, depth)
+            .into_iter()
+            .filter(|entry| entry.shown)
+            .map(|entry| relative(root, &entry.path))
+            .collect()
+    }
+
+    /// What ripgrep's walker admits, as paths relative to `root`.
+    fn walker(root: &Path, depth: usize) -> Vec<String> {
+        let mut paths: Vec<String> = entries(&builder(root, Some(depth), false))
+            .into_iter()
+            .map(|entry| relative(root, &entry.path))
+            .collect();
+        paths.sort();
+        paths
+    }
+
+    fn relative(root: &Path, path: &Path) -> String {
+        path.strip_prefix(root).unwrap().display().to_string()
+    }
+
+    /// Trees whose rules meet each of the precedence cases.
+    fn trees() -> Vec<tempfile::TempDir> {
+        vec![
+            // Nested .gitignore with a negation, a directory pattern, an anchored pattern.
+            tree(&[
+                (".gitignore", "*.log\n/build/\n!keep.log\n"),
+                ("a.log", ""),
+                ("keep.log", ""),
+                ("build/out.o", ""),
+                ("src/build/x.rs", ""),
+                ("src/.gitignore", "!b.log\ngen/\n"),
+                ("src/b.log", ""),
+                ("src/c.log", ""),
+                ("src/gen/g.rs", ""),
+                ("src/main.rs", ""),
+            ]),
+            // .ignore wins over .gitignore at any depth; hidden files, one let through.
+            tree(&[
+                (".ignore", "!wanted.tmp\n"),
+                ("sub/.gitignore", "*.tmp\n!.config\n"),
+                ("sub/wanted.tmp", ""),
+                ("sub/other.tmp", ""),
+                ("sub/.config", ""),
+                ("sub/.secret", ""),
+                (".hidden/file", ""),
+            ]),
+            // A repository's exclude file, and a rule file above the repository.
+            tree(&[
+                (".gitignore", "*.bak\n"),
+                ("repo/.git/info/exclude", "local/\n"),
+                ("repo/local/x", ""),
+                ("repo/y.bak", ""),
+                ("repo/z.rs", ""),
+            ]),
+        ]
+    }
+
+    #[test]
+    fn a_listing_shows_what_ripgreps_walker_admits() {
+        for dir in trees() {
+            for depth in 1..=3 {
+                assert_eq!(
+                    shown(dir.path(), depth),
+                    walker(dir.path(), depth),
+                    "depth {depth} in {:?}",
+                    dir.path()
+                );
+            }
+            // Listed from below, the rules of the directories above apply.
+            for sub in ["src", "sub", "repo"] {
+                let below = dir.path().join(sub);
+                if below.is_dir() {
+                    assert_eq!(shown(&below, 2), walker(&below, 2), "from {sub}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ignored_and_hidden_directories_are_listed_as_such_but_not_git() {
+        let dir = tree(&[
+            (".gitignore", "target/\n"),
+            ("target/debug/x", ""),
+            (".cache/y", ""),
+            (".git/HEAD", ""),
+            ("src/lib.rs", ""),
+        ]);
+        let hidden: Vec<String> = list(dir.path(), 2)
+            .into_iter()
+            .filter(|entry| !entry.shown)
+            .map(|entry| relative(dir.path(), &entry.path))
+            .collect();
+        assert_eq!(hidden, [".cache", "target"]);
+    }
+
+    #[test]
+    fn a_changed_rule_file_is_read_again() {
+        let dir = tree(&[(".gitignore", "a.txt\n"), ("a.txt", ""), ("b.txt", "")]);
+        let gitignore = dir.path().join(".gitignore");
+        // Old enough to be cached.
+        let old = SystemTime::now() - Duration::from_secs(60);
+        fs::File::options()
+            .write(true)
+            .open(&gitignore)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert_eq!(shown(dir.path(), 1), ["b.txt"]);
+        // Same size, same modification time: only the inode tells (an editor's atomic save).
+        let replacement = dir.path().join("new");
+        fs::write(&replacement, "b.txt\n").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&replacement)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        fs::rename(&replacement, &gitignore).unwrap();
+        assert_eq!(shown(dir.path(), 1), ["a.txt"]);
+        // Rewritten in place just now: too fresh to trust its stamp, compiled again.
+        fs::write(&gitignore, "*.txt\n").unwrap();
+        assert!(shown(dir.path(), 1).is_empty());
+    }
+
+    #[test]
+    fn symbolic_links_are_listed_not_followed() {
+        let dir = tree(&[("real/file", "")]);
+        std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
+        let listed = list(dir.path(), 3);
+        let link = listed
+            .iter()
+            .find(|entry| entry.path.ends_with("link"))
+            .unwrap();
+        assert_eq!(link.kind, Kind::Link);
+        assert!(
+            !listed
+                .iter()
+                .any(|entry| entry.path.parent() == Some(link.path.as_path()))
+        );
+    }
+}
