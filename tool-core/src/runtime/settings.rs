@@ -98,16 +98,24 @@
 //! believed when their tools are imported (`tool_core::mcp::client`, feature `mcp`); `"*"`
 //! trusts every server. Untrusted, an imported tool is treated as mutating whatever it says.
 //! The lists of several files add up. It lives in the settings, not in `.mcp.json`, because a
-//! `.mcp.json` comes with a project and cannot vouch for itself.
+//! `.mcp.json` comes with a project and cannot vouch for itself; for the same reason an entry
+//! can pin the name to the command line or URL the user trusts ([`TrustedMcpServer`]), so that
+//! a project's server named after a trusted one is not trusted with it.
 //!
 //! ```
-//! use tool_core::settings::Settings;
+//! use tool_core::settings::{Settings, TrustedMcpServer};
 //!
-//! let settings = Settings::from_json(r#"{"toolkit": {"trustedMcpServers": ["files"]}}"#).unwrap();
-//! assert_eq!(settings.trusted_mcp_servers, ["files"]);
+//! let settings = Settings::from_json(r#"{"toolkit": {"trustedMcpServers": [
+//!     "files", {"name": "github", "url": "https://api.example.com/mcp"}
+//! ]}}"#).unwrap();
+//! assert_eq!(settings.trusted_mcp_servers[0], TrustedMcpServer::named("files"));
 //!
 //! let error = Settings::from_json(r#"{"toolkit": {"trustedMcpServers": "files"}}"#).unwrap_err();
 //! assert!(error.to_string().contains("`toolkit.trustedMcpServers`"), "{error}");
+//! let error = Settings::from_json(
+//!     r#"{"toolkit": {"trustedMcpServers": [{"name": "x", "command": ["a"], "url": "http://b"}]}}"#,
+//! ).unwrap_err();
+//! assert!(error.to_string().contains("not both"), "{error}");
 //! ```
 //!
 //! # Permissions and hooks, and what is kept but not run
@@ -195,9 +203,10 @@ pub struct Settings {
     /// policy.
     pub conditions: Vec<ConditionalRule>,
     /// `toolkit.trustedMcpServers`, our extension: the MCP servers whose tool annotations
-    /// (`readOnlyHint`, ...) are believed when their tools are imported (`"*"`: every server).
-    /// See `tool_core::mcp::client` (feature `mcp`).
-    pub trusted_mcp_servers: Vec<String>,
+    /// (`readOnlyHint`, ...) are believed when their tools are imported, by name and, pinned,
+    /// by what is started or reached (see the [module docs](self)). See
+    /// `tool_core::mcp::client` (feature `mcp`).
+    pub trusted_mcp_servers: Vec<TrustedMcpServer>,
     /// Entries understood but not run here, for a warning.
     pub ignored: Vec<IgnoredEntry>,
     /// Entries loaded that may not do what they seem to: an allow rule with a `*` before the
@@ -207,6 +216,69 @@ pub struct Settings {
     /// The files these settings were read from. A coordinator protects them: a tool that could
     /// rewrite them could grant itself anything.
     pub files: Vec<std::path::PathBuf>,
+}
+
+/// An MCP server the user trusts (`toolkit.trustedMcpServers`): a name, and, pinned, the
+/// command line it must be started with or the URL it must be reached at.
+///
+/// A bare name trusts whatever a configuration calls by that name, a project's `.mcp.json`
+/// included: a repository could name its own server after one the user trusts. A pinned entry
+/// trusts that name only for that command line (after `${VAR}` expansion) or that URL.
+///
+/// ```
+/// use tool_core::settings::{Settings, TrustedMcpServer};
+///
+/// let settings = Settings::from_json(r#"{"toolkit": {"trustedMcpServers": [
+///     "notes",
+///     {"name": "files", "command": ["mcp-files", "/srv"]},
+///     {"name": "github", "url": "https://api.example.com/mcp"}
+/// ]}}"#).unwrap();
+/// let [notes, files, github] = settings.trusted_mcp_servers.as_slice() else { panic!() };
+/// assert_eq!(notes, &TrustedMcpServer::named("notes"));
+/// assert!(files.trusts("files", Some(&["mcp-files".to_owned(), "/srv".to_owned()]), None));
+/// assert!(!files.trusts("files", Some(&["evil-files".to_owned()]), None));
+/// assert!(github.trusts("github", None, Some("https://api.example.com/mcp")));
+/// assert!(!notes.trusts("files", None, None));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TrustedMcpServer {
+    /// The server's name in the MCP configuration; `"*"` for any name.
+    pub name: String,
+    /// The program and its arguments the server must be started with, when pinned.
+    pub command: Option<Vec<String>>,
+    /// The URL the server must be reached at, when pinned.
+    pub url: Option<String>,
+}
+
+impl TrustedMcpServer {
+    /// Trusts the server called `name` (`"*"`: every server), whatever it runs.
+    #[must_use]
+    pub fn named(name: impl Into<String>) -> Self {
+        TrustedMcpServer {
+            name: name.into(),
+            command: None,
+            url: None,
+        }
+    }
+
+    /// Whether this entry trusts the server called `name`, started with `command` (the
+    /// program, then its arguments) or reached at `url`.
+    #[must_use]
+    pub fn trusts(&self, name: &str, command: Option<&[String]>, url: Option<&str>) -> bool {
+        (self.name == "*" || self.name == name)
+            && self
+                .command
+                .as_deref()
+                .is_none_or(|pinned| command == Some(pinned))
+            && self.url.as_deref().is_none_or(|pinned| url == Some(pinned))
+    }
+}
+
+impl From<&str> for TrustedMcpServer {
+    fn from(name: &str) -> Self {
+        TrustedMcpServer::named(name)
+    }
 }
 
 /// The `sandbox` section: how the application's shell sandbox is set. tool-core runs no
@@ -869,7 +941,7 @@ impl Reader<'_> {
             &["conditions", "trustedMcpServers"],
         )?;
         if let Some(trusted) = present(object, "trustedMcpServers") {
-            settings.trusted_mcp_servers = self.strings(trusted, "toolkit.trustedMcpServers")?;
+            settings.trusted_mcp_servers = self.trusted_mcp_servers(trusted)?;
         }
         let Some(conditions) = present(object, "conditions") else {
             return Ok(());
@@ -1074,6 +1146,65 @@ impl Reader<'_> {
             "greater_than" => file.greater_than(count("bytes")?),
             _ => file.less_than(count("bytes")?),
         })
+    }
+
+    /// `toolkit.trustedMcpServers`: names, or objects pinning a name to a command or a URL.
+    fn trusted_mcp_servers(&self, value: &Value) -> Result<Vec<TrustedMcpServer>, SettingsError> {
+        const EXPECTED: &str =
+            "a server name, or {\"name\", \"command\": [program, args...]} or {\"name\", \"url\"}";
+        let location = "toolkit.trustedMcpServers";
+        let mut servers = Vec::new();
+        for (index, entry) in self.array(value, location)?.iter().enumerate() {
+            let location = format!("{location}[{index}]");
+            let server = match entry {
+                Value::String(name) => TrustedMcpServer::named(name.as_str()),
+                Value::Object(object) => {
+                    self.known_keys(
+                        object,
+                        &location,
+                        "a trusted MCP server",
+                        &["name", "command", "url"],
+                    )?;
+                    let name = present(object, "name")
+                        .ok_or_else(|| self.missing(&format!("{location}.name"), "a string"))?;
+                    let command = present(object, "command")
+                        .map(|command| {
+                            let command_location = format!("{location}.command");
+                            let words = self.strings(command, &command_location)?;
+                            if words.is_empty() {
+                                return Err(self.invalid(
+                                    &command_location,
+                                    "the program and its arguments",
+                                    command,
+                                ));
+                            }
+                            Ok(words)
+                        })
+                        .transpose()?;
+                    let url = present(object, "url")
+                        .map(|url| {
+                            self.string(url, &format!("{location}.url"))
+                                .map(str::to_owned)
+                        })
+                        .transpose()?;
+                    if command.is_some() && url.is_some() {
+                        return Err(self.invalid(
+                            &location,
+                            "a command or a URL, not both (a server is started or reached, not both)",
+                            entry,
+                        ));
+                    }
+                    TrustedMcpServer {
+                        name: self.string(name, &format!("{location}.name"))?.to_owned(),
+                        command,
+                        url,
+                    }
+                }
+                other => return Err(self.invalid(&location, EXPECTED, other)),
+            };
+            servers.push(server);
+        }
+        Ok(servers)
     }
 
     /// An error for the first key of `object` that is not one of `known`.

@@ -29,6 +29,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::settings::TrustedMcpServer;
+
 /// The MCP servers to import, by name, sorted by name.
 ///
 /// ```
@@ -253,13 +255,27 @@ impl McpConfig {
         parse(text, ".mcp.json", &lookup)
     }
 
-    /// Trusts the annotations of the servers named in `names` (from the user's settings,
-    /// `toolkit.trustedMcpServers`); `"*"` trusts every server.
-    pub fn trust<S: AsRef<str>>(&mut self, names: &[S]) {
+    /// Trusts the annotations of the servers that an entry of `trusted` (the user's settings,
+    /// `toolkit.trustedMcpServers`) names and, where the entry is pinned, that run its command
+    /// line or are reached at its URL; `"*"` names every server.
+    pub fn trust<T: Into<TrustedMcpServer> + Clone>(&mut self, trusted: &[T]) {
+        let trusted: Vec<TrustedMcpServer> = trusted.iter().cloned().map(Into::into).collect();
         for server in &mut self.servers {
-            if names
+            let (command, url) = match &server.transport {
+                McpTransport::Stdio { command, args, .. } => (
+                    Some(
+                        std::iter::once(command)
+                            .chain(args)
+                            .cloned()
+                            .collect::<Vec<_>>(),
+                    ),
+                    None,
+                ),
+                McpTransport::Http { url, .. } => (None, Some(url.as_str())),
+            };
+            if trusted
                 .iter()
-                .any(|name| name.as_ref() == "*" || name.as_ref() == server.name)
+                .any(|entry| entry.trusts(&server.name, command.as_deref(), url))
             {
                 server.trusted = true;
             }
@@ -708,5 +724,31 @@ mod tests {
         assert_eq!(trusted, [false, true]);
         config.trust(&["*"]);
         assert!(config.servers.iter().all(|s| s.trusted));
+    }
+
+    #[test]
+    fn a_pinned_entry_trusts_its_name_only_with_its_command_or_url() {
+        let mut config = McpConfig::from_json_with(
+            r#"{"mcpServers": {
+                "files": {"command": "mcp-files", "args": ["${ROOT}"]},
+                "github": {"type": "http", "url": "https://evil.example/mcp"}
+            }}"#,
+            |name| (name == "ROOT").then(|| "/srv".to_owned()),
+        )
+        .unwrap();
+        let settings = crate::settings::Settings::from_json(
+            r#"{"toolkit": {"trustedMcpServers": [
+                {"name": "files", "command": ["mcp-files", "/srv"]},
+                {"name": "github", "url": "https://api.example.com/mcp"}
+            ]}}"#,
+        )
+        .unwrap();
+        config.trust(&settings.trusted_mcp_servers);
+        let trusted: Vec<(&str, bool)> = config
+            .servers
+            .iter()
+            .map(|server| (server.name.as_str(), server.trusted))
+            .collect();
+        assert_eq!(trusted, [("files", true), ("github", false)]);
     }
 }

@@ -53,8 +53,12 @@
 //! { "toolkit": { "trustedMcpServers": ["files", "github"] } }
 //! ```
 //!
-//! `"*"` trusts every server. [`McpConfig::trust`] applies the list; a program can also set
-//! [`McpServerConfig::trusted`] itself.
+//! `"*"` trusts every server. A bare name trusts whatever a configuration calls by that name,
+//! a project's `.mcp.json` included; an entry can pin the name to a command line or a URL
+//! (`{"name": "github", "url": "https://..."}`, `{"name": "files", "command": ["mcp-files",
+//! "/srv"]}`), trusting it only when that is what the configuration starts or reaches
+//! ([`TrustedMcpServer`](crate::settings::TrustedMcpServer)). [`McpConfig::trust`] applies the
+//! list; a program can also set [`McpServerConfig::trusted`] itself.
 //!
 //! # Results
 //!
