@@ -194,6 +194,18 @@ pub enum McpConfigError {
         #[source]
         source: serde_json::Error,
     },
+    /// A server name that would make its tools' names ambiguous.
+    #[error(
+        "{origin}: the server name `{name}` cannot be used: {reason}; rename it (letters, digits, `-`, single `_` between words)"
+    )]
+    ServerName {
+        /// The file, or `.mcp.json`.
+        origin: String,
+        /// The name in `mcpServers`.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A value has the wrong shape.
     #[error("{origin}: `{location}` should be {expected}, but it is {found}")]
     Invalid {
@@ -307,7 +319,33 @@ fn parse(
     };
     let servers = reader.object(servers, "mcpServers")?;
     let mut config = McpConfig::default();
+    let mut parts: Vec<(String, &str)> = Vec::new();
     for (name, server) in servers {
+        let part = super::normalize(name);
+        let problem = if part.contains("__") || part.ends_with('_') {
+            Some(format!(
+                "as the `<server>` of `mcp__<server>__<tool>` it is `{part}`, whose `__` or final `_` would let a rule for another server (`mcp__{}__*`) match its tools",
+                part.split("__")
+                    .next()
+                    .unwrap_or_default()
+                    .trim_end_matches('_')
+            ))
+        } else {
+            parts
+                .iter()
+                .find(|(other, _)| *other == part)
+                .map(|(_, other)| {
+                    format!("it and `{other}` are both `{part}` in tool names, so their tools and rules would mix")
+                })
+        };
+        if let Some(reason) = problem {
+            return Err(McpConfigError::ServerName {
+                origin: origin.to_owned(),
+                name: name.clone(),
+                reason,
+            });
+        }
+        parts.push((part, name));
         config.servers.push(reader.server(name, server)?);
     }
     config.servers.sort_by(|a, b| a.name.cmp(&b.name));
@@ -750,5 +788,27 @@ mod tests {
             .map(|server| (server.name.as_str(), server.trusted))
             .collect();
         assert_eq!(trusted, [("files", true), ("github", false)]);
+    }
+
+    #[test]
+    fn server_names_that_would_blur_rules_between_servers_are_refused() {
+        for (config, wanted) in [
+            (r#"{"git__hub": {"command": "x"}}"#, "`git__hub`"),
+            (r#"{"git_": {"command": "x"}}"#, "`mcp__git__*`"),
+            (r#"{"git?": {"command": "x"}}"#, "`git_`"),
+            (
+                r#"{"my files": {"command": "x"}, "my_files": {"command": "y"}}"#,
+                "both `my_files`",
+            ),
+        ] {
+            let error = parse(&format!(r#"{{"mcpServers": {config}}}"#))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains(wanted) && error.contains("rename it"),
+                "{config}: {error}"
+            );
+        }
+        assert!(parse(r#"{"mcpServers": {"my-files_2": {"command": "x"}}}"#).is_ok());
     }
 }

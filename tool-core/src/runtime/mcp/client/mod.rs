@@ -35,6 +35,10 @@
 //! names differ only in replaced characters), in the server's listing order. Either way the
 //! name is stable from run to run, and the tool is still called by its original name.
 //!
+//! A rule such as `mcp__git__*` must mean one server's tools, so a `.mcp.json` server name is
+//! refused when its normalized part holds `__` or ends with `_` (`git__hub`'s tools, or
+//! `git_`'s, would be named `mcp__git__...` too), and when two names normalize alike.
+//!
 //! # Effect class: annotations are hints, trusted only when the user says so
 //!
 //! A server describes its tools with annotations (`readOnlyHint`, `destructiveHint`,
@@ -447,7 +451,7 @@ pub fn tool_name(server: &str, tool: &str, taken: &mut HashSet<String>) -> Strin
 
 /// Every character outside `[a-zA-Z0-9_-]` replaced by `_` (Claude Code's
 /// `normalizeNameForMCP`).
-fn normalize(part: &str) -> String {
+pub(super) fn normalize(part: &str) -> String {
     part.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
