@@ -17,8 +17,9 @@ use std::time::Duration;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
-use serde_json::Value;
-use tool_core::context::Progress;
+use serde_json::{Value, json};
+use tool_core::approval::{Answer, Question};
+use tool_core::context::{Progress, Session};
 use tool_core::mcp::{HttpOptions, HttpServer};
 use tool_core::output::Content;
 use tool_core::{Args, Coordinator, ToolError, ToolOutput, Toolset, tool};
@@ -134,13 +135,150 @@ fn input_required_tampered_state() -> String {
     "approved and run".into()
 }
 
-const FIXTURE_TOOLS: [&str; 8] = [
+/// Asks the user `question` (a form, under `key` when given) and returns the answer as the
+/// suite's scenarios read it: `action=<accept|decline|cancel>, content={...}`.
+async fn ask(
+    session: &Session,
+    key: Option<&str>,
+    message: &str,
+    schema: Value,
+) -> Result<String, ToolError> {
+    let mut question = Question::new(message, schema)?;
+    if let Some(key) = key {
+        question = question.with_key(key)?;
+    }
+    Ok(match session.elicit(question).await? {
+        Answer::Accept(content) => format!("action=accept, content={}", Value::Object(content)),
+        Answer::Decline => "action=decline, content={}".to_owned(),
+        _ => "action=cancel, content={}".to_owned(),
+    })
+}
+
+/// A text field's value in an accepted answer.
+fn field(answer: &Answer, name: &str) -> String {
+    match answer {
+        Answer::Accept(content) => content
+            .get(name)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        _ => String::new(),
+    }
+}
+
+/// Asks the user for their name and email, showing `message`.
+///
+/// # Arguments
+/// * `message` - The message to show the user.
+#[tool(read_only, name = "test_elicitation")]
+async fn elicitation(message: String, #[ctx] session: Session) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    Ok(format!(
+        "User response: {}",
+        ask(&session, None, &message, schema).await?
+    ))
+}
+
+/// Asks a form whose every kind of field has a default (SEP-1034).
+#[tool(read_only, name = "test_elicitation_sep1034_defaults")]
+async fn elicitation_defaults(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": true}
+        }
+    });
+    let answer = ask(&session, None, "Please review the defaults", schema).await?;
+    Ok(format!("Elicitation completed: {answer}"))
+}
+
+/// Asks a form with every kind of choice field (SEP-1330).
+#[tool(read_only, name = "test_elicitation_sep1330_enums")]
+async fn elicitation_enums(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"}
+            ]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [
+                {"const": "value1", "title": "First Choice"},
+                {"const": "value2", "title": "Second Choice"},
+                {"const": "value3", "title": "Third Choice"}
+            ]}}
+        }
+    });
+    let answer = ask(&session, None, "Please pick", schema).await?;
+    Ok(format!("Elicitation completed: {answer}"))
+}
+
+/// A form with one required text field `name`.
+fn name_form(field: &str) -> Value {
+    json!({"type": "object", "properties": {field: {"type": "string"}}, "required": [field]})
+}
+
+/// Asks the user's name (key `user_name`) and greets them.
+#[tool(read_only, name = "test_input_required_result_elicitation")]
+async fn input_required_elicitation(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new("What is your name?", name_form("name"))?.with_key("user_name")?;
+    let answer = session.elicit(question).await?;
+    Ok(format!("Hello, {}!", field(&answer, "name")))
+}
+
+/// Asks for a confirmation (key `confirm`), which comes back with the sealed request state.
+#[tool(read_only, name = "test_input_required_result_request_state")]
+async fn input_required_request_state(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema =
+        json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
+    let question = Question::new("Please confirm", schema)?.with_key("confirm")?;
+    match session.elicit(question).await? {
+        Answer::Accept(content) => Ok(format!("state-ok: confirmed ok = {}", content["ok"])),
+        _ => Ok("state-ok: not confirmed".to_owned()),
+    }
+}
+
+/// Asks two questions, one after the other (keys `step1` and `step2`): two rounds.
+#[tool(read_only, name = "test_input_required_result_multi_round")]
+async fn input_required_multi_round(#[ctx] session: Session) -> Result<String, ToolError> {
+    let step1 =
+        Question::new("Step 1: What is your name?", name_form("name"))?.with_key("step1")?;
+    let name = field(&session.elicit(step1).await?, "name");
+    let step2 = Question::new("Step 2: What is your favorite color?", name_form("color"))?
+        .with_key("step2")?;
+    let color = field(&session.elicit(step2).await?, "color");
+    Ok(format!("{name} likes {color}"))
+}
+
+const FIXTURE_TOOLS: [&str; 14] = [
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multi_round",
+    "test_tool_with_progress",
     "test_simple_text",
     "test_logging_tool",
     "test_image_content",
     "test_audio_content",
     "test_error_handling",
-    "test_tool_with_progress",
     "json_schema_2020_12_tool",
     "test_input_required_result_tampered_state",
 ];

@@ -1,46 +1,56 @@
-//! Approval by elicitation: the policy applies on the server, and a call that needs approval
-//! asks the MCP client's user.
+//! Asking the MCP client's user: the policy's approval of a call, and a running tool's own
+//! questions ([`Session::elicit`](crate::context::Session::elicit), a form).
 //!
-//! What is asked is the same on both protocol versions: a form ([`question`]) saying what the
-//! call will do (the request's preview, why the policy asks, the arguments) and offering
-//! "approve once", "approve this tool for the session" (when the server allows session
-//! grants) and "reject", with optional guidance for the model. How it travels differs:
+//! An approval is a form ([`question`]) saying what the call will do (the request's preview,
+//! why the policy asks, the arguments) and offering "approve once", "approve this tool for
+//! the session" (when the server allows session grants) and "reject", with optional guidance
+//! for the model. A tool's question is its own form ([`form`]). How they travel differs:
 //!
 //! - **2025-11-25** (a connection with a session): the server sends `elicitation/create` and
-//!   waits for the answer while the call is held at its approval stage ([`ElicitingApprover`]).
-//!   A question a tool asks itself ([`Session::ask`](crate::context::Session::ask), a plan)
-//!   goes the same way.
+//!   waits for the answer while the call waits, held at its approval stage or inside the
+//!   tool ([`ElicitingApprover`]). A plan a tool presents
+//!   ([`Session::ask`](crate::context::Session::ask)) goes the same way.
 //! - **2026-07-28** (stateless): a server may not send requests of its own, so the call ends
-//!   at its approval stage (before its tool runs) with an `input_required` result: the
-//!   elicitation as an input request, and a request state naming the tool, the SHA-256 of the
-//!   exact arguments and what is asked, sealed with HMAC-SHA256 ([`ApprovalStates`]). The
-//!   client asks its user and calls again with the answer and the state; the server checks
-//!   the seal (a forged or changed state is an error), checks that the state is for this very
-//!   tool and these arguments, and runs the call from the start with the answer as the
-//!   approval ([`RoundTripApprover`]). Only the call's own approval can travel this way: a
-//!   question asked once the tool runs (a nested call needing approval, a plan presented
-//!   through `Session::ask`) cannot wait for a round trip that would restart the tool, so it
-//!   is refused with a reason saying so.
+//!   with an `input_required` result carrying what is asked, and a request state sealed with
+//!   HMAC-SHA256 ([`ApprovalStates`]); the client asks its user and calls again with the
+//!   answers and the state; the server checks the seal (a forged or changed state is the
+//!   JSON-RPC error -32602), checks that the state is for this very tool and these exact
+//!   arguments, and **runs the call again from the start** with the answers
+//!   ([`RoundTripApprover`]):
+//!   - the policy's approval ends the call before its tool runs (key `approval`);
+//!   - a tool's question ends the tool's run at the first question no answer was brought
+//!     for (the tool gets an error and is expected to return it); its key is the one the
+//!     tool gave ([`Question::with_key`](crate::approval::Question::with_key)) or its order
+//!     among the call's questions (`question-1`, ...). On the next run, every question
+//!     answered so far is answered again from the answers, and the next one goes out: each
+//!     round adds answers, carried in the sealed state ([`RoundState`]) so that an earlier
+//!     round's answer (and the approval) cannot be changed. An answer that does not fit its
+//!     question, or was given to another question under the same key, is asked again.
+//!
+//!   A tool therefore should ask before it acts: until its questions are answered, nothing
+//!   after them has run. A question asked once the tool runs about another call's approval
+//!   (a nested call needing approval, a plan) cannot be carried this way, and is refused
+//!   with a reason saying so.
 //!
 //! A client that declared no elicitation capability cannot be asked: such a call is refused,
-//! and the model reads why.
+//! and a tool's question gets that reason as its error.
 //!
-//! The first round of a round trip is a real call up to its approval stage: hooks before it
-//! ran, and events and budgets saw a call that was not approved (yet).
+//! The first round of a round trip is a real call up to where it asked: hooks before it ran,
+//! and events and budgets saw a call that did not complete (yet).
 //!
-//! The seal keeps a client from making up a question the server never asked, or from moving
-//! an approval to another tool or other arguments. Each state carries a random nonce, and a
-//! server takes a state once: brought back again, it is refused, so "approve once" runs the
-//! call once. (Instances sharing a key each remember what they took, so a client that sends
-//! one state to several instances can have it taken once by each; a shared store would close
-//! that, at the cost of the statelessness the protocol is for.) The seal cannot stop a client
-//! from answering for its user: the client holds the answer either way.
-//!
-//! The round trip carries only the call's own approval: the first question of the round, and
-//! only when it is about this call (its id, its tool, its arguments). Any question after it is
-//! asked while the tool runs, and is refused.
+//! The seal keeps a client from making up an approval the server never asked, or from moving
+//! one to another tool or other arguments: an approval is taken only through a sealed state
+//! that asked it. A tool's own question may be answered without a state (the client holds the
+//! answer either way, as it does a form's): a client that knows what a tool asks may answer
+//! ahead. Each state carries a random nonce, and a server takes a state once: brought back
+//! again, it is refused, so "approve once" runs the call once. (Instances sharing a key each
+//! remember what they took, so a client that sends one state to several instances can have it
+//! taken once by each; a shared store would close that, at the cost of the statelessness the
+//! protocol is for.) The seal cannot stop a client from answering for its user: the client
+//! holds the answer either way.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -56,7 +66,8 @@ use sha2::{Digest, Sha256};
 use crate::BoxFuture;
 use crate::definition::context::CancellationToken;
 use crate::runtime::approval::{
-    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, RequestKind,
+    Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, Question, QuestionRequest,
+    RequestKind, Unanswered,
 };
 
 /// The key of the approval question in an `input_required` result's `inputRequests`, and of
@@ -190,6 +201,87 @@ impl Approver for ElicitingApprover {
             }
         })
     }
+
+    fn elicit<'a>(
+        &'a self,
+        request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        Box::pin(async move {
+            let ask = self.peer.create_elicitation(form(&request.question)?);
+            tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => Err(Unanswered::new(
+                    "the call was cancelled while the user was being asked",
+                )),
+                answered = ask => match answered {
+                    Ok(result) => to_answer(&result).ok_or_else(|| Unanswered::new(
+                        "the MCP client answered the question with an action the server does not know",
+                    )),
+                    Err(error) => Err(Unanswered::new(format!(
+                        "the MCP client could not ask the user ({error})"
+                    ))),
+                },
+            }
+        })
+    }
+}
+
+/// A tool's question as an elicitation form.
+pub(super) fn form(question: &Question) -> Result<ElicitRequestParams, Unanswered> {
+    let requested_schema: ElicitationSchema = serde_json::from_value(question.schema().clone())
+        .map_err(|error| {
+            Unanswered::new(format!(
+                "the question's form cannot be sent as an MCP elicitation ({error})"
+            ))
+        })?;
+    Ok(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question.message().to_owned(),
+        requested_schema,
+    })
+}
+
+/// The client's elicitation result as the tool's answer; `None` for an action nobody knows.
+pub(super) fn to_answer(result: &ElicitResult) -> Option<Answer> {
+    match result.action {
+        ElicitationAction::Accept => Some(Answer::Accept(
+            result
+                .content
+                .as_ref()
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        )),
+        ElicitationAction::Decline => Some(Answer::Decline),
+        ElicitationAction::Cancel => Some(Answer::Cancel),
+        _ => None,
+    }
+}
+
+/// The SHA-256 of what a question shows and asks for: an answer given to one question is
+/// never taken for another asked under the same key.
+pub(super) fn question_digest(question: &Question) -> String {
+    sha256_hex(&format!("{}\n{}", question.message(), question.schema()))
+}
+
+/// An answer to a tool's question, as a round's state carries it on to the next round.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Answered {
+    /// The digest of the question answered, when the server asked it (a client may also
+    /// answer a question before it is asked: then this is `None`).
+    pub(super) question: Option<String>,
+    /// The client's `ElicitResult`, as it sent it.
+    pub(super) response: Value,
+}
+
+/// What the questions of a tool asked over one 2026-07-28 round came to.
+#[derive(Debug, Default)]
+pub(super) struct QuestionsRound {
+    /// The questions asked and not answered, by key, in the order asked.
+    pub(super) pending: Vec<(String, Question)>,
+    /// The answers the tool took, by key: carried in the next round's state, so the tool,
+    /// run again from the start, finds them again.
+    pub(super) used: BTreeMap<String, Answered>,
 }
 
 /// The approver of one 2026-07-28 round: it answers the call's own approval with the answer
@@ -210,6 +302,13 @@ pub(super) struct RoundTripApprover {
     asked_before: Mutex<bool>,
     /// The request to ask the client about, once the policy asked.
     asked: Arc<Mutex<Option<ApprovalRequest>>>,
+    /// The answers to the tool's own questions the client brought (this round's and, from
+    /// the state, earlier rounds'), by key.
+    answers: HashMap<String, Answered>,
+    /// How many questions the tool asked so far: names the ones it gave no key.
+    questions_asked: AtomicUsize,
+    /// What the tool's questions came to.
+    questions: Arc<Mutex<QuestionsRound>>,
 }
 
 impl RoundTripApprover {
@@ -223,6 +322,9 @@ impl RoundTripApprover {
         asked: Arc<Mutex<Option<ApprovalRequest>>>,
     ) -> Self {
         RoundTripApprover {
+            answers: HashMap::new(),
+            questions_asked: AtomicUsize::new(0),
+            questions: Arc::default(),
             call_id,
             tool: tool.to_owned(),
             arguments: serde_json::from_str(arguments)
@@ -231,6 +333,18 @@ impl RoundTripApprover {
             asked_before: Mutex::new(false),
             asked,
         }
+    }
+
+    /// With the answers the client brought to the tool's own questions, and where to record
+    /// what those questions came to.
+    pub(super) fn with_answers(
+        mut self,
+        answers: HashMap<String, Answered>,
+        questions: Arc<Mutex<QuestionsRound>>,
+    ) -> Self {
+        self.answers = answers;
+        self.questions = questions;
+        self
     }
 
     /// Whether `request` is this call's own approval: the round's first question, about
@@ -274,33 +388,108 @@ impl Approver for RoundTripApprover {
         };
         Box::pin(async move { response })
     }
+
+    /// Answers from what the client brought, when it answered this very question under its
+    /// key with an answer that fits; else records the question for the `input_required`
+    /// result and leaves it unanswered (the tool's run ends, and runs again with the answer).
+    fn elicit<'a>(
+        &'a self,
+        request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        let ordinal = self.questions_asked.fetch_add(1, Ordering::SeqCst) + 1;
+        let question = &request.question;
+        let key = question
+            .key()
+            .map_or_else(|| format!("question-{ordinal}"), str::to_owned);
+        let digest = question_digest(question);
+        let outcome = (|| {
+            // A form the client could not be shown is the tool's error now, not a round trip.
+            form(question)?;
+            let brought = self.answers.get(&key).filter(|answered| {
+                answered
+                    .question
+                    .as_ref()
+                    .is_none_or(|asked| *asked == digest)
+            });
+            let answer = brought.and_then(|answered| {
+                let result =
+                    serde_json::from_value::<ElicitResult>(answered.response.clone()).ok()?;
+                let answer = to_answer(&result)?;
+                match &answer {
+                    // An answer that does not fit is asked again rather than read.
+                    Answer::Accept(content) if question.check(content).is_err() => None,
+                    _ => Some(answer),
+                }
+            });
+            let mut questions = self
+                .questions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let (Some(answer), Some(answered)) = (answer, brought) {
+                questions.used.insert(
+                    key,
+                    Answered {
+                        question: Some(digest),
+                        response: answered.response.clone(),
+                    },
+                );
+                return Ok(answer);
+            }
+            questions.pending.push((key, question.clone()));
+            // Never read by the model: the server answers `input_required` instead.
+            Err(Unanswered::new(
+                "waiting for the MCP client to ask the user (input_required); the call will run again with the answer",
+            ))
+        })();
+        Box::pin(std::future::ready(outcome))
+    }
 }
 
 /// What a sealed 2026-07-28 request state says: which call was asked about, and what.
 #[derive(Debug, Serialize, Deserialize)]
-pub(super) struct AskedApproval {
+pub(super) struct RoundState {
     /// The tool called.
     pub(super) tool: String,
     /// SHA-256 of the arguments' JSON text, in hex.
     pub(super) arguments_sha256: String,
-    /// What the user was shown: the request's preview.
-    pub(super) preview: String,
+    /// What the user was shown of the policy's approval question, when this round asked it:
+    /// the request's preview.
+    pub(super) preview: Option<String>,
     /// Whether "approve for the session" was offered.
     pub(super) offer_session: bool,
+    /// The client's answer to the approval question of an earlier round (its
+    /// `ElicitResult`): the call, run again from the start, is asked again and takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) approval: Option<Value>,
+    /// The tool's own questions this round asked: key and question digest.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) asked: BTreeMap<String, String>,
+    /// The answers to the tool's questions of earlier rounds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) answers: BTreeMap<String, Answered>,
     /// Random, so that a server can tell a state it has taken already.
     pub(super) nonce: String,
 }
 
-impl AskedApproval {
-    /// What is asked about `tool` with `arguments`, shown as `preview`, with a fresh nonce.
-    pub(super) fn new(tool: &str, arguments: &str, preview: String, offer_session: bool) -> Self {
+impl RoundState {
+    /// The state of a round of `tool` with `arguments` (asking for approval when `preview`
+    /// is given), with a fresh nonce and nothing answered yet.
+    pub(super) fn new(
+        tool: &str,
+        arguments: &str,
+        preview: Option<String>,
+        offer_session: bool,
+    ) -> Self {
         let mut nonce = [0_u8; 16];
         getrandom::fill(&mut nonce).expect("the OS provides randomness");
-        AskedApproval {
+        RoundState {
             tool: tool.to_owned(),
             arguments_sha256: sha256_hex(arguments),
             preview,
             offer_session,
+            approval: None,
+            asked: BTreeMap::new(),
+            answers: BTreeMap::new(),
             nonce: nonce.iter().map(|byte| format!("{byte:02x}")).collect(),
         }
     }
@@ -366,7 +555,7 @@ impl ApprovalStates {
     }
 
     /// The sealed state of an approval asked about `tool` with `arguments`.
-    pub(super) fn seal(&self, asked: &AskedApproval) -> String {
+    pub(super) fn seal(&self, asked: &RoundState) -> String {
         self.codec
             .seal_json_with(asked, &SealOptions::new().ttl(STATE_TTL))
             .expect("an approval state serializes")
@@ -379,8 +568,8 @@ impl ApprovalStates {
         state: &str,
         tool: &str,
         arguments: &str,
-    ) -> Result<AskedApproval, StateRefused> {
-        let asked: AskedApproval = self.codec.open_json(state).map_err(|error| match error {
+    ) -> Result<RoundState, StateRefused> {
+        let asked: RoundState = self.codec.open_json(state).map_err(|error| match error {
             RequestStateError::Expired => StateRefused::Expired,
             _ => StateRefused::Forged,
         })?;
@@ -485,10 +674,10 @@ mod tests {
     #[test]
     fn a_sealed_state_opens_only_for_its_own_call_and_unchanged() {
         let states = ApprovalStates::random();
-        let sealed = states.seal(&AskedApproval::new(
+        let sealed = states.seal(&RoundState::new(
             "write_file",
             r#"{"path":"a"}"#,
-            "write_file (mutating): path = a".into(),
+            Some("write_file (mutating): path = a".into()),
             true,
         ));
         assert!(
