@@ -18,7 +18,7 @@ use std::time::Duration;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tool_core::approval::{Answer, Question};
+use tool_core::approval::{Answer, Question, SamplingRequest};
 use tool_core::context::{Progress, Session};
 use tool_core::mcp::{HttpOptions, HttpServer};
 use tool_core::output::Content;
@@ -266,7 +266,95 @@ async fn input_required_multi_round(#[ctx] session: Session) -> Result<String, T
     Ok(format!("{name} likes {color}"))
 }
 
-const FIXTURE_TOOLS: [&str; 14] = [
+/// Asks the client's model `prompt` and returns its answer.
+///
+/// # Arguments
+/// * `prompt` - The prompt to send to the model.
+#[tool(read_only, name = "test_sampling")]
+async fn sampling(prompt: String, #[ctx] session: Session) -> Result<String, ToolError> {
+    let sampled = session.sample(SamplingRequest::new(prompt, 100)).await?;
+    Ok(format!("LLM response: {}", sampled.text))
+}
+
+/// Asks the client's model a question (key `capital_question`).
+#[tool(read_only, name = "test_input_required_result_sampling")]
+async fn input_required_sampling(#[ctx] session: Session) -> Result<String, ToolError> {
+    let request =
+        SamplingRequest::new("What is the capital of France?", 100).with_key("capital_question")?;
+    Ok(session.sample(request).await?.text)
+}
+
+/// Lists the client's roots.
+#[tool(read_only, name = "test_input_required_result_list_roots")]
+async fn input_required_list_roots(#[ctx] session: Session) -> Result<String, ToolError> {
+    let roots = session.roots().await?;
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("roots: {}", uris.join(", ")))
+}
+
+/// Asks the user's name, the model for a greeting and the client's roots, all at once: one
+/// round carries the three requests.
+#[tool(read_only, name = "test_input_required_result_multiple_inputs")]
+async fn input_required_multiple(#[ctx] session: Session) -> Result<String, ToolError> {
+    let name = Question::new("What is your name?", name_form("name"))?.with_key("user_name")?;
+    let greeting = SamplingRequest::new("Generate a greeting", 50).with_key("greeting")?;
+    let (name, greeting, roots) = tokio::join!(
+        session.elicit(name),
+        session.sample(greeting),
+        session.roots()
+    );
+    Ok(format!(
+        "{} / {} / {} roots",
+        field(&name?, "name"),
+        greeting?.text,
+        roots?.len()
+    ))
+}
+
+/// Asks what the client can answer: the user's name (when it declared elicitation) and the
+/// model's greeting (when it declared sampling), at once.
+#[tool(read_only, name = "test_input_required_result_capabilities")]
+async fn input_required_capabilities(#[ctx] session: Session) -> Result<String, ToolError> {
+    let name = Question::new("What is your name?", name_form("name"))?.with_key("user_name")?;
+    let greeting = SamplingRequest::new("Generate a greeting", 50).with_key("greeting")?;
+    let (name, greeting) = tokio::join!(session.elicit(name), session.sample(greeting));
+    let name = name.map_or_else(
+        |error| format!("no name ({error})"),
+        |name| field(&name, "name"),
+    );
+    let greeting = greeting.map_or_else(|error| format!("no greeting ({error})"), |g| g.text);
+    Ok(format!("{name} / {greeting}"))
+}
+
+/// Asks the user a question while it runs: at 2026-07-28 the response carries the
+/// `input_required` result, never a request of the server's own.
+#[tool(read_only, name = "test_streaming_elicitation")]
+async fn streaming_elicitation(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new("What is your name?", name_form("name"))?;
+    Ok(format!(
+        "Hello, {}!",
+        field(&session.elicit(question).await?, "name")
+    ))
+}
+
+/// Needs a message from the client's model: a client that did not declare sampling gets the
+/// protocol's MissingRequiredClientCapability error.
+#[tool(read_only, name = "test_missing_capability")]
+async fn missing_capability(#[ctx] session: Session) -> Result<String, ToolError> {
+    Ok(session
+        .sample(SamplingRequest::new("Say hello", 20))
+        .await?
+        .text)
+}
+
+const FIXTURE_TOOLS: [&str; 21] = [
+    "test_streaming_elicitation",
+    "test_missing_capability",
+    "test_sampling",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_capabilities",
     "test_elicitation",
     "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums",

@@ -3,8 +3,9 @@
 //! framing in legacy mode (2025-11-25: `elicitation/create` while the tool waits) and
 //! automatic mode (2026-07-28: the `input_required` round trip, the tool run again with the
 //! answers), and over streamable HTTP in automatic mode: answered, declined, two questions
-//! over two rounds, an action after the question done once, the rounds by hand with a
-//! tampered state refused, and a client without elicitation told why.
+//! over two rounds, an action after the question done once, a message from the client's
+//! model and its roots (`Session::sample`, `Session::roots`) asked at once, the rounds by
+//! hand with a tampered state refused, and a client without elicitation or sampling told why.
 //!
 //! The fixture tools are served in process. For stdio, the server speaks on a loopback
 //! socket and the SDK's stdio client spawns a relay between its pipes and that socket
@@ -19,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::ServiceExt;
 use serde_json::{Value, json};
-use tool_core::approval::{Answer, Question};
+use tool_core::approval::{Answer, Question, SamplingRequest};
 use tool_core::context::Session;
 use tool_core::mcp::{HttpOptions, HttpServer, McpServer};
 use tool_core::{Coordinator, State, ToolError, Toolset, tool};
@@ -83,9 +84,23 @@ async fn act(#[ctx] session: Session, acted: State<Acted>) -> Result<String, Too
     ))
 }
 
+/// Ask the client's model, then list the client's roots, at once.
+#[tool(read_only, name = "q_sample_and_roots")]
+async fn sample_and_roots(#[ctx] session: Session) -> Result<String, ToolError> {
+    let (sampled, roots) = tokio::join!(
+        session.sample(SamplingRequest::new("Name a color.", 20)),
+        session.roots()
+    );
+    let roots: Vec<String> = roots?
+        .into_iter()
+        .map(|root| format!("{} ({})", root.uri, root.name.unwrap_or_default()))
+        .collect();
+    Ok(format!("{} / {}", sampled?.text, roots.join(", ")))
+}
+
 fn coordinator() -> Coordinator {
     Coordinator::builder()
-        .toolset(Toolset::named(["q_greet", "q_two", "q_act"]).unwrap())
+        .toolset(Toolset::named(["q_greet", "q_two", "q_act", "q_sample_and_roots"]).unwrap())
         .state(Acted::default())
         .build()
         .unwrap()
@@ -146,7 +161,9 @@ const CHECKS: &[&str] = &[
     "ok question declined",
     "ok two questions",
     "ok acted once",
+    "ok sampled and listed roots",
     "ok refused without elicitation",
+    "ok refused without sampling or roots",
 ];
 
 const ROUND_TRIP: &[&str] = &["ok tampered state refused", "ok rounds by hand"];

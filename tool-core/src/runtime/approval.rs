@@ -31,7 +31,10 @@ use crate::definition::workspace::ResolvedPath;
 use crate::runtime::policy::shell::CommandLine;
 use crate::runtime::policy::{DecisionSource, Mode, PolicyLayer};
 
-pub use super::question::{Answer, Question, QuestionRequest, SchemaError, Unanswered};
+pub use super::question::{
+    Answer, Question, QuestionRequest, Root, Sampled, SamplingRequest, SchemaError, Speaker,
+    Unanswered,
+};
 
 /// What the user is asked about one call: whether it may run (the policy asks), or, from a
 /// tool with its own approval flow, whether its plan is accepted ([`kind`](Self::kind)).
@@ -373,6 +376,28 @@ pub trait Approver: Send + Sync + 'static {
         Box::pin(std::future::ready(Err(Unanswered::new(format!(
             "`{}` asked the user a question, but this session's approver answers approval requests only, not questions of a tool's own",
             request.tool
+        )))))
+    }
+
+    /// Asks the client's model for a message, for the running tool `tool` (MCP's sampling).
+    ///
+    /// The default cannot, saying so; the MCP server asks its client.
+    fn sample<'a>(
+        &'a self,
+        tool: &'a str,
+        _request: &'a SamplingRequest,
+    ) -> BoxFuture<'a, Result<Sampled, Unanswered>> {
+        Box::pin(std::future::ready(Err(Unanswered::new(format!(
+            "`{tool}` asked for a message from the client's model, but this session has no client that can write one"
+        )))))
+    }
+
+    /// The client's roots, for the running tool `tool` (MCP's `roots/list`).
+    ///
+    /// The default has none to give, saying so; the MCP server asks its client.
+    fn list_roots<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<Vec<Root>, Unanswered>> {
+        Box::pin(std::future::ready(Err(Unanswered::new(format!(
+            "`{tool}` asked for the client's roots, but this session has no client that declares roots"
         )))))
     }
 }

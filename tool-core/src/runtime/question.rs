@@ -1,12 +1,15 @@
-//! A running tool's own questions to the user: a form ([`Question`]: a message and the schema
-//! of the answer, a flat object of string, number, boolean and choice fields, as MCP's
-//! elicitation allows), what comes back ([`Answer`]: accepted with content, declined, or
-//! cancelled), and why a question could not be put ([`SchemaError`] for a malformed form,
-//! [`Unanswered`] when nobody could answer).
+//! A running tool's own requests to the other side of its call: a question to the user, as a
+//! form ([`Question`]: a message and the schema of the answer, a flat object of string,
+//! number, boolean and choice fields, as MCP's elicitation allows) answered with an
+//! [`Answer`] (accepted with content, declined, or cancelled); a message from the client's
+//! model ([`SamplingRequest`], answered with [`Sampled`]); and the client's roots ([`Root`]).
+//! Why a request could not be made: [`SchemaError`] for a malformed form, [`Unanswered`]
+//! when nobody could answer.
 //!
-//! A tool asks with [`Session::elicit`](crate::context::Session::elicit); the call's
-//! approver answers ([`Approver::elicit`](crate::approval::Approver::elicit)). These types
-//! are reached through [`approval`](crate::approval).
+//! A tool asks through its [`Session`](crate::context::Session) (`elicit`, `sample`,
+//! `roots`); the call's approver, which speaks for the call's client, answers
+//! ([`Approver::elicit`](crate::approval::Approver::elicit), `sample`, `list_roots`). These
+//! types are reached through [`approval`](crate::approval).
 //!
 //! The schema is checked when the question is made, so a tool learns of a form no client
 //! could show before anyone is asked; the answer is checked against it when it comes back,
@@ -163,6 +166,146 @@ impl QuestionRequest {
     }
 }
 
+/// A request for a message from the client's model (MCP's sampling): the conversation so far,
+/// and how long the answer may be.
+///
+/// ```
+/// use tool_core::approval::SamplingRequest;
+///
+/// let request = SamplingRequest::new("What is the capital of France?", 100)
+///     .with_system_prompt("Answer in one word.")
+///     .with_key("capital_question")
+///     .unwrap();
+/// assert_eq!(request.messages().len(), 1);
+/// assert_eq!(request.max_tokens(), 100);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingRequest {
+    messages: Vec<(Speaker, String)>,
+    max_tokens: u32,
+    system_prompt: Option<String>,
+    key: Option<String>,
+}
+
+/// Who said a message of a [`SamplingRequest`]'s conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Speaker {
+    /// The user (the tool, speaking for it).
+    User,
+    /// The model.
+    Assistant,
+}
+
+impl SamplingRequest {
+    /// A conversation of one user message, `prompt`; the answer at most `max_tokens` long.
+    pub fn new(prompt: impl Into<String>, max_tokens: u32) -> Self {
+        SamplingRequest {
+            messages: vec![(Speaker::User, prompt.into())],
+            max_tokens,
+            system_prompt: None,
+            key: None,
+        }
+    }
+
+    /// One more message of the conversation.
+    #[must_use]
+    pub fn with_message(mut self, speaker: Speaker, text: impl Into<String>) -> Self {
+        self.messages.push((speaker, text.into()));
+        self
+    }
+
+    /// The system prompt the client's model is asked to use.
+    #[must_use]
+    pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Names the request, as [`Question::with_key`] names a question.
+    ///
+    /// # Errors
+    /// [`SchemaError::Key`] for an empty key or `approval`.
+    pub fn with_key(mut self, key: impl Into<String>) -> Result<Self, SchemaError> {
+        self.key = Some(checked_key(key.into())?);
+        Ok(self)
+    }
+
+    /// The conversation, in order.
+    #[must_use]
+    pub fn messages(&self) -> &[(Speaker, String)] {
+        &self.messages
+    }
+
+    /// How long the answer may be, in tokens.
+    #[must_use]
+    pub fn max_tokens(&self) -> u32 {
+        self.max_tokens
+    }
+
+    /// The system prompt, if any.
+    #[must_use]
+    pub fn system_prompt(&self) -> Option<&str> {
+        self.system_prompt.as_deref()
+    }
+
+    /// The key given with [`with_key`](Self::with_key).
+    #[must_use]
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+}
+
+/// The client model's message, answering a [`SamplingRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Sampled {
+    /// The message's text (its text parts, joined by newlines).
+    pub text: String,
+    /// The model that wrote it, as the client names it.
+    pub model: String,
+    /// Why it stopped (`endTurn`, `maxTokens`, ...), when the client says.
+    pub stop_reason: Option<String>,
+}
+
+impl Sampled {
+    /// A message `text` from `model`.
+    pub fn new(text: impl Into<String>, model: impl Into<String>) -> Self {
+        Sampled {
+            text: text.into(),
+            model: model.into(),
+            stop_reason: None,
+        }
+    }
+}
+
+/// One of the client's roots: a directory or resource the user has opened to the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Root {
+    /// Its URI (`file:///home/me/project`).
+    pub uri: String,
+    /// Its name, if the client gives one.
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// The root at `uri`.
+    pub fn new(uri: impl Into<String>, name: Option<String>) -> Self {
+        Root {
+            uri: uri.into(),
+            name,
+        }
+    }
+}
+
+fn checked_key(key: String) -> Result<String, SchemaError> {
+    if key.trim().is_empty() || key == RESERVED_KEY {
+        return Err(SchemaError::Key { key });
+    }
+    Ok(key)
+}
+
 impl Question {
     /// A form: `message` tells the user what is asked, `schema` is what the answer holds.
     ///
@@ -179,18 +322,14 @@ impl Question {
     }
 
     /// Names the question: the key of its answer when it travels in an MCP `input_required`
-    /// round trip. Without a key it is named by its order among the call's questions
-    /// (`question-1`, `question-2`, ...), which is stable as long as the tool asks in the same
-    /// order each time it runs; give keys to questions asked from concurrent work.
+    /// round trip. Without a key it is named by its order among the call's requests to the
+    /// client (`question-1`, then `sampling-2`, `roots-3`, ...), which is stable as long as
+    /// the tool asks in the same order each time it runs.
     ///
     /// # Errors
     /// [`SchemaError::Key`] for an empty key or `approval`.
     pub fn with_key(mut self, key: impl Into<String>) -> Result<Self, SchemaError> {
-        let key = key.into();
-        if key.trim().is_empty() || key == RESERVED_KEY {
-            return Err(SchemaError::Key { key });
-        }
-        self.key = Some(key);
+        self.key = Some(checked_key(key.into())?);
         Ok(self)
     }
 

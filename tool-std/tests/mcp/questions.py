@@ -54,6 +54,20 @@ async def on_elicitation(context, params):
     return answers.pop(0)
 
 
+async def on_sampling(context, params):
+    prompt = params.messages[-1].content.text
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text=f"echo: {prompt}"),
+        model="test-model",
+        stop_reason="endTurn",
+    )
+
+
+async def on_list_roots(context):
+    return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
+
+
 def accept(**content) -> types.ElicitResult:
     return types.ElicitResult(action="accept", content=content)
 
@@ -64,7 +78,13 @@ def connect(answering: bool = True) -> Client:
     else:
         server = streamable_http_client(address)
     if answering:
-        return Client(server, mode=mode, elicitation_callback=on_elicitation)
+        return Client(
+            server,
+            mode=mode,
+            elicitation_callback=on_elicitation,
+            sampling_callback=on_sampling,
+            list_roots_callback=on_list_roots,
+        )
     return Client(server, mode=mode)
 
 
@@ -100,6 +120,11 @@ async def main() -> None:
         assert text(result) == "acted 1 time", result
         print("ok acted once")
 
+        result = await client.call_tool("q_sample_and_roots", {})
+        assert result.is_error is False, result
+        assert text(result) == "echo: Name a color. / file:///work/project (project)", result
+        print("ok sampled and listed roots")
+
         if mode == "auto":
             await rounds_by_hand(client)
 
@@ -108,6 +133,23 @@ async def main() -> None:
         assert result.is_error is True, result
         assert "did not declare the elicitation capability" in text(result), result
         print("ok refused without elicitation")
+
+        if mode == "auto":
+            # Stateless, a call that needs what the client did not declare is the protocol's
+            # MissingRequiredClientCapability error.
+            try:
+                await client.call_tool("q_sample_and_roots", {})
+            except MCPError as error:
+                assert error.error.code == -32021, error.error
+                assert "sampling" in error.error.data["requiredCapabilities"], error.error
+            else:
+                raise AssertionError("a call needing sampling must be refused with -32021")
+        else:
+            result = await client.call_tool("q_sample_and_roots", {})
+            assert result.is_error is True, result
+            # The tool reads the roots' error first.
+            assert "did not declare the roots capability" in text(result), result
+        print("ok refused without sampling or roots")
 
 
 async def rounds_by_hand(client: Client) -> None:

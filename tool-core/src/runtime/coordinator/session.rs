@@ -10,7 +10,7 @@ use crate::ToolError;
 use crate::definition::context::{CallInfo, FromContext, ToolContext};
 use crate::runtime::approval::{
     Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Question, QuestionRequest,
-    RequestKind,
+    RequestKind, Root, Sampled, SamplingRequest,
 };
 use crate::runtime::events::CallEvent;
 use crate::runtime::hooks::{HookEvent, HookInput};
@@ -214,6 +214,54 @@ impl Session {
             })?;
         }
         Ok(answer)
+    }
+
+    /// Asks the client's model for a message (MCP's sampling): over MCP the client writes it,
+    /// by `sampling/createMessage` at 2025-11-25 or through the `input_required` round trip
+    /// at 2026-07-28 (which, as for [`elicit`](Self::elicit), runs the call again with the
+    /// answer: ask before acting). Who answers is the call's approver
+    /// ([`Approver::sample`](crate::approval::Approver::sample)), which speaks for its client.
+    ///
+    /// # Errors
+    /// A [`ToolError`] saying why there is no message: no client that can write one (no
+    /// approver, or an MCP client without the sampling capability), or the asking failed.
+    pub async fn sample(&self, request: SamplingRequest) -> Result<Sampled, ToolError> {
+        let approver = self.client("a message from the client's model")?;
+        approver
+            .sample(&self.call.tool, &request)
+            .await
+            .map_err(ToolError::from_error)
+    }
+
+    /// The client's roots (MCP's `roots/list`): the directories or resources its user opened
+    /// to the server, asked as [`sample`](Self::sample) asks.
+    ///
+    /// # Errors
+    /// A [`ToolError`] saying why there are none to read: no client that declares roots, or
+    /// the asking failed.
+    pub async fn roots(&self) -> Result<Vec<Root>, ToolError> {
+        let approver = self.client("the client's roots")?;
+        approver
+            .list_roots(&self.call.tool)
+            .await
+            .map_err(ToolError::from_error)
+    }
+
+    /// Who speaks for the call's client, or why nobody does.
+    fn client(&self, what: &str) -> Result<&Arc<dyn crate::approval::Approver>, ToolError> {
+        self.scope
+            .client(self.coordinator.inner.approver.as_ref())
+            .ok_or_else(|| {
+                let why = self
+                    .scope
+                    .nobody_to_ask
+                    .as_deref()
+                    .unwrap_or("this session has no client to ask (no approver is configured)");
+                ToolError::failed(format!(
+                    "{why}, so `{}` could not ask for {what}",
+                    self.call.tool
+                ))
+            })
     }
 
     /// The answer to `request`: a hook's, else the approver's.

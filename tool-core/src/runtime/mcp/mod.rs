@@ -24,7 +24,9 @@
 //! - a tool's own question ([`Session::elicit`](crate::context::Session::elicit), a form)
 //!   asks the client's user the same way: `elicitation/create` on 2025-11-25, and on
 //!   2026-07-28 an `input_required` round trip that runs the call again from the start with
-//!   the answers (so a tool asks before it acts);
+//!   the answers (so a tool asks before it acts); a message from the client's model
+//!   ([`Session::sample`](crate::context::Session::sample)) and the client's roots
+//!   ([`Session::roots`](crate::context::Session::roots)) travel the same ways;
 //! - on 2026-07-28, `tools/list` carries `ttlMs` ([`TOOLS_LIST_TTL`]) and `cacheScope:
 //!   "public"`: the toolset is fixed while served, and the same for every caller.
 //!

@@ -21,8 +21,8 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use super::elicit::{
-    Answered, ApprovalStates, ElicitingApprover, INPUT_KEY, QuestionsRound, RoundState,
-    RoundTripApprover, StateKeyTooShort, answer, form, input_request, question,
+    Answered, ApprovalStates, ClientAbilities, ElicitingApprover, INPUT_KEY, QuestionsRound,
+    RoundState, RoundTripApprover, StateKeyTooShort, answer, input_request, question,
 };
 use super::progress::ProgressForwarder;
 use crate::approval::ApprovalResponse;
@@ -69,9 +69,13 @@ pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 /// 2026-07-28 through the `input_required` round trip, which ends the tool's run at its
 /// first unanswered question and runs the call again from the start once the client brings
 /// the answers (each round adds answers, sealed in the request state). A tool should
-/// therefore ask before it acts. Served over stateless HTTP, a 2025-11-25 client cannot be
-/// asked (its answer would come back on a request no session ties to the call), and the
-/// tool is told so.
+/// therefore ask before it acts. A message from the client's model
+/// ([`Session::sample`](crate::context::Session::sample)) and the client's roots
+/// ([`Session::roots`](crate::context::Session::roots)) are asked the same ways, when the
+/// client declared sampling or roots; at 2026-07-28 a call that failed for want of one of
+/// them is the JSON-RPC error -32021 (MissingRequiredClientCapability) naming it. Served over
+/// stateless HTTP, a 2025-11-25 client cannot be asked (its answer would come back on a
+/// request no session ties to the call), and the tool is told so.
 ///
 /// The seal's key is made from the OS's randomness when the server is made: a state is valid
 /// only in the process that sealed it, for 15 minutes. Several instances behind one address
@@ -309,33 +313,45 @@ impl ServerHandler for McpServer {
         let asked = Arc::new(Mutex::new(None));
         let questions = Arc::new(Mutex::new(QuestionsRound::default()));
         let mut approval_brought = None;
+        let capabilities = context.client_capabilities();
+        let client = ClientAbilities {
+            sampling: capabilities.as_ref().is_some_and(|c| c.sampling.is_some()),
+            roots: capabilities.as_ref().is_some_and(|c| c.roots.is_some()),
+        };
         if self.stateless_http && !is_stateless(&context) {
             options = options.nobody_to_ask(
                 "this server is served over stateless HTTP, where a client speaking MCP 2025-11-25 cannot be asked (its elicitation/create answer needs a session); a client speaking 2026-07-28 is asked through the input_required round trip",
             );
-        } else if !can_elicit(context.client_capabilities()) {
-            options = options.nobody_to_ask(
-                "this MCP client did not declare the elicitation capability, so the server cannot ask the user",
-            );
-        } else if is_stateless(&context) {
-            let brought = self.brought_back(&request, &arguments)?;
-            approval_brought = brought.approval_response.clone();
-            options = options.approver(
-                RoundTripApprover::new(
-                    call_id.clone(),
-                    &request.name,
-                    &arguments,
-                    brought.approval,
-                    Arc::clone(&asked),
-                )
-                .with_answers(brought.answers, Arc::clone(&questions)),
-            );
         } else {
-            options = options.approver(ElicitingApprover {
-                peer: context.peer.clone(),
-                offer_session: self.offer_session,
-                cancel: context.ct.clone(),
-            });
+            if is_stateless(&context) {
+                let brought = self.brought_back(&request, &arguments)?;
+                approval_brought = brought.approval_response.clone();
+                options = options.approver(
+                    RoundTripApprover::new(
+                        call_id.clone(),
+                        &request.name,
+                        &arguments,
+                        brought.approval,
+                        Arc::clone(&asked),
+                    )
+                    .with_answers(brought.answers, Arc::clone(&questions))
+                    .with_client(client),
+                );
+            } else {
+                options = options.approver(ElicitingApprover {
+                    peer: context.peer.clone(),
+                    offer_session: self.offer_session,
+                    cancel: context.ct.clone(),
+                    client,
+                });
+            }
+            if !can_elicit(capabilities) {
+                // The user cannot be asked (approvals, forms), but the client may still
+                // write a message or list its roots: its approver stays for those.
+                options.scope.nobody_to_ask = Some(Arc::from(
+                    "this MCP client did not declare the elicitation capability, so the server cannot ask the user",
+                ));
+            }
         }
         let result = self
             .coordinator
@@ -362,26 +378,39 @@ impl ServerHandler for McpServer {
             if let Some(asked) = &asked {
                 requests.insert(
                     INPUT_KEY.to_owned(),
-                    input_request(question(asked, self.offer_session)),
+                    input_request("elicitation/create", &question(asked, self.offer_session)),
                 );
             } else {
                 // The call was approved in an earlier round (or needed no approval): the
                 // next run is asked again, and takes the same answer.
                 state.approval = approval_brought;
             }
-            for (key, asked) in &questions.pending {
-                if let Ok(params) = form(asked) {
-                    state
-                        .asked
-                        .insert(key.clone(), super::elicit::question_digest(asked));
-                    requests.insert(key.clone(), input_request(params));
-                }
+            for (key, digest, request) in questions.pending {
+                state.asked.insert(key.clone(), digest);
+                requests.insert(key, request);
             }
             state.answers = questions.used;
             return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
                 Some(requests),
                 Some(self.states.seal(&state)),
             )));
+        }
+        if result.is_error() && !questions.missing.is_empty() {
+            // The tool failed for want of what the client did not declare: at 2026-07-28 that
+            // is the protocol's MissingRequiredClientCapability error (HTTP 400), naming it.
+            let required: serde_json::Map<String, Value> = questions
+                .missing
+                .iter()
+                .map(|capability| {
+                    (
+                        (*capability).to_owned(),
+                        Value::Object(serde_json::Map::new()),
+                    )
+                })
+                .collect();
+            if let Ok(required) = serde_json::from_value(Value::Object(required)) {
+                return Err(ErrorData::missing_required_client_capability(required));
+            }
         }
         if let Some(ToolError::UnknownTool { .. }) = result.error() {
             return Err(ErrorData::invalid_params(result.text().into_owned(), None));
