@@ -1,7 +1,9 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, the 0.2.0 alpha
 //! line rmcp's own CI runs) against a server of ours over streamable HTTP, for protocol
 //! 2025-11-25 and 2026-07-28. The fixture server below is the same `HttpServer` as
-//! `toolbox serve --http`, over the tools the suite's scenarios call, each a `#[tool]`.
+//! `toolbox serve --http`, over the tools the suite's scenarios call, each a `#[tool]`; at
+//! 2025-11-25 with sessions for those clients (`HttpOptions::legacy_sessions`), without
+//! which a stateless server cannot ask a 2025-11-25 client anything while a call runs.
 //!
 //! What we know fails is in `tests/mcp/conformance-<version>.yml`, each entry with its reason;
 //! the suite itself compares (a failure not listed fails the test, and so does a listed one that
@@ -381,8 +383,11 @@ fn run_suite(version: &str) {
         .toolset(Toolset::named(FIXTURE_TOOLS).unwrap())
         .build()
         .unwrap();
+    // A 2025-11-25 client can be asked while its call runs (elicitation, sampling) only
+    // within a session; 2026-07-28 is served statelessly either way.
+    let options = HttpOptions::loopback(0).legacy_sessions(version == "2025-11-25");
     let server = runtime
-        .block_on(HttpServer::bind(coordinator, HttpOptions::loopback(0)))
+        .block_on(HttpServer::bind(coordinator, options))
         .unwrap();
     let url = server.url();
     let shutdown = server.shutdown_token();

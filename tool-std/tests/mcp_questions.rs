@@ -2,7 +2,8 @@
 //! official MCP Python SDK (`mcp` 2.3), checks in `tests/mcp/questions.py`. Over stdio's
 //! framing in legacy mode (2025-11-25: `elicitation/create` while the tool waits) and
 //! automatic mode (2026-07-28: the `input_required` round trip, the tool run again with the
-//! answers), and over streamable HTTP in automatic mode: answered, declined, two questions
+//! answers), and over streamable HTTP in automatic mode and, with sessions for 2025-11-25
+//! clients (`HttpOptions::legacy_sessions`), in legacy mode: answered, declined, two questions
 //! over two rounds, an action after the question done once, a message from the client's
 //! model and its roots (`Session::sample`, `Session::roots`) asked at once, the rounds by
 //! hand with a tampered state refused, and a client without elicitation or sampling told why.
@@ -131,8 +132,9 @@ fn run(mode: &str, transport: &str, checks: &[&str]) {
             port.to_string()
         }
         _ => {
+            let options = HttpOptions::loopback(0).legacy_sessions(transport == "http-sessions");
             let server = runtime
-                .block_on(HttpServer::bind(coordinator(), HttpOptions::loopback(0)))
+                .block_on(HttpServer::bind(coordinator(), options))
                 .unwrap();
             let url = server.url();
             runtime.spawn(server.run());
@@ -176,6 +178,12 @@ fn the_python_sdk_answers_a_tools_questions_by_elicitation_create_over_stdio_at_
 #[test]
 fn the_python_sdk_answers_a_tools_questions_by_the_round_trip_over_stdio_at_2026_07_28() {
     run("auto", "stdio", &[CHECKS, ROUND_TRIP].concat());
+}
+
+#[test]
+fn the_python_sdk_answers_a_tools_questions_by_elicitation_create_over_http_with_sessions_at_2025_11_25()
+ {
+    run("legacy", "http-sessions", CHECKS);
 }
 
 #[test]

@@ -1,12 +1,14 @@
 """The official MCP Python SDK answering a tool's own questions (`Session::elicit`, a form).
 
-Usage: questions.py MODE TRANSPORT ADDRESS   (MODE: auto | legacy; TRANSPORT: stdio | http)
+Usage: questions.py MODE TRANSPORT ADDRESS
+       (MODE: auto | legacy; TRANSPORT: stdio | http | http-sessions)
        questions.py relay PORT
 
 With TRANSPORT stdio, ADDRESS is the port of a loopback socket on which the Rust test serves
 MCP's stdio framing (newline-delimited JSON-RPC); the SDK's stdio client spawns this script as
-`relay PORT`, which copies its stdin to that socket and the socket to its stdout. With http,
-ADDRESS is the streamable HTTP URL.
+`relay PORT`, which copies its stdin to that socket and the socket to its stdout. With http
+(stateless) or http-sessions (sessions for 2025-11-25 clients), ADDRESS is the streamable
+HTTP URL.
 
 Each check prints `ok <name>`; the first failed assertion ends the script with a traceback and
 a non-zero exit, which the Rust test (tests/mcp_questions.rs) reports.

@@ -75,7 +75,8 @@ pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 /// client declared sampling or roots; at 2026-07-28 a call that failed for want of one of
 /// them is the JSON-RPC error -32021 (MissingRequiredClientCapability) naming it. Served over
 /// stateless HTTP, a 2025-11-25 client cannot be asked (its answer would come back on a
-/// request no session ties to the call), and the tool is told so.
+/// request no session ties to the call), and the tool is told so, unless the server gives
+/// such clients sessions (`HttpOptions::legacy_sessions`, feature `mcp-http`).
 ///
 /// The seal's key is made from the OS's randomness when the server is made: a state is valid
 /// only in the process that sealed it, for 15 minutes. Several instances behind one address
@@ -320,7 +321,7 @@ impl ServerHandler for McpServer {
         };
         if self.stateless_http && !is_stateless(&context) {
             options = options.nobody_to_ask(
-                "this server is served over stateless HTTP, where a client speaking MCP 2025-11-25 cannot be asked (its elicitation/create answer needs a session); a client speaking 2026-07-28 is asked through the input_required round trip",
+                "this server is served over stateless HTTP, where a client speaking MCP 2025-11-25 cannot be asked (its answer to elicitation/create needs a session, which the server gives only when started with sessions for such clients); a client speaking 2026-07-28 is asked through the input_required round trip",
             );
         } else {
             if is_stateless(&context) {
