@@ -25,7 +25,7 @@ use super::elicit::{
     RoundState, RoundTripApprover, StateKeyTooShort, answer, input_request, question,
 };
 use super::progress::ProgressForwarder;
-use crate::approval::ApprovalResponse;
+use crate::approval::{ApprovalRequest, ApprovalResponse};
 use crate::coordinator::CallOptions;
 use crate::definition::output::Content;
 use crate::schema::{Dialect, export_tool};
@@ -369,49 +369,12 @@ impl ServerHandler for McpServer {
         let questions =
             std::mem::take(&mut *questions.lock().unwrap_or_else(PoisonError::into_inner));
         if asked.is_some() || !questions.pending.is_empty() {
-            let mut state = RoundState::new(
-                &request.name,
-                &arguments,
-                asked.as_ref().map(|asked| asked.preview.clone()),
-                self.offer_session,
-            );
-            let mut requests = InputRequests::new();
-            if let Some(asked) = &asked {
-                requests.insert(
-                    INPUT_KEY.to_owned(),
-                    input_request("elicitation/create", &question(asked, self.offer_session)),
-                );
-            } else {
-                // The call was approved in an earlier round (or needed no approval): the
-                // next run is asked again, and takes the same answer.
-                state.approval = approval_brought;
-            }
-            for (key, digest, request) in questions.pending {
-                state.asked.insert(key.clone(), digest);
-                requests.insert(key, request);
-            }
-            state.answers = questions.used;
-            return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
-                Some(requests),
-                Some(self.states.seal(&state)),
-            )));
+            return Ok(self.next_round(&request, &arguments, asked, approval_brought, questions));
         }
-        if result.is_error() && !questions.missing.is_empty() {
-            // The tool failed for want of what the client did not declare: at 2026-07-28 that
-            // is the protocol's MissingRequiredClientCapability error (HTTP 400), naming it.
-            let required: serde_json::Map<String, Value> = questions
-                .missing
-                .iter()
-                .map(|capability| {
-                    (
-                        (*capability).to_owned(),
-                        Value::Object(serde_json::Map::new()),
-                    )
-                })
-                .collect();
-            if let Ok(required) = serde_json::from_value(Value::Object(required)) {
-                return Err(ErrorData::missing_required_client_capability(required));
-            }
+        if result.is_error()
+            && let Some(missing) = missing_capabilities(&questions.missing)
+        {
+            return Err(missing);
         }
         if let Some(ToolError::UnknownTool { .. }) = result.error() {
             return Err(ErrorData::invalid_params(result.text().into_owned(), None));
@@ -421,6 +384,45 @@ impl ServerHandler for McpServer {
 }
 
 impl McpServer {
+    /// The `input_required` result of a 2026-07-28 round that asked something: the policy's
+    /// approval question (`asked`), or the tool's requests to the client; its sealed state
+    /// carries what this round asked, the answers the tool took, and the approval brought
+    /// from an earlier round (the next run is asked again, and takes the same answer).
+    fn next_round(
+        &self,
+        request: &CallToolRequestParams,
+        arguments: &str,
+        asked: Option<ApprovalRequest>,
+        approval_brought: Option<Value>,
+        questions: QuestionsRound,
+    ) -> CallToolResponse {
+        let mut state = RoundState::new(
+            &request.name,
+            arguments,
+            asked.as_ref().map(|asked| asked.preview.clone()),
+            self.offer_session,
+        );
+        let mut requests = InputRequests::new();
+        match &asked {
+            Some(asked) => {
+                requests.insert(
+                    INPUT_KEY.to_owned(),
+                    input_request("elicitation/create", &question(asked, self.offer_session)),
+                );
+            }
+            None => state.approval = approval_brought,
+        }
+        for (key, digest, request) in questions.pending {
+            state.asked.insert(key.clone(), digest);
+            requests.insert(key, request);
+        }
+        state.answers = questions.used;
+        CallToolResponse::InputRequired(InputRequiredResult::new(
+            Some(requests),
+            Some(self.states.seal(&state)),
+        ))
+    }
+
     /// What a 2026-07-28 client brought back with its retry, its request state checked
     /// (sealed here, unexpired, for this very call, not taken before; refused, it is the
     /// JSON-RPC error -32602, saying why): the answer to the policy's approval question,
@@ -506,6 +508,27 @@ struct Brought {
     approval_response: Option<Value>,
     /// The answers to the tool's own questions, by key.
     answers: HashMap<String, Answered>,
+}
+
+/// The protocol's MissingRequiredClientCapability error (-32021, HTTP 400) naming the
+/// capabilities a tool failed for want of, if any: at 2026-07-28 a call that needed what the
+/// client did not declare is that error rather than a tool result.
+fn missing_capabilities(missing: &[&'static str]) -> Option<ErrorData> {
+    if missing.is_empty() {
+        return None;
+    }
+    let required: serde_json::Map<String, Value> = missing
+        .iter()
+        .map(|capability| {
+            (
+                (*capability).to_owned(),
+                Value::Object(serde_json::Map::new()),
+            )
+        })
+        .collect();
+    serde_json::from_value(Value::Object(required))
+        .ok()
+        .map(ErrorData::missing_required_client_capability)
 }
 
 /// Whether the request speaks protocol 2026-07-28 or later: stateless, so the server may not
