@@ -1,7 +1,9 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, the 0.2.0 alpha
 //! line rmcp's own CI runs) against a server of ours over streamable HTTP, for protocol
 //! 2025-11-25 and 2026-07-28. The fixture server below is the same `HttpServer` as
-//! `toolbox serve --http`, over the tools the suite's scenarios call, each a `#[tool]`.
+//! `toolbox serve --http`, over the tools the suite's scenarios call, each a `#[tool]`; at
+//! 2025-11-25 with sessions for those clients (`HttpOptions::legacy_sessions`), without
+//! which a stateless server cannot ask a 2025-11-25 client anything while a call runs.
 //!
 //! What we know fails is in `tests/mcp/conformance-<version>.yml`, each entry with its reason;
 //! the suite itself compares (a failure not listed fails the test, and so does a listed one that
@@ -17,8 +19,9 @@ use std::time::Duration;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
-use serde_json::Value;
-use tool_core::context::Progress;
+use serde_json::{Value, json};
+use tool_core::approval::{Answer, Question, SamplingRequest};
+use tool_core::context::{Progress, Session};
 use tool_core::mcp::{HttpOptions, HttpServer};
 use tool_core::output::Content;
 use tool_core::{Args, Coordinator, ToolError, ToolOutput, Toolset, tool};
@@ -134,13 +137,238 @@ fn input_required_tampered_state() -> String {
     "approved and run".into()
 }
 
-const FIXTURE_TOOLS: [&str; 8] = [
+/// Asks the user `question` (a form, under `key` when given) and returns the answer as the
+/// suite's scenarios read it: `action=<accept|decline|cancel>, content={...}`.
+async fn ask(
+    session: &Session,
+    key: Option<&str>,
+    message: &str,
+    schema: Value,
+) -> Result<String, ToolError> {
+    let mut question = Question::new(message, schema)?;
+    if let Some(key) = key {
+        question = question.with_key(key)?;
+    }
+    Ok(match session.elicit(question).await? {
+        Answer::Accept(content) => format!("action=accept, content={}", Value::Object(content)),
+        Answer::Decline => "action=decline, content={}".to_owned(),
+        _ => "action=cancel, content={}".to_owned(),
+    })
+}
+
+/// A text field's value in an accepted answer.
+fn field(answer: &Answer, name: &str) -> String {
+    match answer {
+        Answer::Accept(content) => content
+            .get(name)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        _ => String::new(),
+    }
+}
+
+/// Asks the user for their name and email, showing `message`.
+///
+/// # Arguments
+/// * `message` - The message to show the user.
+#[tool(read_only, name = "test_elicitation")]
+async fn elicitation(message: String, #[ctx] session: Session) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    Ok(format!(
+        "User response: {}",
+        ask(&session, None, &message, schema).await?
+    ))
+}
+
+/// Asks a form whose every kind of field has a default (SEP-1034).
+#[tool(read_only, name = "test_elicitation_sep1034_defaults")]
+async fn elicitation_defaults(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": true}
+        }
+    });
+    let answer = ask(&session, None, "Please review the defaults", schema).await?;
+    Ok(format!("Elicitation completed: {answer}"))
+}
+
+/// Asks a form with every kind of choice field (SEP-1330).
+#[tool(read_only, name = "test_elicitation_sep1330_enums")]
+async fn elicitation_enums(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"}
+            ]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [
+                {"const": "value1", "title": "First Choice"},
+                {"const": "value2", "title": "Second Choice"},
+                {"const": "value3", "title": "Third Choice"}
+            ]}}
+        }
+    });
+    let answer = ask(&session, None, "Please pick", schema).await?;
+    Ok(format!("Elicitation completed: {answer}"))
+}
+
+/// A form with one required text field `name`.
+fn name_form(field: &str) -> Value {
+    json!({"type": "object", "properties": {field: {"type": "string"}}, "required": [field]})
+}
+
+/// Asks the user's name (key `user_name`) and greets them.
+#[tool(read_only, name = "test_input_required_result_elicitation")]
+async fn input_required_elicitation(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new("What is your name?", name_form("name"))?.with_key("user_name")?;
+    let answer = session.elicit(question).await?;
+    Ok(format!("Hello, {}!", field(&answer, "name")))
+}
+
+/// Asks for a confirmation (key `confirm`), which comes back with the sealed request state.
+#[tool(read_only, name = "test_input_required_result_request_state")]
+async fn input_required_request_state(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema =
+        json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
+    let question = Question::new("Please confirm", schema)?.with_key("confirm")?;
+    match session.elicit(question).await? {
+        Answer::Accept(content) => Ok(format!("state-ok: confirmed ok = {}", content["ok"])),
+        _ => Ok("state-ok: not confirmed".to_owned()),
+    }
+}
+
+/// Asks two questions, one after the other (keys `step1` and `step2`): two rounds.
+#[tool(read_only, name = "test_input_required_result_multi_round")]
+async fn input_required_multi_round(#[ctx] session: Session) -> Result<String, ToolError> {
+    let step1 =
+        Question::new("Step 1: What is your name?", name_form("name"))?.with_key("step1")?;
+    let name = field(&session.elicit(step1).await?, "name");
+    let step2 = Question::new("Step 2: What is your favorite color?", name_form("color"))?
+        .with_key("step2")?;
+    let color = field(&session.elicit(step2).await?, "color");
+    Ok(format!("{name} likes {color}"))
+}
+
+/// Asks the client's model `prompt` and returns its answer.
+///
+/// # Arguments
+/// * `prompt` - The prompt to send to the model.
+#[tool(read_only, name = "test_sampling")]
+async fn sampling(prompt: String, #[ctx] session: Session) -> Result<String, ToolError> {
+    let sampled = session.sample(SamplingRequest::new(prompt, 100)).await?;
+    Ok(format!("LLM response: {}", sampled.text))
+}
+
+/// Asks the client's model a question (key `capital_question`).
+#[tool(read_only, name = "test_input_required_result_sampling")]
+async fn input_required_sampling(#[ctx] session: Session) -> Result<String, ToolError> {
+    let request =
+        SamplingRequest::new("What is the capital of France?", 100).with_key("capital_question")?;
+    Ok(session.sample(request).await?.text)
+}
+
+/// Lists the client's roots.
+#[tool(read_only, name = "test_input_required_result_list_roots")]
+async fn input_required_list_roots(#[ctx] session: Session) -> Result<String, ToolError> {
+    let roots = session.roots().await?;
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("roots: {}", uris.join(", ")))
+}
+
+/// Asks the user's name, the model for a greeting and the client's roots, all at once: one
+/// round carries the three requests.
+#[tool(read_only, name = "test_input_required_result_multiple_inputs")]
+async fn input_required_multiple(#[ctx] session: Session) -> Result<String, ToolError> {
+    let name = Question::new("What is your name?", name_form("name"))?.with_key("user_name")?;
+    let greeting = SamplingRequest::new("Generate a greeting", 50).with_key("greeting")?;
+    let (name, greeting, roots) = tokio::join!(
+        session.elicit(name),
+        session.sample(greeting),
+        session.roots()
+    );
+    Ok(format!(
+        "{} / {} / {} roots",
+        field(&name?, "name"),
+        greeting?.text,
+        roots?.len()
+    ))
+}
+
+/// Asks what the client can answer: the user's name (when it declared elicitation) and the
+/// model's greeting (when it declared sampling), at once.
+#[tool(read_only, name = "test_input_required_result_capabilities")]
+async fn input_required_capabilities(#[ctx] session: Session) -> Result<String, ToolError> {
+    let name = Question::new("What is your name?", name_form("name"))?.with_key("user_name")?;
+    let greeting = SamplingRequest::new("Generate a greeting", 50).with_key("greeting")?;
+    let (name, greeting) = tokio::join!(session.elicit(name), session.sample(greeting));
+    let name = name.map_or_else(
+        |error| format!("no name ({error})"),
+        |name| field(&name, "name"),
+    );
+    let greeting = greeting.map_or_else(|error| format!("no greeting ({error})"), |g| g.text);
+    Ok(format!("{name} / {greeting}"))
+}
+
+/// Asks the user a question while it runs: at 2026-07-28 the response carries the
+/// `input_required` result, never a request of the server's own.
+#[tool(read_only, name = "test_streaming_elicitation")]
+async fn streaming_elicitation(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new("What is your name?", name_form("name"))?;
+    Ok(format!(
+        "Hello, {}!",
+        field(&session.elicit(question).await?, "name")
+    ))
+}
+
+/// Needs a message from the client's model: a client that did not declare sampling gets the
+/// protocol's MissingRequiredClientCapability error.
+#[tool(read_only, name = "test_missing_capability")]
+async fn missing_capability(#[ctx] session: Session) -> Result<String, ToolError> {
+    Ok(session
+        .sample(SamplingRequest::new("Say hello", 20))
+        .await?
+        .text)
+}
+
+const FIXTURE_TOOLS: [&str; 21] = [
+    "test_streaming_elicitation",
+    "test_missing_capability",
+    "test_sampling",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_capabilities",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multi_round",
+    "test_tool_with_progress",
     "test_simple_text",
     "test_logging_tool",
     "test_image_content",
     "test_audio_content",
     "test_error_handling",
-    "test_tool_with_progress",
     "json_schema_2020_12_tool",
     "test_input_required_result_tampered_state",
 ];
@@ -155,8 +383,11 @@ fn run_suite(version: &str) {
         .toolset(Toolset::named(FIXTURE_TOOLS).unwrap())
         .build()
         .unwrap();
+    // A 2025-11-25 client can be asked while its call runs (elicitation, sampling) only
+    // within a session; 2026-07-28 is served statelessly either way.
+    let options = HttpOptions::loopback(0).legacy_sessions(version == "2025-11-25");
     let server = runtime
-        .block_on(HttpServer::bind(coordinator, HttpOptions::loopback(0)))
+        .block_on(HttpServer::bind(coordinator, options))
         .unwrap();
     let url = server.url();
     let shutdown = server.shutdown_token();

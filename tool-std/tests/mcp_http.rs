@@ -454,3 +454,22 @@ async fn a_client_closing_its_response_cancels_the_tool() {
     shutdown.cancel();
     serving.await.unwrap().unwrap();
 }
+
+#[test]
+fn a_2025_11_25_client_gets_a_session_only_with_legacy_sessions() {
+    let stateless = Served::start(&[], None);
+    let answer = stateless.initialize(&[]);
+    answer.assert_initialized();
+    assert_eq!(answer.header("mcp-session-id"), None);
+
+    let sessions = Served::start(&["--legacy-sessions"], None);
+    let answer = sessions.initialize(&[]);
+    answer.assert_initialized();
+    assert!(
+        answer
+            .header("mcp-session-id")
+            .is_some_and(|id| !id.is_empty()),
+        "{:?}",
+        answer.headers
+    );
+}

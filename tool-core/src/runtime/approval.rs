@@ -7,6 +7,12 @@
 //! The coordinator asks only when the policy says [`Verdict::Ask`](crate::policy::Verdict::Ask); an
 //! approver never decides policy, and the policy never does I/O. A console approver for the
 //! `toolbox` command lives with that command.
+//!
+//! A running tool may also put a question of its own to the user, a form
+//! ([`Question`], answered with an [`Answer`]; asked through
+//! [`Session::elicit`](crate::context::Session::elicit)). The call's approver answers it
+//! ([`Approver::elicit`]); an approver that cannot says so, and the tool gets that reason.
+//! PermissionRequest hooks decide permissions only, and never see these questions.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -24,6 +30,11 @@ use crate::definition::tool::Resource;
 use crate::definition::workspace::ResolvedPath;
 use crate::runtime::policy::shell::CommandLine;
 use crate::runtime::policy::{DecisionSource, Mode, PolicyLayer};
+
+pub use super::question::{
+    Answer, Question, QuestionRequest, Root, Sampled, SamplingRequest, SchemaError, Speaker,
+    Unanswered,
+};
 
 /// What the user is asked about one call: whether it may run (the policy asks), or, from a
 /// tool with its own approval flow, whether its plan is accepted ([`kind`](Self::kind)).
@@ -352,6 +363,43 @@ pub trait Approver: Send + Sync + 'static {
     /// Answers one request. Called only for calls the policy asks about; may take as long as
     /// the user does.
     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse>;
+
+    /// Puts a running tool's own question (a form) to the user, and returns the answer.
+    ///
+    /// The default cannot: it answers [`Unanswered`], saying that this approver answers
+    /// approvals only, and the tool reports that. [`ChannelApprover`] forwards questions to
+    /// its UI ([`ChannelApprover::answering_questions`]); the MCP server asks its client.
+    fn elicit<'a>(
+        &'a self,
+        request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        Box::pin(std::future::ready(Err(Unanswered::new(format!(
+            "`{}` asked the user a question, but this session's approver answers approval requests only, not questions of a tool's own",
+            request.tool
+        )))))
+    }
+
+    /// Asks the client's model for a message, for the running tool `tool` (MCP's sampling).
+    ///
+    /// The default cannot, saying so; the MCP server asks its client.
+    fn sample<'a>(
+        &'a self,
+        tool: &'a str,
+        _request: &'a SamplingRequest,
+    ) -> BoxFuture<'a, Result<Sampled, Unanswered>> {
+        Box::pin(std::future::ready(Err(Unanswered::new(format!(
+            "`{tool}` asked for a message from the client's model, but this session has no client that can write one"
+        )))))
+    }
+
+    /// The client's roots, for the running tool `tool` (MCP's `roots/list`).
+    ///
+    /// The default has none to give, saying so; the MCP server asks its client.
+    fn list_roots<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<Vec<Root>, Unanswered>> {
+        Box::pin(std::future::ready(Err(Unanswered::new(format!(
+            "`{tool}` asked for the client's roots, but this session has no client that declares roots"
+        )))))
+    }
 }
 
 /// Approves every request, once. For tests, scripted runs and trusted automation.
@@ -462,14 +510,73 @@ impl Approver for DenyAll {
 #[derive(Debug, Clone)]
 pub struct ChannelApprover {
     requests: mpsc::Sender<PendingApproval>,
+    questions: Option<mpsc::Sender<PendingQuestion>>,
 }
 
 impl ChannelApprover {
     /// An approver and the receiver of its requests; at most `capacity` requests wait unread.
+    /// It answers no tool's own question until given a channel for them
+    /// ([`answering_questions`](Self::answering_questions)).
     #[must_use]
     pub fn new(capacity: usize) -> (Self, mpsc::Receiver<PendingApproval>) {
         let (requests, receiver) = mpsc::channel(capacity.max(1));
-        (ChannelApprover { requests }, receiver)
+        (
+            ChannelApprover {
+                requests,
+                questions: None,
+            },
+            receiver,
+        )
+    }
+
+    /// This approver, forwarding tools' own questions ([`Question`]s) to the returned
+    /// receiver too; at most `capacity` questions wait unread.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset};
+    /// use tool_core::approval::{Answer, ChannelApprover, Question};
+    /// use tool_core::context::Session;
+    ///
+    /// /// Greet the user by the name they give.
+    /// #[tool(read_only, name = "doc_channelapprover_greet")]
+    /// async fn greet(#[ctx] session: Session) -> Result<String, ToolError> {
+    ///     let question = Question::new(
+    ///         "What is your name?",
+    ///         json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+    ///     )?;
+    ///     match session.elicit(question).await? {
+    ///         Answer::Accept(content) => Ok(format!("Hello, {}!", content["name"].as_str().unwrap_or("?"))),
+    ///         _ => Ok("The user would rather not say.".to_owned()),
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let (approver, _approvals) = ChannelApprover::new(16);
+    /// let (approver, mut questions) = approver.answering_questions(16);
+    /// tokio::spawn(async move {
+    ///     while let Some(pending) = questions.recv().await {
+    ///         let content = json!({"name": "Ada"}).as_object().unwrap().clone();
+    ///         pending.respond(Answer::Accept(content));
+    ///     }
+    /// });
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_channelapprover_greet"]).unwrap())
+    ///     .approver(approver)
+    ///     .build()
+    ///     .unwrap();
+    /// let result = coordinator.call(ToolCall::new("doc_channelapprover_greet", "{}")).await;
+    /// assert_eq!(result.text(), "Hello, Ada!");
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn answering_questions(
+        mut self,
+        capacity: usize,
+    ) -> (Self, mpsc::Receiver<PendingQuestion>) {
+        let (questions, receiver) = mpsc::channel(capacity.max(1));
+        self.questions = Some(questions);
+        (self, receiver)
     }
 }
 
@@ -488,6 +595,62 @@ impl Approver for ChannelApprover {
                 .await
                 .unwrap_or_else(|_| unanswered("the request was dropped without an answer"))
         })
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        Box::pin(async move {
+            let Some(questions) = &self.questions else {
+                return Err(Unanswered::new(format!(
+                    "`{}` asked the user a question, but this session's approval channel takes approval requests only (the application made its ChannelApprover without `answering_questions`)",
+                    request.tool
+                )));
+            };
+            let (answer, answered) = oneshot::channel();
+            let pending = PendingQuestion {
+                request: request.clone(),
+                answer,
+            };
+            if questions.send(pending).await.is_err() {
+                return Err(Unanswered::new(
+                    "nobody answered the question (the question channel is closed)",
+                ));
+            }
+            answered.await.map_err(|_| {
+                Unanswered::new("nobody answered the question (it was dropped without an answer)")
+            })
+        })
+    }
+}
+
+/// One tool's question waiting for an answer, as the receiver of
+/// [`ChannelApprover::answering_questions`] gets it.
+pub struct PendingQuestion {
+    request: QuestionRequest,
+    answer: oneshot::Sender<Answer>,
+}
+
+impl PendingQuestion {
+    /// What is asked, and by which call.
+    #[must_use]
+    pub fn request(&self) -> &QuestionRequest {
+        &self.request
+    }
+
+    /// Answers. An accepted answer is checked against the question's schema before the tool
+    /// sees it; an answer to a call that has meanwhile been cancelled is dropped.
+    pub fn respond(self, answer: Answer) {
+        let _ = self.answer.send(answer);
+    }
+}
+
+impl fmt::Debug for PendingQuestion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingQuestion")
+            .field("request", &self.request)
+            .finish_non_exhaustive()
     }
 }
 

@@ -15,4 +15,5 @@ pub mod hooks;
 pub mod mcp;
 pub mod middleware;
 pub mod policy;
+mod question;
 pub mod settings;

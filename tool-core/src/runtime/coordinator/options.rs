@@ -72,9 +72,24 @@ pub(crate) struct CallScope {
 }
 
 impl CallScope {
-    /// Who answers this call's questions: its own approver, none when nobody can be asked,
-    /// else the coordinator's (`fallback`).
+    /// Who answers this call's approvals and the user's questions: none when nobody can be
+    /// asked, else its own approver, else the coordinator's (`fallback`).
     pub(crate) fn approver<'a>(
+        &'a self,
+        fallback: Option<&'a Arc<dyn Approver>>,
+    ) -> Option<&'a Arc<dyn Approver>> {
+        match (&self.approver, &self.nobody_to_ask) {
+            (_, Some(_)) => None,
+            (Some(approver), None) => Some(approver),
+            (None, None) => fallback,
+        }
+    }
+
+    /// Who speaks for the call's client (its model's messages, its roots): its own approver
+    /// even when the user cannot be asked (an MCP client without elicitation may still
+    /// sample), none when nobody can be asked and it has none, else the coordinator's.
+    /// The public options never set both; the MCP server does.
+    pub(crate) fn client<'a>(
         &'a self,
         fallback: Option<&'a Arc<dyn Approver>>,
     ) -> Option<&'a Arc<dyn Approver>> {

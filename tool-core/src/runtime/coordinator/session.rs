@@ -1,13 +1,17 @@
 //! [`Session`]: a running tool's handle on the session of the coordinator that runs it: the
 //! permission mode, and the approver. For tools with an approval flow of their own (presenting
-//! a plan), so that no tool needs a branch in the coordinator.
+//! a plan), so that no tool needs a branch in the coordinator, and for tools that put a
+//! question of their own to the user ([`Session::elicit`]).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{CallScope, Coordinator};
 use crate::ToolError;
 use crate::definition::context::{CallInfo, FromContext, ToolContext};
-use crate::runtime::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope, RequestKind};
+use crate::runtime::approval::{
+    Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Question, QuestionRequest,
+    RequestKind, Root, Sampled, SamplingRequest,
+};
 use crate::runtime::events::CallEvent;
 use crate::runtime::hooks::{HookEvent, HookInput};
 use crate::runtime::policy::{Mode, Verdict};
@@ -131,6 +135,133 @@ impl Session {
         };
         *self.approved.lock().unwrap_or_else(PoisonError::into_inner) = approved;
         answer
+    }
+
+    /// Puts a question of the tool's own to the user (a form: [`Question`]) and returns the
+    /// answer: the content the user filled in (checked against the question's schema), or
+    /// that they declined or dismissed it. The call's approver answers
+    /// ([`Approver::elicit`](crate::approval::Approver::elicit)): the one its caller gave
+    /// ([`CallOptions`](super::CallOptions)), else the coordinator's. PermissionRequest hooks
+    /// are about permission and never answer it.
+    ///
+    /// Over MCP the client's user answers: at protocol 2025-11-25 by `elicitation/create`
+    /// while the tool waits; at 2026-07-28 by the `input_required` round trip, which ends
+    /// this run of the tool at its first unanswered question and runs the tool again from the
+    /// start once the client brings the answers back. So **ask before acting**: a tool that
+    /// changes something and then asks would change it again on the re-run. Until this method
+    /// has answered every question, a tool can know that nothing of its own has happened yet.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset};
+    /// use tool_core::approval::{Answer, Question};
+    /// use tool_core::context::Session;
+    ///
+    /// /// Ask the user for a color.
+    /// #[tool(read_only, name = "doc_session_elicit")]
+    /// async fn pick_color(#[ctx] session: Session) -> Result<String, ToolError> {
+    ///     let question = Question::new(
+    ///         "Which color?",
+    ///         json!({"type": "object", "properties": {"color": {"type": "string", "enum": ["red", "blue"]}}}),
+    ///     )?;
+    ///     match session.elicit(question).await? {
+    ///         Answer::Accept(content) => Ok(format!("{}", content["color"])),
+    ///         _ => Ok("no color".to_owned()),
+    ///     }
+    /// }
+    ///
+    /// // Nobody to ask: the tool gets an error it reports, saying so.
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_session_elicit"]).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// let result = coordinator.call_blocking(ToolCall::new("doc_session_elicit", "{}"));
+    /// assert!(result.is_error());
+    /// assert!(result.text().contains("no approver"), "{}", result.text());
+    /// ```
+    ///
+    /// # Errors
+    /// A [`ToolError`] saying why there is no answer: nobody can be asked (no approver, or
+    /// one that answers approvals only, or an MCP client without the elicitation capability),
+    /// the asking failed, or the answer did not fit the question's schema.
+    pub async fn elicit(&self, question: Question) -> Result<Answer, ToolError> {
+        let Some(approver) = self
+            .scope
+            .approver(self.coordinator.inner.approver.as_ref())
+        else {
+            let why =
+                self.scope.nobody_to_ask.as_deref().unwrap_or(
+                    "this session has no way to ask the user (no approver is configured)",
+                );
+            return Err(ToolError::failed(format!(
+                "{why}, so `{}` could not ask its question ({}); tell the user what you need to know",
+                self.call.tool,
+                question.message()
+            )));
+        };
+        let request =
+            QuestionRequest::new(self.call.call_id.clone(), self.call.tool.clone(), question);
+        let answer = approver
+            .elicit(&request)
+            .await
+            .map_err(ToolError::from_error)?;
+        if let Answer::Accept(content) = &answer {
+            request.question.check(content).map_err(|problem| {
+                ToolError::failed(format!(
+                    "the user's answer to `{}`'s question did not fit it: {problem}",
+                    self.call.tool
+                ))
+            })?;
+        }
+        Ok(answer)
+    }
+
+    /// Asks the client's model for a message (MCP's sampling): over MCP the client writes it,
+    /// by `sampling/createMessage` at 2025-11-25 or through the `input_required` round trip
+    /// at 2026-07-28 (which, as for [`elicit`](Self::elicit), runs the call again with the
+    /// answer: ask before acting). Who answers is the call's approver
+    /// ([`Approver::sample`](crate::approval::Approver::sample)), which speaks for its client.
+    ///
+    /// # Errors
+    /// A [`ToolError`] saying why there is no message: no client that can write one (no
+    /// approver, or an MCP client without the sampling capability), or the asking failed.
+    pub async fn sample(&self, request: SamplingRequest) -> Result<Sampled, ToolError> {
+        let approver = self.client("a message from the client's model")?;
+        approver
+            .sample(&self.call.tool, &request)
+            .await
+            .map_err(ToolError::from_error)
+    }
+
+    /// The client's roots (MCP's `roots/list`): the directories or resources its user opened
+    /// to the server, asked as [`sample`](Self::sample) asks.
+    ///
+    /// # Errors
+    /// A [`ToolError`] saying why there are none to read: no client that declares roots, or
+    /// the asking failed.
+    pub async fn roots(&self) -> Result<Vec<Root>, ToolError> {
+        let approver = self.client("the client's roots")?;
+        approver
+            .list_roots(&self.call.tool)
+            .await
+            .map_err(ToolError::from_error)
+    }
+
+    /// Who speaks for the call's client, or why nobody does.
+    fn client(&self, what: &str) -> Result<&Arc<dyn crate::approval::Approver>, ToolError> {
+        self.scope
+            .client(self.coordinator.inner.approver.as_ref())
+            .ok_or_else(|| {
+                let why = self
+                    .scope
+                    .nobody_to_ask
+                    .as_deref()
+                    .unwrap_or("this session has no client to ask (no approver is configured)");
+                ToolError::failed(format!(
+                    "{why}, so `{}` could not ask for {what}",
+                    self.call.tool
+                ))
+            })
     }
 
     /// The answer to `request`: a hook's, else the approver's.

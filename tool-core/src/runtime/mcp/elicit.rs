@@ -1,46 +1,63 @@
-//! Approval by elicitation: the policy applies on the server, and a call that needs approval
-//! asks the MCP client's user.
+//! Asking the MCP client's user: the policy's approval of a call, and a running tool's own
+//! questions ([`Session::elicit`](crate::context::Session::elicit), a form); and asking the
+//! client itself for a tool: a message from its model
+//! ([`Session::sample`](crate::context::Session::sample), `sampling/createMessage`) and its
+//! roots ([`Session::roots`](crate::context::Session::roots), `roots/list`), which travel the
+//! same ways as a tool's question, each only when the client declared the capability
+//! ([`ClientAbilities`]; at 2026-07-28 a call that failed for want of one is the protocol's
+//! MissingRequiredClientCapability error, -32021).
 //!
-//! What is asked is the same on both protocol versions: a form ([`question`]) saying what the
-//! call will do (the request's preview, why the policy asks, the arguments) and offering
-//! "approve once", "approve this tool for the session" (when the server allows session
-//! grants) and "reject", with optional guidance for the model. How it travels differs:
+//! An approval is a form ([`question`]) saying what the call will do (the request's preview,
+//! why the policy asks, the arguments) and offering "approve once", "approve this tool for
+//! the session" (when the server allows session grants) and "reject", with optional guidance
+//! for the model. A tool's question is its own form ([`form`]). How they travel differs:
 //!
 //! - **2025-11-25** (a connection with a session): the server sends `elicitation/create` and
-//!   waits for the answer while the call is held at its approval stage ([`ElicitingApprover`]).
-//!   A question a tool asks itself ([`Session::ask`](crate::context::Session::ask), a plan)
-//!   goes the same way.
+//!   waits for the answer while the call waits, held at its approval stage or inside the
+//!   tool ([`ElicitingApprover`]). A plan a tool presents
+//!   ([`Session::ask`](crate::context::Session::ask)) goes the same way.
 //! - **2026-07-28** (stateless): a server may not send requests of its own, so the call ends
-//!   at its approval stage (before its tool runs) with an `input_required` result: the
-//!   elicitation as an input request, and a request state naming the tool, the SHA-256 of the
-//!   exact arguments and what is asked, sealed with HMAC-SHA256 ([`ApprovalStates`]). The
-//!   client asks its user and calls again with the answer and the state; the server checks
-//!   the seal (a forged or changed state is an error), checks that the state is for this very
-//!   tool and these arguments, and runs the call from the start with the answer as the
-//!   approval ([`RoundTripApprover`]). Only the call's own approval can travel this way: a
-//!   question asked once the tool runs (a nested call needing approval, a plan presented
-//!   through `Session::ask`) cannot wait for a round trip that would restart the tool, so it
-//!   is refused with a reason saying so.
+//!   with an `input_required` result carrying what is asked, and a request state sealed with
+//!   HMAC-SHA256 ([`ApprovalStates`]); the client asks its user and calls again with the
+//!   answers and the state; the server checks the seal (a forged or changed state is the
+//!   JSON-RPC error -32602), checks that the state is for this very tool and these exact
+//!   arguments, and **runs the call again from the start** with the answers
+//!   ([`RoundTripApprover`]):
+//!   - the policy's approval ends the call before its tool runs (key `approval`);
+//!   - a tool's question ends the tool's run at the first question no answer was brought
+//!     for (the tool gets an error and is expected to return it); its key is the one the
+//!     tool gave ([`Question::with_key`](crate::approval::Question::with_key)) or its order
+//!     among the call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...);
+//!     requests made at once (`tokio::join!`) go out in one round. On the next run, every question
+//!     answered so far is answered again from the answers, and the next one goes out: each
+//!     round adds answers, carried in the sealed state ([`RoundState`]) so that an earlier
+//!     round's answer (and the approval) cannot be changed. An answer that does not fit its
+//!     question, or was given to another question under the same key, is asked again.
+//!
+//!   A tool therefore should ask before it acts: until its questions are answered, nothing
+//!   after them has run. A question asked once the tool runs about another call's approval
+//!   (a nested call needing approval, a plan) cannot be carried this way, and is refused
+//!   with a reason saying so.
 //!
 //! A client that declared no elicitation capability cannot be asked: such a call is refused,
-//! and the model reads why.
+//! and a tool's question gets that reason as its error.
 //!
-//! The first round of a round trip is a real call up to its approval stage: hooks before it
-//! ran, and events and budgets saw a call that was not approved (yet).
+//! The first round of a round trip is a real call up to where it asked: hooks before it ran,
+//! and events and budgets saw a call that did not complete (yet).
 //!
-//! The seal keeps a client from making up a question the server never asked, or from moving
-//! an approval to another tool or other arguments. Each state carries a random nonce, and a
-//! server takes a state once: brought back again, it is refused, so "approve once" runs the
-//! call once. (Instances sharing a key each remember what they took, so a client that sends
-//! one state to several instances can have it taken once by each; a shared store would close
-//! that, at the cost of the statelessness the protocol is for.) The seal cannot stop a client
-//! from answering for its user: the client holds the answer either way.
-//!
-//! The round trip carries only the call's own approval: the first question of the round, and
-//! only when it is about this call (its id, its tool, its arguments). Any question after it is
-//! asked while the tool runs, and is refused.
+//! The seal keeps a client from making up an approval the server never asked, or from moving
+//! one to another tool or other arguments: an approval is taken only through a sealed state
+//! that asked it. A tool's own question may be answered without a state (the client holds the
+//! answer either way, as it does a form's): a client that knows what a tool asks may answer
+//! ahead. Each state carries a random nonce, and a server takes a state once: brought back
+//! again, it is refused, so "approve once" runs the call once. (Instances sharing a key each
+//! remember what they took, so a client that sends one state to several instances can have it
+//! taken once by each; a shared store would close that, at the cost of the statelessness the
+//! protocol is for.) The seal cannot stop a client from answering for its user: the client
+//! holds the answer either way.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -56,7 +73,8 @@ use sha2::{Digest, Sha256};
 use crate::BoxFuture;
 use crate::definition::context::CancellationToken;
 use crate::runtime::approval::{
-    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, RequestKind,
+    Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, Question, QuestionRequest,
+    RequestKind, Root, Sampled, SamplingRequest, Speaker, Unanswered,
 };
 
 /// The key of the approval question in an `input_required` result's `inputRequests`, and of
@@ -169,6 +187,51 @@ pub(super) struct ElicitingApprover {
     /// The `tools/call` request's token: a client that cancels the call stops waiting for
     /// the answer too.
     pub(super) cancel: CancellationToken,
+    /// What the client declared it can do besides asking its user.
+    pub(super) client: ClientAbilities,
+}
+
+/// What a client declared it can do for a tool besides asking its user: write a message with
+/// its model (`sampling`), list its roots (`roots`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ClientAbilities {
+    pub(super) sampling: bool,
+    pub(super) roots: bool,
+}
+
+impl ClientAbilities {
+    /// `Err` saying the client cannot do `what`, unless `able`.
+    fn check(
+        able: bool,
+        tool: &str,
+        what: &str,
+        capability: &'static str,
+    ) -> Result<(), Unanswered> {
+        if able {
+            return Ok(());
+        }
+        Err(Unanswered::new(format!(
+            "`{tool}` asked for {what}, but this MCP client did not declare the {capability} capability"
+        )))
+    }
+}
+
+impl ElicitingApprover {
+    /// `request`'s answer, unless the call is cancelled first.
+    async fn unless_cancelled<T>(
+        &self,
+        request: impl Future<Output = Result<T, rmcp::service::ServiceError>>,
+    ) -> Result<T, Unanswered> {
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => Err(Unanswered::new(
+                "the call was cancelled while the client was being asked",
+            )),
+            answered = request => answered.map_err(|error| Unanswered::new(format!(
+                "the MCP client could not answer ({error})"
+            ))),
+        }
+    }
 }
 
 impl Approver for ElicitingApprover {
@@ -190,6 +253,180 @@ impl Approver for ElicitingApprover {
             }
         })
     }
+
+    fn elicit<'a>(
+        &'a self,
+        request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        Box::pin(async move {
+            let result = self
+                .unless_cancelled(self.peer.create_elicitation(form(&request.question)?))
+                .await?;
+            to_answer(&result).ok_or_else(|| {
+                Unanswered::new(
+                    "the MCP client answered the question with an action the server does not know",
+                )
+            })
+        })
+    }
+
+    fn sample<'a>(
+        &'a self,
+        tool: &'a str,
+        request: &'a SamplingRequest,
+    ) -> BoxFuture<'a, Result<Sampled, Unanswered>> {
+        Box::pin(async move {
+            ClientAbilities::check(
+                self.client.sampling,
+                tool,
+                "a message from the client's model",
+                "sampling",
+            )?;
+            let params = serde_json::from_value(sampling_params(request)).map_err(|error| {
+                Unanswered::new(format!("the sampling request is malformed ({error})"))
+            })?;
+            // SEP-2577 deprecates sampling in a later protocol; 2025-11-25 has it.
+            #[expect(deprecated)]
+            let result = self
+                .unless_cancelled(self.peer.create_message(params))
+                .await?;
+            to_sampled(&serde_json::to_value(result).unwrap_or_default())
+        })
+    }
+
+    fn list_roots<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<Vec<Root>, Unanswered>> {
+        Box::pin(async move {
+            ClientAbilities::check(self.client.roots, tool, "the client's roots", "roots")?;
+            // SEP-2577 deprecates roots in a later protocol; 2025-11-25 has them.
+            #[expect(deprecated)]
+            let result = self.unless_cancelled(self.peer.list_roots()).await?;
+            to_roots(&serde_json::to_value(result).unwrap_or_default())
+        })
+    }
+}
+
+/// `sampling/createMessage`'s params for `request`. Built as JSON: rmcp marks its sampling
+/// types deprecated (SEP-2577 deprecates sampling and roots in a later protocol; both stay in
+/// 2025-11-25 and 2026-07-28, which this server speaks).
+fn sampling_params(request: &SamplingRequest) -> Value {
+    let messages: Vec<Value> = request
+        .messages()
+        .iter()
+        .map(|(speaker, text)| {
+            let role = match speaker {
+                Speaker::Assistant => "assistant",
+                _ => "user",
+            };
+            json!({"role": role, "content": {"type": "text", "text": text}})
+        })
+        .collect();
+    let mut params = json!({"messages": messages, "maxTokens": request.max_tokens()});
+    if let Some(prompt) = request.system_prompt() {
+        params["systemPrompt"] = json!(prompt);
+    }
+    params
+}
+
+/// A `CreateMessageResult` (JSON) as the message a tool reads: its text parts, joined.
+fn to_sampled(result: &Value) -> Result<Sampled, Unanswered> {
+    let model = result["model"].as_str();
+    let content = match &result["content"] {
+        Value::Array(parts) => parts.iter().collect::<Vec<_>>(),
+        part => vec![part],
+    };
+    let texts: Vec<&str> = content
+        .iter()
+        .filter(|part| part["type"] == "text")
+        .filter_map(|part| part["text"].as_str())
+        .collect();
+    match model {
+        Some(model) if result["role"] == "assistant" && !texts.is_empty() => {
+            let mut sampled = Sampled::new(texts.join("\n"), model);
+            sampled.stop_reason = result["stopReason"].as_str().map(str::to_owned);
+            Ok(sampled)
+        }
+        _ => Err(Unanswered::new(
+            "the MCP client's answer is not a text message from its model (a CreateMessageResult with role assistant, text content and a model)",
+        )),
+    }
+}
+
+/// A `ListRootsResult` (JSON) as roots.
+fn to_roots(result: &Value) -> Result<Vec<Root>, Unanswered> {
+    let bad =
+        || Unanswered::new("the MCP client's answer is not a list of roots (a ListRootsResult)");
+    result["roots"]
+        .as_array()
+        .ok_or_else(bad)?
+        .iter()
+        .map(|root| {
+            let uri = root["uri"].as_str().ok_or_else(bad)?;
+            Ok(Root::new(uri, root["name"].as_str().map(str::to_owned)))
+        })
+        .collect()
+}
+
+/// A tool's question as an elicitation form.
+pub(super) fn form(question: &Question) -> Result<ElicitRequestParams, Unanswered> {
+    let requested_schema: ElicitationSchema = serde_json::from_value(question.schema().clone())
+        .map_err(|error| {
+            Unanswered::new(format!(
+                "the question's form cannot be sent as an MCP elicitation ({error})"
+            ))
+        })?;
+    Ok(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question.message().to_owned(),
+        requested_schema,
+    })
+}
+
+/// The client's elicitation result as the tool's answer; `None` for an action nobody knows.
+pub(super) fn to_answer(result: &ElicitResult) -> Option<Answer> {
+    match result.action {
+        ElicitationAction::Accept => Some(Answer::Accept(
+            result
+                .content
+                .as_ref()
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        )),
+        ElicitationAction::Decline => Some(Answer::Decline),
+        ElicitationAction::Cancel => Some(Answer::Cancel),
+        _ => None,
+    }
+}
+
+/// The SHA-256 of what a question shows and asks for: an answer given to one question is
+/// never taken for another asked under the same key.
+pub(super) fn question_digest(question: &Question) -> String {
+    sha256_hex(&format!("{}\n{}", question.message(), question.schema()))
+}
+
+/// An answer to a tool's question, as a round's state carries it on to the next round.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Answered {
+    /// The digest of the question answered, when the server asked it (a client may also
+    /// answer a question before it is asked: then this is `None`).
+    pub(super) question: Option<String>,
+    /// The client's `ElicitResult`, as it sent it.
+    pub(super) response: Value,
+}
+
+/// What the questions of a tool asked over one 2026-07-28 round came to.
+#[derive(Debug, Default)]
+pub(super) struct QuestionsRound {
+    /// The requests made and not answered, in the order made: key, digest of what was
+    /// asked, and the request for the `input_required` result.
+    pub(super) pending: Vec<(String, String, InputRequest)>,
+    /// The answers the tool took, by key: carried in the next round's state, so the tool,
+    /// run again from the start, finds them again.
+    pub(super) used: BTreeMap<String, Answered>,
+    /// The capabilities the tool needed and the client had not declared (`sampling`,
+    /// `roots`): a call that failed for want of them is the protocol's
+    /// MissingRequiredClientCapability error.
+    pub(super) missing: Vec<&'static str>,
 }
 
 /// The approver of one 2026-07-28 round: it answers the call's own approval with the answer
@@ -210,6 +447,15 @@ pub(super) struct RoundTripApprover {
     asked_before: Mutex<bool>,
     /// The request to ask the client about, once the policy asked.
     asked: Arc<Mutex<Option<ApprovalRequest>>>,
+    /// The answers to the tool's own questions the client brought (this round's and, from
+    /// the state, earlier rounds'), by key.
+    answers: HashMap<String, Answered>,
+    /// How many questions the tool asked so far: names the ones it gave no key.
+    questions_asked: AtomicUsize,
+    /// What the tool's questions came to.
+    questions: Arc<Mutex<QuestionsRound>>,
+    /// What the client declared it can do besides asking its user.
+    client: ClientAbilities,
 }
 
 impl RoundTripApprover {
@@ -223,6 +469,10 @@ impl RoundTripApprover {
         asked: Arc<Mutex<Option<ApprovalRequest>>>,
     ) -> Self {
         RoundTripApprover {
+            answers: HashMap::new(),
+            questions_asked: AtomicUsize::new(0),
+            questions: Arc::default(),
+            client: ClientAbilities::default(),
             call_id,
             tool: tool.to_owned(),
             arguments: serde_json::from_str(arguments)
@@ -231,6 +481,91 @@ impl RoundTripApprover {
             asked_before: Mutex::new(false),
             asked,
         }
+    }
+
+    /// With the answers the client brought to the tool's own questions, and where to record
+    /// what those questions came to.
+    pub(super) fn with_answers(
+        mut self,
+        answers: HashMap<String, Answered>,
+        questions: Arc<Mutex<QuestionsRound>>,
+    ) -> Self {
+        self.answers = answers;
+        self.questions = questions;
+        self
+    }
+
+    /// With what the client declared it can do besides asking its user.
+    pub(super) fn with_client(mut self, client: ClientAbilities) -> Self {
+        self.client = client;
+        self
+    }
+
+    /// [`ClientAbilities::check`], recording a capability the client lacks.
+    fn able(
+        &self,
+        able: bool,
+        tool: &str,
+        what: &str,
+        capability: &'static str,
+    ) -> Result<(), Unanswered> {
+        let checked = ClientAbilities::check(able, tool, what, capability);
+        if checked.is_err() {
+            let mut questions = self
+                .questions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if !questions.missing.contains(&capability) {
+                questions.missing.push(capability);
+            }
+        }
+        checked
+    }
+
+    /// The key of the call's next request to the client: the one given, else `prefix-N`
+    /// with N its order among the call's requests.
+    fn next_key(&self, given: Option<&str>, prefix: &str) -> String {
+        let ordinal = self.questions_asked.fetch_add(1, Ordering::SeqCst) + 1;
+        given.map_or_else(|| format!("{prefix}-{ordinal}"), str::to_owned)
+    }
+
+    /// The answer the client brought under `key` to this very request (`digest`), read by
+    /// `read` (`None`: unusable, asked again); recorded as used, so the next round's state
+    /// carries it. Else `request` is recorded as pending, and the tool told to wait.
+    fn answer_or_ask<T>(
+        &self,
+        key: String,
+        digest: String,
+        request: impl FnOnce() -> InputRequest,
+        read: impl FnOnce(&Value) -> Option<T>,
+    ) -> Result<T, Unanswered> {
+        let brought = self.answers.get(&key).filter(|answered| {
+            answered
+                .question
+                .as_ref()
+                .is_none_or(|asked| *asked == digest)
+        });
+        let mut questions = self
+            .questions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(answered) = brought
+            && let Some(answer) = read(&answered.response)
+        {
+            questions.used.insert(
+                key,
+                Answered {
+                    question: Some(digest),
+                    response: answered.response.clone(),
+                },
+            );
+            return Ok(answer);
+        }
+        questions.pending.push((key, digest, request()));
+        // Never read by the model: the server answers `input_required` instead.
+        Err(Unanswered::new(
+            "waiting for the MCP client's answer (input_required); the call will run again with it",
+        ))
     }
 
     /// Whether `request` is this call's own approval: the round's first question, about
@@ -274,33 +609,121 @@ impl Approver for RoundTripApprover {
         };
         Box::pin(async move { response })
     }
+
+    /// Answers from what the client brought, when it answered this very question under its
+    /// key with an answer that fits; else records the question for the `input_required`
+    /// result and leaves it unanswered (the tool's run ends, and runs again with the answer).
+    fn elicit<'a>(
+        &'a self,
+        request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        let question = &request.question;
+        let key = self.next_key(question.key(), "question");
+        // A form the client could not be shown is the tool's error now, not a round trip.
+        let outcome = form(question).and_then(|params| {
+            self.answer_or_ask(
+                key,
+                question_digest(question),
+                || input_request("elicitation/create", &params),
+                |response| {
+                    let result = serde_json::from_value::<ElicitResult>(response.clone()).ok()?;
+                    match to_answer(&result)? {
+                        // An answer that does not fit is asked again rather than read.
+                        Answer::Accept(content) if question.check(&content).is_err() => None,
+                        answer => Some(answer),
+                    }
+                },
+            )
+        });
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn sample<'a>(
+        &'a self,
+        tool: &'a str,
+        request: &'a SamplingRequest,
+    ) -> BoxFuture<'a, Result<Sampled, Unanswered>> {
+        let key = self.next_key(request.key(), "sampling");
+        let params = sampling_params(request);
+        let outcome = self
+            .able(
+                self.client.sampling,
+                tool,
+                "a message from the client's model",
+                "sampling",
+            )
+            .and_then(|()| {
+                self.answer_or_ask(
+                    key,
+                    sha256_hex(&params.to_string()),
+                    || input_request("sampling/createMessage", &params),
+                    |response| to_sampled(response).ok(),
+                )
+            });
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn list_roots<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<Vec<Root>, Unanswered>> {
+        let key = self.next_key(None, "roots");
+        let outcome = self
+            .able(self.client.roots, tool, "the client's roots", "roots")
+            .and_then(|()| {
+                self.answer_or_ask(
+                    key,
+                    sha256_hex("roots/list"),
+                    || input_request("roots/list", &json!({})),
+                    |response| to_roots(response).ok(),
+                )
+            });
+        Box::pin(std::future::ready(outcome))
+    }
 }
 
 /// What a sealed 2026-07-28 request state says: which call was asked about, and what.
 #[derive(Debug, Serialize, Deserialize)]
-pub(super) struct AskedApproval {
+pub(super) struct RoundState {
     /// The tool called.
     pub(super) tool: String,
     /// SHA-256 of the arguments' JSON text, in hex.
     pub(super) arguments_sha256: String,
-    /// What the user was shown: the request's preview.
-    pub(super) preview: String,
+    /// What the user was shown of the policy's approval question, when this round asked it:
+    /// the request's preview.
+    pub(super) preview: Option<String>,
     /// Whether "approve for the session" was offered.
     pub(super) offer_session: bool,
+    /// The client's answer to the approval question of an earlier round (its
+    /// `ElicitResult`): the call, run again from the start, is asked again and takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) approval: Option<Value>,
+    /// The tool's own questions this round asked: key and question digest.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) asked: BTreeMap<String, String>,
+    /// The answers to the tool's questions of earlier rounds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) answers: BTreeMap<String, Answered>,
     /// Random, so that a server can tell a state it has taken already.
     pub(super) nonce: String,
 }
 
-impl AskedApproval {
-    /// What is asked about `tool` with `arguments`, shown as `preview`, with a fresh nonce.
-    pub(super) fn new(tool: &str, arguments: &str, preview: String, offer_session: bool) -> Self {
+impl RoundState {
+    /// The state of a round of `tool` with `arguments` (asking for approval when `preview`
+    /// is given), with a fresh nonce and nothing answered yet.
+    pub(super) fn new(
+        tool: &str,
+        arguments: &str,
+        preview: Option<String>,
+        offer_session: bool,
+    ) -> Self {
         let mut nonce = [0_u8; 16];
         getrandom::fill(&mut nonce).expect("the OS provides randomness");
-        AskedApproval {
+        RoundState {
             tool: tool.to_owned(),
             arguments_sha256: sha256_hex(arguments),
             preview,
             offer_session,
+            approval: None,
+            asked: BTreeMap::new(),
+            answers: BTreeMap::new(),
             nonce: nonce.iter().map(|byte| format!("{byte:02x}")).collect(),
         }
     }
@@ -366,7 +789,7 @@ impl ApprovalStates {
     }
 
     /// The sealed state of an approval asked about `tool` with `arguments`.
-    pub(super) fn seal(&self, asked: &AskedApproval) -> String {
+    pub(super) fn seal(&self, asked: &RoundState) -> String {
         self.codec
             .seal_json_with(asked, &SealOptions::new().ttl(STATE_TTL))
             .expect("an approval state serializes")
@@ -379,8 +802,8 @@ impl ApprovalStates {
         state: &str,
         tool: &str,
         arguments: &str,
-    ) -> Result<AskedApproval, StateRefused> {
-        let asked: AskedApproval = self.codec.open_json(state).map_err(|error| match error {
+    ) -> Result<RoundState, StateRefused> {
+        let asked: RoundState = self.codec.open_json(state).map_err(|error| match error {
             RequestStateError::Expired => StateRefused::Expired,
             _ => StateRefused::Forged,
         })?;
@@ -415,10 +838,11 @@ fn sha256_hex(text: &str) -> String {
         })
 }
 
-/// The elicitation of `params` as an `input_required` input request.
-pub(super) fn input_request(params: ElicitRequestParams) -> InputRequest {
-    let request = json!({ "method": "elicitation/create", "params": params });
-    serde_json::from_value(request).expect("an elicitation is an input request (tested)")
+/// The request `method` with `params` as an `input_required` input request.
+pub(super) fn input_request(method: &str, params: &impl Serialize) -> InputRequest {
+    let request = json!({ "method": method, "params": params });
+    serde_json::from_value(request)
+        .expect("elicitation, sampling and roots requests are input requests (tested)")
 }
 
 #[cfg(test)]
@@ -441,7 +865,7 @@ mod tests {
             .as_array()
             .unwrap();
         assert_eq!(choices.len(), 2, "{choices:?}");
-        let request = serde_json::to_value(input_request(params)).unwrap();
+        let request = serde_json::to_value(input_request("elicitation/create", &params)).unwrap();
         assert_eq!(request["method"], "elicitation/create");
     }
 
@@ -485,10 +909,10 @@ mod tests {
     #[test]
     fn a_sealed_state_opens_only_for_its_own_call_and_unchanged() {
         let states = ApprovalStates::random();
-        let sealed = states.seal(&AskedApproval::new(
+        let sealed = states.seal(&RoundState::new(
             "write_file",
             r#"{"path":"a"}"#,
-            "write_file (mutating): path = a".into(),
+            Some("write_file (mutating): path = a".into()),
             true,
         ));
         assert!(
@@ -571,5 +995,112 @@ mod tests {
             );
             assert!(approver.asked.lock().unwrap().is_none());
         }
+    }
+
+    fn name_question() -> QuestionRequest {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+        QuestionRequest::new("mcp-1", "greet", Question::new("Name?", schema).unwrap())
+    }
+
+    fn answered(question: Option<String>, response: Value) -> Answered {
+        Answered { question, response }
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_question_is_pending_under_its_order_of_asking() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let approver = round(None).with_answers(HashMap::new(), Arc::clone(&questions));
+        assert!(approver.elicit(&name_question()).await.is_err());
+        assert!(approver.elicit(&name_question()).await.is_err());
+        let keys: Vec<String> = questions
+            .lock()
+            .unwrap()
+            .pending
+            .iter()
+            .map(|p| p.0.clone())
+            .collect();
+        assert_eq!(keys, ["question-1", "question-2"]);
+    }
+
+    #[tokio::test]
+    async fn a_brought_answer_is_taken_and_carried_on() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let response = json!({"action": "accept", "content": {"name": "Ada"}});
+        let answers = HashMap::from([("question-1".to_owned(), answered(None, response))]);
+        let approver = round(None).with_answers(answers, Arc::clone(&questions));
+        let answer = approver.elicit(&name_question()).await.unwrap();
+        assert!(matches!(answer, Answer::Accept(content) if content["name"] == "Ada"));
+        let questions = questions.lock().unwrap();
+        assert!(questions.pending.is_empty());
+        let used = &questions.used["question-1"];
+        assert_eq!(
+            used.question.as_deref(),
+            Some(question_digest(&name_question().question).as_str())
+        );
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_fit_or_was_for_another_question_is_asked_again() {
+        for brought in [
+            answered(None, json!({"action": "accept", "content": {"name": 7}})),
+            answered(None, json!(12345)),
+            answered(
+                Some("another question".into()),
+                json!({"action": "accept", "content": {"name": "Ada"}}),
+            ),
+        ] {
+            let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+            let answers = HashMap::from([("question-1".to_owned(), brought.clone())]);
+            let approver = round(None).with_answers(answers, Arc::clone(&questions));
+            assert!(
+                approver.elicit(&name_question()).await.is_err(),
+                "{brought:?}"
+            );
+            assert_eq!(questions.lock().unwrap().pending.len(), 1, "{brought:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn sampling_without_the_capability_is_refused_and_recorded_as_missing() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let approver = round(None).with_answers(HashMap::new(), Arc::clone(&questions));
+        let error = approver
+            .sample("greet", &SamplingRequest::new("hi", 10))
+            .await
+            .unwrap_err();
+        assert!(error.reason.contains("sampling capability"), "{error}");
+        assert_eq!(questions.lock().unwrap().missing, ["sampling"]);
+    }
+
+    #[test]
+    fn sampling_requests_and_answers_map_to_and_from_the_protocol() {
+        let request = SamplingRequest::new("hi", 10)
+            .with_message(Speaker::Assistant, "hello")
+            .with_system_prompt("be brief");
+        let params = sampling_params(&request);
+        assert_eq!(params["messages"][1]["role"], "assistant");
+        assert_eq!(params["systemPrompt"], "be brief");
+        assert!(matches!(
+            serde_json::to_value(input_request("sampling/createMessage", &params)).unwrap()["method"].as_str(),
+            Some("sampling/createMessage")
+        ));
+        let sampled = to_sampled(&json!({
+            "role": "assistant", "model": "m", "stopReason": "endTurn",
+            "content": {"type": "text", "text": "Paris"}
+        }))
+        .unwrap();
+        assert_eq!(
+            (sampled.text.as_str(), sampled.model.as_str()),
+            ("Paris", "m")
+        );
+        assert!(
+            to_sampled(
+                &json!({"role": "user", "model": "m", "content": {"type": "text", "text": "x"}})
+            )
+            .is_err()
+        );
+        let roots = to_roots(&json!({"roots": [{"uri": "file:///a", "name": "a"}]})).unwrap();
+        assert_eq!(roots, [Root::new("file:///a", Some("a".into()))]);
+        assert!(to_roots(&json!({"roots": [{"name": "no uri"}]})).is_err());
     }
 }

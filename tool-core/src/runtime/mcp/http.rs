@@ -11,6 +11,11 @@
 //! - **2025-11-25** (and older): the `initialize` handshake, answered without creating a session
 //!   (no `Mcp-Session-Id` is issued, and a client that sends none is served).
 //!
+//! A 2025-11-25 client cannot be asked anything while its call runs on a stateless server
+//! (an approval, a tool's question): its answer would come back on a request of its own that
+//! nothing ties to the waiting call. [`HttpOptions::legacy_sessions`] gives such clients a
+//! session, at the cost of tying each to one instance.
+//!
 //! # Stateless, so it scales out
 //! The service runs with rmcp's legacy session mode off: no request depends on an earlier one
 //! reaching the same process, and nothing is kept between requests. Run as many instances as
@@ -66,6 +71,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use subtle::ConstantTimeEq;
@@ -106,6 +112,7 @@ pub struct HttpOptions {
     allowed_hosts: Vec<String>,
     bearer_token: Option<Arc<str>>,
     allow_unauthenticated: bool,
+    legacy_sessions: bool,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -118,6 +125,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<set>"))
             .field("allow_unauthenticated", &self.allow_unauthenticated)
+            .field("legacy_sessions", &self.legacy_sessions)
             .finish()
     }
 }
@@ -133,6 +141,7 @@ impl HttpOptions {
             allowed_hosts: Vec::new(),
             bearer_token: None,
             allow_unauthenticated: false,
+            legacy_sessions: false,
         }
     }
 
@@ -177,6 +186,22 @@ impl HttpOptions {
     #[must_use]
     pub fn allow_unauthenticated(mut self, allow: bool) -> Self {
         self.allow_unauthenticated = allow;
+        self
+    }
+
+    /// Give clients speaking MCP 2025-11-25 a session (`Mcp-Session-Id`, kept in this
+    /// process), so that the server can ask them while a call runs: the approval of a call,
+    /// and a tool's own questions, model messages and roots (`elicitation/create`,
+    /// `sampling/createMessage`, `roots/list`), whose answers come back on requests of their
+    /// own that the session ties to the waiting call. Off by default: without sessions
+    /// the server is stateless, so any number of instances serve one address behind any load
+    /// balancer, and a 2025-11-25 client is told it cannot be asked. With them, one instance
+    /// serves each 2025-11-25 client (a single instance, or a balancer with sticky sessions).
+    /// Clients speaking 2026-07-28 are served statelessly either way, and asked through the
+    /// `input_required` round trip.
+    #[must_use]
+    pub fn legacy_sessions(mut self, sessions: bool) -> Self {
+        self.legacy_sessions = sessions;
         self
     }
 
@@ -233,7 +258,7 @@ impl HttpOptions {
             hosts.push(self.address.ip().to_string());
         }
         let config = StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
+            .with_legacy_session_mode(self.legacy_sessions)
             .with_json_response(true)
             // Long calls answered on an SSE stream stay alive through proxies.
             .with_sse_keep_alive(Some(Duration::from_secs(15)))
@@ -330,13 +355,25 @@ pub fn router(
     shutdown: CancellationToken,
 ) -> Result<Router, HttpError> {
     options.validate()?;
-    let server = server.into().over_stateless_http();
-    let service: StreamableHttpService<McpServer, NeverSessionManager> = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(NeverSessionManager::default()),
-        options.service_config(&shutdown),
-    );
-    let router = Router::new().route_service(&options.path, service);
+    let router = if options.legacy_sessions {
+        let server = server.into();
+        let service: StreamableHttpService<McpServer, LocalSessionManager> =
+            StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(LocalSessionManager::default()),
+                options.service_config(&shutdown),
+            );
+        Router::new().route_service(&options.path, service)
+    } else {
+        let server = server.into().over_stateless_http();
+        let service: StreamableHttpService<McpServer, NeverSessionManager> =
+            StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(NeverSessionManager::default()),
+                options.service_config(&shutdown),
+            );
+        Router::new().route_service(&options.path, service)
+    };
     Ok(match &options.bearer_token {
         Some(token) => router.route_layer(middleware::from_fn_with_state(
             Arc::clone(token),

@@ -21,6 +21,12 @@
 //!   `input_required` round trip, its request state sealed with HMAC-SHA256 so a client
 //!   cannot forge an approval or move it to another call), and a client without the
 //!   elicitation capability is refused with that reason (see [`McpServer`]);
+//! - a tool's own question ([`Session::elicit`](crate::context::Session::elicit), a form)
+//!   asks the client's user the same way: `elicitation/create` on 2025-11-25, and on
+//!   2026-07-28 an `input_required` round trip that runs the call again from the start with
+//!   the answers (so a tool asks before it acts); a message from the client's model
+//!   ([`Session::sample`](crate::context::Session::sample)) and the client's roots
+//!   ([`Session::roots`](crate::context::Session::roots)) travel the same ways;
 //! - on 2026-07-28, `tools/list` carries `ttlMs` ([`TOOLS_LIST_TTL`]) and `cacheScope:
 //!   "public"`: the toolset is fixed while served, and the same for every caller.
 //!
@@ -34,9 +40,9 @@
 //! `mcp-http`, streamable HTTP (`serve_http`, `HttpServer`, `router`: stateless, Origin
 //! checked, optional bearer token; see the `http` module's doc), protocol versions 2025-11-25
 //! and 2026-07-28 as rmcp negotiates them. Not yet here: list-changed announcements (the
-//! toolset does not change while served), and a question a tool asks while it runs
+//! toolset does not change while served), and an approval asked while a tool runs
 //! ([`Session::ask`](crate::context::Session::ask), a nested call that needs approval) over
-//! the 2026-07-28 round trip, which cannot wait for it: such a question is refused, saying why.
+//! the 2026-07-28 round trip, which cannot carry it: such a question is refused, saying why.
 //!
 //! The other way round, [`client`] imports the tools of any MCP server (a command over stdio,
 //! or a streamable HTTP URL; configured from a `.mcp.json` in Claude Code's format) as dynamic

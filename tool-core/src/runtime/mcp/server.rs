@@ -5,6 +5,7 @@
 //! client when the request carries a `progressToken`, and who answers its approvals (this
 //! client, by elicitation; see `elicit.rs`).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -20,11 +21,11 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use super::elicit::{
-    ApprovalStates, AskedApproval, ElicitingApprover, INPUT_KEY, RoundTripApprover,
-    StateKeyTooShort, answer, input_request, question,
+    Answered, ApprovalStates, ClientAbilities, ElicitingApprover, INPUT_KEY, QuestionsRound,
+    RoundState, RoundTripApprover, StateKeyTooShort, answer, input_request, question,
 };
 use super::progress::ProgressForwarder;
-use crate::approval::ApprovalResponse;
+use crate::approval::{ApprovalRequest, ApprovalResponse};
 use crate::coordinator::CallOptions;
 use crate::definition::output::Content;
 use crate::schema::{Dialect, export_tool};
@@ -60,6 +61,22 @@ pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 /// [`Session::ask`](crate::context::Session::ask), a nested call that needs approval) reaches
 /// a 2025-11-25 client the same way; a 2026-07-28 round trip cannot wait for it (the retry
 /// starts the call again), so it is refused with that reason.
+///
+/// # A tool's own questions
+///
+/// A tool that asks the user a form ([`Session::elicit`](crate::context::Session::elicit))
+/// asks the client: by `elicitation/create` on 2025-11-25, while the tool waits; on
+/// 2026-07-28 through the `input_required` round trip, which ends the tool's run at its
+/// first unanswered question and runs the call again from the start once the client brings
+/// the answers (each round adds answers, sealed in the request state). A tool should
+/// therefore ask before it acts. A message from the client's model
+/// ([`Session::sample`](crate::context::Session::sample)) and the client's roots
+/// ([`Session::roots`](crate::context::Session::roots)) are asked the same ways, when the
+/// client declared sampling or roots; at 2026-07-28 a call that failed for want of one of
+/// them is the JSON-RPC error -32021 (MissingRequiredClientCapability) naming it. Served over
+/// stateless HTTP, a 2025-11-25 client cannot be asked (its answer would come back on a
+/// request no session ties to the call), and the tool is told so, unless the server gives
+/// such clients sessions (`HttpOptions::legacy_sessions`, feature `mcp-http`).
 ///
 /// The seal's key is made from the OS's randomness when the server is made: a state is valid
 /// only in the process that sealed it, for 15 minutes. Several instances behind one address
@@ -295,32 +312,47 @@ impl ServerHandler for McpServer {
             flushed = Some(flush);
         }
         let asked = Arc::new(Mutex::new(None));
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let mut approval_brought = None;
+        let capabilities = context.client_capabilities();
+        let client = ClientAbilities {
+            sampling: capabilities.as_ref().is_some_and(|c| c.sampling.is_some()),
+            roots: capabilities.as_ref().is_some_and(|c| c.roots.is_some()),
+        };
         if self.stateless_http && !is_stateless(&context) {
             options = options.nobody_to_ask(
-                "this server is served over stateless HTTP, where a client speaking MCP 2025-11-25 cannot be asked (its elicitation/create answer needs a session); a client speaking 2026-07-28 is asked through the input_required round trip",
+                "this server is served over stateless HTTP, where a client speaking MCP 2025-11-25 cannot be asked (its answer to elicitation/create needs a session, which the server gives only when started with sessions for such clients); a client speaking 2026-07-28 is asked through the input_required round trip",
             );
-        } else if !can_elicit(context.client_capabilities()) {
-            options = options.nobody_to_ask(
-                "this MCP client did not declare the elicitation capability, so the server cannot ask the user",
-            );
-        } else if is_stateless(&context) {
-            let answer = match &request.request_state {
-                Some(state) => Some(self.answer_brought_back(&request, state, &arguments)?),
-                None => None,
-            };
-            options = options.approver(RoundTripApprover::new(
-                call_id.clone(),
-                &request.name,
-                &arguments,
-                answer,
-                Arc::clone(&asked),
-            ));
         } else {
-            options = options.approver(ElicitingApprover {
-                peer: context.peer.clone(),
-                offer_session: self.offer_session,
-                cancel: context.ct.clone(),
-            });
+            if is_stateless(&context) {
+                let brought = self.brought_back(&request, &arguments)?;
+                approval_brought = brought.approval_response.clone();
+                options = options.approver(
+                    RoundTripApprover::new(
+                        call_id.clone(),
+                        &request.name,
+                        &arguments,
+                        brought.approval,
+                        Arc::clone(&asked),
+                    )
+                    .with_answers(brought.answers, Arc::clone(&questions))
+                    .with_client(client),
+                );
+            } else {
+                options = options.approver(ElicitingApprover {
+                    peer: context.peer.clone(),
+                    offer_session: self.offer_session,
+                    cancel: context.ct.clone(),
+                    client,
+                });
+            }
+            if !can_elicit(capabilities) {
+                // The user cannot be asked (approvals, forms), but the client may still
+                // write a message or list its roots: its approver stays for those.
+                options.scope.nobody_to_ask = Some(Arc::from(
+                    "this MCP client did not declare the elicitation capability, so the server cannot ask the user",
+                ));
+            }
         }
         let result = self
             .coordinator
@@ -334,22 +366,15 @@ impl ServerHandler for McpServer {
             flushed.wait().await;
         }
         let asked = asked.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(asked) = asked {
-            let state = self.states.seal(&AskedApproval::new(
-                &request.name,
-                &arguments,
-                asked.preview.clone(),
-                self.offer_session,
-            ));
-            let mut requests = InputRequests::new();
-            requests.insert(
-                INPUT_KEY.to_owned(),
-                input_request(question(&asked, self.offer_session)),
-            );
-            return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
-                Some(requests),
-                Some(state),
-            )));
+        let questions =
+            std::mem::take(&mut *questions.lock().unwrap_or_else(PoisonError::into_inner));
+        if asked.is_some() || !questions.pending.is_empty() {
+            return Ok(self.next_round(&request, &arguments, asked, approval_brought, questions));
+        }
+        if result.is_error()
+            && let Some(missing) = missing_capabilities(&questions.missing)
+        {
+            return Err(missing);
         }
         if let Some(ToolError::UnknownTool { .. }) = result.error() {
             return Err(ErrorData::invalid_params(result.text().into_owned(), None));
@@ -359,32 +384,151 @@ impl ServerHandler for McpServer {
 }
 
 impl McpServer {
-    /// The approval a 2026-07-28 client brought back with its retry, once its request state
-    /// is checked: sealed here, unexpired, for this very call. A refused state is the
-    /// JSON-RPC error -32602, saying why.
-    fn answer_brought_back(
+    /// The `input_required` result of a 2026-07-28 round that asked something: the policy's
+    /// approval question (`asked`), or the tool's requests to the client; its sealed state
+    /// carries what this round asked, the answers the tool took, and the approval brought
+    /// from an earlier round (the next run is asked again, and takes the same answer).
+    fn next_round(
         &self,
         request: &CallToolRequestParams,
-        state: &str,
         arguments: &str,
-    ) -> Result<ApprovalResponse, ErrorData> {
-        let asked = self
+        asked: Option<ApprovalRequest>,
+        approval_brought: Option<Value>,
+        questions: QuestionsRound,
+    ) -> CallToolResponse {
+        let mut state = RoundState::new(
+            &request.name,
+            arguments,
+            asked.as_ref().map(|asked| asked.preview.clone()),
+            self.offer_session,
+        );
+        let mut requests = InputRequests::new();
+        match &asked {
+            Some(asked) => {
+                requests.insert(
+                    INPUT_KEY.to_owned(),
+                    input_request("elicitation/create", &question(asked, self.offer_session)),
+                );
+            }
+            None => state.approval = approval_brought,
+        }
+        for (key, digest, request) in questions.pending {
+            state.asked.insert(key.clone(), digest);
+            requests.insert(key, request);
+        }
+        state.answers = questions.used;
+        CallToolResponse::InputRequired(InputRequiredResult::new(
+            Some(requests),
+            Some(self.states.seal(&state)),
+        ))
+    }
+
+    /// What a 2026-07-28 client brought back with its retry, its request state checked
+    /// (sealed here, unexpired, for this very call, not taken before; refused, it is the
+    /// JSON-RPC error -32602, saying why): the answer to the policy's approval question,
+    /// and the answers to the tool's own questions, of this round and of earlier ones.
+    ///
+    /// An approval is taken only through a sealed state that asked it. A tool's own question
+    /// may be answered without one (the client holds the answer either way, and a client
+    /// may answer a question it knows the tool will ask); an answer the state carries from
+    /// an earlier round cannot be changed, and one given to another question under the
+    /// same key is not taken.
+    fn brought_back(
+        &self,
+        request: &CallToolRequestParams,
+        arguments: &str,
+    ) -> Result<Brought, ErrorData> {
+        let responses = request.input_responses.clone().unwrap_or_default();
+        let Some(state) = &request.request_state else {
+            let answers = responses
+                .into_iter()
+                .filter(|(key, _)| key != INPUT_KEY)
+                .map(|(key, response)| {
+                    (
+                        key,
+                        Answered {
+                            question: None,
+                            response,
+                        },
+                    )
+                })
+                .collect();
+            return Ok(Brought {
+                approval: None,
+                approval_response: None,
+                answers,
+            });
+        };
+        let state = self
             .states
             .open(state, &request.name, arguments)
             .map_err(|refused| ErrorData::invalid_params(refused.to_string(), None))?;
-        let response = request
-            .input_responses
+        // A session grant only if it was offered then and is still offered now.
+        let offer_session = state.offer_session && self.offer_session;
+        let approval_response = if state.preview.is_some() {
+            responses.get(INPUT_KEY).cloned()
+        } else {
+            state.approval.clone()
+        };
+        let approval = match approval_response
             .as_ref()
-            .and_then(|responses| responses.get(INPUT_KEY))
-            .and_then(|response| serde_json::from_value::<ElicitResult>(response.clone()).ok());
-        Ok(match response {
-            // A session grant only if it was offered then and is still offered now.
-            Some(response) => answer(&response, asked.offer_session && self.offer_session),
-            None => ApprovalResponse::reject(
+            .and_then(|response| serde_json::from_value::<ElicitResult>(response.clone()).ok())
+        {
+            Some(response) => Some(answer(&response, offer_session)),
+            None if state.preview.is_some() => Some(ApprovalResponse::reject(
                 "the client came back without the user's answer to the approval question",
-            ),
+            )),
+            None => None,
+        };
+        let mut answers: HashMap<String, Answered> = state.answers.into_iter().collect();
+        for (key, question) in state.asked {
+            if let Some(response) = responses.get(&key) {
+                answers.insert(
+                    key,
+                    Answered {
+                        question: Some(question),
+                        response: response.clone(),
+                    },
+                );
+            }
+        }
+        Ok(Brought {
+            approval,
+            approval_response,
+            answers,
         })
     }
+}
+
+/// What a 2026-07-28 client brought back with its retry: see [`McpServer::brought_back`].
+struct Brought {
+    /// The answer to the policy's approval question, as an approval.
+    approval: Option<ApprovalResponse>,
+    /// That answer as the client sent it, to carry on into a later round's state.
+    approval_response: Option<Value>,
+    /// The answers to the tool's own questions, by key.
+    answers: HashMap<String, Answered>,
+}
+
+/// The protocol's MissingRequiredClientCapability error (-32021, HTTP 400) naming the
+/// capabilities a tool failed for want of, if any: at 2026-07-28 a call that needed what the
+/// client did not declare is that error rather than a tool result.
+fn missing_capabilities(missing: &[&'static str]) -> Option<ErrorData> {
+    if missing.is_empty() {
+        return None;
+    }
+    let required: serde_json::Map<String, Value> = missing
+        .iter()
+        .map(|capability| {
+            (
+                (*capability).to_owned(),
+                Value::Object(serde_json::Map::new()),
+            )
+        })
+        .collect();
+    serde_json::from_value(Value::Object(required))
+        .ok()
+        .map(ErrorData::missing_required_client_capability)
 }
 
 /// Whether the request speaks protocol 2026-07-28 or later: stateless, so the server may not

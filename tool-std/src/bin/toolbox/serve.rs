@@ -56,6 +56,11 @@ pub(crate) struct HttpArgs {
     /// other's. Without it, each process makes a random key.
     #[arg(long, value_name = "VAR", requires = "http")]
     state_key_env: Option<String>,
+    /// Give clients speaking MCP 2025-11-25 a session, so that they can be asked while a call
+    /// runs (approvals, a tool's questions). Ties each such client to this instance: behind
+    /// several instances, the balancer must keep sessions sticky.
+    #[arg(long, requires = "http")]
+    legacy_sessions: bool,
 }
 
 fn parse_http_address(text: &str) -> Result<std::net::SocketAddr, String> {
@@ -74,7 +79,8 @@ impl HttpArgs {
         address: std::net::SocketAddr,
     ) -> Result<tool_core::mcp::HttpOptions, Failure> {
         let mut options = tool_core::mcp::HttpOptions::new(address)
-            .allow_unauthenticated(self.allow_unauthenticated);
+            .allow_unauthenticated(self.allow_unauthenticated)
+            .legacy_sessions(self.legacy_sessions);
         for origin in &self.allow_origin {
             options = options.allow_origin(origin);
         }
