@@ -127,7 +127,9 @@ pub mod context {
 /// What a tool may return: the conversions into a [`ToolOutput`] and its
 /// [`Content`](output::Content) parts.
 pub mod output {
-    pub use crate::definition::output::{Content, IntoToolOutput, IntoToolResult};
+    pub use crate::definition::output::{
+        Content, IntoToolOutput, IntoToolResult, ResourceContents,
+    };
 }
 
 /// Arguments a model got wrong: each [`ArgumentError`](error::ArgumentError) in a

@@ -58,6 +58,33 @@ fn audio_content() -> ToolOutput {
     }])
 }
 
+/// Returns a resource's contents.
+#[tool(read_only, name = "test_embedded_resource")]
+fn embedded_resource() -> ToolOutput {
+    ToolOutput::from_content(vec![Content::resource_text(
+        "test://embedded-resource",
+        Some("text/plain"),
+        "This is an embedded resource content.",
+    )])
+}
+
+/// Returns text, an image and a resource.
+#[tool(read_only, name = "test_multiple_content_types")]
+fn multiple_content_types() -> ToolOutput {
+    ToolOutput::from_content(vec![
+        Content::text("Multiple content types test:"),
+        Content::Image {
+            data: RED_PIXEL_PNG.into(),
+            mime_type: "image/png".into(),
+        },
+        Content::resource_text(
+            "test://mixed-content-resource",
+            Some("application/json"),
+            r#"{"test":"data","value":123}"#,
+        ),
+    ])
+}
+
 /// Always fails.
 #[tool(read_only, name = "test_error_handling")]
 fn error_handling() -> Result<String, ToolError> {
@@ -349,7 +376,7 @@ async fn missing_capability(#[ctx] session: Session) -> Result<String, ToolError
         .text)
 }
 
-const FIXTURE_TOOLS: [&str; 21] = [
+const FIXTURE_TOOLS: [&str; 23] = [
     "test_streaming_elicitation",
     "test_missing_capability",
     "test_sampling",
@@ -368,6 +395,8 @@ const FIXTURE_TOOLS: [&str; 21] = [
     "test_logging_tool",
     "test_image_content",
     "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
     "test_error_handling",
     "json_schema_2020_12_tool",
     "test_input_required_result_tampered_state",

@@ -48,12 +48,80 @@ pub enum Content {
         /// The MIME type, such as `audio/wav`.
         mime_type: String,
     },
+    /// The contents of a resource, named by its URI: MCP's embedded resource. Formats without
+    /// a part for it give the model a text resource as text, and say a binary one was left out.
+    Resource {
+        /// Where the contents come from (`file:///...`, `test://...`).
+        uri: String,
+        /// The MIME type, such as `application/json`, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// The contents.
+        contents: ResourceContents,
+    },
+}
+
+/// What a [`Content::Resource`] holds.
+///
+/// ```
+/// use tool_core::output::{Content, ResourceContents};
+///
+/// let part = Content::resource_text("test://config", Some("application/json"), r#"{"a":1}"#);
+/// assert_eq!(
+///     serde_json::to_value(&part).unwrap(),
+///     serde_json::json!({
+///         "type": "resource", "uri": "test://config", "mime_type": "application/json",
+///         "contents": {"text": "{\"a\":1}"}
+///     })
+/// );
+/// let Content::Resource { contents: ResourceContents::Text { text }, .. } = part else { panic!() };
+/// assert_eq!(text, r#"{"a":1}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ResourceContents {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// Binary contents, base64-encoded.
+    Blob {
+        /// The base64 data.
+        blob: String,
+    },
 }
 
 impl Content {
     /// A text part.
     pub fn text(text: impl Into<String>) -> Self {
         Content::Text { text: text.into() }
+    }
+
+    /// A resource's text contents.
+    pub fn resource_text(
+        uri: impl Into<String>,
+        mime_type: Option<&str>,
+        text: impl Into<String>,
+    ) -> Self {
+        Content::Resource {
+            uri: uri.into(),
+            mime_type: mime_type.map(str::to_owned),
+            contents: ResourceContents::Text { text: text.into() },
+        }
+    }
+
+    /// A resource's binary contents, base64-encoded.
+    pub fn resource_blob(
+        uri: impl Into<String>,
+        mime_type: Option<&str>,
+        blob: impl Into<String>,
+    ) -> Self {
+        Content::Resource {
+            uri: uri.into(),
+            mime_type: mime_type.map(str::to_owned),
+            contents: ResourceContents::Blob { blob: blob.into() },
+        }
     }
 
     /// The text, if this is a text part.

@@ -102,7 +102,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::ToolResult;
-use crate::definition::output::Content;
+use crate::definition::output::{Content, ResourceContents};
 
 /// Maps the name a provider sent back to the tool's own name (a schema exporter may have given
 /// the provider another, such as one without `.`).
@@ -306,12 +306,27 @@ pub(crate) fn has_text(result: &ToolResult) -> bool {
         .any(|part| part.as_text().is_some_and(|text| !text.is_empty()))
 }
 
-/// The text standing in for a part a format cannot carry where it is.
+/// The text standing in for a part a format cannot carry where it is: a text resource's own
+/// text, under a line naming it; for anything else, a note saying what was `omitted`.
 pub(crate) fn omitted_note(part: &Content, omitted: &str) -> String {
     let (kind, mime_type) = match part {
         Content::Text { .. } => ("text", "text/plain"),
         Content::Image { mime_type, .. } => ("image", mime_type.as_str()),
         Content::Audio { mime_type, .. } => ("audio", mime_type.as_str()),
+        Content::Resource {
+            uri,
+            mime_type,
+            contents: ResourceContents::Text { text },
+        } => {
+            return match mime_type {
+                Some(mime_type) => format!("[resource {uri} ({mime_type})]\n{text}"),
+                None => format!("[resource {uri}]\n{text}"),
+            };
+        }
+        Content::Resource { mime_type, .. } => (
+            "resource",
+            mime_type.as_deref().unwrap_or("application/octet-stream"),
+        ),
     };
     format!("[{kind} output ({mime_type}) {omitted}]")
 }
@@ -369,6 +384,21 @@ mod tests {
         assert_eq!(
             result_text(&result, |part| omitted_note(part, "follows")),
             "chart:\n[image output (image/png) follows]\nfrom a hook"
+        );
+    }
+
+    #[test]
+    fn a_text_resource_reaches_the_model_as_text_and_a_binary_one_as_a_note() {
+        let result = ToolResult::success(
+            "c",
+            ToolOutput::from_content(vec![
+                Content::resource_text("file:///a.json", Some("application/json"), "{}"),
+                Content::resource_blob("file:///a.bin", None, "AAAA"),
+            ]),
+        );
+        assert_eq!(
+            result_text(&result, |part| omitted_note(part, "omitted")),
+            "[resource file:///a.json (application/json)]\n{}\n[resource output (application/octet-stream) omitted]"
         );
     }
 

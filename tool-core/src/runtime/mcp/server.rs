@@ -13,8 +13,8 @@ use std::time::Duration;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
     ContentBlock, ElicitResult, ErrorData, Implementation, InputRequests, InputRequiredResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool as McpTool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ResourceContents as McpResourceContents, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
@@ -27,7 +27,7 @@ use super::elicit::{
 use super::progress::ProgressForwarder;
 use crate::approval::{ApprovalRequest, ApprovalResponse};
 use crate::coordinator::CallOptions;
-use crate::definition::output::Content;
+use crate::definition::output::{Content, ResourceContents};
 use crate::schema::{Dialect, export_tool};
 use crate::{Coordinator, ToolCall, ToolError, ToolResult};
 
@@ -561,6 +561,24 @@ fn to_mcp(result: &ToolResult) -> CallToolResult {
             Content::Audio { data, mime_type } => {
                 ContentBlock::audio(data.clone(), mime_type.clone())
             }
+            Content::Resource {
+                uri,
+                mime_type,
+                contents,
+            } => ContentBlock::resource(match contents {
+                ResourceContents::Text { text } => McpResourceContents::TextResourceContents {
+                    uri: uri.clone(),
+                    mime_type: mime_type.clone(),
+                    text: text.clone(),
+                    meta: None,
+                },
+                ResourceContents::Blob { blob } => McpResourceContents::BlobResourceContents {
+                    uri: uri.clone(),
+                    mime_type: mime_type.clone(),
+                    blob: blob.clone(),
+                    meta: None,
+                },
+            }),
         })
         .collect();
     let structured = result.structured.clone().filter(Value::is_object);

@@ -215,12 +215,8 @@ fn content(block: &Value) -> Content {
             let get = |name: &str| resource.get(name).and_then(Value::as_str);
             let uri = get("uri").unwrap_or_default();
             match (get("text"), get("blob")) {
-                (Some(text), _) => Content::text(format!("[resource {uri}]\n{text}")),
-                (None, Some(blob)) => Content::text(format!(
-                    "[resource {uri}: {} binary contents, {} bytes in base64, not shown]",
-                    get("mimeType").unwrap_or("application/octet-stream"),
-                    blob.len()
-                )),
+                (Some(text), _) => Content::resource_text(uri, get("mimeType"), text),
+                (None, Some(blob)) => Content::resource_blob(uri, get("mimeType"), blob),
                 (None, None) => Content::text(format!("[resource {uri}]")),
             }
         }
@@ -275,7 +271,7 @@ mod tests {
     }
 
     #[test]
-    fn blocks_become_content_and_resources_text() {
+    fn blocks_become_content_and_resource_links_text() {
         let text = content(&serde_json::json!({"type": "text", "text": "hi"}));
         assert_eq!(text, Content::text("hi"));
         let image =
@@ -292,7 +288,13 @@ mod tests {
         assert_eq!(link, Content::text("[resource link] a <file:///a>"));
         let embedded = content(&serde_json::json!({"type": "resource",
             "resource": {"uri": "file:///a", "text": "body"}}));
-        assert_eq!(embedded, Content::text("[resource file:///a]\nbody"));
+        assert_eq!(embedded, Content::resource_text("file:///a", None, "body"));
+        let blob = content(&serde_json::json!({"type": "resource",
+            "resource": {"uri": "file:///b", "mimeType": "image/png", "blob": "AA=="}}));
+        assert_eq!(
+            blob,
+            Content::resource_blob("file:///b", Some("image/png"), "AA==")
+        );
     }
 
     #[test]
