@@ -154,3 +154,34 @@ fn a_permission_request_hook_does_not_answer_a_question() {
     assert!(result.is_error());
     assert!(result.text().contains("no approver"), "{}", result.text());
 }
+
+#[tokio::test]
+async fn a_call_cancelled_while_its_question_waits_stops_waiting() {
+    let (approver, _approvals) = ChannelApprover::new(4);
+    let (approver, mut questions) = approver.answering_questions(4);
+    let coordinator = coordinator(Some(approver), None);
+    let cancel = tool_core::context::CancellationToken::new();
+    let call = {
+        let (coordinator, cancel) = (coordinator.clone(), cancel.clone());
+        tokio::spawn(async move {
+            coordinator
+                .call_cancellable(ToolCall::new("q_greet", "{}"), &cancel)
+                .await
+        })
+    };
+    // The user is shown the question and never answers it.
+    let unanswered = questions.recv().await.expect("the question was asked");
+    cancel.cancel();
+    // A bound on a hang, not a timing assertion.
+    let result = tokio::time::timeout(std::time::Duration::from_secs(60), call)
+        .await
+        .expect("the call stopped waiting for the answer")
+        .unwrap();
+    assert!(result.is_error());
+    assert!(
+        matches!(result.error(), Some(ToolError::Cancelled)),
+        "{}",
+        result.text()
+    );
+    drop(unanswered);
+}

@@ -473,3 +473,28 @@ fn a_2025_11_25_client_gets_a_session_only_with_legacy_sessions() {
         answer.headers
     );
 }
+
+#[test]
+fn with_legacy_sessions_an_approval_is_asked_but_not_for_the_session() {
+    let Some(python) = python() else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let served = Served::over(workspace.path(), &["--legacy-sessions"], &[]);
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/session_offer_http.py");
+    let output = Command::new(python)
+        .arg(script)
+        .arg(&served.url)
+        .arg(workspace.path())
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    // Every client of this server shares its coordinator: a grant "for the session" would
+    // hold for all of them.
+    assert!(
+        stdout.contains("choices once,reject\n"),
+        "{stdout}\n{stderr}"
+    );
+}

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{CallScope, Coordinator};
 use crate::ToolError;
-use crate::definition::context::{CallInfo, FromContext, ToolContext};
+use crate::definition::context::{CallInfo, CancellationToken, FromContext, ToolContext};
 use crate::runtime::approval::{
     Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Question, QuestionRequest,
     RequestKind, Root, Sampled, SamplingRequest,
@@ -64,6 +64,8 @@ pub struct Session {
     /// The call's own approver, or why nobody can be asked
     /// ([`CallOptions`](super::CallOptions)); else the coordinator's approver is asked.
     scope: CallScope,
+    /// The call's cancellation: a call cancelled while its question waits stops waiting.
+    cancellation: CancellationToken,
 }
 
 impl Session {
@@ -201,9 +203,9 @@ impl Session {
         };
         let request =
             QuestionRequest::new(self.call.call_id.clone(), self.call.tool.clone(), question);
-        let answer = approver
-            .elicit(&request)
-            .await
+        let answer = self
+            .unless_cancelled(approver.elicit(&request))
+            .await?
             .map_err(ToolError::from_error)?;
         if let Answer::Accept(content) = &answer {
             request.question.check(content).map_err(|problem| {
@@ -227,9 +229,8 @@ impl Session {
     /// approver, or an MCP client without the sampling capability), or the asking failed.
     pub async fn sample(&self, request: SamplingRequest) -> Result<Sampled, ToolError> {
         let approver = self.client("a message from the client's model")?;
-        approver
-            .sample(&self.call.tool, &request)
-            .await
+        self.unless_cancelled(approver.sample(&self.call.tool, &request))
+            .await?
             .map_err(ToolError::from_error)
     }
 
@@ -241,10 +242,19 @@ impl Session {
     /// the asking failed.
     pub async fn roots(&self) -> Result<Vec<Root>, ToolError> {
         let approver = self.client("the client's roots")?;
-        approver
-            .list_roots(&self.call.tool)
-            .await
+        self.unless_cancelled(approver.list_roots(&self.call.tool))
+            .await?
             .map_err(ToolError::from_error)
+    }
+
+    /// `waiting`'s output, or [`ToolError::Cancelled`] when the call is cancelled first (an
+    /// approver may wait on its user for ever; the call must not).
+    async fn unless_cancelled<T>(&self, waiting: impl Future<Output = T>) -> Result<T, ToolError> {
+        tokio::select! {
+            biased;
+            () = self.cancellation.cancelled() => Err(ToolError::Cancelled),
+            output = waiting => Ok(output),
+        }
     }
 
     /// Who speaks for the call's client, or why nobody does.
@@ -287,7 +297,14 @@ impl Session {
                 request: Box::new(request.clone()),
             });
         }
-        approver.approve(request).await
+        self.unless_cancelled(approver.approve(request))
+            .await
+            .unwrap_or_else(|_| {
+                ApprovalResponse::reject(format!(
+                    "`{}` was cancelled while its question waited for an answer",
+                    self.call.tool
+                ))
+            })
     }
 
     /// A PermissionRequest hook's answer to `request`, if a hook decided.
@@ -364,6 +381,7 @@ impl FromContext<'_> for Session {
             call: ctx.call().clone(),
             approved: Arc::default(),
             scope: ctx.scope.clone(),
+            cancellation: ctx.cancellation().clone(),
         })
     }
 }

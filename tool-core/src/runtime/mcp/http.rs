@@ -23,7 +23,8 @@
 //! each instance needs only the same toolset and settings. Each `tools/call` is answered on its
 //! own response (JSON when the call sends nothing before its result, an SSE stream otherwise),
 //! so a balancer that buffers or times out long responses must allow the longest tool call.
-//! What is kept per user (session grants of approvals) lives in each instance's coordinator.
+//! Nothing is kept per client: "approve for the session" is not offered over HTTP, as the
+//! grant would go to the coordinator every client shares.
 //!
 //! # Security defaults, and why
 //! - **Bound to loopback** unless told otherwise ([`HttpOptions::new`] takes the address).
@@ -92,6 +93,11 @@ const LOOPBACK_ORIGINS: [&str; 6] = [
 
 /// The `Host` names a loopback server answers to (rmcp's DNS-rebinding guard).
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// How long a 2025-11-25 session ([`HttpOptions::legacy_sessions`]) lives without a message
+/// either way. rmcp's default (5 minutes) would end a session, and the call in it, while its
+/// user reads a question; an hour bounds what a vanished client leaves behind.
+pub const LEGACY_SESSION_IDLE: Duration = Duration::from_secs(60 * 60);
 
 /// How to serve over HTTP: where, at which path, and who may call.
 ///
@@ -199,6 +205,11 @@ impl HttpOptions {
     /// serves each 2025-11-25 client (a single instance, or a balancer with sticky sessions).
     /// Clients speaking 2026-07-28 are served statelessly either way, and asked through the
     /// `input_required` round trip.
+    ///
+    /// A session is closed after [`LEGACY_SESSION_IDLE`] without a message either way (a user
+    /// taking longer to answer a question loses the call); "approve every call of this tool
+    /// for the session" is not offered, as over stateless HTTP: the grant would go to the
+    /// coordinator, which every client of this server shares.
     #[must_use]
     pub fn legacy_sessions(mut self, sessions: bool) -> Self {
         self.legacy_sessions = sessions;
@@ -356,11 +367,13 @@ pub fn router(
 ) -> Result<Router, HttpError> {
     options.validate()?;
     let router = if options.legacy_sessions {
-        let server = server.into();
+        let server = server.into().over_http_sessions();
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(LEGACY_SESSION_IDLE);
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
             StreamableHttpService::new(
                 move || Ok(server.clone()),
-                Arc::new(LocalSessionManager::default()),
+                Arc::new(sessions),
                 options.service_config(&shutdown),
             );
         Router::new().route_service(&options.path, service)

@@ -57,5 +57,5 @@ mod server;
 
 pub use elicit::StateKeyTooShort;
 #[cfg(feature = "mcp-http")]
-pub use http::{HttpError, HttpOptions, HttpServer, router, serve_http};
+pub use http::{HttpError, HttpOptions, HttpServer, LEGACY_SESSION_IDLE, router, serve_http};
 pub use server::{McpServer, ServeError, TOOLS_LIST_TTL, serve_stdio};

@@ -151,6 +151,14 @@ impl McpServer {
         self
     }
 
+    /// This server as served over HTTP with 2025-11-25 sessions: as over stateless HTTP,
+    /// one coordinator answers every client, so no grant "for the session" is offered.
+    #[cfg(feature = "mcp-http")]
+    pub(super) fn over_http_sessions(mut self) -> Self {
+        self.offer_session = false;
+        self
+    }
+
     /// Seals approval request states with `key` instead of a random key of this process: give
     /// every instance serving one address the same secret, so a client's retry may reach any
     /// of them (and a restart keeps open questions valid).
