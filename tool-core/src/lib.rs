@@ -231,7 +231,7 @@ pub mod workspace {
 #[cfg(feature = "runtime")]
 pub mod coordinator {
     pub use crate::runtime::coordinator::{
-        BatchOptions, BuildError, CallOptions, CoordinatorBuilder,
+        BatchOptions, BuildError, CallOptions, CoordinatorBuilder, ToolsetChanges,
     };
 }
 
