@@ -13,8 +13,9 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use tool_core::context::CancellationToken;
+use tool_core::mcp::client::{self, McpConfig, McpServerConfig};
 use tool_core::mcp::{HttpOptions, HttpServer};
-use tool_core::{Coordinator, Toolset, tool};
+use tool_core::{Coordinator, ToolCall, ToolError, Toolset, tool};
 
 // The standard tools, for `toolbox`'s toolset.
 use tool_std as _;
@@ -151,4 +152,143 @@ fn the_python_sdk_hears_of_changes_on_subscriptions_listen_over_http() {
     let upstream = Upstream::start();
     let url = upstream.url.clone();
     run_script(&upstream, &url, "auto", "listed_extra", LISTEN_CHECKS);
+}
+
+/// A `.mcp.json` naming `upstream` as server `up`, and settings that trust it (so its
+/// read-only tools run without asking), in a directory of its own.
+fn mcp_config(upstream: &Upstream) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let config = serde_json::json!({"mcpServers": {"up": {"type": "http", "url": upstream.url}}});
+    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();
+    let settings = serde_json::json!({"toolkit": {"trustedMcpServers": ["up"]}});
+    std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
+    dir
+}
+
+/// `toolbox serve --mcp-config` on `dir`'s `.mcp.json`, as a command line.
+fn chained_toolbox(dir: &tempfile::TempDir) -> Vec<String> {
+    let config = dir.path().join(".mcp.json");
+    vec![
+        env!("CARGO_BIN_EXE_toolbox").to_owned(),
+        "serve".to_owned(),
+        "--workspace".to_owned(),
+        dir.path().display().to_string(),
+        "--mcp-config".to_owned(),
+        config.display().to_string(),
+        "--settings".to_owned(),
+        dir.path().join("settings.json").display().to_string(),
+    ]
+}
+
+fn stdio_target(command: &[String]) -> String {
+    format!("stdio:{}", serde_json::to_string(command).unwrap())
+}
+
+#[test]
+fn through_toolbox_serve_mcp_config_a_2025_11_25_client_hears_an_upstream_change_over_stdio() {
+    let upstream = Upstream::start();
+    let dir = mcp_config(&upstream);
+    let target = stdio_target(&chained_toolbox(&dir));
+    run_script(
+        &upstream,
+        &target,
+        "legacy",
+        "mcp__up__listed_extra",
+        &[
+            "ok no announcement for an unchanged list",
+            "ok added tool announced",
+            "ok removed tool announced",
+        ],
+    );
+}
+
+#[test]
+fn through_toolbox_serve_mcp_config_a_2026_07_28_client_hears_an_upstream_change_on_listen_over_stdio()
+ {
+    let upstream = Upstream::start();
+    let dir = mcp_config(&upstream);
+    let target = stdio_target(&chained_toolbox(&dir));
+    run_script(
+        &upstream,
+        &target,
+        "auto",
+        "mcp__up__listed_extra",
+        LISTEN_CHECKS,
+    );
+}
+
+/// Waits for `coordinator`'s next toolset change; 30 s bound a hang, they are not a timing
+/// assertion.
+async fn next_change(changes: &mut tool_core::coordinator::ToolsetChanges) {
+    tokio::time::timeout(std::time::Duration::from_secs(30), changes.changed())
+        .await
+        .expect("the imported server's change reached the coordinator")
+        .expect("the coordinator is alive");
+}
+
+/// Our client imports `server`'s tools into a coordinator kept in sync; `upstream` then adds
+/// and removes a tool, and the coordinator follows. The upstream's tools are named
+/// `{prefix}listed_...` here.
+async fn follow(upstream: &Upstream, server: McpServerConfig, prefix: &str) {
+    let base = format!("{prefix}listed_base");
+    let extra = format!("{prefix}listed_extra");
+    let mut config = McpConfig::default();
+    // Trusted: its read-only tools run without asking.
+    let mut server = server;
+    server.trusted = true;
+    config.servers.push(server);
+    let imported = client::import(&config).await;
+    assert!(imported.failures.is_empty(), "{:?}", imported.failures);
+    let coordinator = Coordinator::builder()
+        .toolset(imported.toolset.clone())
+        .build()
+        .unwrap();
+    imported.keep_in_sync(&coordinator, |_| true).await;
+    let mut changes = coordinator.toolset_changes();
+    assert!(
+        coordinator.toolset().contains(&base),
+        "{:?}",
+        coordinator.toolset()
+    );
+
+    upstream.act("add");
+    next_change(&mut changes).await;
+    let result = coordinator.call(ToolCall::new(&*extra, "{}")).await;
+    assert_eq!(result.text(), "extra", "{result:?}");
+    assert!(
+        coordinator.toolset().contains(&base),
+        "{:?}",
+        coordinator.toolset()
+    );
+
+    upstream.act("remove");
+    next_change(&mut changes).await;
+    let result = coordinator.call(ToolCall::new(&*extra, "{}")).await;
+    assert!(
+        matches!(result.error(), Some(ToolError::UnknownTool { .. })),
+        "{result:?}"
+    );
+    assert!(
+        coordinator.toolset().contains(&base),
+        "{:?}",
+        coordinator.toolset()
+    );
+}
+
+#[test]
+fn our_client_follows_a_server_whose_tools_change_over_http() {
+    let upstream = Upstream::start();
+    let server = McpServerConfig::http("up", upstream.url.clone());
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(follow(&upstream, server, "mcp__up__"));
+}
+
+#[test]
+fn our_client_follows_a_chain_through_toolbox_serve_over_stdio() {
+    let upstream = Upstream::start();
+    let dir = mcp_config(&upstream);
+    let command = chained_toolbox(&dir);
+    let server = McpServerConfig::stdio("chain", &command[0], command[1..].to_vec());
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(follow(&upstream, server, "mcp__chain__mcp__up__"));
 }

@@ -101,6 +101,12 @@ pub struct ToolsetChanges {
 }
 
 impl ToolsetChanges {
+    /// Changes told through `receiver` (an imported server's list, say).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn from_receiver(receiver: watch::Receiver<u64>) -> Self {
+        ToolsetChanges { receiver }
+    }
+
     /// Waits for a change not seen yet by this handle and returns the generation it reached;
     /// `None` once the coordinator is gone (nothing will change any more).
     pub async fn changed(&mut self) -> Option<u64> {

@@ -131,6 +131,17 @@ impl Drop for Inner {
     }
 }
 
+/// A [`Coordinator`] held weakly.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) struct WeakCoordinator(std::sync::Weak<Inner>);
+
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+impl WeakCoordinator {
+    pub(crate) fn upgrade(&self) -> Option<Coordinator> {
+        self.0.upgrade().map(|inner| Coordinator { inner })
+    }
+}
+
 /// Sends a call's `Finished` event (as cancelled) if the call's future is dropped before the
 /// call ends; disarmed when it ends. Nothing at all without an event sink.
 struct Unfinished(Option<Armed>);
@@ -261,6 +272,12 @@ impl Coordinator {
     #[must_use]
     pub fn toolset_changes(&self) -> ToolsetChanges {
         self.inner.toolset.changes()
+    }
+
+    /// A handle that does not keep the coordinator alive (for a task that follows it).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn downgrade(&self) -> WeakCoordinator {
+        WeakCoordinator(Arc::downgrade(&self.inner))
     }
 
     /// The policy.

@@ -1,7 +1,9 @@
 //! One live connection to a server: the child process (killed with its process group when the
 //! connection is dropped) and its bounded stderr, or the HTTP transport; the rmcp client
-//! running over it; and the routing of the server's progress notifications to the calls
-//! waiting for them.
+//! running over it; the routing of the server's progress notifications to the calls
+//! waiting for them; and hearing that the server's tool list changed
+//! (`notifications/tools/list_changed` from a 2025-11-25 server, a `subscriptions/listen`
+//! stream opened on a 2026-07-28 server that declares `listChanged`).
 
 use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
@@ -10,7 +12,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion,
+    ProtocolVersion, ServerNotification, SubscriptionFilter,
 };
 use rmcp::service::{ClientLifecycleMode, NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient};
@@ -41,6 +43,64 @@ pub(super) struct Connection {
     pub(super) service: Service,
     pub(super) routes: Arc<ProgressRoutes>,
     pub(super) child: Option<ChildGuard>,
+    /// The task reading the `subscriptions/listen` stream, stopped with the connection.
+    pub(super) _listening: Option<Listening>,
+}
+
+/// A task aborted when dropped.
+pub(super) struct Listening(tokio::task::JoinHandle<()>);
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Moves when the server's tool list changed: shared by every connection to one server.
+pub(super) type ListChanged = Arc<watch::Sender<u64>>;
+
+fn bump(list_changed: &ListChanged) {
+    list_changed.send_modify(|generation| *generation += 1);
+}
+
+/// On a 2026-07-28 server that declares `tools.listChanged`, opens `subscriptions/listen` for
+/// tool list changes and moves `list_changed` on each. (A 2025-11-25 server sends
+/// `notifications/tools/list_changed` on the connection, which [`Handler`] hears.)
+fn listen(service: &Service, list_changed: &ListChanged) -> Option<Listening> {
+    let info = service.peer().peer_info()?;
+    let declared = info
+        .capabilities
+        .tools
+        .as_ref()
+        .is_some_and(|tools| tools.list_changed == Some(true));
+    if info.protocol_version < ProtocolVersion::V_2026_07_28 || !declared {
+        return None;
+    }
+    let peer = service.peer().clone();
+    let list_changed = Arc::clone(list_changed);
+    Some(Listening(tokio::spawn(async move {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut subscription = match peer.listen(filter).await {
+            Ok(subscription) => subscription,
+            Err(error) => {
+                tracing::warn!(%error, "the MCP server refused subscriptions/listen: its tool list changes will not be followed");
+                return;
+            }
+        };
+        // What changed between the listing and the acknowledgement was not announced on this
+        // stream (a stream has no replay): whoever follows lists again.
+        bump(&list_changed);
+        // Until the stream ends: the server closed it, or the connection is gone (the next
+        // connection listens again).
+        while let Ok(Some(notification)) = subscription.next().await {
+            if matches!(
+                notification,
+                ServerNotification::ToolListChangedNotification(_)
+            ) {
+                bump(&list_changed);
+            }
+        }
+    })))
 }
 
 impl Connection {
@@ -77,10 +137,14 @@ impl Connection {
 }
 
 /// Starts the server (or reaches it) and runs the MCP handshake.
-pub(super) async fn connect(config: &McpServerConfig) -> Result<Connection, McpClientError> {
+pub(super) async fn connect(
+    config: &McpServerConfig,
+    list_changed: &ListChanged,
+) -> Result<Connection, McpClientError> {
     let routes = Arc::new(ProgressRoutes::default());
     let handler = Handler {
         routes: Arc::clone(&routes),
+        list_changed: Arc::clone(list_changed),
     };
     // `server/discover` first (protocol 2026-07-28), the `initialize` handshake of 2025-11-25
     // and older for a server that does not know it.
@@ -126,6 +190,7 @@ pub(super) async fn connect(config: &McpServerConfig) -> Result<Connection, McpC
             let guard = ChildGuard::watch(child, StderrTail::collect(stderr));
             match handshake(handler, (stdout, stdin), lifecycle).await {
                 Ok(service) => Ok(Connection {
+                    _listening: listen(&service, list_changed),
                     service,
                     routes,
                     child: Some(guard),
@@ -156,6 +221,7 @@ pub(super) async fn connect(config: &McpServerConfig) -> Result<Connection, McpC
                     stderr: String::new(),
                 })?;
             Ok(Connection {
+                _listening: listen(&service, list_changed),
                 service,
                 routes,
                 child: None,
@@ -234,9 +300,11 @@ fn http_transport(
     ))
 }
 
-/// The client side of the protocol: who we are, and where progress notifications go.
+/// The client side of the protocol: who we are, where progress notifications go, and who
+/// hears that the tool list changed.
 pub(super) struct Handler {
     routes: Arc<ProgressRoutes>,
+    list_changed: ListChanged,
 }
 
 impl ClientHandler for Handler {
@@ -253,6 +321,10 @@ impl ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) {
         self.routes.deliver(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        bump(&self.list_changed);
     }
 }
 
