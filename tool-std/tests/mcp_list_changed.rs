@@ -11,11 +11,16 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
 use tool_core::context::CancellationToken;
+use tool_core::context::ToolContext;
 use tool_core::mcp::client::{self, McpConfig, McpServerConfig};
 use tool_core::mcp::{HttpOptions, HttpServer};
-use tool_core::{Coordinator, ToolCall, ToolError, Toolset, tool};
+use tool_core::schema::Schema;
+use tool_core::spec::ToolSpec;
+use tool_core::tool::{Prepared, ToolFuture};
+use tool_core::{Coordinator, Tool, ToolCall, ToolError, ToolOutput, Toolset, tool};
 
 // The standard tools, for `toolbox`'s toolset.
 use tool_std as _;
@@ -33,6 +38,34 @@ fn base() -> &'static str {
 #[tool(read_only, name = "listed_extra")]
 fn extra() -> &'static str {
     "extra"
+}
+
+/// A tool made at run time: a new value of it replaces the old one (a change of the
+/// coordinator's toolset) without changing what `tools/list` says.
+struct Made(ToolSpec);
+
+impl Made {
+    fn new() -> Made {
+        Made(ToolSpec::new("listed_made", "A tool made at run time.").read_only())
+    }
+}
+
+impl Tool for Made {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+    fn input_schema(&self) -> &Schema {
+        static SCHEMA: OnceLock<Schema> = OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            serde_json::from_value(serde_json::json!({"type": "object", "properties": {}})).unwrap()
+        })
+    }
+    fn prepare(&self, _arguments: &str) -> Result<Prepared, ToolError> {
+        Ok(Prepared::new(()))
+    }
+    fn invoke<'a>(&'a self, _prepared: Prepared, _ctx: &'a ToolContext) -> ToolFuture<'a> {
+        ToolFuture::ready(Ok(ToolOutput::text("made")))
+    }
 }
 
 fn extra_tool() -> tool_core::tool::ToolHandle {
@@ -57,7 +90,12 @@ impl Upstream {
     fn start() -> Upstream {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(["listed_base"]).unwrap())
+            .toolset(
+                Toolset::named(["listed_base"])
+                    .unwrap()
+                    .with(Made::new())
+                    .unwrap(),
+            )
             .build()
             .unwrap();
         let server = runtime
@@ -86,6 +124,16 @@ impl Upstream {
                     let tool = tools.remove("listed_base").unwrap();
                     tools.add(tool).unwrap();
                 });
+                // A tool replaced by an identical one: the toolset changed, the list did not.
+                let changes = self.coordinator.toolset_changes();
+                self.coordinator.update_toolset(|tools| {
+                    tools.remove("listed_made").unwrap();
+                    tools.add(Made::new()).unwrap();
+                });
+                assert!(
+                    changes.has_changed(),
+                    "the replacement is a change of the toolset"
+                );
             }
             "add" => self.coordinator.add_tool(extra_tool()).unwrap(),
             "remove" => {
