@@ -111,7 +111,8 @@ impl ToolCaller {
     /// /// Name the tools this tool could call.
     /// #[tool(read_only, name = "doc_toolcaller_toolset_list")]
     /// fn list(tools: ToolCaller) -> String {
-    ///     let names: Vec<&str> = tools.toolset().iter().map(|tool| tool.spec().name.as_ref()).collect();
+    ///     let toolset = tools.toolset();
+    ///     let names: Vec<&str> = toolset.iter().map(|tool| tool.spec().name.as_ref()).collect();
     ///     names.join(", ")
     /// }
     ///
