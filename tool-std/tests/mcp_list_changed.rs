@@ -6,13 +6,15 @@
 //! The clients are the official MCP Python SDK (`tests/mcp/list_changed.py`, driven step by
 //! step from here: it prints `step NAME`, the test changes the toolset and answers `done NAME`)
 //! and tool-core's own client. The upstream server is a coordinator served over HTTP in this
-//! process, whose toolset the test changes.
+//! process, whose toolset the test changes, or a Python SDK fixture server
+//! (`tests/mcp/changing_server.py`) whose tools add and remove a tool.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use tool_core::approval::AutoApprove;
 use tool_core::context::CancellationToken;
 use tool_core::context::ToolContext;
 use tool_core::mcp::client::{self, McpConfig, McpServerConfig};
@@ -339,4 +341,46 @@ fn our_client_follows_a_chain_through_toolbox_serve_over_stdio() {
     let server = McpServerConfig::stdio("chain", &command[0], command[1..].to_vec());
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(follow(&upstream, server, "mcp__chain__mcp__up__"));
+}
+
+#[test]
+fn our_client_follows_a_python_sdk_server_whose_tools_change() {
+    let Some(python) = python() else { return };
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/changing_server.py");
+    let server = McpServerConfig::stdio(
+        "py",
+        python.display().to_string(),
+        [fixture.display().to_string()],
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let mut config = McpConfig::default();
+        config.servers.push(server);
+        let imported = client::import(&config).await;
+        assert!(imported.failures.is_empty(), "{:?}", imported.failures);
+        // Its tools change the server: approved here without asking.
+        let coordinator = Coordinator::builder()
+            .toolset(imported.toolset.clone())
+            .approver(AutoApprove)
+            .build()
+            .unwrap();
+        imported.keep_in_sync(&coordinator, |_| true).await;
+        let mut changes = coordinator.toolset_changes();
+        assert!(!coordinator.toolset().contains("mcp__py__grown"));
+
+        let result = coordinator.call(ToolCall::new("mcp__py__grow", "{}")).await;
+        assert_eq!(result.text(), "added grown", "{result:?}");
+        next_change(&mut changes).await;
+        let result = coordinator
+            .call(ToolCall::new("mcp__py__grown", "{}"))
+            .await;
+        assert_eq!(result.text(), "grown", "{result:?}");
+
+        let result = coordinator
+            .call(ToolCall::new("mcp__py__shrink", "{}"))
+            .await;
+        assert_eq!(result.text(), "removed grown", "{result:?}");
+        next_change(&mut changes).await;
+        assert!(!coordinator.toolset().contains("mcp__py__grown"));
+    });
 }
