@@ -384,3 +384,49 @@ fn our_client_follows_a_python_sdk_server_whose_tools_change() {
         assert!(!coordinator.toolset().contains("mcp__py__grown"));
     });
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_listens_again_when_the_server_restarts_behind_its_url() {
+    let serve = |names: &[&str], options: HttpOptions| {
+        let coordinator = Coordinator::builder()
+            .toolset(Toolset::named(names).unwrap())
+            .build()
+            .unwrap();
+        HttpServer::bind(coordinator, options)
+    };
+    let server = serve(&["listed_base"], HttpOptions::loopback(0))
+        .await
+        .unwrap();
+    let (url, address, shutdown) = (server.url(), server.local_addr(), server.shutdown_token());
+    let serving = tokio::spawn(server.run());
+
+    let mut config = McpConfig::default();
+    let mut up = McpServerConfig::http("up", url);
+    up.trusted = true;
+    config.servers.push(up);
+    let imported = client::import(&config).await;
+    assert!(imported.failures.is_empty(), "{:?}", imported.failures);
+    let coordinator = Coordinator::builder()
+        .toolset(imported.toolset.clone())
+        .build()
+        .unwrap();
+    imported.keep_in_sync(&coordinator, |_| true).await;
+    let mut changes = coordinator.toolset_changes();
+
+    // The server is restarted at the same address, with one more tool: the listen stream it
+    // held is gone, and nothing else would tell the client.
+    shutdown.cancel();
+    serving.await.unwrap().unwrap();
+    let server = serve(&["listed_base", "listed_extra"], HttpOptions::new(address))
+        .await
+        .unwrap();
+    let shutdown = server.shutdown_token();
+    tokio::spawn(server.run());
+
+    next_change(&mut changes).await;
+    let result = coordinator
+        .call(ToolCall::new("mcp__up__listed_extra", "{}"))
+        .await;
+    assert_eq!(result.text(), "extra", "{result:?}");
+    shutdown.cancel();
+}

@@ -30,7 +30,18 @@ const PEER_CHECK: Duration = Duration::from_secs(30);
 pub(super) struct ToolList {
     coordinator: Coordinator,
     changes: ToolsetChanges,
-    made: Mutex<(u64, Arc<[McpTool]>)>,
+    made: Mutex<Made>,
+}
+
+/// The list as last made.
+struct Made {
+    /// The toolset generation it was made from.
+    generation: u64,
+    tools: Arc<[McpTool]>,
+    /// Counts the lists made that differ from the one made before: what a client may have
+    /// seen. A change and its undoing within one announcement's wait are announced when a
+    /// client could have listed the state in between, and only then.
+    version: u64,
 }
 
 impl ToolList {
@@ -41,20 +52,34 @@ impl ToolList {
         ToolList {
             coordinator,
             changes,
-            made: Mutex::new((generation, tools)),
+            made: Mutex::new(Made {
+                generation,
+                tools,
+                version: 0,
+            }),
         }
     }
 
     /// The entries as they are now, in the toolset's order (by name).
     pub(super) fn current(&self) -> Arc<[McpTool]> {
+        self.current_version().0
+    }
+
+    /// The entries as they are now, and the version of the list (see [`Made::version`]).
+    fn current_version(&self) -> (Arc<[McpTool]>, u64) {
         let generation = self.changes.generation();
         let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
-        if made.0 != generation {
+        if made.generation != generation {
             // A change that lands while this runs moves the generation again: the next
             // caller makes the list anew, so nothing newer is ever hidden.
-            *made = (generation, declare(&self.coordinator));
+            let tools = declare(&self.coordinator);
+            if tools != made.tools {
+                made.version += 1;
+                made.tools = tools;
+            }
+            made.generation = generation;
         }
-        Arc::clone(&made.1)
+        (Arc::clone(&made.tools), made.version)
     }
 
     pub(super) fn changes(&self) -> ToolsetChanges {
@@ -81,11 +106,12 @@ fn declare(coordinator: &Coordinator) -> Arc<[McpTool]> {
 }
 
 /// Waits for the next change that alters the list: a burst is waited out ([`COALESCE`]), and a
-/// change that leaves the list as `last` is not one. `None` when the coordinator is gone.
+/// change that leaves the list as it was (version `last`, see [`Made::version`]) is not one.
+/// `None` when the coordinator is gone.
 async fn next_change(
-    current: impl Fn() -> Option<Arc<[McpTool]>>,
+    version: impl Fn() -> Option<u64>,
     changes: &mut ToolsetChanges,
-    last: &mut Arc<[McpTool]>,
+    last: &mut u64,
 ) -> Option<()> {
     loop {
         changes.changed().await?;
@@ -94,7 +120,7 @@ async fn next_change(
             // Seen now: the list made below includes it.
             changes.changed().await?;
         }
-        let now = current()?;
+        let now = version()?;
         if now != *last {
             *last = now;
             return Some(());
@@ -108,9 +134,9 @@ async fn next_change(
 /// coordinator alive.
 pub(super) fn announce_to_peer(list: &Arc<ToolList>, peer: Peer<RoleServer>) {
     let mut changes = list.changes();
-    let mut last = list.current();
+    let mut last = list.current_version().1;
     let list = Arc::downgrade(list);
-    let current = move || Weak::upgrade(&list).map(|list| list.current());
+    let current = move || Weak::upgrade(&list).map(|list| list.current_version().1);
     tokio::spawn(async move {
         loop {
             let change = tokio::select! {
@@ -147,10 +173,10 @@ pub(super) async fn listen(list: &ToolList, subscription: SubscriptionContext) {
         return;
     }
     let mut changes = list.changes();
-    let mut last = list.current();
+    let mut last = list.current_version().1;
     loop {
         let change = tokio::select! {
-            change = next_change(|| Some(list.current()), &mut changes, &mut last) => change,
+            change = next_change(|| Some(list.current_version().1), &mut changes, &mut last) => change,
             () = subscription.cancelled() => return,
         };
         if change.is_none() {

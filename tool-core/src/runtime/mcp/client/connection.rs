@@ -14,7 +14,9 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
     ProtocolVersion, ServerNotification, SubscriptionFilter,
 };
-use rmcp::service::{ClientLifecycleMode, NotificationContext, RunningService};
+use rmcp::service::{
+    ClientCacheConfig, ClientLifecycleMode, NotificationContext, RunningService, ServiceError,
+};
 use rmcp::{ClientHandler, RoleClient};
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
@@ -26,6 +28,10 @@ use crate::context::Progress;
 /// How long a server has to answer the handshake (Claude Code's default `MCP_TIMEOUT`); a
 /// server that takes longer is reported, not waited for forever.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long to wait before opening `subscriptions/listen` again after its stream ended, at
+/// first and at most (the pause doubles while it keeps failing).
+const LISTEN_RETRY_FIRST: Duration = Duration::from_secs(1);
+const LISTEN_RETRY_LAST: Duration = Duration::from_secs(30);
 /// How much of a server's stderr is kept for messages: its last bytes.
 const STDERR_KEPT: usize = 8 * 1024;
 /// How much of it a message shows.
@@ -79,26 +85,42 @@ fn listen(service: &Service, list_changed: &ListChanged) -> Option<Listening> {
     let peer = service.peer().clone();
     let list_changed = Arc::clone(list_changed);
     Some(Listening(tokio::spawn(async move {
-        let filter = SubscriptionFilter::builder().tools_list_changed().build();
-        let mut subscription = match peer.listen(filter).await {
-            Ok(subscription) => subscription,
-            Err(error) => {
-                tracing::warn!(%error, "the MCP server refused subscriptions/listen: its tool list changes will not be followed");
+        let mut pause = LISTEN_RETRY_FIRST;
+        loop {
+            let filter = SubscriptionFilter::builder().tools_list_changed().build();
+            match peer.listen(filter).await {
+                Ok(mut subscription) => {
+                    pause = LISTEN_RETRY_FIRST;
+                    // What changed before the acknowledgement was not announced on this stream
+                    // (a stream has no replay): whoever follows lists again.
+                    bump(&list_changed);
+                    while let Ok(Some(notification)) = subscription.next().await {
+                        if matches!(
+                            notification,
+                            ServerNotification::ToolListChangedNotification(_)
+                        ) {
+                            bump(&list_changed);
+                        }
+                    }
+                }
+                Err(ServiceError::McpError(error)) => {
+                    tracing::warn!(error = %error.message, "the MCP server refused subscriptions/listen: its tool list changes will not be followed");
+                    return;
+                }
+                Err(error) => {
+                    tracing::debug!(%error, "subscriptions/listen could not be opened");
+                }
+            }
+            // The stream ended (a server restarted behind its URL drops it) while the
+            // connection may still carry calls, as a stateless HTTP one does: listen again,
+            // after a pause that grows while it keeps failing. A closed connection is
+            // replaced by the next listing, which listens anew: whoever follows lists again.
+            if peer.is_transport_closed() {
+                bump(&list_changed);
                 return;
             }
-        };
-        // What changed between the listing and the acknowledgement was not announced on this
-        // stream (a stream has no replay): whoever follows lists again.
-        bump(&list_changed);
-        // Until the stream ends: the server closed it, or the connection is gone (the next
-        // connection listens again).
-        while let Ok(Some(notification)) = subscription.next().await {
-            if matches!(
-                notification,
-                ServerNotification::ToolListChangedNotification(_)
-            ) {
-                bump(&list_changed);
-            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(LISTEN_RETRY_LAST);
         }
     })))
 }
@@ -242,7 +264,18 @@ where
 {
     let started = rmcp::service::serve_client_with_lifecycle(handler, transport, lifecycle);
     match tokio::time::timeout(STARTUP_TIMEOUT, started).await {
-        Ok(Ok(service)) => Ok(service),
+        Ok(Ok(service)) => {
+            // rmcp keeps a `tools/list` for its `ttlMs` (an hour from our server), forgotten
+            // only on a list-changed notification. A listing here is made because the list
+            // may have changed without one (a listen stream opened anew, a server restarted
+            // behind its URL): it must come from the server. It is made seldom, so nothing
+            // is lost by not keeping it.
+            service
+                .peer()
+                .set_response_cache_config(ClientCacheConfig::disabled())
+                .await;
+            Ok(service)
+        }
         Ok(Err(error)) if error.is_authorization_required() => Err(format!(
             "it wants authorization (`WWW-Authenticate: {}`): give it an `Authorization` header, as `\"headers\": {{\"Authorization\": \"Bearer ${{TOKEN}}\"}}` in `.mcp.json`",
             error.auth_challenge().unwrap_or_default()

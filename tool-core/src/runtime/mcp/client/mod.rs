@@ -258,8 +258,20 @@ impl McpClient {
                     return;
                 };
                 let client = McpClient { inner };
-                if let Err(error) = client.resync(&coordinator, &*keep).await {
-                    tracing::warn!(%error, "the MCP server's changed tools could not be listed");
+                let mut pause = RESYNC_RETRY_FIRST;
+                for attempt in 1..=RESYNC_ATTEMPTS {
+                    match client.resync(&coordinator, &*keep).await {
+                        Ok(()) => break,
+                        Err(error) => {
+                            // A lost connection is reopened by the next attempt (a server
+                            // restarting takes a moment); a few attempts, then the next change.
+                            tracing::warn!(%error, attempt, "the MCP server's changed tools could not be listed");
+                            if attempt < RESYNC_ATTEMPTS {
+                                tokio::time::sleep(pause).await;
+                                pause *= 2;
+                            }
+                        }
+                    }
                 }
                 drop((client, coordinator));
                 if changes.changed().await.is_none() {
@@ -501,6 +513,11 @@ impl Drop for CancelOnDrop {
         }
     }
 }
+
+/// How often a follower lists a server's tools again when listing fails, and the first pause
+/// between attempts (doubling after each).
+const RESYNC_ATTEMPTS: u32 = 5;
+const RESYNC_RETRY_FIRST: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Which of a server's tools belong in the coordinator kept in sync.
 type Keep = Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync>;
