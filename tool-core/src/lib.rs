@@ -25,7 +25,8 @@
 //! let result = coordinator.call_blocking(ToolCall::new("doc_lib_add", r#"{"a": 1, "b": 2}"#));
 //! assert_eq!(result.text(), "3");
 //!
-//! let schema = coordinator.toolset().get("doc_lib_add").unwrap().input_schema();
+//! let toolset = coordinator.toolset(); // a snapshot: the toolset can change while it runs
+//! let schema = toolset.get("doc_lib_add").unwrap().input_schema();
 //! assert_eq!(schema.as_value()["properties"]["a"]["description"], "The first addend.");
 //! # Ok(())
 //! # }
@@ -233,7 +234,7 @@ pub mod workspace {
 #[cfg(feature = "runtime")]
 pub mod coordinator {
     pub use crate::runtime::coordinator::{
-        BatchOptions, BuildError, CallOptions, CoordinatorBuilder,
+        BatchOptions, BuildError, CallOptions, CoordinatorBuilder, ToolsetChanges,
     };
 }
 

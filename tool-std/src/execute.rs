@@ -83,7 +83,7 @@ async fn execute(
             message.push_str(&so_far(&outcome));
             if unknown_name {
                 message.push_str("\n\nThe functions the code can call:\n");
-                message.push_str(&code::python_stubs(tools.toolset()));
+                message.push_str(&code::python_stubs(&tools.toolset()));
             }
             Err(ToolError::failed(message))
         }

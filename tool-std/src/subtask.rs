@@ -185,7 +185,7 @@ impl SubAgentTask {
     /// The coordinator's tools, to describe to the sub-agent's model those it
     /// [`allows`](Self::allows).
     #[must_use]
-    pub fn toolset(&self) -> &Toolset {
+    pub fn toolset(&self) -> std::sync::Arc<Toolset> {
         self.caller.toolset()
     }
 }
@@ -235,7 +235,7 @@ async fn subtask(
         ));
     }
     let tools = tools
-        .map(|names| canonical(caller.toolset(), names))
+        .map(|names| canonical(&caller.toolset(), names))
         .transpose()?;
     let budget_ends = subagents
         .time_budget

@@ -15,6 +15,7 @@
 
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -24,7 +25,7 @@ use tool_core::approval::{Answer, Question, SamplingRequest};
 use tool_core::context::{Progress, Session};
 use tool_core::mcp::{HttpOptions, HttpServer};
 use tool_core::output::Content;
-use tool_core::{Args, Coordinator, ToolError, ToolOutput, Toolset, tool};
+use tool_core::{Args, Coordinator, State, ToolError, ToolOutput, Toolset, tool};
 
 mod peers;
 use peers::node_package;
@@ -376,6 +377,39 @@ async fn missing_capability(#[ctx] session: Session) -> Result<String, ToolError
         .text)
 }
 
+/// The coordinator `test_trigger_tool_change` changes: set once the coordinator is built.
+#[derive(Default)]
+struct Served(Arc<OnceLock<Coordinator>>);
+
+/// Comes and goes with each call of `test_trigger_tool_change`.
+#[tool(read_only, name = "test_tool_that_comes_and_goes")]
+fn comes_and_goes() -> String {
+    "here for now".into()
+}
+
+/// Changes the server's tool list: adds `test_tool_that_comes_and_goes` when it is not served,
+/// removes it when it is. The stateless scenario calls it with a `subscriptions/listen` stream
+/// open and expects `notifications/tools/list_changed` there.
+#[tool(read_only, name = "test_trigger_tool_change")]
+fn trigger_tool_change(served: State<Served>) -> Result<String, ToolError> {
+    const MARKER: &str = "test_tool_that_comes_and_goes";
+    let coordinator = served
+        .0
+        .get()
+        .ok_or_else(|| ToolError::failed("the coordinator is not set yet"))?;
+    let removed = coordinator.remove_tool(MARKER);
+    if removed.is_none() {
+        let tool = Toolset::named([MARKER])
+            .map_err(ToolError::from_error)?
+            .iter()
+            .next()
+            .cloned()
+            .ok_or_else(|| ToolError::failed("the marker tool is not linked"))?;
+        coordinator.add_tool(tool).map_err(ToolError::from_error)?;
+    }
+    Ok("the tool list changed".into())
+}
+
 const FIXTURE_TOOLS: [&str; 23] = [
     "test_streaming_elicitation",
     "test_missing_capability",
@@ -408,10 +442,20 @@ fn run_suite(version: &str) {
         return;
     };
     let runtime = tokio::runtime::Runtime::new().unwrap();
+    let served = Served::default();
+    let slot = Arc::clone(&served.0);
     let coordinator = Coordinator::builder()
-        .toolset(Toolset::named(FIXTURE_TOOLS).unwrap())
+        .toolset(
+            Toolset::named(FIXTURE_TOOLS)
+                .unwrap()
+                .union(Toolset::named(["test_trigger_tool_change"]).unwrap())
+                .unwrap(),
+        )
+        .state(served)
         .build()
         .unwrap();
+    // (A cycle through the state, for the test's lifetime.)
+    slot.set(coordinator.clone()).ok().unwrap();
     // A 2025-11-25 client can be asked while its call runs (elicitation, sampling) only
     // within a session; 2026-07-28 is served statelessly either way.
     let options = HttpOptions::loopback(0).legacy_sessions(version == "2025-11-25");

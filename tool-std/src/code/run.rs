@@ -61,7 +61,7 @@ pub(crate) async fn run(
     let (requests, mut received) = mpsc::unbounded_channel();
     let job = Job {
         code,
-        functions: Arc::new(FunctionTable::new(caller.toolset())),
+        functions: Arc::new(FunctionTable::new(&caller.toolset())),
         config,
         deadline,
         state: Arc::clone(&state),

@@ -55,7 +55,7 @@ pub(crate) async fn run(
     let mut run = WorkerRun {
         caller,
         cancellation,
-        functions: FunctionTable::new(caller.toolset()),
+        functions: FunctionTable::new(&caller.toolset()),
         deadline,
         tool_calls: 0,
         asynchronous: uses_await(&code),

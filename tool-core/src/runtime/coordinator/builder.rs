@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
-use super::{BatchOptions, Coordinator, Inner};
+use super::{BatchOptions, Coordinator, Inner, LiveToolset};
 use crate::definition::context::{CancellationToken, ProgressSink, SharedContext};
 use crate::runtime::approval::{Approver, GrantsFile};
 use crate::runtime::budget::Budget;
@@ -377,7 +377,7 @@ impl CoordinatorBuilder {
         }
         Ok(Coordinator {
             inner: Arc::new(Inner {
-                toolset,
+                toolset: LiveToolset::new(toolset),
                 shared: Arc::new(self.shared),
                 policy,
                 session: RwLock::new(Arc::new(session)),

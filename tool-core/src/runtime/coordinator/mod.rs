@@ -33,6 +33,7 @@
 mod authorize;
 mod batch;
 mod builder;
+mod live;
 mod nested;
 mod options;
 mod schedule;
@@ -65,6 +66,8 @@ use crate::{Tool, ToolCall, ToolError, ToolOutput, ToolResult, Toolset};
 
 pub use batch::BatchOptions;
 pub use builder::{BuildError, CoordinatorBuilder};
+pub(crate) use live::LiveToolset;
+pub use live::ToolsetChanges;
 pub use nested::{MAX_NESTING, ToolCaller};
 pub use options::CallOptions;
 pub(crate) use options::CallScope;
@@ -96,7 +99,8 @@ pub struct Coordinator {
 }
 
 struct Inner {
-    toolset: Toolset,
+    /// The tools, replaced whole on a change ([`Coordinator::update_toolset`]).
+    toolset: LiveToolset,
     shared: Arc<SharedContext>,
     policy: Policy,
     /// What changes during a session (mode, grants, allow-list); each call decides on a
@@ -124,6 +128,17 @@ impl Drop for Inner {
         if let Some(Ok(runtime)) = self.runtime.take() {
             runtime.shutdown_background();
         }
+    }
+}
+
+/// A [`Coordinator`] held weakly.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) struct WeakCoordinator(std::sync::Weak<Inner>);
+
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+impl WeakCoordinator {
+    pub(crate) fn upgrade(&self) -> Option<Coordinator> {
+        self.0.upgrade().map(|inner| Coordinator { inner })
     }
 }
 
@@ -193,10 +208,76 @@ impl Coordinator {
         CoordinatorBuilder::default()
     }
 
-    /// The tools this coordinator offers.
+    /// The tools this coordinator offers now: a snapshot, which a later change does not
+    /// touch (it derefs to the [`Toolset`]).
     #[must_use]
-    pub fn toolset(&self) -> &Toolset {
-        &self.inner.toolset
+    pub fn toolset(&self) -> Arc<Toolset> {
+        self.inner.toolset.snapshot()
+    }
+
+    /// Changes the toolset while the coordinator runs: `change` gets a copy of the current
+    /// toolset, and the copy is put in place when `change` returns. Calls already running keep
+    /// the tool they started with; a call that starts later sees the new set (a removed tool
+    /// is an unknown tool, with the closest names). When a tool was added, removed or replaced,
+    /// [`toolset_changes`](Self::toolset_changes) hears of it (an MCP server announces it);
+    /// an update that changes nothing is not announced. Updates are serialized, so keep
+    /// `change` quick.
+    ///
+    /// ```
+    /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset};
+    ///
+    /// /// Say hello.
+    /// #[tool(read_only, name = "doc_update_toolset_hello")]
+    /// fn hello() -> &'static str { "hello" }
+    ///
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_update_toolset_hello"]).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// let changes = coordinator.toolset_changes();
+    /// // Nothing removed: nothing to announce.
+    /// coordinator.update_toolset(|tools| tools.remove("no_such_tool"));
+    /// assert!(!changes.has_changed());
+    ///
+    /// let removed = coordinator.update_toolset(|tools| tools.remove("doc_update_toolset_hello"));
+    /// assert!(removed.is_some() && changes.has_changed());
+    /// let result = coordinator.call_blocking(ToolCall::new("doc_update_toolset_hello", "{}"));
+    /// assert!(matches!(result.error(), Some(ToolError::UnknownTool { .. })));
+    /// ```
+    pub fn update_toolset<R>(&self, change: impl FnOnce(&mut Toolset) -> R) -> R {
+        self.inner.toolset.update(change)
+    }
+
+    /// Adds a tool while the coordinator runs ([`update_toolset`](Self::update_toolset) with
+    /// [`Toolset::add`]).
+    ///
+    /// # Errors
+    /// When its name or an alias is invalid or already taken.
+    pub fn add_tool(
+        &self,
+        tool: impl Into<ToolHandle>,
+    ) -> Result<(), crate::toolset::ToolsetError> {
+        let tool = tool.into();
+        self.update_toolset(|tools| tools.add(tool))
+    }
+
+    /// Removes the tool with this name or alias while the coordinator runs, returning it
+    /// ([`update_toolset`](Self::update_toolset) with [`Toolset::remove`]).
+    pub fn remove_tool(&self, name: &str) -> Option<ToolHandle> {
+        self.update_toolset(|tools| tools.remove(name))
+    }
+
+    /// A handle that hears of every change of the toolset from now on (see
+    /// [`ToolsetChanges`]).
+    #[must_use]
+    pub fn toolset_changes(&self) -> ToolsetChanges {
+        self.inner.toolset.changes()
+    }
+
+    /// A handle that does not keep the coordinator alive (for a task that follows it).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn downgrade(&self) -> WeakCoordinator {
+        WeakCoordinator(Arc::downgrade(&self.inner))
     }
 
     /// The policy.
@@ -349,7 +430,7 @@ impl Coordinator {
             });
         }
         let tool = match self.lookup(&name) {
-            Ok(tool) => tool.clone(),
+            Ok(tool) => tool,
             Err(error) => {
                 return Err(self.finish(ToolResult::failure(call_id, error), name.into(), started));
             }
@@ -435,14 +516,15 @@ impl Coordinator {
         self.finish(result, tool.spec().name.clone(), started)
     }
 
-    /// The tool answering to `name`, or an error naming the closest names.
-    fn lookup(&self, name: &str) -> Result<&ToolHandle, ToolError> {
-        self.inner
-            .toolset
+    /// The tool answering to `name` now, or an error naming the closest names.
+    fn lookup(&self, name: &str) -> Result<ToolHandle, ToolError> {
+        let toolset = self.toolset();
+        toolset
             .get(name)
+            .cloned()
             .ok_or_else(|| ToolError::UnknownTool {
                 name: name.to_owned(),
-                suggestions: self.inner.toolset.suggest(name),
+                suggestions: toolset.suggest(name),
             })
     }
 
@@ -473,8 +555,8 @@ impl Coordinator {
     /// An unknown tool or invalid arguments, as a call would get.
     pub fn explain(&self, call: &ToolCall) -> Result<Explanation, ToolError> {
         let tool = self.lookup(&call.name)?;
-        let prepared = self.prepare(tool, &call.arguments)?;
-        let (effect, commands, paths) = self.classify(tool, &prepared);
+        let prepared = self.prepare(&tool, &call.arguments)?;
+        let (effect, commands, paths) = self.classify(&tool, &prepared);
         let classified = ClassifiedCall::new(tool.spec())
             .with_effect(effect)
             .with_resources(prepared.resources())
@@ -780,7 +862,7 @@ fn analyze_commands(prepared: &Prepared) -> Vec<CommandLine> {
 impl std::fmt::Debug for Coordinator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Coordinator")
-            .field("toolset", &self.inner.toolset)
+            .field("toolset", &self.toolset())
             .field("mode", &self.mode())
             .finish_non_exhaustive()
     }

@@ -3,6 +3,7 @@
 //! hooks, approver, budget and events, no special case anywhere in the call path. Cancelling
 //! the calling tool's call cancels its nested calls.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::{CallScope, Coordinator};
@@ -110,7 +111,8 @@ impl ToolCaller {
     /// /// Name the tools this tool could call.
     /// #[tool(read_only, name = "doc_toolcaller_toolset_list")]
     /// fn list(tools: ToolCaller) -> String {
-    ///     let names: Vec<&str> = tools.toolset().iter().map(|tool| tool.spec().name.as_ref()).collect();
+    ///     let toolset = tools.toolset();
+    ///     let names: Vec<&str> = toolset.iter().map(|tool| tool.spec().name.as_ref()).collect();
     ///     names.join(", ")
     /// }
     ///
@@ -121,8 +123,10 @@ impl ToolCaller {
     /// let result = coordinator.call_blocking(ToolCall::new("doc_toolcaller_toolset_list", "{}"));
     /// assert_eq!(result.text(), "doc_toolcaller_toolset_hello, doc_toolcaller_toolset_list");
     /// ```
+    /// A snapshot: the set as it is now (see
+    /// [`Coordinator::update_toolset`](crate::Coordinator::update_toolset)).
     #[must_use]
-    pub fn toolset(&self) -> &Toolset {
+    pub fn toolset(&self) -> Arc<Toolset> {
         self.coordinator.toolset()
     }
 

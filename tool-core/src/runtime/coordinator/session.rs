@@ -313,7 +313,8 @@ impl Session {
         if !inner.hooks.has(HookEvent::PermissionRequest) {
             return None;
         }
-        let tool = self.coordinator.toolset().get(&self.call.tool)?;
+        let toolset = self.coordinator.toolset();
+        let tool = toolset.get(&self.call.tool)?;
         let input = self.coordinator.hook_input(
             HookInput::permission_request(self.call.tool.to_string(), request.arguments.clone()),
             &self.call.call_id,
@@ -342,7 +343,8 @@ impl Session {
         if self.scope.nobody_to_ask.is_some() {
             return false;
         }
-        let Some(tool) = self.coordinator.toolset().get(&self.call.tool) else {
+        let toolset = self.coordinator.toolset();
+        let Some(tool) = toolset.get(&self.call.tool) else {
             return false;
         };
         let names: Vec<&str> = tool.spec().names().collect();

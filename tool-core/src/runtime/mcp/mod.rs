@@ -28,19 +28,24 @@
 //!   ([`Session::sample`](crate::context::Session::sample)) and the client's roots
 //!   ([`Session::roots`](crate::context::Session::roots)) travel the same ways;
 //! - on 2026-07-28, `tools/list` carries `ttlMs` ([`TOOLS_LIST_TTL`]) and `cacheScope:
-//!   "public"`: the toolset is fixed while served, and the same for every caller.
+//!   "public"`: the same for every caller;
+//! - the toolset may change while served
+//!   ([`Coordinator::update_toolset`](crate::Coordinator::update_toolset)): the server
+//!   declares `listChanged` and announces each change, as `notifications/tools/list_changed`
+//!   on a 2025-11-25 connection and on the `subscriptions/listen` stream of a 2026-07-28 client
+//!   that asked for `toolsListChanged`.
 //!
 //! Each `tools/call` runs with options of its own
 //! ([`Coordinator::call_with`](crate::Coordinator::call_with)): its cancellation, its progress
 //! sink, its approver. Files: `server.rs` (the handler), `progress.rs` (progress as
 //! notifications), `elicit.rs` (approval by elicitation and the sealed request state),
-//! `http.rs` (streamable HTTP).
+//! `subscriptions.rs` (the served list and its change announcements), `http.rs` (streamable
+//! HTTP).
 //!
 //! Served: stdio ([`serve_stdio`], [`McpServer::serve_stdio`]) and, with the feature
 //! `mcp-http`, streamable HTTP (`serve_http`, `HttpServer`, `router`: stateless, Origin
 //! checked, optional bearer token; see the `http` module's doc), protocol versions 2025-11-25
-//! and 2026-07-28 as rmcp negotiates them. Not yet here: list-changed announcements (the
-//! toolset does not change while served), and an approval asked while a tool runs
+//! and 2026-07-28 as rmcp negotiates them. Not yet here: an approval asked while a tool runs
 //! ([`Session::ask`](crate::context::Session::ask), a nested call that needs approval) over
 //! the 2026-07-28 round trip, which cannot carry it: such a question is refused, saying why.
 //!
@@ -54,6 +59,7 @@ mod elicit;
 mod http;
 mod progress;
 mod server;
+mod subscriptions;
 
 pub use elicit::StateKeyTooShort;
 #[cfg(feature = "mcp-http")]

@@ -14,9 +14,10 @@ use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
     ContentBlock, ElicitResult, ErrorData, Implementation, InputRequests, InputRequiredResult,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ResourceContents as McpResourceContents, ServerCapabilities, ServerConfig, Tool as McpTool,
+    ResourceContents as McpResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    Tool as McpTool,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
 
@@ -25,16 +26,19 @@ use super::elicit::{
     RoundState, RoundTripApprover, StateKeyTooShort, answer, input_request, question,
 };
 use super::progress::ProgressForwarder;
+use super::subscriptions::{self, ToolList};
 use crate::approval::{ApprovalRequest, ApprovalResponse};
 use crate::coordinator::CallOptions;
 use crate::definition::output::{Content, ResourceContents};
-use crate::schema::{Dialect, export_tool};
 use crate::{Coordinator, ToolCall, ToolError, ToolResult};
 
-/// How long a 2026-07-28 client may keep a `tools/list` result (`ttlMs`). The toolset is
-/// fixed while served, so the list only changes when the server is restarted with other
-/// tools or settings (an upgrade, `--read-only`); an hour bounds how long a client works from
-/// a list that old, and a client that reconnects asks again anyway.
+/// How long a 2026-07-28 client may keep a `tools/list` result (`ttlMs`) when it does not
+/// listen for changes. The toolset can change while served
+/// ([`Coordinator::update_toolset`], an imported server's tools changing); each change is
+/// announced at once on `subscriptions/listen` (and to a 2025-11-25 client with
+/// `notifications/tools/list_changed`), so a client that listens refetches then, and the TTL
+/// only bounds how stale the list of a client that does not listen can get: an hour, as
+/// toolsets change seldom (an imported server's upgrade, a tool added by the application).
 pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// A coordinator served over MCP. Cheap to clone (the coordinator is shared).
@@ -89,15 +93,23 @@ pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 ///
 /// # `tools/list` caching
 ///
-/// On 2026-07-28 the list carries `ttlMs` ([`TOOLS_LIST_TTL`], an hour: the toolset is fixed
-/// while served) and `cacheScope: "public"` (the list is the same for every caller: it depends
-/// on the server's toolset, never on who asks; what a caller may then do is the policy's
-/// decision at call time).
+/// On 2026-07-28 the list carries `ttlMs` ([`TOOLS_LIST_TTL`]) and `cacheScope: "public"`
+/// (the list is the same for every caller: it depends on the server's toolset, never on who
+/// asks; what a caller may then do is the policy's decision at call time).
+///
+/// # List changes
+///
+/// The coordinator's toolset may change while served ([`Coordinator::update_toolset`]); the
+/// server declares `tools: { listChanged: true }` and announces each change that alters the
+/// list (a burst of changes as one): to a 2025-11-25 client on a connection with a peer
+/// (stdio) as `notifications/tools/list_changed`; to a 2026-07-28 client on its
+/// `subscriptions/listen` stream, when it asked for `toolsListChanged` (over stdio, and over
+/// HTTP where the listen request's response is the SSE stream).
 #[derive(Clone)]
 pub struct McpServer {
     coordinator: Coordinator,
-    /// The `tools/list` entries, made once: the toolset does not change while served.
-    tools: Arc<Vec<McpTool>>,
+    /// The `tools/list` entries, made once per toolset generation.
+    tools: Arc<ToolList>,
     /// Seals the request states of approvals asked over the 2026-07-28 round trip.
     states: Arc<ApprovalStates>,
     /// Whether an approval may be given for the rest of the session.
@@ -117,23 +129,9 @@ impl McpServer {
     /// schemas.
     #[must_use]
     pub fn new(coordinator: Coordinator) -> Self {
-        let tools = coordinator
-            .toolset()
-            .iter()
-            .filter_map(|tool| {
-                let declared = export_tool(&**tool, Dialect::Mcp)
-                    .map_err(|error| tracing::warn!(%error, "tool left out of tools/list"))
-                    .ok()?;
-                serde_json::from_value::<McpTool>(declared.definition)
-                    .map_err(|error| {
-                        tracing::warn!(tool = %tool.spec().name, %error, "tool left out of tools/list");
-                    })
-                    .ok()
-            })
-            .collect();
         McpServer {
+            tools: Arc::new(ToolList::new(coordinator.clone())),
             coordinator,
-            tools: Arc::new(tools),
             states: Arc::new(ApprovalStates::random()),
             offer_session: true,
             calls: Arc::default(),
@@ -188,10 +186,10 @@ impl McpServer {
         self
     }
 
-    /// The `tools/list` entries, in the toolset's order (by name).
+    /// The `tools/list` entries as they are now, in the toolset's order (by name).
     #[must_use]
-    pub fn tools(&self) -> &[McpTool] {
-        &self.tools
+    pub fn tools(&self) -> Arc<[McpTool]> {
+        self.tools.current()
     }
 }
 
@@ -283,8 +281,13 @@ impl From<Coordinator> for McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("toolkit", env!("CARGO_PKG_VERSION")))
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("toolkit", env!("CARGO_PKG_VERSION")))
     }
 
     async fn list_tools(
@@ -292,12 +295,32 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let list = ListToolsResult::with_all_items(self.tools.to_vec());
+        let list = ListToolsResult::with_all_items(self.tools.current().to_vec());
         if !is_stateless(&context) {
             return Ok(list);
         }
         let ttl = u64::try_from(TOOLS_LIST_TTL.as_millis()).unwrap_or(u64::MAX);
         Ok(list.with_ttl_ms(ttl).with_cache_scope(CacheScope::Public))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // A 2025-11-25 client (only those send `initialized`) hears of list changes on its
+        // connection; over stateless HTTP nothing outlives the request to carry them.
+        if !self.stateless_http {
+            subscriptions::announce_to_peer(&self.tools, context.peer);
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(subscriptions::accepted_filter())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        subscriptions::listen(&self.tools, subscription).await;
+        Ok(())
     }
 
     async fn call_tool(

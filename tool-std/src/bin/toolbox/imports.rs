@@ -2,25 +2,28 @@
 //! toolset as `mcp__<server>__<tool>`. The servers the settings' `toolkit.trustedMcpServers`
 //! names have their annotations believed. A server that does not start is reported on stderr
 //! and the others are still imported; a file that cannot be read or parsed is a set-up error.
+//! `toolbox serve` keeps the imported tools in step with their servers' lists
+//! ([`Imported::keep_in_sync`]), so a server's change reaches `serve`'s own clients.
 
 use std::path::Path;
 
 use tool_core::Toolset;
-use tool_core::mcp::client::{self, McpConfig};
+use tool_core::mcp::client::{self, Imported, McpConfig};
 use tool_core::settings::Settings;
 
-/// `toolset` with the servers' tools added; `read_only` keeps only the read-only ones (those of
-/// trusted servers that say so). Must run on `runtime`, which then runs the calls: the
-/// connections live on it.
+/// `toolset` with the servers' tools added, and the servers imported (none without
+/// `config`); `read_only` keeps only the read-only tools (those of trusted servers that say
+/// so: [`keeps`]). Must run on `runtime`, which then runs the calls: the connections live on
+/// it.
 pub(crate) fn add(
     runtime: &tokio::runtime::Runtime,
     toolset: Toolset,
     config: Option<&Path>,
     settings: Option<&Path>,
     read_only: bool,
-) -> Result<Toolset, String> {
+) -> Result<(Toolset, Option<Imported>), String> {
     let Some(config) = config else {
-        return Ok(toolset);
+        return Ok((toolset, None));
     };
     let mut config = McpConfig::load(config).map_err(|error| error.to_string())?;
     if let Some(settings) = settings {
@@ -33,12 +36,17 @@ pub(crate) fn add(
     }
     let mut toolset = toolset;
     for tool in imported.toolset.iter() {
-        if read_only && !tool.spec().effect.is_read_only() {
+        if !keeps(read_only, tool.spec()) {
             continue;
         }
         toolset
             .add(tool.clone())
             .map_err(|error| error.to_string())?;
     }
-    Ok(toolset)
+    Ok((toolset, Some(imported)))
+}
+
+/// Whether an imported tool belongs in the toolset: with `--read-only`, only a read-only one.
+pub(crate) fn keeps(read_only: bool, spec: &tool_core::spec::ToolSpec) -> bool {
+    !read_only || spec.effect.is_read_only()
 }

@@ -223,7 +223,7 @@ fn run(command: Command) -> Result<u8, Failure> {
     match command {
         Command::List { json, mcp_config } => {
             let runtime = runtime()?;
-            let toolset = imports::add(&runtime, toolset, mcp_config.as_deref(), None, false)
+            let (toolset, _) = imports::add(&runtime, toolset, mcp_config.as_deref(), None, false)
                 .map_err(Failure::setup)?;
             list(&toolset, json);
             Ok(0)
@@ -445,6 +445,7 @@ fn with_imports(
         session.settings.as_deref(),
         read_only,
     )
+    .map(|(toolset, _)| toolset)
     .map_err(Failure::setup)
 }
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use tool_core::Toolset;
 
-use crate::{FAILED, Failure, SessionArgs, coordinator, runtime, with_imports};
+use crate::{FAILED, Failure, SessionArgs, coordinator, imports, runtime};
 
 pub(crate) const SERVE_HELP: &str = "\
 Over HTTP the server is stateless (run several behind any load balancer), speaks MCP 2026-07-28
@@ -135,10 +135,23 @@ pub(crate) fn serve(
         toolset
     };
     let runtime = runtime()?;
-    let toolset = with_imports(&runtime, toolset, session, read_only)?;
+    let (toolset, imported) = imports::add(
+        &runtime,
+        toolset,
+        session.mcp_config.as_deref(),
+        session.settings.as_deref(),
+        read_only,
+    )
+    .map_err(Failure::setup)?;
     // stdin and stdout carry the protocol (or the server runs unattended): nobody can be
     // asked at the terminal.
     let coordinator = coordinator(toolset, session, false)?;
+    // An imported server's tool changes reach this server's clients: a chain.
+    if let Some(imported) = &imported {
+        runtime.block_on(
+            imported.keep_in_sync(&coordinator, move |spec| imports::keeps(read_only, spec)),
+        );
+    }
     if let Some(address) = http.http {
         let options = http.options(address)?;
         return runtime.block_on(async {

@@ -1,7 +1,9 @@
 //! One live connection to a server: the child process (killed with its process group when the
 //! connection is dropped) and its bounded stderr, or the HTTP transport; the rmcp client
-//! running over it; and the routing of the server's progress notifications to the calls
-//! waiting for them.
+//! running over it; the routing of the server's progress notifications to the calls
+//! waiting for them; and hearing that the server's tool list changed
+//! (`notifications/tools/list_changed` from a 2025-11-25 server, a `subscriptions/listen`
+//! stream opened on a 2026-07-28 server that declares `listChanged`).
 
 use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
@@ -10,9 +12,11 @@ use std::time::Duration;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion,
+    ProtocolVersion, ServerNotification, SubscriptionFilter,
 };
-use rmcp::service::{ClientLifecycleMode, NotificationContext, RunningService};
+use rmcp::service::{
+    ClientCacheConfig, ClientLifecycleMode, NotificationContext, RunningService, ServiceError,
+};
 use rmcp::{ClientHandler, RoleClient};
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
@@ -24,6 +28,10 @@ use crate::context::Progress;
 /// How long a server has to answer the handshake (Claude Code's default `MCP_TIMEOUT`); a
 /// server that takes longer is reported, not waited for forever.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long to wait before opening `subscriptions/listen` again after its stream ended, at
+/// first and at most (the pause doubles while it keeps failing).
+const LISTEN_RETRY_FIRST: Duration = Duration::from_secs(1);
+const LISTEN_RETRY_LAST: Duration = Duration::from_secs(30);
 /// How much of a server's stderr is kept for messages: its last bytes.
 const STDERR_KEPT: usize = 8 * 1024;
 /// How much of it a message shows.
@@ -41,6 +49,80 @@ pub(super) struct Connection {
     pub(super) service: Service,
     pub(super) routes: Arc<ProgressRoutes>,
     pub(super) child: Option<ChildGuard>,
+    /// The task reading the `subscriptions/listen` stream, stopped with the connection.
+    pub(super) _listening: Option<Listening>,
+}
+
+/// A task aborted when dropped.
+pub(super) struct Listening(tokio::task::JoinHandle<()>);
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Moves when the server's tool list changed: shared by every connection to one server.
+pub(super) type ListChanged = Arc<watch::Sender<u64>>;
+
+fn bump(list_changed: &ListChanged) {
+    list_changed.send_modify(|generation| *generation += 1);
+}
+
+/// On a 2026-07-28 server that declares `tools.listChanged`, opens `subscriptions/listen` for
+/// tool list changes and moves `list_changed` on each. (A 2025-11-25 server sends
+/// `notifications/tools/list_changed` on the connection, which [`Handler`] hears.)
+fn listen(service: &Service, list_changed: &ListChanged) -> Option<Listening> {
+    let info = service.peer().peer_info()?;
+    let declared = info
+        .capabilities
+        .tools
+        .as_ref()
+        .is_some_and(|tools| tools.list_changed == Some(true));
+    if info.protocol_version < ProtocolVersion::V_2026_07_28 || !declared {
+        return None;
+    }
+    let peer = service.peer().clone();
+    let list_changed = Arc::clone(list_changed);
+    Some(Listening(tokio::spawn(async move {
+        let mut pause = LISTEN_RETRY_FIRST;
+        loop {
+            let filter = SubscriptionFilter::builder().tools_list_changed().build();
+            match peer.listen(filter).await {
+                Ok(mut subscription) => {
+                    pause = LISTEN_RETRY_FIRST;
+                    // What changed before the acknowledgement was not announced on this stream
+                    // (a stream has no replay): whoever follows lists again.
+                    bump(&list_changed);
+                    while let Ok(Some(notification)) = subscription.next().await {
+                        if matches!(
+                            notification,
+                            ServerNotification::ToolListChangedNotification(_)
+                        ) {
+                            bump(&list_changed);
+                        }
+                    }
+                }
+                Err(ServiceError::McpError(error)) => {
+                    tracing::warn!(error = %error.message, "the MCP server refused subscriptions/listen: its tool list changes will not be followed");
+                    return;
+                }
+                Err(error) => {
+                    tracing::debug!(%error, "subscriptions/listen could not be opened");
+                }
+            }
+            // The stream ended (a server restarted behind its URL drops it) while the
+            // connection may still carry calls, as a stateless HTTP one does: listen again,
+            // after a pause that grows while it keeps failing. A closed connection is
+            // replaced by the next listing, which listens anew: whoever follows lists again.
+            if peer.is_transport_closed() {
+                bump(&list_changed);
+                return;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(LISTEN_RETRY_LAST);
+        }
+    })))
 }
 
 impl Connection {
@@ -77,10 +159,14 @@ impl Connection {
 }
 
 /// Starts the server (or reaches it) and runs the MCP handshake.
-pub(super) async fn connect(config: &McpServerConfig) -> Result<Connection, McpClientError> {
+pub(super) async fn connect(
+    config: &McpServerConfig,
+    list_changed: &ListChanged,
+) -> Result<Connection, McpClientError> {
     let routes = Arc::new(ProgressRoutes::default());
     let handler = Handler {
         routes: Arc::clone(&routes),
+        list_changed: Arc::clone(list_changed),
     };
     // `server/discover` first (protocol 2026-07-28), the `initialize` handshake of 2025-11-25
     // and older for a server that does not know it.
@@ -126,6 +212,7 @@ pub(super) async fn connect(config: &McpServerConfig) -> Result<Connection, McpC
             let guard = ChildGuard::watch(child, StderrTail::collect(stderr));
             match handshake(handler, (stdout, stdin), lifecycle).await {
                 Ok(service) => Ok(Connection {
+                    _listening: listen(&service, list_changed),
                     service,
                     routes,
                     child: Some(guard),
@@ -156,6 +243,7 @@ pub(super) async fn connect(config: &McpServerConfig) -> Result<Connection, McpC
                     stderr: String::new(),
                 })?;
             Ok(Connection {
+                _listening: listen(&service, list_changed),
                 service,
                 routes,
                 child: None,
@@ -176,7 +264,18 @@ where
 {
     let started = rmcp::service::serve_client_with_lifecycle(handler, transport, lifecycle);
     match tokio::time::timeout(STARTUP_TIMEOUT, started).await {
-        Ok(Ok(service)) => Ok(service),
+        Ok(Ok(service)) => {
+            // rmcp keeps a `tools/list` for its `ttlMs` (an hour from our server), forgotten
+            // only on a list-changed notification. A listing here is made because the list
+            // may have changed without one (a listen stream opened anew, a server restarted
+            // behind its URL): it must come from the server. It is made seldom, so nothing
+            // is lost by not keeping it.
+            service
+                .peer()
+                .set_response_cache_config(ClientCacheConfig::disabled())
+                .await;
+            Ok(service)
+        }
         Ok(Err(error)) if error.is_authorization_required() => Err(format!(
             "it wants authorization (`WWW-Authenticate: {}`): give it an `Authorization` header, as `\"headers\": {{\"Authorization\": \"Bearer ${{TOKEN}}\"}}` in `.mcp.json`",
             error.auth_challenge().unwrap_or_default()
@@ -234,9 +333,11 @@ fn http_transport(
     ))
 }
 
-/// The client side of the protocol: who we are, and where progress notifications go.
+/// The client side of the protocol: who we are, where progress notifications go, and who
+/// hears that the tool list changed.
 pub(super) struct Handler {
     routes: Arc<ProgressRoutes>,
+    list_changed: ListChanged,
 }
 
 impl ClientHandler for Handler {
@@ -253,6 +354,10 @@ impl ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) {
         self.routes.deliver(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        bump(&self.list_changed);
     }
 }
 

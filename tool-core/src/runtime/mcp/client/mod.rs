@@ -83,19 +83,31 @@
 //! its stderr are kept for messages. When the server exits, the call that finds it gone fails
 //! with an error saying how it ended and the end of its stderr; the next call starts it again.
 //! An HTTP server's closed connection is reopened the same way.
+//!
+//! # A server whose tools change
+//!
+//! A server may change its tools while it runs and say so (`notifications/tools/list_changed`
+//! on 2025-11-25; on 2026-07-28 the client opens `subscriptions/listen` for tool list changes
+//! when the server declares `listChanged`). [`Imported::keep_in_sync`] (or
+//! [`McpClient::keep_in_sync`]) keeps a coordinator's toolset in step: on each change the
+//! server's tools are listed again; a new tool is added, a removed one removed, a changed one
+//! replaced, and a tool keeps its `mcp__<server>__<tool>` name for as long as the client
+//! lives. The coordinator then announces the change to its own MCP clients, if it is served:
+//! `toolbox serve --mcp-config` passes an imported server's changes on. A reconnection (a
+//! server restarted) counts as a change too, as the new process may have other tools.
 
 mod config;
 mod connection;
 mod error;
 mod tool;
 
-use std::collections::HashSet;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use rmcp::RoleClient;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientNotification, ClientRequest, ProgressToken, RequestId, ServerResult,
+    ClientNotification, ClientRequest, ProgressToken, RequestId, ServerResult, Tool as McpTool,
 };
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::{Map, Value};
@@ -105,8 +117,10 @@ pub use error::McpClientError;
 pub use tool::ImportedTool;
 
 use crate::context::ToolContext;
-use crate::{ToolError, ToolOutput, Toolset};
-use connection::Connection;
+use crate::coordinator::ToolsetChanges;
+use crate::spec::ToolSpec;
+use crate::{Coordinator, Tool, ToolError, ToolOutput, Toolset};
+use connection::{Connection, ListChanged};
 
 /// A connection to one MCP server, restarted (or reopened) on the next call after it dies.
 /// Cheap to clone; the server is stopped when the last clone (and the last tool imported from
@@ -120,6 +134,11 @@ struct Inner {
     config: McpServerConfig,
     /// The live connection; `None` after one was found gone, until the next call connects.
     connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
+    /// The server's tools as last listed, by their names on the server: the name each got
+    /// here, and its definition. A new listing keeps the names and sees what changed.
+    named: Mutex<BTreeMap<String, (String, McpTool)>>,
+    /// Moves when the server's tool list changed, or the server was reconnected.
+    list_changed: ListChanged,
 }
 
 impl std::fmt::Debug for McpClient {
@@ -138,13 +157,22 @@ impl McpClient {
     /// [`McpClientError`]: the command could not be started, or the handshake failed (with how
     /// the process ended and the end of its stderr).
     pub async fn connect(config: McpServerConfig) -> Result<McpClient, McpClientError> {
-        let connection = connection::connect(&config).await?;
+        let list_changed = Arc::new(tokio::sync::watch::Sender::new(0));
+        let connection = connection::connect(&config, &list_changed).await?;
         Ok(McpClient {
             inner: Arc::new(Inner {
                 config,
                 connection: tokio::sync::Mutex::new(Some(Arc::new(connection))),
+                named: Mutex::default(),
+                list_changed,
             }),
         })
+    }
+
+    /// Hears each time the server says its tool list changed (and each reconnection).
+    #[must_use]
+    pub fn list_changes(&self) -> ToolsetChanges {
+        ToolsetChanges::from_receiver(self.inner.list_changed.subscribe())
     }
 
     /// The server's configuration.
@@ -165,27 +193,148 @@ impl McpClient {
         &self,
         taken: &mut HashSet<String>,
     ) -> Result<Vec<ImportedTool>, McpClientError> {
-        let connection = self.live().await?;
-        let listed = match connection.service.peer().list_all_tools().await {
-            Ok(listed) => listed,
-            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
-                return Err(self.lost(&connection).await);
-            }
-            Err(error) => {
-                return Err(McpClientError::Request {
-                    server: self.inner.config.name.clone(),
-                    action: "list its tools".to_owned(),
-                    reason: error.to_string(),
-                });
-            }
-        };
-        Ok(listed
+        let listed = self.list().await?;
+        let mut named = self.named();
+        let mut next = BTreeMap::new();
+        let tools = listed
             .into_iter()
             .map(|remote| {
-                let name = tool_name(&self.inner.config.name, &remote.name, taken);
+                let name = match named.remove(&*remote.name) {
+                    Some((name, _)) => {
+                        taken.insert(name.clone());
+                        name
+                    }
+                    None => tool_name(&self.inner.config.name, &remote.name, taken),
+                };
+                next.insert(remote.name.to_string(), (name.clone(), remote.clone()));
                 ImportedTool::new(self.clone(), name, remote)
             })
-            .collect())
+            .collect();
+        *named = next;
+        Ok(tools)
+    }
+
+    /// Every page of the server's `tools/list`.
+    async fn list(&self) -> Result<Vec<McpTool>, McpClientError> {
+        let connection = self.live().await?;
+        match connection.service.peer().list_all_tools().await {
+            Ok(listed) => Ok(listed),
+            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
+                Err(self.lost(&connection).await)
+            }
+            Err(error) => Err(McpClientError::Request {
+                server: self.inner.config.name.clone(),
+                action: "list its tools".to_owned(),
+                reason: error.to_string(),
+            }),
+        }
+    }
+
+    fn named(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (String, McpTool)>> {
+        self.inner
+            .named
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps `coordinator`'s tools from this server in step with the server's list, from now
+    /// until the client or the coordinator is gone (see the module docs); `keep` says which
+    /// of the server's tools belong in the coordinator (all: `|_| true`). The tools already
+    /// in the coordinator are those [`tools`](Self::tools) or [`import`] made.
+    ///
+    /// Spawns a task on the current Tokio runtime, which holds neither the client nor the
+    /// coordinator alive.
+    pub async fn keep_in_sync(
+        &self,
+        coordinator: &Coordinator,
+        keep: impl Fn(&ToolSpec) -> bool + Send + Sync + 'static,
+    ) {
+        self.follow(coordinator, Arc::new(keep));
+    }
+
+    fn follow(&self, coordinator: &Coordinator, keep: Keep) {
+        let mut changes = self.list_changes();
+        let client = Arc::downgrade(&self.inner);
+        let coordinator = coordinator.downgrade();
+        tokio::spawn(async move {
+            // Once at the start, for what changed since the tools were listed; then on each
+            // change the server announces.
+            loop {
+                let (Some(inner), Some(coordinator)) =
+                    (Weak::upgrade(&client), coordinator.upgrade())
+                else {
+                    return;
+                };
+                let client = McpClient { inner };
+                let mut pause = RESYNC_RETRY_FIRST;
+                for attempt in 1..=RESYNC_ATTEMPTS {
+                    match client.resync(&coordinator, &*keep).await {
+                        Ok(()) => break,
+                        Err(error) => {
+                            // A lost connection is reopened by the next attempt (a server
+                            // restarting takes a moment); a few attempts, then the next change.
+                            tracing::warn!(%error, attempt, "the MCP server's changed tools could not be listed");
+                            if attempt < RESYNC_ATTEMPTS {
+                                tokio::time::sleep(pause).await;
+                                pause *= 2;
+                            }
+                        }
+                    }
+                }
+                drop((client, coordinator));
+                if changes.changed().await.is_none() {
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Lists the server's tools again and brings `coordinator`'s in step, in one update: a
+    /// tool the server no longer lists is removed, a new one added under a new name, a changed
+    /// one replaced under its name; an unchanged one is left as it is (so an unchanged list
+    /// changes nothing, and the coordinator announces nothing).
+    async fn resync(
+        &self,
+        coordinator: &Coordinator,
+        keep: &(dyn Fn(&ToolSpec) -> bool + Send + Sync),
+    ) -> Result<(), McpClientError> {
+        let listed = self.list().await?;
+        let server = &self.inner.config.name;
+        coordinator.update_toolset(|tools| {
+            let mut named = self.named();
+            let mut taken: HashSet<String> = tools
+                .iter()
+                .flat_map(|tool| tool.spec().names().map(str::to_owned).collect::<Vec<_>>())
+                .collect();
+            let mut next = BTreeMap::new();
+            for remote in listed {
+                let key = remote.name.to_string();
+                let name = match named.remove(&key) {
+                    Some((name, before)) if before == remote => {
+                        next.insert(key, (name, before));
+                        continue;
+                    }
+                    Some((name, _)) => {
+                        tools.remove(&name);
+                        name
+                    }
+                    None => tool_name(server, &key, &mut taken),
+                };
+                let tool = ImportedTool::new(self.clone(), name.clone(), remote.clone());
+                if keep(tool.spec())
+                    && let Err(error) = tools.add(tool)
+                {
+                    tracing::warn!(%error, server, "an MCP server's tool was left out");
+                }
+                next.insert(key, (name, remote));
+            }
+            // What remains was not listed again: gone from the server.
+            for (name, _) in named.values() {
+                tools.remove(name);
+            }
+            *named = next;
+        });
+        Ok(())
     }
 
     /// The end of the server process's stderr (empty for an HTTP server).
@@ -229,8 +378,14 @@ impl McpClient {
                 Err(gone.gone(&self.inner.config.name).await)
             }
             None => {
-                let connection = Arc::new(connection::connect(&self.inner.config).await?);
+                let connection = Arc::new(
+                    connection::connect(&self.inner.config, &self.inner.list_changed).await?,
+                );
                 *slot = Some(Arc::clone(&connection));
+                // A new process (or a server restarted behind its URL) may list other tools.
+                self.inner
+                    .list_changed
+                    .send_modify(|generation| *generation += 1);
                 Ok(connection)
             }
         }
@@ -367,6 +522,14 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// How often a follower lists a server's tools again when listing fails, and the first pause
+/// between attempts (doubling after each).
+const RESYNC_ATTEMPTS: u32 = 5;
+const RESYNC_RETRY_FIRST: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Which of a server's tools belong in the coordinator kept in sync.
+type Keep = Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync>;
+
 /// The servers' tools, and the servers that could not be imported.
 #[derive(Debug, Default)]
 #[non_exhaustive]
@@ -377,6 +540,34 @@ pub struct Imported {
     pub clients: Vec<McpClient>,
     /// The servers that did not start or list their tools, each error naming the server.
     pub failures: Vec<McpClientError>,
+}
+
+impl Imported {
+    /// Keeps `coordinator`'s tools from every imported server in step with that server's
+    /// list ([`McpClient::keep_in_sync`]); `keep` says which tools belong (all: `|_| true`).
+    ///
+    /// ```no_run
+    /// use tool_core::{Coordinator, Toolset, mcp::client::{self, McpConfig}};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let imported = client::import(&McpConfig::load(".mcp.json")?).await;
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::all().union(imported.toolset.clone())?)
+    ///     .build()?;
+    /// imported.keep_in_sync(&coordinator, |_| true).await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn keep_in_sync(
+        &self,
+        coordinator: &Coordinator,
+        keep: impl Fn(&ToolSpec) -> bool + Send + Sync + 'static,
+    ) {
+        let keep: Keep = Arc::new(keep);
+        for client in &self.clients {
+            client.follow(coordinator, Arc::clone(&keep));
+        }
+    }
 }
 
 /// Starts (or reaches) every server of `config` and imports its tools. A server that fails is
