@@ -92,9 +92,10 @@ pub enum SchemaError {
         /// What is wrong, and what would be right.
         problem: String,
     },
-    /// The key is empty, or the one the MCP server keeps for the policy's approval question.
+    /// The key is empty, the one the MCP server keeps for the policy's approval question, or
+    /// shaped like a key the server gives a request without one (`question-2`).
     #[error(
-        "the question's key `{key}` cannot be used: a key is a non-empty name other than `approval` (kept for the policy's approval question)"
+        "the question's key `{key}` cannot be used: a key is a non-empty name other than `approval` (kept for the policy's approval question) and not shaped like the keys given to requests without one (`question-N`, `sampling-N`, `roots-N`); choose a name of your own, such as `report_target`"
     )]
     Key {
         /// The key given.
@@ -225,7 +226,8 @@ impl SamplingRequest {
     /// Names the request, as [`Question::with_key`] names a question.
     ///
     /// # Errors
-    /// [`SchemaError::Key`] for an empty key or `approval`.
+    /// [`SchemaError::Key`] for an empty key, `approval`, or a key shaped like a generated
+    /// one (`question-N`, `sampling-N`, `roots-N`).
     pub fn with_key(mut self, key: impl Into<String>) -> Result<Self, SchemaError> {
         self.key = Some(checked_key(key.into())?);
         Ok(self)
@@ -299,8 +301,18 @@ impl Root {
     }
 }
 
+/// The prefixes of the keys given to requests made without one (`question-1`, `sampling-2`,
+/// `roots-3`): a key of that shape, given by a tool, could be the one generated for another
+/// of its requests, and two requests would share an answer.
+const GENERATED_PREFIXES: [&str; 3] = ["question", "sampling", "roots"];
+
 fn checked_key(key: String) -> Result<String, SchemaError> {
-    if key.trim().is_empty() || key == RESERVED_KEY {
+    let generated = key.split_once('-').is_some_and(|(prefix, number)| {
+        GENERATED_PREFIXES.contains(&prefix)
+            && !number.is_empty()
+            && number.bytes().all(|byte| byte.is_ascii_digit())
+    });
+    if key.trim().is_empty() || key == RESERVED_KEY || generated {
         return Err(SchemaError::Key { key });
     }
     Ok(key)
@@ -326,8 +338,23 @@ impl Question {
     /// client (`question-1`, then `sampling-2`, `roots-3`, ...), which is stable as long as
     /// the tool asks in the same order each time it runs.
     ///
+    /// Each request of a call needs a key of its own: over the MCP round trip, a second
+    /// request under a key already used in the same run is the tool's error.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::approval::Question;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+    /// let question = Question::new("Go?", schema).unwrap();
+    /// assert!(question.clone().with_key("go_ahead").is_ok());
+    /// // Shaped like the key the question would be given without one: refused.
+    /// assert!(question.with_key("question-2").is_err());
+    /// ```
+    ///
     /// # Errors
-    /// [`SchemaError::Key`] for an empty key or `approval`.
+    /// [`SchemaError::Key`] for an empty key, `approval`, or a key shaped like a generated
+    /// one (`question-N`, `sampling-N`, `roots-N`).
     pub fn with_key(mut self, key: impl Into<String>) -> Result<Self, SchemaError> {
         self.key = Some(checked_key(key.into())?);
         Ok(self)
@@ -856,6 +883,25 @@ mod tests {
             question.with_key(" "),
             Err(SchemaError::Key { .. })
         ));
+    }
+
+    #[test]
+    fn a_key_shaped_like_a_generated_one_is_refused() {
+        let question = form(json!({})).unwrap();
+        for key in ["question-2", "sampling-1", "roots-10"] {
+            assert!(
+                matches!(question.clone().with_key(key), Err(SchemaError::Key { .. })),
+                "{key}"
+            );
+            assert!(
+                SamplingRequest::new("hi", 1).with_key(key).is_err(),
+                "{key}"
+            );
+        }
+        // Only the exact shape: a name that merely starts the same way is the tool's own.
+        for key in ["question-two", "questions-2", "roots-", "question-2a"] {
+            assert!(question.clone().with_key(key).is_ok(), "{key}");
+        }
     }
 
     #[test]

@@ -27,8 +27,9 @@
 //!   - a tool's question ends the tool's run at the first question no answer was brought
 //!     for (the tool gets an error and is expected to return it); its key is the one the
 //!     tool gave ([`Question::with_key`](crate::approval::Question::with_key)) or its order
-//!     among the call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...);
-//!     requests made at once (`tokio::join!`) go out in one round. On the next run, every question
+//!     among the call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...),
+//!     and each request of a run needs its own (a second request under a used key is the
+//!     tool's error); requests made at once (`tokio::join!`) go out in one round. On the next run, every question
 //!     answered so far is answered again from the answers, and the next one goes out: each
 //!     round adds answers, carried in the sealed state ([`RoundState`]) so that an earlier
 //!     round's answer (and the approval) cannot be changed. An answer that does not fit its
@@ -56,7 +57,7 @@
 //! protocol is for.) The seal cannot stop a client from answering for its user: the client
 //! holds the answer either way.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -452,6 +453,9 @@ pub(super) struct RoundTripApprover {
     answers: HashMap<String, Answered>,
     /// How many questions the tool asked so far: names the ones it gave no key.
     questions_asked: AtomicUsize,
+    /// The keys of the requests made in this run: a second request under one of them would
+    /// take (or overwrite) the first one's answer, and the rounds would never end.
+    keys_used: Mutex<HashSet<String>>,
     /// What the tool's questions came to.
     questions: Arc<Mutex<QuestionsRound>>,
     /// What the client declared it can do besides asking its user.
@@ -471,6 +475,7 @@ impl RoundTripApprover {
         RoundTripApprover {
             answers: HashMap::new(),
             questions_asked: AtomicUsize::new(0),
+            keys_used: Mutex::default(),
             questions: Arc::default(),
             client: ClientAbilities::default(),
             call_id,
@@ -523,10 +528,27 @@ impl RoundTripApprover {
     }
 
     /// The key of the call's next request to the client: the one given, else `prefix-N`
-    /// with N its order among the call's requests.
-    fn next_key(&self, given: Option<&str>, prefix: &str) -> String {
+    /// with N its order among the call's requests. A key used before in this run is the
+    /// tool's error: each request needs its own (a generated key never repeats, and a given
+    /// one cannot look like one: [`Question::with_key`] refuses that shape).
+    fn next_key(
+        &self,
+        tool: &str,
+        given: Option<&str>,
+        prefix: &str,
+    ) -> Result<String, Unanswered> {
         let ordinal = self.questions_asked.fetch_add(1, Ordering::SeqCst) + 1;
-        given.map_or_else(|| format!("{prefix}-{ordinal}"), str::to_owned)
+        let key = given.map_or_else(|| format!("{prefix}-{ordinal}"), str::to_owned);
+        let mut used = self
+            .keys_used
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !used.insert(key.clone()) {
+            return Err(Unanswered::new(format!(
+                "`{tool}` made a second request to the client under the key `{key}` in one call; give each request its own key (Question::with_key, SamplingRequest::with_key), or none"
+            )));
+        }
+        Ok(key)
     }
 
     /// The answer the client brought under `key` to this very request (`digest`), read by
@@ -618,23 +640,26 @@ impl Approver for RoundTripApprover {
         request: &'a QuestionRequest,
     ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
         let question = &request.question;
-        let key = self.next_key(question.key(), "question");
+        let key = self.next_key(&request.tool, question.key(), "question");
         // A form the client could not be shown is the tool's error now, not a round trip.
-        let outcome = form(question).and_then(|params| {
-            self.answer_or_ask(
-                key,
-                question_digest(question),
-                || input_request("elicitation/create", &params),
-                |response| {
-                    let result = serde_json::from_value::<ElicitResult>(response.clone()).ok()?;
-                    match to_answer(&result)? {
-                        // An answer that does not fit is asked again rather than read.
-                        Answer::Accept(content) if question.check(&content).is_err() => None,
-                        answer => Some(answer),
-                    }
-                },
-            )
-        });
+        let outcome = key
+            .and_then(|key| Ok((key, form(question)?)))
+            .and_then(|(key, params)| {
+                self.answer_or_ask(
+                    key,
+                    question_digest(question),
+                    || input_request("elicitation/create", &params),
+                    |response| {
+                        let result =
+                            serde_json::from_value::<ElicitResult>(response.clone()).ok()?;
+                        match to_answer(&result)? {
+                            // An answer that does not fit is asked again rather than read.
+                            Answer::Accept(content) if question.check(&content).is_err() => None,
+                            answer => Some(answer),
+                        }
+                    },
+                )
+            });
         Box::pin(std::future::ready(outcome))
     }
 
@@ -643,7 +668,7 @@ impl Approver for RoundTripApprover {
         tool: &'a str,
         request: &'a SamplingRequest,
     ) -> BoxFuture<'a, Result<Sampled, Unanswered>> {
-        let key = self.next_key(request.key(), "sampling");
+        let key = self.next_key(tool, request.key(), "sampling");
         let params = sampling_params(request);
         let outcome = self
             .able(
@@ -652,7 +677,8 @@ impl Approver for RoundTripApprover {
                 "a message from the client's model",
                 "sampling",
             )
-            .and_then(|()| {
+            .and(key)
+            .and_then(|key| {
                 self.answer_or_ask(
                     key,
                     sha256_hex(&params.to_string()),
@@ -664,10 +690,11 @@ impl Approver for RoundTripApprover {
     }
 
     fn list_roots<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<Vec<Root>, Unanswered>> {
-        let key = self.next_key(None, "roots");
+        let key = self.next_key(tool, None, "roots");
         let outcome = self
             .able(self.client.roots, tool, "the client's roots", "roots")
-            .and_then(|()| {
+            .and(key)
+            .and_then(|key| {
                 self.answer_or_ask(
                     key,
                     sha256_hex("roots/list"),
@@ -1020,6 +1047,27 @@ mod tests {
             .map(|p| p.0.clone())
             .collect();
         assert_eq!(keys, ["question-1", "question-2"]);
+    }
+
+    #[tokio::test]
+    async fn a_second_request_under_a_used_key_is_the_tools_error_naming_the_key() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let response = json!({"action": "accept", "content": {"name": "Ada"}});
+        let answers = HashMap::from([("name".to_owned(), answered(None, response))]);
+        let approver = round(None).with_answers(answers, Arc::clone(&questions));
+        let keyed = || {
+            let mut request = name_question();
+            request.question = request.question.with_key("name").unwrap();
+            request
+        };
+        assert!(approver.elicit(&keyed()).await.is_ok());
+        // Asked again under the same key: not the first answer again (the tool would loop).
+        let error = approver.elicit(&keyed()).await.unwrap_err();
+        assert!(
+            error.reason.contains("`name`") && error.reason.contains("its own key"),
+            "{error}"
+        );
+        assert!(questions.lock().unwrap().pending.is_empty());
     }
 
     #[tokio::test]
