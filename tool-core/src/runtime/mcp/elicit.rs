@@ -25,7 +25,9 @@
 //!   ([`RoundTripApprover`]):
 //!   - the policy's approval ends the call before its tool runs (key `approval`);
 //!   - a tool's question ends the tool's run at the first question no answer was brought
-//!     for (the tool gets an error and is expected to return it); its key is the one the
+//!     for (the tool gets a pending error, [`Unanswered::is_pending`], and must return it;
+//!     every later request of that run is pending at once, so a tool that carries on gets
+//!     no further answers); its key is the one the
 //!     tool gave ([`Question::with_key`](crate::approval::Question::with_key)) or its order
 //!     among the call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...),
 //!     and each request of a run needs its own (a second request under a used key is the
@@ -211,9 +213,12 @@ impl ClientAbilities {
         if able {
             return Ok(());
         }
-        Err(Unanswered::new(format!(
-            "`{tool}` asked for {what}, but this MCP client did not declare the {capability} capability"
-        )))
+        Err(Unanswered::missing_capability(
+            capability,
+            format!(
+                "`{tool}` asked for {what}, but this MCP client did not declare the {capability} capability"
+            ),
+        ))
     }
 }
 
@@ -428,6 +433,28 @@ pub(super) struct QuestionsRound {
     /// `roots`): a call that failed for want of them is the protocol's
     /// MissingRequiredClientCapability error.
     pub(super) missing: Vec<&'static str>,
+    /// Whether the tool was handed a pending error: every later request of the run is
+    /// pending at once.
+    pub(super) pending_delivered: bool,
+}
+
+/// A future that is pending once (waking itself at once), then ready.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        context.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
 }
 
 /// The approver of one 2026-07-28 round: it answers the call's own approval with the answer
@@ -585,9 +612,47 @@ impl RoundTripApprover {
         }
         questions.pending.push((key, digest, request()));
         // Never read by the model: the server answers `input_required` instead.
-        Err(Unanswered::new(
-            "waiting for the MCP client's answer (input_required); the call will run again with it",
+        Err(Unanswered::pending(
+            "waiting for the MCP client's answer (input_required); return this error (`?`): the call will run again from the start with the answer",
         ))
+    }
+
+    /// Pending at once, when a request of this run is already known by the tool to be
+    /// pending: a tool that carried on past that error (`unwrap_or`) gets no more answers,
+    /// so it does nothing it would do again when the call runs again with the answers.
+    fn after_pending(&self) -> Result<(), Unanswered> {
+        let questions = self
+            .questions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if questions.pending_delivered {
+            return Err(Unanswered::pending(
+                "an earlier request of this call is waiting for the MCP client's answer (input_required), so no other request is made in this run; return that error (`?`): the call will run again from the start with the answers",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `outcome` as the tool gets it. A pending one is handed over after one yield, so the
+    /// requests a tool makes at once (`tokio::join!`) are all made before any of them is
+    /// known to be pending, and go out in one round; once it is handed over, every later
+    /// request of the run is pending at once ([`after_pending`](Self::after_pending)).
+    fn deliver<'a, T: Send + 'a>(
+        &self,
+        outcome: Result<T, Unanswered>,
+    ) -> BoxFuture<'a, Result<T, Unanswered>> {
+        if !outcome.as_ref().is_err_and(Unanswered::is_pending) {
+            return Box::pin(std::future::ready(outcome));
+        }
+        let questions = Arc::clone(&self.questions);
+        Box::pin(async move {
+            YieldOnce(false).await;
+            questions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pending_delivered = true;
+            outcome
+        })
     }
 
     /// Whether `request` is this call's own approval: the round's first question, about
@@ -639,6 +704,9 @@ impl Approver for RoundTripApprover {
         &'a self,
         request: &'a QuestionRequest,
     ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        if let Err(pending) = self.after_pending() {
+            return self.deliver(Err(pending));
+        }
         let question = &request.question;
         let key = self.next_key(&request.tool, question.key(), "question");
         // A form the client could not be shown is the tool's error now, not a round trip.
@@ -660,7 +728,7 @@ impl Approver for RoundTripApprover {
                     },
                 )
             });
-        Box::pin(std::future::ready(outcome))
+        self.deliver(outcome)
     }
 
     fn sample<'a>(
@@ -668,6 +736,9 @@ impl Approver for RoundTripApprover {
         tool: &'a str,
         request: &'a SamplingRequest,
     ) -> BoxFuture<'a, Result<Sampled, Unanswered>> {
+        if let Err(pending) = self.after_pending() {
+            return self.deliver(Err(pending));
+        }
         let key = self.next_key(tool, request.key(), "sampling");
         let params = sampling_params(request);
         let outcome = self
@@ -686,10 +757,13 @@ impl Approver for RoundTripApprover {
                     |response| to_sampled(response).ok(),
                 )
             });
-        Box::pin(std::future::ready(outcome))
+        self.deliver(outcome)
     }
 
     fn list_roots<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<Vec<Root>, Unanswered>> {
+        if let Err(pending) = self.after_pending() {
+            return self.deliver(Err(pending));
+        }
         let key = self.next_key(tool, None, "roots");
         let outcome = self
             .able(self.client.roots, tool, "the client's roots", "roots")
@@ -702,7 +776,7 @@ impl Approver for RoundTripApprover {
                     |response| to_roots(response).ok(),
                 )
             });
-        Box::pin(std::future::ready(outcome))
+        self.deliver(outcome)
     }
 }
 
@@ -1034,11 +1108,13 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_unanswered_question_is_pending_under_its_order_of_asking() {
+    async fn questions_asked_at_once_are_pending_together_under_their_order_of_asking() {
         let questions = Arc::new(Mutex::new(QuestionsRound::default()));
         let approver = round(None).with_answers(HashMap::new(), Arc::clone(&questions));
-        assert!(approver.elicit(&name_question()).await.is_err());
-        assert!(approver.elicit(&name_question()).await.is_err());
+        let (one, two) = (name_question(), name_question());
+        let (first, second) = tokio::join!(approver.elicit(&one), approver.elicit(&two));
+        assert!(first.unwrap_err().is_pending());
+        assert!(second.unwrap_err().is_pending());
         let keys: Vec<String> = questions
             .lock()
             .unwrap()
@@ -1068,6 +1144,40 @@ mod tests {
             "{error}"
         );
         assert!(questions.lock().unwrap().pending.is_empty());
+    }
+
+    #[tokio::test]
+    async fn after_a_pending_error_every_later_request_of_the_run_is_pending_at_once() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        // The second question is answered: still not taken once the tool carried on past
+        // the first one's pending error, lest the tool act on it twice.
+        let response = json!({"action": "accept", "content": {"name": "Ada"}});
+        let answers = HashMap::from([("question-2".to_owned(), answered(None, response))]);
+        let approver = round(None)
+            .with_answers(answers, Arc::clone(&questions))
+            .with_client(ClientAbilities {
+                sampling: true,
+                roots: true,
+            });
+        let pending = approver.elicit(&name_question()).await.unwrap_err();
+        assert!(pending.is_pending(), "{pending}");
+        assert!(
+            crate::ToolError::from_error(pending).is_pending(),
+            "the tool can tell it apart"
+        );
+        let later = approver.elicit(&name_question()).await.unwrap_err();
+        assert!(later.is_pending(), "{later}");
+        assert!(
+            approver
+                .sample("greet", &SamplingRequest::new("hi", 10))
+                .await
+                .unwrap_err()
+                .is_pending()
+        );
+        assert!(approver.list_roots("greet").await.unwrap_err().is_pending());
+        let questions = questions.lock().unwrap();
+        assert_eq!(questions.pending.len(), 1, "only the first went out");
+        assert!(questions.used.is_empty());
     }
 
     #[tokio::test]
