@@ -579,14 +579,15 @@ impl RoundTripApprover {
     }
 
     /// The answer the client brought under `key` to this very request (`digest`), read by
-    /// `read` (`None`: unusable, asked again); recorded as used, so the next round's state
-    /// carries it. Else `request` is recorded as pending, and the tool told to wait.
+    /// `read` (`Err`: unusable, and why; asked again); recorded as used, so the next round's
+    /// state carries it. Else `request` is recorded as pending (given why the answer brought
+    /// was not used, if one was), and the tool told to wait.
     fn answer_or_ask<T>(
         &self,
         key: String,
         digest: String,
-        request: impl FnOnce() -> InputRequest,
-        read: impl FnOnce(&Value) -> Option<T>,
+        request: impl FnOnce(Option<&str>) -> InputRequest,
+        read: impl FnOnce(&Value) -> Result<T, String>,
     ) -> Result<T, Unanswered> {
         let brought = self.answers.get(&key).filter(|answered| {
             answered
@@ -598,19 +599,23 @@ impl RoundTripApprover {
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(answered) = brought
-            && let Some(answer) = read(&answered.response)
-        {
-            questions.used.insert(
-                key,
-                Answered {
-                    question: Some(digest),
-                    response: answered.response.clone(),
-                },
-            );
-            return Ok(answer);
-        }
-        questions.pending.push((key, digest, request()));
+        let problem = match brought.map(|answered| (answered, read(&answered.response))) {
+            Some((answered, Ok(answer))) => {
+                questions.used.insert(
+                    key,
+                    Answered {
+                        question: Some(digest),
+                        response: answered.response.clone(),
+                    },
+                );
+                return Ok(answer);
+            }
+            Some((_, Err(problem))) => Some(problem),
+            None => None,
+        };
+        questions
+            .pending
+            .push((key, digest, request(problem.as_deref())));
         // Never read by the model: the server answers `input_required` instead.
         Err(Unanswered::pending(
             "waiting for the MCP client's answer (input_required); return this error (`?`): the call will run again from the start with the answer",
@@ -715,16 +720,39 @@ impl Approver for RoundTripApprover {
             .and_then(|(key, params)| {
                 self.answer_or_ask(
                     key,
+                    // The question as the tool asked it, even when asked again with a reason:
+                    // the answer to either is the answer to it.
                     question_digest(question),
-                    || input_request("elicitation/create", &params),
+                    |problem| match (problem, params.clone()) {
+                        (
+                            Some(problem),
+                            ElicitRequestParams::FormElicitationParams {
+                                meta,
+                                message,
+                                requested_schema,
+                            },
+                        ) => input_request(
+                            "elicitation/create",
+                            &ElicitRequestParams::FormElicitationParams {
+                                meta,
+                                message: format!(
+                                    "{message}\n\n(Asked again: the previous answer could not be used, because {problem}.)"
+                                ),
+                                requested_schema,
+                            },
+                        ),
+                        _ => input_request("elicitation/create", &params),
+                    },
                     |response| {
-                        let result =
-                            serde_json::from_value::<ElicitResult>(response.clone()).ok()?;
-                        match to_answer(&result)? {
-                            // An answer that does not fit is asked again rather than read.
-                            Answer::Accept(content) if question.check(&content).is_err() => None,
-                            answer => Some(answer),
+                        let result = serde_json::from_value::<ElicitResult>(response.clone())
+                            .map_err(|error| format!("it was not an elicitation result ({error})"))?;
+                        let answer = to_answer(&result)
+                            .ok_or("its action was none of accept, decline and cancel")?;
+                        // An answer that does not fit is asked again rather than read.
+                        if let Answer::Accept(content) = &answer {
+                            question.check(content)?;
                         }
+                        Ok(answer)
                     },
                 )
             });
@@ -753,8 +781,8 @@ impl Approver for RoundTripApprover {
                 self.answer_or_ask(
                     key,
                     sha256_hex(&params.to_string()),
-                    || input_request("sampling/createMessage", &params),
-                    |response| to_sampled(response).ok(),
+                    |_| input_request("sampling/createMessage", &params),
+                    |response| to_sampled(response).map_err(|error| error.reason),
                 )
             });
         self.deliver(outcome)
@@ -772,8 +800,8 @@ impl Approver for RoundTripApprover {
                 self.answer_or_ask(
                     key,
                     sha256_hex("roots/list"),
-                    || input_request("roots/list", &json!({})),
-                    |response| to_roots(response).ok(),
+                    |_| input_request("roots/list", &json!({})),
+                    |response| to_roots(response).map_err(|error| error.reason),
                 )
             });
         self.deliver(outcome)
@@ -1216,6 +1244,27 @@ mod tests {
             );
             assert_eq!(questions.lock().unwrap().pending.len(), 1, "{brought:?}");
         }
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_does_not_fit_is_asked_again_saying_why_under_the_same_digest() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let brought = answered(None, json!({"action": "accept", "content": {"name": 7}}));
+        let answers = HashMap::from([("question-1".to_owned(), brought)]);
+        let approver = round(None).with_answers(answers, Arc::clone(&questions));
+        assert!(approver.elicit(&name_question()).await.is_err());
+        let questions = questions.lock().unwrap();
+        let (key, digest, request) = &questions.pending[0];
+        assert_eq!(key, "question-1");
+        assert_eq!(digest, &question_digest(&name_question().question));
+        let message = serde_json::to_value(request).unwrap()["params"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            message.starts_with("Name?") && message.contains("`name` should be a string"),
+            "{message}"
+        );
     }
 
     #[tokio::test]
