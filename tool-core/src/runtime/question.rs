@@ -620,11 +620,25 @@ fn check_field(name: &str, field: &Value) -> Result<(), SchemaError> {
         "array" => check_array_field(name, object),
         _ => {
             for key in ["minimum", "maximum"] {
-                if object.get(key).is_some_and(|v| !v.is_number()) {
-                    return Err(field_error(
-                        name,
-                        format!("has a `{key}` that is not a number"),
-                    ));
+                match object.get(key) {
+                    Some(bound) if !bound.is_number() => {
+                        return Err(field_error(
+                            name,
+                            format!("has a `{key}` that is not a number"),
+                        ));
+                    }
+                    // MCP's integer bounds are 64-bit whole numbers: a client would refuse
+                    // a fractional one, or read another bound than the one meant.
+                    Some(bound) if kind == "integer" && !bound.is_i64() => {
+                        return Err(field_error(
+                            name,
+                            format!(
+                                "is an integer field with the `{key}` {bound}; an integer field's bounds are whole numbers (such as {}), or make it a \"number\" field",
+                                bound.as_f64().unwrap_or_default().round()
+                            ),
+                        ));
+                    }
+                    _ => {}
                 }
             }
             Ok(())
@@ -681,12 +695,40 @@ fn choices(name: &str, list: &Value, titled: bool) -> Result<Vec<String>, Schema
 
 fn check_string_field(name: &str, object: &Map<String, Value>) -> Result<(), SchemaError> {
     for key in ["minLength", "maxLength"] {
-        if object.get(key).is_some_and(|v| v.as_u64().is_none()) {
+        // MCP's string lengths are 32-bit: a longer bound would be refused by a client.
+        if object
+            .get(key)
+            .is_some_and(|v| v.as_u64().is_none_or(|n| n > u64::from(u32::MAX)))
+        {
             return Err(field_error(
                 name,
-                format!("has a `{key}` that is not a whole number"),
+                format!(
+                    "has a `{key}` that is not a whole number from 0 to {}",
+                    u32::MAX
+                ),
             ));
         }
+    }
+    // A choice field is MCP's enum schema, which has no length or format: a client would
+    // read the field as a choice and drop those keywords without a word.
+    let is_choice = object.contains_key("enum") || object.contains_key("oneOf");
+    if is_choice
+        && let Some(key) = ["minLength", "maxLength", "format"]
+            .into_iter()
+            .find(|key| object.contains_key(*key))
+    {
+        return Err(field_error(
+            name,
+            format!(
+                "has `{key}` beside its choices, which a client would drop; remove it (the choices already say what may be answered)"
+            ),
+        ));
+    }
+    if object.contains_key("oneOf") && object.contains_key("enumNames") {
+        return Err(field_error(
+            name,
+            "has `enumNames` with `oneOf`; a `oneOf` choice carries its own `title`, so remove `enumNames`",
+        ));
     }
     if let Some(format) = object.get("format")
         && !matches!(
@@ -919,6 +961,44 @@ mod tests {
     fn an_unknown_keyword_on_a_field_is_refused() {
         let error = form(json!({"n": {"type": "number", "pattern": "x"}})).unwrap_err();
         assert!(error.to_string().contains("`pattern`"), "{error}");
+    }
+
+    #[test]
+    fn schemas_mcp_would_refuse_or_change_are_refused_naming_the_field() {
+        for (properties, says) in [
+            (
+                json!({"n": {"type": "integer", "minimum": 1.5}}),
+                "whole numbers",
+            ),
+            (
+                json!({"n": {"type": "integer", "maximum": 1e300}}),
+                "whole numbers",
+            ),
+            (
+                json!({"s": {"type": "string", "maxLength": 5_000_000_000_u64}}),
+                "4294967295",
+            ),
+            (
+                json!({"s": {"type": "string", "enum": ["a"], "minLength": 1}}),
+                "`minLength` beside its choices",
+            ),
+            (
+                json!({"s": {"type": "string", "enum": ["a@b.c"], "format": "email"}}),
+                "`format` beside its choices",
+            ),
+            (
+                json!({"s": {"type": "string", "oneOf": [{"const": "a", "title": "A"}], "maxLength": 3}}),
+                "`maxLength` beside its choices",
+            ),
+        ] {
+            let error = form(properties.clone()).unwrap_err();
+            let text = error.to_string();
+            assert!(matches!(error, SchemaError::Field { .. }), "{properties}");
+            assert!(text.contains(says), "{properties}: {text}");
+        }
+        // What stays allowed: fractional bounds on a number, whole ones on an integer.
+        assert!(form(json!({"n": {"type": "number", "minimum": 0.5}})).is_ok());
+        assert!(form(json!({"n": {"type": "integer", "minimum": -3, "maximum": 7}})).is_ok());
     }
 
     #[test]

@@ -999,6 +999,32 @@ mod tests {
     }
 
     #[test]
+    fn every_form_question_new_accepts_reaches_rmcp_unchanged() {
+        for properties in [
+            json!({"name": {"type": "string", "title": "Name", "minLength": 1, "maxLength": 4_294_967_295_u32, "default": "Ada"}}),
+            json!({"mail": {"type": "string", "format": "email", "description": "where"}}),
+            json!({"age": {"type": "integer", "minimum": -3, "maximum": 150, "default": 30}}),
+            json!({"score": {"type": "number", "minimum": 0.5, "maximum": 99.5, "default": 1.5}}),
+            json!({"ok": {"type": "boolean", "default": true}}),
+            json!({"s": {"type": "string", "enum": ["a", "b"], "default": "a"}}),
+            json!({"s": {"type": "string", "enum": ["a", "b"], "enumNames": ["A", "B"]}}),
+            json!({"s": {"type": "string", "oneOf": [{"const": "a", "title": "A"}], "default": "a"}}),
+            json!({"m": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "minItems": 1, "maxItems": 2}}),
+            json!({"m": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}]}, "default": ["x"]}}),
+        ] {
+            let schema = json!({"type": "object", "properties": properties, "required": []});
+            let question = Question::new("q", schema.clone()).unwrap();
+            let ElicitRequestParams::FormElicitationParams {
+                requested_schema, ..
+            } = form(&question).unwrap()
+            else {
+                panic!("a form")
+            };
+            assert_eq!(serde_json::to_value(requested_schema).unwrap(), schema);
+        }
+    }
+
+    #[test]
     fn answers_map_to_approvals() {
         let accept = |content: Value| {
             let mut result = ElicitResult::new(ElicitationAction::Accept);
