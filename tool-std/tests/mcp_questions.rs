@@ -99,9 +99,43 @@ async fn sample_and_roots(#[ctx] session: Session) -> Result<String, ToolError> 
     Ok(format!("{} / {}", sampled?.text, roots.join(", ")))
 }
 
+/// Ask the client's model, go on without its message, then fail for a reason of its own.
+#[tool(read_only, name = "q_sample_then_fail")]
+async fn sample_then_fail(#[ctx] session: Session) -> Result<String, ToolError> {
+    let _optional = session
+        .sample(SamplingRequest::new("Name a color.", 20))
+        .await;
+    Err(ToolError::failed("the tool failed for a reason of its own"))
+}
+
+/// Ask the user and the client's model at once.
+#[tool(read_only, name = "q_ask_and_sample")]
+async fn ask_and_sample(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new("Name?", one_field("name"))?;
+    let (answer, sampled) = tokio::join!(
+        session.elicit(question),
+        session.sample(SamplingRequest::new("Name a color.", 20))
+    );
+    Ok(format!(
+        "{} / {}",
+        field(answer?, "name").unwrap_or_default(),
+        sampled?.text
+    ))
+}
+
 fn coordinator() -> Coordinator {
     Coordinator::builder()
-        .toolset(Toolset::named(["q_greet", "q_two", "q_act", "q_sample_and_roots"]).unwrap())
+        .toolset(
+            Toolset::named([
+                "q_greet",
+                "q_two",
+                "q_act",
+                "q_sample_and_roots",
+                "q_sample_then_fail",
+                "q_ask_and_sample",
+            ])
+            .unwrap(),
+        )
         .state(Acted::default())
         .build()
         .unwrap()
@@ -166,9 +200,14 @@ const CHECKS: &[&str] = &[
     "ok sampled and listed roots",
     "ok refused without elicitation",
     "ok refused without sampling or roots",
+    "ok a tool failing for a reason of its own gets its result",
 ];
 
-const ROUND_TRIP: &[&str] = &["ok tampered state refused", "ok rounds by hand"];
+const ROUND_TRIP: &[&str] = &[
+    "ok tampered state refused",
+    "ok rounds by hand",
+    "ok refused before asking when a capability is missing",
+];
 
 #[test]
 fn the_python_sdk_answers_a_tools_questions_by_elicitation_create_over_stdio_at_2025_11_25() {

@@ -74,7 +74,7 @@ def accept(**content) -> types.ElicitResult:
     return types.ElicitResult(action="accept", content=content)
 
 
-def connect(answering: bool = True) -> Client:
+def connect(answering: bool = True, sampling: bool = True) -> Client:
     if transport == "stdio":
         server = StdioServerParameters(command=sys.executable, args=[__file__, "relay", address])
     else:
@@ -84,7 +84,7 @@ def connect(answering: bool = True) -> Client:
             server,
             mode=mode,
             elicitation_callback=on_elicitation,
-            sampling_callback=on_sampling,
+            sampling_callback=on_sampling if sampling else None,
             list_roots_callback=on_list_roots,
         )
     return Client(server, mode=mode)
@@ -152,6 +152,30 @@ async def main() -> None:
             # The tool reads the roots' error first.
             assert "did not declare the roots capability" in text(result), result
         print("ok refused without sampling or roots")
+
+    async with connect(sampling=False) as client:
+        # The tool went on without the client's model and failed for a reason of its own:
+        # that is its result, not the missing capability.
+        result = await client.call_tool("q_sample_then_fail", {})
+        assert result.is_error is True, result
+        assert "a reason of its own" in text(result), result
+        print("ok a tool failing for a reason of its own gets its result")
+
+        if mode == "auto":
+            # Asked at once for the user's answer and the model's message, which this client
+            # cannot give: refused before the user answers a round for nothing.
+            before = len(asked)
+            answers.append(accept(name="Ada"))
+            try:
+                await client.call_tool("q_ask_and_sample", {})
+            except MCPError as error:
+                assert error.error.code == -32021, error.error
+                assert "sampling" in error.error.data["requiredCapabilities"], error.error
+            else:
+                raise AssertionError("a call needing sampling must be refused with -32021")
+            assert len(asked) == before, asked[before:]
+            answers.clear()
+            print("ok refused before asking when a capability is missing")
 
 
 async def rounds_by_hand(client: Client) -> None:

@@ -77,7 +77,7 @@ use crate::BoxFuture;
 use crate::definition::context::CancellationToken;
 use crate::runtime::approval::{
     Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, Question, QuestionRequest,
-    RequestKind, Root, Sampled, SamplingRequest, Speaker, Unanswered,
+    RequestKind, Root, Sampled, SamplingRequest, Speaker, Unanswered, UnansweredKind,
 };
 
 /// The key of the approval question in an `input_required` result's `inputRequests`, and of
@@ -430,12 +430,32 @@ pub(super) struct QuestionsRound {
     /// run again from the start, finds them again.
     pub(super) used: BTreeMap<String, Answered>,
     /// The capabilities the tool needed and the client had not declared (`sampling`,
-    /// `roots`): a call that failed for want of them is the protocol's
-    /// MissingRequiredClientCapability error.
-    pub(super) missing: Vec<&'static str>,
+    /// `roots`), each with the [`generation`](Self::generation) it was asked in.
+    pub(super) missing: Vec<(&'static str, usize)>,
     /// Whether the tool was handed a pending error: every later request of the run is
     /// pending at once.
     pub(super) pending_delivered: bool,
+    /// How many pending or missing-capability errors the tool was handed so far: requests
+    /// made in one generation were made at once, none knowing how the others ended.
+    pub(super) generation: usize,
+    /// The generation the pending requests were made in (all in one: once one is handed
+    /// over, no more are made).
+    pub(super) pending_generation: Option<usize>,
+}
+
+impl QuestionsRound {
+    /// The capabilities missing for requests made at once with the pending ones: the tool
+    /// asked for them together, so it will fail for want of them whatever the user answers,
+    /// and the call is better refused now than after a round of questions.
+    pub(super) fn missing_beside_pending(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        for (capability, generation) in &self.missing {
+            if Some(*generation) == self.pending_generation && !missing.contains(capability) {
+                missing.push(*capability);
+            }
+        }
+        missing
+    }
 }
 
 /// A future that is pending once (waking itself at once), then ready.
@@ -547,9 +567,8 @@ impl RoundTripApprover {
                 .questions
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            if !questions.missing.contains(&capability) {
-                questions.missing.push(capability);
-            }
+            let generation = questions.generation;
+            questions.missing.push((capability, generation));
         }
         checked
     }
@@ -616,6 +635,7 @@ impl RoundTripApprover {
         questions
             .pending
             .push((key, digest, request(problem.as_deref())));
+        questions.pending_generation = Some(questions.generation);
         // Never read by the model: the server answers `input_required` instead.
         Err(Unanswered::pending(
             "waiting for the MCP client's answer (input_required); return this error (`?`): the call will run again from the start with the answer",
@@ -638,24 +658,29 @@ impl RoundTripApprover {
         Ok(())
     }
 
-    /// `outcome` as the tool gets it. A pending one is handed over after one yield, so the
-    /// requests a tool makes at once (`tokio::join!`) are all made before any of them is
-    /// known to be pending, and go out in one round; once it is handed over, every later
-    /// request of the run is pending at once ([`after_pending`](Self::after_pending)).
+    /// `outcome` as the tool gets it. A pending or missing-capability one is handed over
+    /// after one yield, so the requests a tool makes at once (`tokio::join!`) are all made
+    /// before any of them is known to have ended so: they go out in one round, and a
+    /// capability missing for one of them is known beside the others
+    /// ([`QuestionsRound::missing_beside_pending`]). Once a pending one is handed over, every
+    /// later request of the run is pending at once ([`after_pending`](Self::after_pending)).
     fn deliver<'a, T: Send + 'a>(
         &self,
         outcome: Result<T, Unanswered>,
     ) -> BoxFuture<'a, Result<T, Unanswered>> {
-        if !outcome.as_ref().is_err_and(Unanswered::is_pending) {
-            return Box::pin(std::future::ready(outcome));
-        }
+        let kind = match &outcome {
+            Err(error) if error.kind != UnansweredKind::Failed => error.kind,
+            _ => return Box::pin(std::future::ready(outcome)),
+        };
         let questions = Arc::clone(&self.questions);
         Box::pin(async move {
             YieldOnce(false).await;
-            questions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .pending_delivered = true;
+            let mut questions = questions.lock().unwrap_or_else(PoisonError::into_inner);
+            questions.generation += 1;
+            if kind == UnansweredKind::Pending {
+                questions.pending_delivered = true;
+            }
+            drop(questions);
             outcome
         })
     }
@@ -1302,7 +1327,52 @@ mod tests {
             .await
             .unwrap_err();
         assert!(error.reason.contains("sampling capability"), "{error}");
-        assert_eq!(questions.lock().unwrap().missing, ["sampling"]);
+        assert_eq!(
+            error.kind,
+            UnansweredKind::MissingCapability("sampling"),
+            "the server tells it apart from the tool's other failures"
+        );
+        assert_eq!(questions.lock().unwrap().missing, [("sampling", 0)]);
+    }
+
+    #[tokio::test]
+    async fn a_capability_missing_beside_a_pending_question_is_known_before_the_round() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let approver = round(None).with_answers(HashMap::new(), Arc::clone(&questions));
+        let (question, sampling) = (name_question(), SamplingRequest::new("hi", 10));
+        let (asked, sampled) = tokio::join!(
+            approver.elicit(&question),
+            approver.sample("greet", &sampling)
+        );
+        assert!(asked.unwrap_err().is_pending());
+        assert!(sampled.is_err());
+        assert_eq!(
+            questions.lock().unwrap().missing_beside_pending(),
+            ["sampling"]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_capability_missing_before_a_question_the_tool_went_on_to_ask_is_not_beside_it() {
+        // The tool took the missing sampling in its stride, then asked: the question goes out.
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let approver = round(None).with_answers(HashMap::new(), Arc::clone(&questions));
+        assert!(
+            approver
+                .sample("greet", &SamplingRequest::new("hi", 10))
+                .await
+                .is_err()
+        );
+        assert!(
+            approver
+                .elicit(&name_question())
+                .await
+                .unwrap_err()
+                .is_pending()
+        );
+        let questions = questions.lock().unwrap();
+        assert_eq!(questions.pending.len(), 1);
+        assert!(questions.missing_beside_pending().is_empty());
     }
 
     #[test]

@@ -25,7 +25,7 @@ use super::elicit::{
     RoundState, RoundTripApprover, StateKeyTooShort, answer, input_request, question,
 };
 use super::progress::ProgressForwarder;
-use crate::approval::{ApprovalRequest, ApprovalResponse};
+use crate::approval::{ApprovalRequest, ApprovalResponse, UnansweredKind};
 use crate::coordinator::CallOptions;
 use crate::definition::output::{Content, ResourceContents};
 use crate::schema::{Dialect, export_tool};
@@ -368,13 +368,32 @@ impl ServerHandler for McpServer {
         let asked = asked.lock().unwrap_or_else(PoisonError::into_inner).take();
         let questions =
             std::mem::take(&mut *questions.lock().unwrap_or_else(PoisonError::into_inner));
+        if let Some(missing) = missing_capabilities(&questions.missing_beside_pending()) {
+            // The tool asked at once for what the client cannot do and for an answer: it
+            // would fail after the user answered, so it is refused before they are asked.
+            return Err(missing);
+        }
         if asked.is_some() || !questions.pending.is_empty() {
             return Ok(self.next_round(&request, &arguments, asked, approval_brought, questions));
         }
-        if result.is_error()
-            && let Some(missing) = missing_capabilities(&questions.missing)
+        // Only a stateless call that failed for want of a capability is that error (naming
+        // every capability the run lacked): a tool that failed for another reason (or went
+        // on without it) gets its own result.
+        if is_stateless(&context)
+            && let Some(UnansweredKind::MissingCapability(capability)) = result
+                .error()
+                .and_then(ToolError::unanswered)
+                .map(|unanswered| unanswered.kind)
         {
-            return Err(missing);
+            let mut missing: Vec<&'static str> = vec![capability];
+            for (other, _) in &questions.missing {
+                if !missing.contains(other) {
+                    missing.push(other);
+                }
+            }
+            if let Some(missing) = missing_capabilities(&missing) {
+                return Err(missing);
+            }
         }
         if let Some(ToolError::UnknownTool { .. }) = result.error() {
             return Err(ErrorData::invalid_params(result.text().into_owned(), None));
