@@ -34,7 +34,9 @@
 //!     tool's error); requests made at once (`tokio::join!`) go out in one round. On the next run, every question
 //!     answered so far is answered again from the answers, and the next one goes out: each
 //!     round adds answers, carried in the sealed state ([`RoundState`]) so that an earlier
-//!     round's answer (and the approval) cannot be changed. An answer that does not fit its
+//!     round's answer (and the approval) cannot be changed. The state carries each answer
+//!     as the server read it (action and checked content, at most 64 KiB), never the
+//!     client's raw response, and every round's state expires when the first round's does. An answer that does not fit its
 //!     question, or was given to another question under the same key, is asked again.
 //!
 //!   A tool therefore should ask before it acts: until its questions are answered, nothing
@@ -87,6 +89,13 @@ pub(super) const INPUT_KEY: &str = "approval";
 /// How long a 2026-07-28 client has to come back with its user's answer: long enough for a
 /// person to read the question, short enough that an old state is not lying around.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
+
+/// The largest answer a request state carries, as JSON: a state travels with every later
+/// round, so one answer may not make it unwieldy. A larger answer is asked again, saying so.
+const MAX_ANSWER_BYTES: usize = 64 * 1024;
+
+/// The longest guidance for the model an approval's answer carries on to a later round.
+const MAX_GUIDANCE_BYTES: usize = 4 * 1024;
 
 /// The longest argument text shown in a question; longer is cut (the preview still names the
 /// resources).
@@ -181,6 +190,33 @@ pub(super) fn answer(result: &ElicitResult, offer_session: bool) -> ApprovalResp
         }
         _ => ApprovalResponse::reject("the client's answer was none the server knows"),
     }
+}
+
+/// The client's answer to the approval question as a later round's state carries it: the
+/// action, and only the decision and the guidance (cut to [`MAX_GUIDANCE_BYTES`]), never
+/// whatever else the client sent along.
+pub(super) fn normalized_approval(result: &ElicitResult) -> Value {
+    let action = match result.action {
+        ElicitationAction::Accept => "accept",
+        ElicitationAction::Decline => "decline",
+        _ => "cancel",
+    };
+    let mut content = serde_json::Map::new();
+    for (name, limit) in [("decision", 64), ("guidance", MAX_GUIDANCE_BYTES)] {
+        if let Some(text) = result
+            .content
+            .as_ref()
+            .and_then(|content| content.get(name))
+            .and_then(Value::as_str)
+        {
+            let mut cut = text.len().min(limit);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            content.insert(name.to_owned(), json!(&text[..cut]));
+        }
+    }
+    json!({"action": action, "content": content})
 }
 
 /// Asks a 2025-11-25 client's user with `elicitation/create`, while the call waits.
@@ -606,7 +642,7 @@ impl RoundTripApprover {
         key: String,
         digest: String,
         request: impl FnOnce(Option<&str>) -> InputRequest,
-        read: impl FnOnce(&Value) -> Result<T, String>,
+        read: impl FnOnce(&Value) -> Result<(T, Value), String>,
     ) -> Result<T, Unanswered> {
         let brought = self.answers.get(&key).filter(|answered| {
             answered
@@ -618,18 +654,29 @@ impl RoundTripApprover {
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let problem = match brought.map(|answered| (answered, read(&answered.response))) {
-            Some((answered, Ok(answer))) => {
+        let read = brought.map(|answered| {
+            let (answer, normalized) = read(&answered.response)?;
+            let size = normalized.to_string().len();
+            if size > MAX_ANSWER_BYTES {
+                return Err(format!(
+                    "it is {size} bytes long, more than the {MAX_ANSWER_BYTES} bytes an answer may have"
+                ));
+            }
+            Ok((answer, normalized))
+        });
+        let problem = match read {
+            // Only what was read travels on in the state: not the client's raw response.
+            Some(Ok((answer, normalized))) => {
                 questions.used.insert(
                     key,
                     Answered {
                         question: Some(digest),
-                        response: answered.response.clone(),
+                        response: normalized,
                     },
                 );
                 return Ok(answer);
             }
-            Some((_, Err(problem))) => Some(problem),
+            Some(Err(problem)) => Some(problem),
             None => None,
         };
         questions
@@ -777,7 +824,14 @@ impl Approver for RoundTripApprover {
                         if let Answer::Accept(content) = &answer {
                             question.check(content)?;
                         }
-                        Ok(answer)
+                        let normalized = match &answer {
+                            Answer::Accept(content) => {
+                                json!({"action": "accept", "content": content})
+                            }
+                            Answer::Decline => json!({"action": "decline"}),
+                            _ => json!({"action": "cancel"}),
+                        };
+                        Ok((answer, normalized))
                     },
                 )
             });
@@ -807,7 +861,18 @@ impl Approver for RoundTripApprover {
                     key,
                     sha256_hex(&params.to_string()),
                     |_| input_request("sampling/createMessage", &params),
-                    |response| to_sampled(response).map_err(|error| error.reason),
+                    |response| {
+                        let sampled = to_sampled(response).map_err(|error| error.reason)?;
+                        let mut normalized = json!({
+                            "role": "assistant",
+                            "model": sampled.model,
+                            "content": {"type": "text", "text": sampled.text},
+                        });
+                        if let Some(reason) = &sampled.stop_reason {
+                            normalized["stopReason"] = json!(reason);
+                        }
+                        Ok((sampled, normalized))
+                    },
                 )
             });
         self.deliver(outcome)
@@ -826,7 +891,17 @@ impl Approver for RoundTripApprover {
                     key,
                     sha256_hex("roots/list"),
                     |_| input_request("roots/list", &json!({})),
-                    |response| to_roots(response).map_err(|error| error.reason),
+                    |response| {
+                        let roots = to_roots(response).map_err(|error| error.reason)?;
+                        let listed: Vec<Value> = roots
+                            .iter()
+                            .map(|root| match &root.name {
+                                Some(name) => json!({"uri": root.uri, "name": name}),
+                                None => json!({"uri": root.uri}),
+                            })
+                            .collect();
+                        Ok((roots, json!({"roots": listed})))
+                    },
                 )
             });
         self.deliver(outcome)
@@ -857,6 +932,17 @@ pub(super) struct RoundState {
     pub(super) answers: BTreeMap<String, Answered>,
     /// Random, so that a server can tell a state it has taken already.
     pub(super) nonce: String,
+    /// When the round trip's first state expires, in seconds since the Unix epoch: every
+    /// later round's state expires then too, so answering round after round cannot keep a
+    /// call (and the answers it carries) open for ever.
+    pub(super) deadline: u64,
+}
+
+/// Now, in seconds since the Unix epoch.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }
 
 impl RoundState {
@@ -879,6 +965,7 @@ impl RoundState {
             asked: BTreeMap::new(),
             answers: BTreeMap::new(),
             nonce: nonce.iter().map(|byte| format!("{byte:02x}")).collect(),
+            deadline: unix_now() + STATE_TTL.as_secs(),
         }
     }
 }
@@ -908,7 +995,7 @@ pub(super) enum StateRefused {
     )]
     Forged,
     #[error(
-        "the requestState has expired (an approval question is open for 15 minutes); call the tool again without requestState and inputResponses to be asked anew"
+        "the requestState has expired (a call's questions are open for 15 minutes from its first round); call the tool again without requestState and inputResponses to be asked anew"
     )]
     Expired,
     #[error(
@@ -944,8 +1031,14 @@ impl ApprovalStates {
 
     /// The sealed state of an approval asked about `tool` with `arguments`.
     pub(super) fn seal(&self, asked: &RoundState) -> String {
+        // What is left until the first round's deadline (at least a second: a state sealed
+        // as the deadline passes is refused as expired when it comes back).
+        let left = asked.deadline.saturating_sub(unix_now()).max(1);
         self.codec
-            .seal_json_with(asked, &SealOptions::new().ttl(STATE_TTL))
+            .seal_json_with(
+                asked,
+                &SealOptions::new().ttl(Duration::from_secs(left).min(STATE_TTL)),
+            )
             .expect("an approval state serializes")
     }
 
@@ -961,6 +1054,9 @@ impl ApprovalStates {
             RequestStateError::Expired => StateRefused::Expired,
             _ => StateRefused::Forged,
         })?;
+        if asked.deadline <= unix_now() {
+            return Err(StateRefused::Expired);
+        }
         if asked.tool != tool {
             return Err(StateRefused::OtherCall {
                 what: format!("a call of `{}`, not `{tool}`", asked.tool),
@@ -1316,6 +1412,76 @@ mod tests {
             message.starts_with("Name?") && message.contains("`name` should be a string"),
             "{message}"
         );
+    }
+
+    #[tokio::test]
+    async fn only_the_answer_as_read_travels_on_not_what_the_client_sent_along() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let response = json!({
+            "action": "accept",
+            "content": {"name": "Ada"},
+            "_meta": {"padding": "x".repeat(10_000)},
+        });
+        let answers = HashMap::from([("question-1".to_owned(), answered(None, response))]);
+        let approver = round(None).with_answers(answers, Arc::clone(&questions));
+        assert!(approver.elicit(&name_question()).await.is_ok());
+        assert_eq!(
+            questions.lock().unwrap().used["question-1"].response,
+            json!({"action": "accept", "content": {"name": "Ada"}})
+        );
+    }
+
+    #[tokio::test]
+    async fn an_answer_too_large_to_carry_is_asked_again_saying_so() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let huge = "x".repeat(MAX_ANSWER_BYTES + 1);
+        let response = json!({"action": "accept", "content": {"name": huge}});
+        let answers = HashMap::from([("question-1".to_owned(), answered(None, response))]);
+        let approver = round(None).with_answers(answers, Arc::clone(&questions));
+        assert!(
+            approver
+                .elicit(&name_question())
+                .await
+                .unwrap_err()
+                .is_pending()
+        );
+        let questions = questions.lock().unwrap();
+        assert!(questions.used.is_empty());
+        let message = serde_json::to_value(&questions.pending[0].2).unwrap()["params"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(message.contains("bytes an answer may have"), "{message}");
+    }
+
+    #[test]
+    fn an_approval_carried_on_keeps_only_the_decision_and_the_guidance() {
+        let mut result = ElicitResult::new(ElicitationAction::Accept);
+        result.content = Some(json!({
+            "decision": "once",
+            "guidance": "g".repeat(MAX_GUIDANCE_BYTES + 10),
+            "extra": "not carried",
+        }));
+        let normalized = normalized_approval(&result);
+        assert_eq!(normalized["action"], "accept");
+        assert_eq!(normalized["content"]["decision"], "once");
+        assert_eq!(
+            normalized["content"]["guidance"].as_str().unwrap().len(),
+            MAX_GUIDANCE_BYTES
+        );
+        assert!(normalized["content"].get("extra").is_none());
+    }
+
+    #[test]
+    fn a_state_past_the_first_rounds_deadline_is_expired() {
+        let states = ApprovalStates::random();
+        let mut state = RoundState::new("write_file", "{}", None, false);
+        state.deadline = unix_now().saturating_sub(1);
+        let sealed = states.seal(&state);
+        assert!(matches!(
+            states.open(&sealed, "write_file", "{}"),
+            Err(StateRefused::Expired)
+        ));
     }
 
     #[tokio::test]
