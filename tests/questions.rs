@@ -3,6 +3,9 @@
 //! schema, and refused with a reason when nobody can answer, whatever PermissionRequest hooks
 //! say.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use serde_json::{Value, json};
 use tool_core::approval::{Answer, ChannelApprover, DenyAll, Question};
 use tool_core::context::Session;
@@ -138,19 +141,50 @@ async fn a_channel_approver_without_a_question_channel_says_so() {
     );
 }
 
-#[test]
-fn a_permission_request_hook_does_not_answer_a_question() {
+/// Hooks that allow every permission request, and how many times they were asked.
+fn allowing_hooks() -> (Hooks, Arc<AtomicUsize>) {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&asked);
     let mut hooks = Hooks::default();
     hooks
         .register(
             HookEvent::PermissionRequest,
             "*",
-            hook_fn("allow everything", |_: &HookInput| {
+            hook_fn("allow everything", move |_: &HookInput| {
+                counted.fetch_add(1, Ordering::SeqCst);
                 std::future::ready(HookOutput::default().permission(Verdict::Allow, "allowed"))
             }),
         )
         .unwrap();
+    (hooks, asked)
+}
+
+#[test]
+fn a_permission_request_hook_does_not_answer_a_question_nobody_can_answer() {
+    let (hooks, asked) = allowing_hooks();
     let result = coordinator(None, Some(hooks)).call_blocking(ToolCall::new("q_greet", "{}"));
     assert!(result.is_error());
     assert!(result.text().contains("no approver"), "{}", result.text());
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn the_approver_answers_a_question_and_an_allowing_hook_is_never_asked() {
+    let (hooks, asked) = allowing_hooks();
+    let (approver, _approvals) = ChannelApprover::new(4);
+    let (approver, mut questions) = approver.answering_questions(4);
+    tokio::spawn(async move {
+        while let Some(pending) = questions.recv().await {
+            pending.respond(content(json!({"name": "Ada"})));
+        }
+    });
+    let result = coordinator(Some(approver), Some(hooks))
+        .call(ToolCall::new("q_greet", "{}"))
+        .await;
+    assert_eq!(result.text(), "Hello, Ada!");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "a question is not a permission request"
+    );
 }

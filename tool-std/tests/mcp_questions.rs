@@ -123,6 +123,17 @@ async fn ask_and_sample(#[ctx] session: Session) -> Result<String, ToolError> {
     ))
 }
 
+/// Ask the user's name, as a tool the policy asks about (it may change things): the approval
+/// round comes first, then the question's.
+#[tool(name = "q_guarded")]
+async fn guarded(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new("Name?", one_field("name"))?;
+    Ok(format!(
+        "approved, {}",
+        field(session.elicit(question).await?, "name").unwrap_or_default()
+    ))
+}
+
 fn coordinator() -> Coordinator {
     Coordinator::builder()
         .toolset(
@@ -133,6 +144,7 @@ fn coordinator() -> Coordinator {
                 "q_sample_and_roots",
                 "q_sample_then_fail",
                 "q_ask_and_sample",
+                "q_guarded",
             ])
             .unwrap(),
         )
@@ -207,6 +219,7 @@ const ROUND_TRIP: &[&str] = &[
     "ok tampered state refused",
     "ok rounds by hand",
     "ok refused before asking when a capability is missing",
+    "ok approval then question",
 ];
 
 #[test]
