@@ -7,7 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use tool_core::approval::{Answer, ChannelApprover, DenyAll, Question};
+use tool_core::BoxFuture;
+use tool_core::approval::{
+    Answer, ApprovalRequest, ApprovalResponse, Approver, ChannelApprover, DenyAll, Question,
+    QuestionRequest, Unanswered,
+};
 use tool_core::context::Session;
 use tool_core::hooks::{HookEvent, HookInput, HookOutput, Hooks, hook_fn};
 use tool_core::policy::Verdict;
@@ -37,6 +41,35 @@ async fn bad_form(#[ctx] session: Session) -> Result<String, ToolError> {
     )?;
     session.elicit(question).await?;
     Ok("asked".to_owned())
+}
+
+/// Ask, telling a pending answer apart from no answer at all.
+#[tool(read_only, name = "q_careful")]
+async fn careful(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new(
+        "Go?",
+        json!({"type": "object", "properties": {"go": {"type": "boolean"}}}),
+    )?;
+    match session.elicit(question).await {
+        Err(pending) if pending.is_pending() => Err(pending),
+        Err(_) => Ok("no answer: carried on without one".to_owned()),
+        Ok(_) => Ok("answered".to_owned()),
+    }
+}
+
+/// An approver whose every answer is still on its way (as over MCP's round trip).
+struct AnswerPending;
+
+impl Approver for AnswerPending {
+    fn approve<'a>(&'a self, _: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        Box::pin(std::future::ready(ApprovalResponse::reject("not asked")))
+    }
+
+    fn elicit<'a>(&'a self, _: &'a QuestionRequest) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        Box::pin(std::future::ready(Err(Unanswered::pending(
+            "the answer comes with the next run",
+        ))))
+    }
 }
 
 fn coordinator(approver: Option<ChannelApprover>, hooks: Option<Hooks>) -> Coordinator {
@@ -109,6 +142,28 @@ async fn a_malformed_form_is_the_tools_error_naming_the_field() {
         seen.await.unwrap().is_empty(),
         "nobody is asked a malformed form"
     );
+}
+
+#[test]
+fn a_pending_answer_reaches_the_tool_as_pending_and_no_answer_as_not() {
+    let pending = Coordinator::builder()
+        .toolset(Toolset::named(["q_careful"]).unwrap())
+        .approver(AnswerPending)
+        .build()
+        .unwrap()
+        .call_blocking(ToolCall::new("q_careful", "{}"));
+    assert!(pending.is_error());
+    assert!(
+        pending.error().is_some_and(ToolError::is_pending),
+        "{pending:?}"
+    );
+    let nobody = Coordinator::builder()
+        .toolset(Toolset::named(["q_careful"]).unwrap())
+        .approver(DenyAll)
+        .build()
+        .unwrap()
+        .call_blocking(ToolCall::new("q_careful", "{}"));
+    assert_eq!(nobody.text(), "no answer: carried on without one");
 }
 
 #[test]

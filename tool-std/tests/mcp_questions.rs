@@ -6,7 +6,11 @@
 //! clients (`HttpOptions::legacy_sessions`), in legacy mode: answered, declined, two questions
 //! over two rounds, an action after the question done once, a message from the client's
 //! model and its roots (`Session::sample`, `Session::roots`) asked at once, the rounds by
-//! hand with a tampered state refused, and a client without elicitation or sampling told why.
+//! hand with a tampered state refused, and a client without elicitation or sampling told why
+//! (at 2026-07-28 with -32021: before the round when asked at once with a question, never
+//! when the tool failed for another reason). By hand at 2026-07-28 also: the policy's
+//! approval then the tool's question, a stray approval response in the question's round
+//! ignored; and a tool that carried on past a pending question asking nothing more that run.
 //!
 //! The fixture tools are served in process. For stdio, the server speaks on a loopback
 //! socket and the SDK's stdio client spawns a relay between its pipes and that socket
@@ -134,6 +138,23 @@ async fn guarded(#[ctx] session: Session) -> Result<String, ToolError> {
     ))
 }
 
+/// Ask, carry on past the answer whatever it is (even pending), then ask again.
+#[tool(read_only, name = "q_careless")]
+async fn careless(#[ctx] session: Session) -> Result<String, ToolError> {
+    let first = session
+        .elicit(Question::new("Name?", one_field("name"))?)
+        .await
+        .unwrap_or(Answer::Cancel);
+    let second = session
+        .elicit(Question::new("Color?", one_field("color"))?)
+        .await?;
+    Ok(format!(
+        "{} likes {}",
+        field(first, "name").unwrap_or_default(),
+        field(second, "color").unwrap_or_default()
+    ))
+}
+
 fn coordinator() -> Coordinator {
     Coordinator::builder()
         .toolset(
@@ -145,6 +166,7 @@ fn coordinator() -> Coordinator {
                 "q_sample_then_fail",
                 "q_ask_and_sample",
                 "q_guarded",
+                "q_careless",
             ])
             .unwrap(),
         )
@@ -220,6 +242,7 @@ const ROUND_TRIP: &[&str] = &[
     "ok rounds by hand",
     "ok refused before asking when a capability is missing",
     "ok approval then question",
+    "ok no request after a pending one",
 ];
 
 #[test]

@@ -131,6 +131,7 @@ async def main() -> None:
         if mode == "auto":
             await rounds_by_hand(client)
             await approval_then_question(client)
+            await after_pending(client)
 
     async with connect(answering=False) as client:
         result = await client.call_tool("q_greet", {})
@@ -220,6 +221,28 @@ async def approval_then_question(client: Client) -> None:
     assert last.is_error is False, last
     assert text(last) == "approved, Ada", last
     print("ok approval then question")
+
+
+async def after_pending(client: Client) -> None:
+    """A tool that carries on past a pending question asks nothing more in that run: its
+    second question is pending at once, and goes out only once the first is answered."""
+    dump = lambda result: result.model_dump(by_alias=True, exclude_none=True)
+    first = await client.session.call_tool("q_careless", {}, allow_input_required=True)
+    assert isinstance(first, types.InputRequiredResult), first
+    assert set(first.input_requests) == {"question-1"}, first.input_requests
+    second = await client.session.call_tool(
+        "q_careless", {}, input_responses={"question-1": dump(accept(name="Ada"))},
+        request_state=first.request_state, allow_input_required=True,
+    )
+    assert isinstance(second, types.InputRequiredResult), second
+    assert set(second.input_requests) == {"question-2"}, second.input_requests
+    last = await client.session.call_tool(
+        "q_careless", {}, input_responses={"question-2": dump(accept(color="red"))},
+        request_state=second.request_state, allow_input_required=True,
+    )
+    assert isinstance(last, types.CallToolResult), last
+    assert text(last) == "Ada likes red", last
+    print("ok no request after a pending one")
 
 
 async def rounds_by_hand(client: Client) -> None:
