@@ -27,17 +27,19 @@
 //!   - a tool's question ends the tool's run at the first question no answer was brought
 //!     for (the tool gets a pending error, [`Unanswered::is_pending`], and must return it;
 //!     every later request of that run is pending at once, so a tool that carries on gets
-//!     no further answers); its key is the one the
-//!     tool gave ([`Question::with_key`](crate::approval::Question::with_key)) or its order
-//!     among the call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...),
-//!     and each request of a run needs its own (a second request under a used key is the
-//!     tool's error); requests made at once (`tokio::join!`) go out in one round. On the next run, every question
-//!     answered so far is answered again from the answers, and the next one goes out: each
-//!     round adds answers, carried in the sealed state ([`RoundState`]) so that an earlier
-//!     round's answer (and the approval) cannot be changed. The state carries each answer
-//!     as the server read it (action and checked content, at most 64 KiB), never the
-//!     client's raw response, and every round's state expires when the first round's does. An answer that does not fit its
-//!     question, or was given to another question under the same key, is asked again.
+//!     no further answers); its key is the one the tool gave
+//!     ([`Question::with_key`](crate::approval::Question::with_key)) or its order among the
+//!     call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...), and each
+//!     request of a run needs its own (a second request under a used key is the tool's
+//!     error); requests made at once (`tokio::join!`) go out in one round. On the next run,
+//!     every question answered so far is answered again from the answers, and the next one
+//!     goes out: each round adds answers, carried in the sealed state ([`RoundState`]) so
+//!     that an earlier round's answer (and the approval) cannot be changed. The state
+//!     carries each answer as the server read it (action and checked content, at most
+//!     64 KiB), never the client's raw response, and every round's state expires when the
+//!     first round's does. An answer that does not fit its question is asked again, the
+//!     reason added to its message; one given to another question under the same key is
+//!     asked again too.
 //!
 //!   A tool therefore should ask before it acts: until its questions are answered, nothing
 //!   after them has run. A question asked once the tool runs about another call's approval

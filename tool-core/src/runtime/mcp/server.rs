@@ -80,9 +80,9 @@ pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 /// such clients sessions (`HttpOptions::legacy_sessions`, feature `mcp-http`).
 ///
 /// The seal's key is made from the OS's randomness when the server is made: a state is valid
-/// only in the process that sealed it, for 15 minutes from the call's first round. Several instances behind one address
-/// (a load balancer, where the retry may reach another instance) need one key:
-/// [`with_state_key`](Self::with_state_key).
+/// only in the process that sealed it, for 15 minutes from the call's first round. Several
+/// instances behind one address (a load balancer, where the retry may reach another
+/// instance) need one key: [`with_state_key`](Self::with_state_key).
 ///
 /// "For the session" grants go to the coordinator's session, which is the whole server
 /// process: right over stdio (one client), too wide when one coordinator serves several
