@@ -3,8 +3,15 @@
 //! schema, and refused with a reason when nobody can answer, whatever PermissionRequest hooks
 //! say.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use serde_json::{Value, json};
-use tool_core::approval::{Answer, ChannelApprover, DenyAll, Question};
+use tool_core::BoxFuture;
+use tool_core::approval::{
+    Answer, ApprovalRequest, ApprovalResponse, Approver, ChannelApprover, DenyAll, Question,
+    QuestionRequest, Unanswered,
+};
 use tool_core::context::Session;
 use tool_core::hooks::{HookEvent, HookInput, HookOutput, Hooks, hook_fn};
 use tool_core::policy::Verdict;
@@ -34,6 +41,35 @@ async fn bad_form(#[ctx] session: Session) -> Result<String, ToolError> {
     )?;
     session.elicit(question).await?;
     Ok("asked".to_owned())
+}
+
+/// Ask, telling a pending answer apart from no answer at all.
+#[tool(read_only, name = "q_careful")]
+async fn careful(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new(
+        "Go?",
+        json!({"type": "object", "properties": {"go": {"type": "boolean"}}}),
+    )?;
+    match session.elicit(question).await {
+        Err(pending) if pending.is_pending() => Err(pending),
+        Err(_) => Ok("no answer: carried on without one".to_owned()),
+        Ok(_) => Ok("answered".to_owned()),
+    }
+}
+
+/// An approver whose every answer is still on its way (as over MCP's round trip).
+struct AnswerPending;
+
+impl Approver for AnswerPending {
+    fn approve<'a>(&'a self, _: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        Box::pin(std::future::ready(ApprovalResponse::reject("not asked")))
+    }
+
+    fn elicit<'a>(&'a self, _: &'a QuestionRequest) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        Box::pin(std::future::ready(Err(Unanswered::pending(
+            "the answer comes with the next run",
+        ))))
+    }
 }
 
 fn coordinator(approver: Option<ChannelApprover>, hooks: Option<Hooks>) -> Coordinator {
@@ -109,6 +145,28 @@ async fn a_malformed_form_is_the_tools_error_naming_the_field() {
 }
 
 #[test]
+fn a_pending_answer_reaches_the_tool_as_pending_and_no_answer_as_not() {
+    let pending = Coordinator::builder()
+        .toolset(Toolset::named(["q_careful"]).unwrap())
+        .approver(AnswerPending)
+        .build()
+        .unwrap()
+        .call_blocking(ToolCall::new("q_careful", "{}"));
+    assert!(pending.is_error());
+    assert!(
+        pending.error().is_some_and(ToolError::is_pending),
+        "{pending:?}"
+    );
+    let nobody = Coordinator::builder()
+        .toolset(Toolset::named(["q_careful"]).unwrap())
+        .approver(DenyAll)
+        .build()
+        .unwrap()
+        .call_blocking(ToolCall::new("q_careful", "{}"));
+    assert_eq!(nobody.text(), "no answer: carried on without one");
+}
+
+#[test]
 fn an_approver_that_answers_approvals_only_says_so() {
     let coordinator = Coordinator::builder()
         .toolset(Toolset::named(["q_greet"]).unwrap())
@@ -138,21 +196,52 @@ async fn a_channel_approver_without_a_question_channel_says_so() {
     );
 }
 
-#[test]
-fn a_permission_request_hook_does_not_answer_a_question() {
+/// Hooks that allow every permission request, and how many times they were asked.
+fn allowing_hooks() -> (Hooks, Arc<AtomicUsize>) {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&asked);
     let mut hooks = Hooks::default();
     hooks
         .register(
             HookEvent::PermissionRequest,
             "*",
-            hook_fn("allow everything", |_: &HookInput| {
+            hook_fn("allow everything", move |_: &HookInput| {
+                counted.fetch_add(1, Ordering::SeqCst);
                 std::future::ready(HookOutput::default().permission(Verdict::Allow, "allowed"))
             }),
         )
         .unwrap();
+    (hooks, asked)
+}
+
+#[test]
+fn a_permission_request_hook_does_not_answer_a_question_nobody_can_answer() {
+    let (hooks, asked) = allowing_hooks();
     let result = coordinator(None, Some(hooks)).call_blocking(ToolCall::new("q_greet", "{}"));
     assert!(result.is_error());
     assert!(result.text().contains("no approver"), "{}", result.text());
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn the_approver_answers_a_question_and_an_allowing_hook_is_never_asked() {
+    let (hooks, asked) = allowing_hooks();
+    let (approver, _approvals) = ChannelApprover::new(4);
+    let (approver, mut questions) = approver.answering_questions(4);
+    tokio::spawn(async move {
+        while let Some(pending) = questions.recv().await {
+            pending.respond(content(json!({"name": "Ada"})));
+        }
+    });
+    let result = coordinator(Some(approver), Some(hooks))
+        .call(ToolCall::new("q_greet", "{}"))
+        .await;
+    assert_eq!(result.text(), "Hello, Ada!");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "a question is not a permission request"
+    );
 }
 
 #[tokio::test]

@@ -6,7 +6,11 @@
 //! clients (`HttpOptions::legacy_sessions`), in legacy mode: answered, declined, two questions
 //! over two rounds, an action after the question done once, a message from the client's
 //! model and its roots (`Session::sample`, `Session::roots`) asked at once, the rounds by
-//! hand with a tampered state refused, and a client without elicitation or sampling told why.
+//! hand with a tampered state refused, and a client without elicitation or sampling told why
+//! (at 2026-07-28 with -32021: before the round when asked at once with a question, never
+//! when the tool failed for another reason). By hand at 2026-07-28 also: the policy's
+//! approval then the tool's question, a stray approval response in the question's round
+//! ignored; and a tool that carried on past a pending question asking nothing more that run.
 //!
 //! The fixture tools are served in process. For stdio, the server speaks on a loopback
 //! socket and the SDK's stdio client spawns a relay between its pipes and that socket
@@ -99,9 +103,73 @@ async fn sample_and_roots(#[ctx] session: Session) -> Result<String, ToolError> 
     Ok(format!("{} / {}", sampled?.text, roots.join(", ")))
 }
 
+/// Ask the client's model, go on without its message, then fail for a reason of its own.
+#[tool(read_only, name = "q_sample_then_fail")]
+async fn sample_then_fail(#[ctx] session: Session) -> Result<String, ToolError> {
+    let _optional = session
+        .sample(SamplingRequest::new("Name a color.", 20))
+        .await;
+    Err(ToolError::failed("the tool failed for a reason of its own"))
+}
+
+/// Ask the user and the client's model at once.
+#[tool(read_only, name = "q_ask_and_sample")]
+async fn ask_and_sample(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new("Name?", one_field("name"))?;
+    let (answer, sampled) = tokio::join!(
+        session.elicit(question),
+        session.sample(SamplingRequest::new("Name a color.", 20))
+    );
+    Ok(format!(
+        "{} / {}",
+        field(answer?, "name").unwrap_or_default(),
+        sampled?.text
+    ))
+}
+
+/// Ask the user's name, as a tool the policy asks about (it may change things): the approval
+/// round comes first, then the question's.
+#[tool(name = "q_guarded")]
+async fn guarded(#[ctx] session: Session) -> Result<String, ToolError> {
+    let question = Question::new("Name?", one_field("name"))?;
+    Ok(format!(
+        "approved, {}",
+        field(session.elicit(question).await?, "name").unwrap_or_default()
+    ))
+}
+
+/// Ask, carry on past the answer whatever it is (even pending), then ask again.
+#[tool(read_only, name = "q_careless")]
+async fn careless(#[ctx] session: Session) -> Result<String, ToolError> {
+    let first = session
+        .elicit(Question::new("Name?", one_field("name"))?)
+        .await
+        .unwrap_or(Answer::Cancel);
+    let second = session
+        .elicit(Question::new("Color?", one_field("color"))?)
+        .await?;
+    Ok(format!(
+        "{} likes {}",
+        field(first, "name").unwrap_or_default(),
+        field(second, "color").unwrap_or_default()
+    ))
+}
+
 fn coordinator() -> Coordinator {
     Coordinator::builder()
-        .toolset(Toolset::named(["q_greet", "q_two", "q_act", "q_sample_and_roots"]).unwrap())
+        .toolset(
+            Toolset::named([
+                "q_greet",
+                "q_two",
+                "q_act",
+                "q_sample_and_roots",
+                "q_sample_then_fail",
+                "q_ask_and_sample",
+                "q_guarded",
+                "q_careless",
+            ])
+            .unwrap(),
+        )
         .state(Acted::default())
         .build()
         .unwrap()
@@ -166,9 +234,16 @@ const CHECKS: &[&str] = &[
     "ok sampled and listed roots",
     "ok refused without elicitation",
     "ok refused without sampling or roots",
+    "ok a tool failing for a reason of its own gets its result",
 ];
 
-const ROUND_TRIP: &[&str] = &["ok tampered state refused", "ok rounds by hand"];
+const ROUND_TRIP: &[&str] = &[
+    "ok tampered state refused",
+    "ok rounds by hand",
+    "ok refused before asking when a capability is missing",
+    "ok approval then question",
+    "ok no request after a pending one",
+];
 
 #[test]
 fn the_python_sdk_answers_a_tools_questions_by_elicitation_create_over_stdio_at_2025_11_25() {

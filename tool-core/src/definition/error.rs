@@ -126,6 +126,37 @@ impl ToolError {
         }
     }
 
+    /// Whether this is a request to the client whose answer comes with the call's next run
+    /// (MCP's `input_required` round trip, [`Unanswered::is_pending`](crate::approval::Unanswered::is_pending)):
+    /// a tool that handles its errors must return this one at once, acting on nothing, since
+    /// the call runs again from the start with the answer.
+    ///
+    /// ```
+    /// use tool_core::ToolError;
+    /// use tool_core::approval::Unanswered;
+    ///
+    /// assert!(ToolError::from_error(Unanswered::pending("waiting")).is_pending());
+    /// assert!(!ToolError::failed("waiting").is_pending());
+    /// ```
+    #[cfg(feature = "runtime")]
+    #[must_use]
+    pub fn is_pending(&self) -> bool {
+        self.unanswered()
+            .is_some_and(crate::approval::Unanswered::is_pending)
+    }
+
+    /// The [`Unanswered`](crate::approval::Unanswered) this error carries, if it is one.
+    #[cfg(feature = "runtime")]
+    pub(crate) fn unanswered(&self) -> Option<&crate::approval::Unanswered> {
+        match self {
+            ToolError::Failed {
+                source: Some(source),
+                ..
+            } => source.downcast_ref(),
+            _ => None,
+        }
+    }
+
     /// A short, stable name of the variant, for logs and protocol fields.
     #[must_use]
     pub fn kind(&self) -> &'static str {

@@ -33,7 +33,7 @@ use crate::runtime::policy::{DecisionSource, Mode, PolicyLayer};
 
 pub use super::question::{
     Answer, Question, QuestionRequest, Root, Sampled, SamplingRequest, SchemaError, Speaker,
-    Unanswered,
+    Unanswered, UnansweredKind,
 };
 
 /// What the user is asked about one call: whether it may run (the policy asks), or, from a

@@ -92,9 +92,10 @@ pub enum SchemaError {
         /// What is wrong, and what would be right.
         problem: String,
     },
-    /// The key is empty, or the one the MCP server keeps for the policy's approval question.
+    /// The key is empty, the one the MCP server keeps for the policy's approval question, or
+    /// shaped like a key the server gives a request without one (`question-2`).
     #[error(
-        "the question's key `{key}` cannot be used: a key is a non-empty name other than `approval` (kept for the policy's approval question)"
+        "the question's key `{key}` cannot be used: a key is a non-empty name other than `approval` (kept for the policy's approval question) and not shaped like the keys given to requests without one (`question-N`, `sampling-N`, `roots-N`); choose a name of your own, such as `report_target`"
     )]
     Key {
         /// The key given.
@@ -114,13 +115,38 @@ pub enum Answer {
     Cancel,
 }
 
-/// Why a question got no answer: nobody could be asked, or the asking failed. A tool usually
+/// Why a question got no answer: nobody could be asked, the asking failed, or the answer
+/// comes with the call's next run ([`is_pending`](Self::is_pending)). A tool usually
 /// reports it as its error ([`Session::elicit`](crate::context::Session::elicit) does).
+///
+/// ```
+/// use tool_core::approval::Unanswered;
+///
+/// assert!(Unanswered::pending("waiting for the client").is_pending());
+/// assert!(!Unanswered::new("nobody to ask").is_pending());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{reason}")]
+#[non_exhaustive]
 pub struct Unanswered {
     /// Why, said for the model (it reaches it in the tool's error).
     pub reason: String,
+    /// What kind of "no answer" it is.
+    pub kind: UnansweredKind,
+}
+
+/// What kind of "no answer" an [`Unanswered`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UnansweredKind {
+    /// Nobody could be asked, or the asking failed: there will be no answer in this call.
+    Failed,
+    /// The answer comes with the call's next run (MCP's `input_required` round trip): the
+    /// tool must return this error at once (`?`), acting on nothing; the call runs again
+    /// from the start with the answer.
+    Pending,
+    /// The client did not declare the capability the request needs (`sampling`, `roots`).
+    MissingCapability(&'static str),
 }
 
 impl Unanswered {
@@ -128,7 +154,31 @@ impl Unanswered {
     pub fn new(reason: impl Into<String>) -> Self {
         Unanswered {
             reason: reason.into(),
+            kind: UnansweredKind::Failed,
         }
+    }
+
+    /// No answer yet: it comes with the call's next run ([`UnansweredKind::Pending`]).
+    pub fn pending(reason: impl Into<String>) -> Self {
+        Unanswered {
+            reason: reason.into(),
+            kind: UnansweredKind::Pending,
+        }
+    }
+
+    /// No answer, because the client lacks `capability`
+    /// ([`UnansweredKind::MissingCapability`]).
+    pub fn missing_capability(capability: &'static str, reason: impl Into<String>) -> Self {
+        Unanswered {
+            reason: reason.into(),
+            kind: UnansweredKind::MissingCapability(capability),
+        }
+    }
+
+    /// Whether the answer comes with the call's next run: the tool must return at once.
+    #[must_use]
+    pub fn is_pending(&self) -> bool {
+        self.kind == UnansweredKind::Pending
     }
 }
 
@@ -225,7 +275,8 @@ impl SamplingRequest {
     /// Names the request, as [`Question::with_key`] names a question.
     ///
     /// # Errors
-    /// [`SchemaError::Key`] for an empty key or `approval`.
+    /// [`SchemaError::Key`] for an empty key, `approval`, or a key shaped like a generated
+    /// one (`question-N`, `sampling-N`, `roots-N`).
     pub fn with_key(mut self, key: impl Into<String>) -> Result<Self, SchemaError> {
         self.key = Some(checked_key(key.into())?);
         Ok(self)
@@ -299,8 +350,18 @@ impl Root {
     }
 }
 
+/// The prefixes of the keys given to requests made without one (`question-1`, `sampling-2`,
+/// `roots-3`): a key of that shape, given by a tool, could be the one generated for another
+/// of its requests, and two requests would share an answer.
+const GENERATED_PREFIXES: [&str; 3] = ["question", "sampling", "roots"];
+
 fn checked_key(key: String) -> Result<String, SchemaError> {
-    if key.trim().is_empty() || key == RESERVED_KEY {
+    let generated = key.split_once('-').is_some_and(|(prefix, number)| {
+        GENERATED_PREFIXES.contains(&prefix)
+            && !number.is_empty()
+            && number.bytes().all(|byte| byte.is_ascii_digit())
+    });
+    if key.trim().is_empty() || key == RESERVED_KEY || generated {
         return Err(SchemaError::Key { key });
     }
     Ok(key)
@@ -326,8 +387,23 @@ impl Question {
     /// client (`question-1`, then `sampling-2`, `roots-3`, ...), which is stable as long as
     /// the tool asks in the same order each time it runs.
     ///
+    /// Each request of a call needs a key of its own: over the MCP round trip, a second
+    /// request under a key already used in the same run is the tool's error.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::approval::Question;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+    /// let question = Question::new("Go?", schema).unwrap();
+    /// assert!(question.clone().with_key("go_ahead").is_ok());
+    /// // Shaped like the key the question would be given without one: refused.
+    /// assert!(question.with_key("question-2").is_err());
+    /// ```
+    ///
     /// # Errors
-    /// [`SchemaError::Key`] for an empty key or `approval`.
+    /// [`SchemaError::Key`] for an empty key, `approval`, or a key shaped like a generated
+    /// one (`question-N`, `sampling-N`, `roots-N`).
     pub fn with_key(mut self, key: impl Into<String>) -> Result<Self, SchemaError> {
         self.key = Some(checked_key(key.into())?);
         Ok(self)
@@ -544,11 +620,25 @@ fn check_field(name: &str, field: &Value) -> Result<(), SchemaError> {
         "array" => check_array_field(name, object),
         _ => {
             for key in ["minimum", "maximum"] {
-                if object.get(key).is_some_and(|v| !v.is_number()) {
-                    return Err(field_error(
-                        name,
-                        format!("has a `{key}` that is not a number"),
-                    ));
+                match object.get(key) {
+                    Some(bound) if !bound.is_number() => {
+                        return Err(field_error(
+                            name,
+                            format!("has a `{key}` that is not a number"),
+                        ));
+                    }
+                    // MCP's integer bounds are 64-bit whole numbers: a client would refuse
+                    // a fractional one, or read another bound than the one meant.
+                    Some(bound) if kind == "integer" && !bound.is_i64() => {
+                        return Err(field_error(
+                            name,
+                            format!(
+                                "is an integer field with the `{key}` {bound}; an integer field's bounds are whole numbers (such as {}), or make it a \"number\" field",
+                                bound.as_f64().unwrap_or_default().round()
+                            ),
+                        ));
+                    }
+                    _ => {}
                 }
             }
             Ok(())
@@ -605,12 +695,40 @@ fn choices(name: &str, list: &Value, titled: bool) -> Result<Vec<String>, Schema
 
 fn check_string_field(name: &str, object: &Map<String, Value>) -> Result<(), SchemaError> {
     for key in ["minLength", "maxLength"] {
-        if object.get(key).is_some_and(|v| v.as_u64().is_none()) {
+        // MCP's string lengths are 32-bit: a longer bound would be refused by a client.
+        if object
+            .get(key)
+            .is_some_and(|v| v.as_u64().is_none_or(|n| n > u64::from(u32::MAX)))
+        {
             return Err(field_error(
                 name,
-                format!("has a `{key}` that is not a whole number"),
+                format!(
+                    "has a `{key}` that is not a whole number from 0 to {}",
+                    u32::MAX
+                ),
             ));
         }
+    }
+    // A choice field is MCP's enum schema, which has no length or format: a client would
+    // read the field as a choice and drop those keywords without a word.
+    let is_choice = object.contains_key("enum") || object.contains_key("oneOf");
+    if is_choice
+        && let Some(key) = ["minLength", "maxLength", "format"]
+            .into_iter()
+            .find(|key| object.contains_key(*key))
+    {
+        return Err(field_error(
+            name,
+            format!(
+                "has `{key}` beside its choices, which a client would drop; remove it (the choices already say what may be answered)"
+            ),
+        ));
+    }
+    if object.contains_key("oneOf") && object.contains_key("enumNames") {
+        return Err(field_error(
+            name,
+            "has `enumNames` with `oneOf`; a `oneOf` choice carries its own `title`, so remove `enumNames`",
+        ));
     }
     if let Some(format) = object.get("format")
         && !matches!(
@@ -846,6 +964,44 @@ mod tests {
     }
 
     #[test]
+    fn schemas_mcp_would_refuse_or_change_are_refused_naming_the_field() {
+        for (properties, says) in [
+            (
+                json!({"n": {"type": "integer", "minimum": 1.5}}),
+                "whole numbers",
+            ),
+            (
+                json!({"n": {"type": "integer", "maximum": 1e300}}),
+                "whole numbers",
+            ),
+            (
+                json!({"s": {"type": "string", "maxLength": 5_000_000_000_u64}}),
+                "4294967295",
+            ),
+            (
+                json!({"s": {"type": "string", "enum": ["a"], "minLength": 1}}),
+                "`minLength` beside its choices",
+            ),
+            (
+                json!({"s": {"type": "string", "enum": ["a@b.c"], "format": "email"}}),
+                "`format` beside its choices",
+            ),
+            (
+                json!({"s": {"type": "string", "oneOf": [{"const": "a", "title": "A"}], "maxLength": 3}}),
+                "`maxLength` beside its choices",
+            ),
+        ] {
+            let error = form(properties.clone()).unwrap_err();
+            let text = error.to_string();
+            assert!(matches!(error, SchemaError::Field { .. }), "{properties}");
+            assert!(text.contains(says), "{properties}: {text}");
+        }
+        // What stays allowed: fractional bounds on a number, whole ones on an integer.
+        assert!(form(json!({"n": {"type": "number", "minimum": 0.5}})).is_ok());
+        assert!(form(json!({"n": {"type": "integer", "minimum": -3, "maximum": 7}})).is_ok());
+    }
+
+    #[test]
     fn the_approval_key_is_reserved() {
         let question = form(json!({})).unwrap();
         assert!(matches!(
@@ -856,6 +1012,25 @@ mod tests {
             question.with_key(" "),
             Err(SchemaError::Key { .. })
         ));
+    }
+
+    #[test]
+    fn a_key_shaped_like_a_generated_one_is_refused() {
+        let question = form(json!({})).unwrap();
+        for key in ["question-2", "sampling-1", "roots-10"] {
+            assert!(
+                matches!(question.clone().with_key(key), Err(SchemaError::Key { .. })),
+                "{key}"
+            );
+            assert!(
+                SamplingRequest::new("hi", 1).with_key(key).is_err(),
+                "{key}"
+            );
+        }
+        // Only the exact shape: a name that merely starts the same way is the tool's own.
+        for key in ["question-two", "questions-2", "roots-", "question-2a"] {
+            assert!(question.clone().with_key(key).is_ok(), "{key}");
+        }
     }
 
     #[test]

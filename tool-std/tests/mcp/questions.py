@@ -15,6 +15,7 @@ a non-zero exit, which the Rust test (tests/mcp_questions.rs) reports.
 """
 
 import asyncio
+import base64
 import os
 import socket
 import sys
@@ -74,7 +75,7 @@ def accept(**content) -> types.ElicitResult:
     return types.ElicitResult(action="accept", content=content)
 
 
-def connect(answering: bool = True) -> Client:
+def connect(answering: bool = True, sampling: bool = True) -> Client:
     if transport == "stdio":
         server = StdioServerParameters(command=sys.executable, args=[__file__, "relay", address])
     else:
@@ -84,7 +85,7 @@ def connect(answering: bool = True) -> Client:
             server,
             mode=mode,
             elicitation_callback=on_elicitation,
-            sampling_callback=on_sampling,
+            sampling_callback=on_sampling if sampling else None,
             list_roots_callback=on_list_roots,
         )
     return Client(server, mode=mode)
@@ -129,6 +130,8 @@ async def main() -> None:
 
         if mode == "auto":
             await rounds_by_hand(client)
+            await approval_then_question(client)
+            await after_pending(client)
 
     async with connect(answering=False) as client:
         result = await client.call_tool("q_greet", {})
@@ -153,6 +156,94 @@ async def main() -> None:
             assert "did not declare the roots capability" in text(result), result
         print("ok refused without sampling or roots")
 
+    async with connect(sampling=False) as client:
+        # The tool went on without the client's model and failed for a reason of its own:
+        # that is its result, not the missing capability.
+        result = await client.call_tool("q_sample_then_fail", {})
+        assert result.is_error is True, result
+        assert "a reason of its own" in text(result), result
+        print("ok a tool failing for a reason of its own gets its result")
+
+        if mode == "auto":
+            # Asked at once for the user's answer and the model's message, which this client
+            # cannot give: refused before the user answers a round for nothing.
+            before = len(asked)
+            answers.append(accept(name="Ada"))
+            try:
+                await client.call_tool("q_ask_and_sample", {})
+            except MCPError as error:
+                assert error.error.code == -32021, error.error
+                assert "sampling" in error.error.data["requiredCapabilities"], error.error
+            else:
+                raise AssertionError("a call needing sampling must be refused with -32021")
+            assert len(asked) == before, asked[before:]
+            answers.clear()
+            print("ok refused before asking when a capability is missing")
+
+
+def tamper(state: str) -> str:
+    """`state` with one byte of its sealed body changed, re-encoded: a well-formed state that
+    only the seal's check can refuse (changing the last character of the tag may only flip
+    base64 padding bits, and be refused by the decoding instead)."""
+    version, body, tag = state.split(".")
+    raw = bytearray(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    raw[len(raw) // 2] ^= 0x01
+    changed = base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
+    assert changed != body
+    return ".".join([version, changed, tag])
+
+
+async def approval_then_question(client: Client) -> None:
+    """A tool the policy asks about and that asks a question of its own: the approval round,
+    then the question's round, whose run takes the approval from the sealed state; an
+    `approval` response sent along in the question's round is not taken."""
+    dump = lambda result: result.model_dump(by_alias=True, exclude_none=True)
+    first = await client.session.call_tool("q_guarded", {}, allow_input_required=True)
+    assert isinstance(first, types.InputRequiredResult), first
+    assert set(first.input_requests) == {"approval"}, first.input_requests
+    approve = {"approval": dump(accept(decision="once"))}
+    second = await client.session.call_tool(
+        "q_guarded", {}, input_responses=approve, request_state=first.request_state,
+        allow_input_required=True,
+    )
+    assert isinstance(second, types.InputRequiredResult), second
+    assert set(second.input_requests) == {"question-1"}, second.input_requests
+    responses = {
+        "question-1": dump(accept(name="Ada")),
+        # Not asked in this round: a rejection smuggled in must not replace the approval.
+        "approval": dump(accept(decision="reject", guidance="stop")),
+    }
+    last = await client.session.call_tool(
+        "q_guarded", {}, input_responses=responses, request_state=second.request_state,
+        allow_input_required=True,
+    )
+    assert isinstance(last, types.CallToolResult), last
+    assert last.is_error is False, last
+    assert text(last) == "approved, Ada", last
+    print("ok approval then question")
+
+
+async def after_pending(client: Client) -> None:
+    """A tool that carries on past a pending question asks nothing more in that run: its
+    second question is pending at once, and goes out only once the first is answered."""
+    dump = lambda result: result.model_dump(by_alias=True, exclude_none=True)
+    first = await client.session.call_tool("q_careless", {}, allow_input_required=True)
+    assert isinstance(first, types.InputRequiredResult), first
+    assert set(first.input_requests) == {"question-1"}, first.input_requests
+    second = await client.session.call_tool(
+        "q_careless", {}, input_responses={"question-1": dump(accept(name="Ada"))},
+        request_state=first.request_state, allow_input_required=True,
+    )
+    assert isinstance(second, types.InputRequiredResult), second
+    assert set(second.input_requests) == {"question-2"}, second.input_requests
+    last = await client.session.call_tool(
+        "q_careless", {}, input_responses={"question-2": dump(accept(color="red"))},
+        request_state=second.request_state, allow_input_required=True,
+    )
+    assert isinstance(last, types.CallToolResult), last
+    assert text(last) == "Ada likes red", last
+    print("ok no request after a pending one")
+
 
 async def rounds_by_hand(client: Client) -> None:
     """The 2026-07-28 rounds driven by hand: one question a round, keyed by order of asking,
@@ -162,7 +253,7 @@ async def rounds_by_hand(client: Client) -> None:
     assert set(first.input_requests) == {"question-1"}, first.input_requests
     name = {"question-1": accept(name="Bo").model_dump(by_alias=True, exclude_none=True)}
 
-    tampered = first.request_state[:-1] + ("A" if first.request_state[-1] != "A" else "B")
+    tampered = tamper(first.request_state)
     try:
         await client.session.call_tool(
             "q_two", {}, input_responses=name, request_state=tampered, allow_input_required=True

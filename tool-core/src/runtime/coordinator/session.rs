@@ -153,6 +153,13 @@ impl Session {
     /// changes something and then asks would change it again on the re-run. Until this method
     /// has answered every question, a tool can know that nothing of its own has happened yet.
     ///
+    /// **Return a pending answer with `?`.** While the answer is on its way, the error is
+    /// pending ([`ToolError::is_pending`]): the run's result is thrown away and the call runs
+    /// again with the answer, so a tool that carries on instead (`.unwrap_or(Answer::Cancel)`)
+    /// and acts would act twice. A tool that handles errors itself must return a pending one
+    /// as it is; every later request of that run (`elicit`, `sample`, `roots`) is pending at
+    /// once, and gets no answer.
+    ///
     /// ```
     /// use serde_json::json;
     /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset};
@@ -185,7 +192,8 @@ impl Session {
     /// # Errors
     /// A [`ToolError`] saying why there is no answer: nobody can be asked (no approver, or
     /// one that answers approvals only, or an MCP client without the elicitation capability),
-    /// the asking failed, or the answer did not fit the question's schema.
+    /// the asking failed, or the answer did not fit the question's schema; or that it is
+    /// pending ([`ToolError::is_pending`]), to be returned at once.
     pub async fn elicit(&self, question: Question) -> Result<Answer, ToolError> {
         let Some(approver) = self
             .scope
@@ -221,7 +229,8 @@ impl Session {
     /// Asks the client's model for a message (MCP's sampling): over MCP the client writes it,
     /// by `sampling/createMessage` at 2025-11-25 or through the `input_required` round trip
     /// at 2026-07-28 (which, as for [`elicit`](Self::elicit), runs the call again with the
-    /// answer: ask before acting). Who answers is the call's approver
+    /// answer: ask before acting, and return a pending error with `?`). Who answers is the
+    /// call's approver
     /// ([`Approver::sample`](crate::approval::Approver::sample)), which speaks for its client.
     ///
     /// # Errors

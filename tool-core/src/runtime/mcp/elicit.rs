@@ -25,14 +25,21 @@
 //!   ([`RoundTripApprover`]):
 //!   - the policy's approval ends the call before its tool runs (key `approval`);
 //!   - a tool's question ends the tool's run at the first question no answer was brought
-//!     for (the tool gets an error and is expected to return it); its key is the one the
-//!     tool gave ([`Question::with_key`](crate::approval::Question::with_key)) or its order
-//!     among the call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...);
-//!     requests made at once (`tokio::join!`) go out in one round. On the next run, every question
-//!     answered so far is answered again from the answers, and the next one goes out: each
-//!     round adds answers, carried in the sealed state ([`RoundState`]) so that an earlier
-//!     round's answer (and the approval) cannot be changed. An answer that does not fit its
-//!     question, or was given to another question under the same key, is asked again.
+//!     for (the tool gets a pending error, [`Unanswered::is_pending`], and must return it;
+//!     every later request of that run is pending at once, so a tool that carries on gets
+//!     no further answers); its key is the one the tool gave
+//!     ([`Question::with_key`](crate::approval::Question::with_key)) or its order among the
+//!     call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...), and each
+//!     request of a run needs its own (a second request under a used key is the tool's
+//!     error); requests made at once (`tokio::join!`) go out in one round. On the next run,
+//!     every question answered so far is answered again from the answers, and the next one
+//!     goes out: each round adds answers, carried in the sealed state ([`RoundState`]) so
+//!     that an earlier round's answer (and the approval) cannot be changed. The state
+//!     carries each answer as the server read it (action and checked content, at most
+//!     64 KiB), never the client's raw response, and every round's state expires when the
+//!     first round's does. An answer that does not fit its question is asked again, the
+//!     reason added to its message; one given to another question under the same key is
+//!     asked again too.
 //!
 //!   A tool therefore should ask before it acts: until its questions are answered, nothing
 //!   after them has run. A question asked once the tool runs about another call's approval
@@ -56,7 +63,7 @@
 //! protocol is for.) The seal cannot stop a client from answering for its user: the client
 //! holds the answer either way.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -74,7 +81,7 @@ use crate::BoxFuture;
 use crate::definition::context::CancellationToken;
 use crate::runtime::approval::{
     Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, Question, QuestionRequest,
-    RequestKind, Root, Sampled, SamplingRequest, Speaker, Unanswered,
+    RequestKind, Root, Sampled, SamplingRequest, Speaker, Unanswered, UnansweredKind,
 };
 
 /// The key of the approval question in an `input_required` result's `inputRequests`, and of
@@ -84,6 +91,13 @@ pub(super) const INPUT_KEY: &str = "approval";
 /// How long a 2026-07-28 client has to come back with its user's answer: long enough for a
 /// person to read the question, short enough that an old state is not lying around.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
+
+/// The largest answer a request state carries, as JSON: a state travels with every later
+/// round, so one answer may not make it unwieldy. A larger answer is asked again, saying so.
+const MAX_ANSWER_BYTES: usize = 64 * 1024;
+
+/// The longest guidance for the model an approval's answer carries on to a later round.
+const MAX_GUIDANCE_BYTES: usize = 4 * 1024;
 
 /// The longest argument text shown in a question; longer is cut (the preview still names the
 /// resources).
@@ -180,6 +194,33 @@ pub(super) fn answer(result: &ElicitResult, offer_session: bool) -> ApprovalResp
     }
 }
 
+/// The client's answer to the approval question as a later round's state carries it: the
+/// action, and only the decision and the guidance (cut to [`MAX_GUIDANCE_BYTES`]), never
+/// whatever else the client sent along.
+pub(super) fn normalized_approval(result: &ElicitResult) -> Value {
+    let action = match result.action {
+        ElicitationAction::Accept => "accept",
+        ElicitationAction::Decline => "decline",
+        _ => "cancel",
+    };
+    let mut content = serde_json::Map::new();
+    for (name, limit) in [("decision", 64), ("guidance", MAX_GUIDANCE_BYTES)] {
+        if let Some(text) = result
+            .content
+            .as_ref()
+            .and_then(|content| content.get(name))
+            .and_then(Value::as_str)
+        {
+            let mut cut = text.len().min(limit);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            content.insert(name.to_owned(), json!(&text[..cut]));
+        }
+    }
+    json!({"action": action, "content": content})
+}
+
 /// Asks a 2025-11-25 client's user with `elicitation/create`, while the call waits.
 pub(super) struct ElicitingApprover {
     pub(super) peer: Peer<RoleServer>,
@@ -210,9 +251,12 @@ impl ClientAbilities {
         if able {
             return Ok(());
         }
-        Err(Unanswered::new(format!(
-            "`{tool}` asked for {what}, but this MCP client did not declare the {capability} capability"
-        )))
+        Err(Unanswered::missing_capability(
+            capability,
+            format!(
+                "`{tool}` asked for {what}, but this MCP client did not declare the {capability} capability"
+            ),
+        ))
     }
 }
 
@@ -424,9 +468,51 @@ pub(super) struct QuestionsRound {
     /// run again from the start, finds them again.
     pub(super) used: BTreeMap<String, Answered>,
     /// The capabilities the tool needed and the client had not declared (`sampling`,
-    /// `roots`): a call that failed for want of them is the protocol's
-    /// MissingRequiredClientCapability error.
-    pub(super) missing: Vec<&'static str>,
+    /// `roots`), each with the [`generation`](Self::generation) it was asked in.
+    pub(super) missing: Vec<(&'static str, usize)>,
+    /// Whether the tool was handed a pending error: every later request of the run is
+    /// pending at once.
+    pub(super) pending_delivered: bool,
+    /// How many pending or missing-capability errors the tool was handed so far: requests
+    /// made in one generation were made at once, none knowing how the others ended.
+    pub(super) generation: usize,
+    /// The generation the pending requests were made in (all in one: once one is handed
+    /// over, no more are made).
+    pub(super) pending_generation: Option<usize>,
+}
+
+impl QuestionsRound {
+    /// The capabilities missing for requests made at once with the pending ones: the tool
+    /// asked for them together, so it will fail for want of them whatever the user answers,
+    /// and the call is better refused now than after a round of questions.
+    pub(super) fn missing_beside_pending(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        for (capability, generation) in &self.missing {
+            if Some(*generation) == self.pending_generation && !missing.contains(capability) {
+                missing.push(*capability);
+            }
+        }
+        missing
+    }
+}
+
+/// A future that is pending once (waking itself at once), then ready.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        context.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
 }
 
 /// The approver of one 2026-07-28 round: it answers the call's own approval with the answer
@@ -452,6 +538,9 @@ pub(super) struct RoundTripApprover {
     answers: HashMap<String, Answered>,
     /// How many questions the tool asked so far: names the ones it gave no key.
     questions_asked: AtomicUsize,
+    /// The keys of the requests made in this run: a second request under one of them would
+    /// take (or overwrite) the first one's answer, and the rounds would never end.
+    keys_used: Mutex<HashSet<String>>,
     /// What the tool's questions came to.
     questions: Arc<Mutex<QuestionsRound>>,
     /// What the client declared it can do besides asking its user.
@@ -471,6 +560,7 @@ impl RoundTripApprover {
         RoundTripApprover {
             answers: HashMap::new(),
             questions_asked: AtomicUsize::new(0),
+            keys_used: Mutex::default(),
             questions: Arc::default(),
             client: ClientAbilities::default(),
             call_id,
@@ -515,29 +605,46 @@ impl RoundTripApprover {
                 .questions
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            if !questions.missing.contains(&capability) {
-                questions.missing.push(capability);
-            }
+            let generation = questions.generation;
+            questions.missing.push((capability, generation));
         }
         checked
     }
 
     /// The key of the call's next request to the client: the one given, else `prefix-N`
-    /// with N its order among the call's requests.
-    fn next_key(&self, given: Option<&str>, prefix: &str) -> String {
+    /// with N its order among the call's requests. A key used before in this run is the
+    /// tool's error: each request needs its own (a generated key never repeats, and a given
+    /// one cannot look like one: [`Question::with_key`] refuses that shape).
+    fn next_key(
+        &self,
+        tool: &str,
+        given: Option<&str>,
+        prefix: &str,
+    ) -> Result<String, Unanswered> {
         let ordinal = self.questions_asked.fetch_add(1, Ordering::SeqCst) + 1;
-        given.map_or_else(|| format!("{prefix}-{ordinal}"), str::to_owned)
+        let key = given.map_or_else(|| format!("{prefix}-{ordinal}"), str::to_owned);
+        let mut used = self
+            .keys_used
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !used.insert(key.clone()) {
+            return Err(Unanswered::new(format!(
+                "`{tool}` made a second request to the client under the key `{key}` in one call; give each request its own key (Question::with_key, SamplingRequest::with_key), or none"
+            )));
+        }
+        Ok(key)
     }
 
     /// The answer the client brought under `key` to this very request (`digest`), read by
-    /// `read` (`None`: unusable, asked again); recorded as used, so the next round's state
-    /// carries it. Else `request` is recorded as pending, and the tool told to wait.
+    /// `read` (`Err`: unusable, and why; asked again); recorded as used, so the next round's
+    /// state carries it. Else `request` is recorded as pending (given why the answer brought
+    /// was not used, if one was), and the tool told to wait.
     fn answer_or_ask<T>(
         &self,
         key: String,
         digest: String,
-        request: impl FnOnce() -> InputRequest,
-        read: impl FnOnce(&Value) -> Option<T>,
+        request: impl FnOnce(Option<&str>) -> InputRequest,
+        read: impl FnOnce(&Value) -> Result<(T, Value), String>,
     ) -> Result<T, Unanswered> {
         let brought = self.answers.get(&key).filter(|answered| {
             answered
@@ -549,23 +656,82 @@ impl RoundTripApprover {
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(answered) = brought
-            && let Some(answer) = read(&answered.response)
-        {
-            questions.used.insert(
-                key,
-                Answered {
-                    question: Some(digest),
-                    response: answered.response.clone(),
-                },
-            );
-            return Ok(answer);
-        }
-        questions.pending.push((key, digest, request()));
+        let read = brought.map(|answered| {
+            let (answer, normalized) = read(&answered.response)?;
+            let size = normalized.to_string().len();
+            if size > MAX_ANSWER_BYTES {
+                return Err(format!(
+                    "it is {size} bytes long, more than the {MAX_ANSWER_BYTES} bytes an answer may have"
+                ));
+            }
+            Ok((answer, normalized))
+        });
+        let problem = match read {
+            // Only what was read travels on in the state: not the client's raw response.
+            Some(Ok((answer, normalized))) => {
+                questions.used.insert(
+                    key,
+                    Answered {
+                        question: Some(digest),
+                        response: normalized,
+                    },
+                );
+                return Ok(answer);
+            }
+            Some(Err(problem)) => Some(problem),
+            None => None,
+        };
+        questions
+            .pending
+            .push((key, digest, request(problem.as_deref())));
+        questions.pending_generation = Some(questions.generation);
         // Never read by the model: the server answers `input_required` instead.
-        Err(Unanswered::new(
-            "waiting for the MCP client's answer (input_required); the call will run again with it",
+        Err(Unanswered::pending(
+            "waiting for the MCP client's answer (input_required); return this error (`?`): the call will run again from the start with the answer",
         ))
+    }
+
+    /// Pending at once, when a request of this run is already known by the tool to be
+    /// pending: a tool that carried on past that error (`unwrap_or`) gets no more answers,
+    /// so it does nothing it would do again when the call runs again with the answers.
+    fn after_pending(&self) -> Result<(), Unanswered> {
+        let questions = self
+            .questions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if questions.pending_delivered {
+            return Err(Unanswered::pending(
+                "an earlier request of this call is waiting for the MCP client's answer (input_required), so no other request is made in this run; return that error (`?`): the call will run again from the start with the answers",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `outcome` as the tool gets it. A pending or missing-capability one is handed over
+    /// after one yield, so the requests a tool makes at once (`tokio::join!`) are all made
+    /// before any of them is known to have ended so: they go out in one round, and a
+    /// capability missing for one of them is known beside the others
+    /// ([`QuestionsRound::missing_beside_pending`]). Once a pending one is handed over, every
+    /// later request of the run is pending at once ([`after_pending`](Self::after_pending)).
+    fn deliver<'a, T: Send + 'a>(
+        &self,
+        outcome: Result<T, Unanswered>,
+    ) -> BoxFuture<'a, Result<T, Unanswered>> {
+        let kind = match &outcome {
+            Err(error) if error.kind != UnansweredKind::Failed => error.kind,
+            _ => return Box::pin(std::future::ready(outcome)),
+        };
+        let questions = Arc::clone(&self.questions);
+        Box::pin(async move {
+            YieldOnce(false).await;
+            let mut questions = questions.lock().unwrap_or_else(PoisonError::into_inner);
+            questions.generation += 1;
+            if kind == UnansweredKind::Pending {
+                questions.pending_delivered = true;
+            }
+            drop(questions);
+            outcome
+        })
     }
 
     /// Whether `request` is this call's own approval: the round's first question, about
@@ -617,25 +783,61 @@ impl Approver for RoundTripApprover {
         &'a self,
         request: &'a QuestionRequest,
     ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        if let Err(pending) = self.after_pending() {
+            return self.deliver(Err(pending));
+        }
         let question = &request.question;
-        let key = self.next_key(question.key(), "question");
+        let key = self.next_key(&request.tool, question.key(), "question");
         // A form the client could not be shown is the tool's error now, not a round trip.
-        let outcome = form(question).and_then(|params| {
-            self.answer_or_ask(
-                key,
-                question_digest(question),
-                || input_request("elicitation/create", &params),
-                |response| {
-                    let result = serde_json::from_value::<ElicitResult>(response.clone()).ok()?;
-                    match to_answer(&result)? {
+        let outcome = key
+            .and_then(|key| Ok((key, form(question)?)))
+            .and_then(|(key, params)| {
+                self.answer_or_ask(
+                    key,
+                    // The question as the tool asked it, even when asked again with a reason:
+                    // the answer to either is the answer to it.
+                    question_digest(question),
+                    |problem| match (problem, params.clone()) {
+                        (
+                            Some(problem),
+                            ElicitRequestParams::FormElicitationParams {
+                                meta,
+                                message,
+                                requested_schema,
+                            },
+                        ) => input_request(
+                            "elicitation/create",
+                            &ElicitRequestParams::FormElicitationParams {
+                                meta,
+                                message: format!(
+                                    "{message}\n\n(Asked again: the previous answer could not be used, because {problem}.)"
+                                ),
+                                requested_schema,
+                            },
+                        ),
+                        _ => input_request("elicitation/create", &params),
+                    },
+                    |response| {
+                        let result = serde_json::from_value::<ElicitResult>(response.clone())
+                            .map_err(|error| format!("it was not an elicitation result ({error})"))?;
+                        let answer = to_answer(&result)
+                            .ok_or("its action was none of accept, decline and cancel")?;
                         // An answer that does not fit is asked again rather than read.
-                        Answer::Accept(content) if question.check(&content).is_err() => None,
-                        answer => Some(answer),
-                    }
-                },
-            )
-        });
-        Box::pin(std::future::ready(outcome))
+                        if let Answer::Accept(content) = &answer {
+                            question.check(content)?;
+                        }
+                        let normalized = match &answer {
+                            Answer::Accept(content) => {
+                                json!({"action": "accept", "content": content})
+                            }
+                            Answer::Decline => json!({"action": "decline"}),
+                            _ => json!({"action": "cancel"}),
+                        };
+                        Ok((answer, normalized))
+                    },
+                )
+            });
+        self.deliver(outcome)
     }
 
     fn sample<'a>(
@@ -643,7 +845,10 @@ impl Approver for RoundTripApprover {
         tool: &'a str,
         request: &'a SamplingRequest,
     ) -> BoxFuture<'a, Result<Sampled, Unanswered>> {
-        let key = self.next_key(request.key(), "sampling");
+        if let Err(pending) = self.after_pending() {
+            return self.deliver(Err(pending));
+        }
+        let key = self.next_key(tool, request.key(), "sampling");
         let params = sampling_params(request);
         let outcome = self
             .able(
@@ -652,30 +857,56 @@ impl Approver for RoundTripApprover {
                 "a message from the client's model",
                 "sampling",
             )
-            .and_then(|()| {
+            .and(key)
+            .and_then(|key| {
                 self.answer_or_ask(
                     key,
                     sha256_hex(&params.to_string()),
-                    || input_request("sampling/createMessage", &params),
-                    |response| to_sampled(response).ok(),
+                    |_| input_request("sampling/createMessage", &params),
+                    |response| {
+                        let sampled = to_sampled(response).map_err(|error| error.reason)?;
+                        let mut normalized = json!({
+                            "role": "assistant",
+                            "model": sampled.model,
+                            "content": {"type": "text", "text": sampled.text},
+                        });
+                        if let Some(reason) = &sampled.stop_reason {
+                            normalized["stopReason"] = json!(reason);
+                        }
+                        Ok((sampled, normalized))
+                    },
                 )
             });
-        Box::pin(std::future::ready(outcome))
+        self.deliver(outcome)
     }
 
     fn list_roots<'a>(&'a self, tool: &'a str) -> BoxFuture<'a, Result<Vec<Root>, Unanswered>> {
-        let key = self.next_key(None, "roots");
+        if let Err(pending) = self.after_pending() {
+            return self.deliver(Err(pending));
+        }
+        let key = self.next_key(tool, None, "roots");
         let outcome = self
             .able(self.client.roots, tool, "the client's roots", "roots")
-            .and_then(|()| {
+            .and(key)
+            .and_then(|key| {
                 self.answer_or_ask(
                     key,
                     sha256_hex("roots/list"),
-                    || input_request("roots/list", &json!({})),
-                    |response| to_roots(response).ok(),
+                    |_| input_request("roots/list", &json!({})),
+                    |response| {
+                        let roots = to_roots(response).map_err(|error| error.reason)?;
+                        let listed: Vec<Value> = roots
+                            .iter()
+                            .map(|root| match &root.name {
+                                Some(name) => json!({"uri": root.uri, "name": name}),
+                                None => json!({"uri": root.uri}),
+                            })
+                            .collect();
+                        Ok((roots, json!({"roots": listed})))
+                    },
                 )
             });
-        Box::pin(std::future::ready(outcome))
+        self.deliver(outcome)
     }
 }
 
@@ -703,6 +934,17 @@ pub(super) struct RoundState {
     pub(super) answers: BTreeMap<String, Answered>,
     /// Random, so that a server can tell a state it has taken already.
     pub(super) nonce: String,
+    /// When the round trip's first state expires, in seconds since the Unix epoch: every
+    /// later round's state expires then too, so answering round after round cannot keep a
+    /// call (and the answers it carries) open for ever.
+    pub(super) deadline: u64,
+}
+
+/// Now, in seconds since the Unix epoch.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }
 
 impl RoundState {
@@ -725,6 +967,7 @@ impl RoundState {
             asked: BTreeMap::new(),
             answers: BTreeMap::new(),
             nonce: nonce.iter().map(|byte| format!("{byte:02x}")).collect(),
+            deadline: unix_now() + STATE_TTL.as_secs(),
         }
     }
 }
@@ -754,7 +997,7 @@ pub(super) enum StateRefused {
     )]
     Forged,
     #[error(
-        "the requestState has expired (an approval question is open for 15 minutes); call the tool again without requestState and inputResponses to be asked anew"
+        "the requestState has expired (a call's questions are open for 15 minutes from its first round); call the tool again without requestState and inputResponses to be asked anew"
     )]
     Expired,
     #[error(
@@ -790,8 +1033,14 @@ impl ApprovalStates {
 
     /// The sealed state of an approval asked about `tool` with `arguments`.
     pub(super) fn seal(&self, asked: &RoundState) -> String {
+        // What is left until the first round's deadline (at least a second: a state sealed
+        // as the deadline passes is refused as expired when it comes back).
+        let left = asked.deadline.saturating_sub(unix_now()).max(1);
         self.codec
-            .seal_json_with(asked, &SealOptions::new().ttl(STATE_TTL))
+            .seal_json_with(
+                asked,
+                &SealOptions::new().ttl(Duration::from_secs(left).min(STATE_TTL)),
+            )
             .expect("an approval state serializes")
     }
 
@@ -807,6 +1056,9 @@ impl ApprovalStates {
             RequestStateError::Expired => StateRefused::Expired,
             _ => StateRefused::Forged,
         })?;
+        if asked.deadline <= unix_now() {
+            return Err(StateRefused::Expired);
+        }
         if asked.tool != tool {
             return Err(StateRefused::OtherCall {
                 what: format!("a call of `{}`, not `{tool}`", asked.tool),
@@ -870,6 +1122,32 @@ mod tests {
     }
 
     #[test]
+    fn every_form_question_new_accepts_reaches_rmcp_unchanged() {
+        for properties in [
+            json!({"name": {"type": "string", "title": "Name", "minLength": 1, "maxLength": 4_294_967_295_u32, "default": "Ada"}}),
+            json!({"mail": {"type": "string", "format": "email", "description": "where"}}),
+            json!({"age": {"type": "integer", "minimum": -3, "maximum": 150, "default": 30}}),
+            json!({"score": {"type": "number", "minimum": 0.5, "maximum": 99.5, "default": 1.5}}),
+            json!({"ok": {"type": "boolean", "default": true}}),
+            json!({"s": {"type": "string", "enum": ["a", "b"], "default": "a"}}),
+            json!({"s": {"type": "string", "enum": ["a", "b"], "enumNames": ["A", "B"]}}),
+            json!({"s": {"type": "string", "oneOf": [{"const": "a", "title": "A"}], "default": "a"}}),
+            json!({"m": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}, "minItems": 1, "maxItems": 2}}),
+            json!({"m": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}]}, "default": ["x"]}}),
+        ] {
+            let schema = json!({"type": "object", "properties": properties, "required": []});
+            let question = Question::new("q", schema.clone()).unwrap();
+            let ElicitRequestParams::FormElicitationParams {
+                requested_schema, ..
+            } = form(&question).unwrap()
+            else {
+                panic!("a form")
+            };
+            assert_eq!(serde_json::to_value(requested_schema).unwrap(), schema);
+        }
+    }
+
+    #[test]
     fn answers_map_to_approvals() {
         let accept = |content: Value| {
             let mut result = ElicitResult::new(ElicitationAction::Accept);
@@ -928,9 +1206,13 @@ mod tests {
             states.open(&sealed, "run_shell", r#"{"path":"a"}"#),
             Err(StateRefused::OtherCall { .. })
         ));
+        // A character in the middle of the body: every bit of it is data (the last character
+        // of a part may hold only padding bits, and be refused by the decoding instead).
+        let body_start = sealed.find('.').unwrap() + 1;
+        let at = body_start + (sealed[body_start..].find('.').unwrap() / 2);
         let mut tampered = sealed.clone();
-        let last = tampered.pop().unwrap();
-        tampered.push(if last == 'A' { 'B' } else { 'A' });
+        let changed = if &sealed[at..=at] == "A" { "B" } else { "A" };
+        tampered.replace_range(at..=at, changed);
         assert!(matches!(
             states.open(&tampered, "write_file", r#"{"path":"a"}"#),
             Err(StateRefused::Forged)
@@ -1007,11 +1289,13 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_unanswered_question_is_pending_under_its_order_of_asking() {
+    async fn questions_asked_at_once_are_pending_together_under_their_order_of_asking() {
         let questions = Arc::new(Mutex::new(QuestionsRound::default()));
         let approver = round(None).with_answers(HashMap::new(), Arc::clone(&questions));
-        assert!(approver.elicit(&name_question()).await.is_err());
-        assert!(approver.elicit(&name_question()).await.is_err());
+        let (one, two) = (name_question(), name_question());
+        let (first, second) = tokio::join!(approver.elicit(&one), approver.elicit(&two));
+        assert!(first.unwrap_err().is_pending());
+        assert!(second.unwrap_err().is_pending());
         let keys: Vec<String> = questions
             .lock()
             .unwrap()
@@ -1020,6 +1304,61 @@ mod tests {
             .map(|p| p.0.clone())
             .collect();
         assert_eq!(keys, ["question-1", "question-2"]);
+    }
+
+    #[tokio::test]
+    async fn a_second_request_under_a_used_key_is_the_tools_error_naming_the_key() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let response = json!({"action": "accept", "content": {"name": "Ada"}});
+        let answers = HashMap::from([("name".to_owned(), answered(None, response))]);
+        let approver = round(None).with_answers(answers, Arc::clone(&questions));
+        let keyed = || {
+            let mut request = name_question();
+            request.question = request.question.with_key("name").unwrap();
+            request
+        };
+        assert!(approver.elicit(&keyed()).await.is_ok());
+        // Asked again under the same key: not the first answer again (the tool would loop).
+        let error = approver.elicit(&keyed()).await.unwrap_err();
+        assert!(
+            error.reason.contains("`name`") && error.reason.contains("its own key"),
+            "{error}"
+        );
+        assert!(questions.lock().unwrap().pending.is_empty());
+    }
+
+    #[tokio::test]
+    async fn after_a_pending_error_every_later_request_of_the_run_is_pending_at_once() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        // The second question is answered: still not taken once the tool carried on past
+        // the first one's pending error, lest the tool act on it twice.
+        let response = json!({"action": "accept", "content": {"name": "Ada"}});
+        let answers = HashMap::from([("question-2".to_owned(), answered(None, response))]);
+        let approver = round(None)
+            .with_answers(answers, Arc::clone(&questions))
+            .with_client(ClientAbilities {
+                sampling: true,
+                roots: true,
+            });
+        let pending = approver.elicit(&name_question()).await.unwrap_err();
+        assert!(pending.is_pending(), "{pending}");
+        assert!(
+            crate::ToolError::from_error(pending).is_pending(),
+            "the tool can tell it apart"
+        );
+        let later = approver.elicit(&name_question()).await.unwrap_err();
+        assert!(later.is_pending(), "{later}");
+        assert!(
+            approver
+                .sample("greet", &SamplingRequest::new("hi", 10))
+                .await
+                .unwrap_err()
+                .is_pending()
+        );
+        assert!(approver.list_roots("greet").await.unwrap_err().is_pending());
+        let questions = questions.lock().unwrap();
+        assert_eq!(questions.pending.len(), 1, "only the first went out");
+        assert!(questions.used.is_empty());
     }
 
     #[tokio::test]
@@ -1061,6 +1400,97 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_answer_that_does_not_fit_is_asked_again_saying_why_under_the_same_digest() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let brought = answered(None, json!({"action": "accept", "content": {"name": 7}}));
+        let answers = HashMap::from([("question-1".to_owned(), brought)]);
+        let approver = round(None).with_answers(answers, Arc::clone(&questions));
+        assert!(approver.elicit(&name_question()).await.is_err());
+        let questions = questions.lock().unwrap();
+        let (key, digest, request) = &questions.pending[0];
+        assert_eq!(key, "question-1");
+        assert_eq!(digest, &question_digest(&name_question().question));
+        let message = serde_json::to_value(request).unwrap()["params"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            message.starts_with("Name?") && message.contains("`name` should be a string"),
+            "{message}"
+        );
+    }
+
+    #[tokio::test]
+    async fn only_the_answer_as_read_travels_on_not_what_the_client_sent_along() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let response = json!({
+            "action": "accept",
+            "content": {"name": "Ada"},
+            "_meta": {"padding": "x".repeat(10_000)},
+        });
+        let answers = HashMap::from([("question-1".to_owned(), answered(None, response))]);
+        let approver = round(None).with_answers(answers, Arc::clone(&questions));
+        assert!(approver.elicit(&name_question()).await.is_ok());
+        assert_eq!(
+            questions.lock().unwrap().used["question-1"].response,
+            json!({"action": "accept", "content": {"name": "Ada"}})
+        );
+    }
+
+    #[tokio::test]
+    async fn an_answer_too_large_to_carry_is_asked_again_saying_so() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let huge = "x".repeat(MAX_ANSWER_BYTES + 1);
+        let response = json!({"action": "accept", "content": {"name": huge}});
+        let answers = HashMap::from([("question-1".to_owned(), answered(None, response))]);
+        let approver = round(None).with_answers(answers, Arc::clone(&questions));
+        assert!(
+            approver
+                .elicit(&name_question())
+                .await
+                .unwrap_err()
+                .is_pending()
+        );
+        let questions = questions.lock().unwrap();
+        assert!(questions.used.is_empty());
+        let message = serde_json::to_value(&questions.pending[0].2).unwrap()["params"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(message.contains("bytes an answer may have"), "{message}");
+    }
+
+    #[test]
+    fn an_approval_carried_on_keeps_only_the_decision_and_the_guidance() {
+        let mut result = ElicitResult::new(ElicitationAction::Accept);
+        result.content = Some(json!({
+            "decision": "once",
+            "guidance": "g".repeat(MAX_GUIDANCE_BYTES + 10),
+            "extra": "not carried",
+        }));
+        let normalized = normalized_approval(&result);
+        assert_eq!(normalized["action"], "accept");
+        assert_eq!(normalized["content"]["decision"], "once");
+        assert_eq!(
+            normalized["content"]["guidance"].as_str().unwrap().len(),
+            MAX_GUIDANCE_BYTES
+        );
+        assert!(normalized["content"].get("extra").is_none());
+    }
+
+    #[test]
+    fn a_state_past_the_first_rounds_deadline_is_expired() {
+        let states = ApprovalStates::random();
+        let mut state = RoundState::new("write_file", "{}", None, false);
+        state.deadline = unix_now().saturating_sub(1);
+        let sealed = states.seal(&state);
+        assert!(matches!(
+            states.open(&sealed, "write_file", "{}"),
+            Err(StateRefused::Expired)
+        ));
+    }
+
+    #[tokio::test]
     async fn sampling_without_the_capability_is_refused_and_recorded_as_missing() {
         let questions = Arc::new(Mutex::new(QuestionsRound::default()));
         let approver = round(None).with_answers(HashMap::new(), Arc::clone(&questions));
@@ -1069,7 +1499,52 @@ mod tests {
             .await
             .unwrap_err();
         assert!(error.reason.contains("sampling capability"), "{error}");
-        assert_eq!(questions.lock().unwrap().missing, ["sampling"]);
+        assert_eq!(
+            error.kind,
+            UnansweredKind::MissingCapability("sampling"),
+            "the server tells it apart from the tool's other failures"
+        );
+        assert_eq!(questions.lock().unwrap().missing, [("sampling", 0)]);
+    }
+
+    #[tokio::test]
+    async fn a_capability_missing_beside_a_pending_question_is_known_before_the_round() {
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let approver = round(None).with_answers(HashMap::new(), Arc::clone(&questions));
+        let (question, sampling) = (name_question(), SamplingRequest::new("hi", 10));
+        let (asked, sampled) = tokio::join!(
+            approver.elicit(&question),
+            approver.sample("greet", &sampling)
+        );
+        assert!(asked.unwrap_err().is_pending());
+        assert!(sampled.is_err());
+        assert_eq!(
+            questions.lock().unwrap().missing_beside_pending(),
+            ["sampling"]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_capability_missing_before_a_question_the_tool_went_on_to_ask_is_not_beside_it() {
+        // The tool took the missing sampling in its stride, then asked: the question goes out.
+        let questions = Arc::new(Mutex::new(QuestionsRound::default()));
+        let approver = round(None).with_answers(HashMap::new(), Arc::clone(&questions));
+        assert!(
+            approver
+                .sample("greet", &SamplingRequest::new("hi", 10))
+                .await
+                .is_err()
+        );
+        assert!(
+            approver
+                .elicit(&name_question())
+                .await
+                .unwrap_err()
+                .is_pending()
+        );
+        let questions = questions.lock().unwrap();
+        assert_eq!(questions.pending.len(), 1);
+        assert!(questions.missing_beside_pending().is_empty());
     }
 
     #[test]

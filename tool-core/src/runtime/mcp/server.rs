@@ -23,11 +23,12 @@ use serde_json::Value;
 
 use super::elicit::{
     Answered, ApprovalStates, ClientAbilities, ElicitingApprover, INPUT_KEY, QuestionsRound,
-    RoundState, RoundTripApprover, StateKeyTooShort, answer, input_request, question,
+    RoundState, RoundTripApprover, StateKeyTooShort, answer, input_request, normalized_approval,
+    question,
 };
 use super::progress::ProgressForwarder;
 use super::subscriptions::{self, ToolList};
-use crate::approval::{ApprovalRequest, ApprovalResponse};
+use crate::approval::{ApprovalRequest, ApprovalResponse, UnansweredKind};
 use crate::coordinator::CallOptions;
 use crate::definition::output::{Content, ResourceContents};
 use crate::{Coordinator, ToolCall, ToolError, ToolResult};
@@ -83,9 +84,9 @@ pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 /// such clients sessions (`HttpOptions::legacy_sessions`, feature `mcp-http`).
 ///
 /// The seal's key is made from the OS's randomness when the server is made: a state is valid
-/// only in the process that sealed it, for 15 minutes. Several instances behind one address
-/// (a load balancer, where the retry may reach another instance) need one key:
-/// [`with_state_key`](Self::with_state_key).
+/// only in the process that sealed it, for 15 minutes from the call's first round. Several
+/// instances behind one address (a load balancer, where the retry may reach another
+/// instance) need one key: [`with_state_key`](Self::with_state_key).
 ///
 /// "For the session" grants go to the coordinator's session, which is the whole server
 /// process: right over stdio (one client), too wide when one coordinator serves several
@@ -345,6 +346,7 @@ impl ServerHandler for McpServer {
         let asked = Arc::new(Mutex::new(None));
         let questions = Arc::new(Mutex::new(QuestionsRound::default()));
         let mut approval_brought = None;
+        let mut deadline = None;
         let capabilities = context.client_capabilities();
         let client = ClientAbilities {
             sampling: capabilities.as_ref().is_some_and(|c| c.sampling.is_some()),
@@ -358,6 +360,7 @@ impl ServerHandler for McpServer {
             if is_stateless(&context) {
                 let brought = self.brought_back(&request, &arguments)?;
                 approval_brought = brought.approval_response.clone();
+                deadline = brought.deadline;
                 options = options.approver(
                     RoundTripApprover::new(
                         call_id.clone(),
@@ -399,13 +402,38 @@ impl ServerHandler for McpServer {
         let asked = asked.lock().unwrap_or_else(PoisonError::into_inner).take();
         let questions =
             std::mem::take(&mut *questions.lock().unwrap_or_else(PoisonError::into_inner));
-        if asked.is_some() || !questions.pending.is_empty() {
-            return Ok(self.next_round(&request, &arguments, asked, approval_brought, questions));
-        }
-        if result.is_error()
-            && let Some(missing) = missing_capabilities(&questions.missing)
-        {
+        if let Some(missing) = missing_capabilities(&questions.missing_beside_pending()) {
+            // The tool asked at once for what the client cannot do and for an answer: it
+            // would fail after the user answered, so it is refused before they are asked.
             return Err(missing);
+        }
+        if asked.is_some() || !questions.pending.is_empty() {
+            return Ok(self.next_round(
+                &request,
+                &arguments,
+                asked,
+                (approval_brought, deadline),
+                questions,
+            ));
+        }
+        // Only a stateless call that failed for want of a capability is that error (naming
+        // every capability the run lacked): a tool that failed for another reason (or went
+        // on without it) gets its own result.
+        if is_stateless(&context)
+            && let Some(UnansweredKind::MissingCapability(capability)) = result
+                .error()
+                .and_then(ToolError::unanswered)
+                .map(|unanswered| unanswered.kind)
+        {
+            let mut missing: Vec<&'static str> = vec![capability];
+            for (other, _) in &questions.missing {
+                if !missing.contains(other) {
+                    missing.push(other);
+                }
+            }
+            if let Some(missing) = missing_capabilities(&missing) {
+                return Err(missing);
+            }
         }
         if let Some(ToolError::UnknownTool { .. }) = result.error() {
             return Err(ErrorData::invalid_params(result.text().into_owned(), None));
@@ -418,13 +446,15 @@ impl McpServer {
     /// The `input_required` result of a 2026-07-28 round that asked something: the policy's
     /// approval question (`asked`), or the tool's requests to the client; its sealed state
     /// carries what this round asked, the answers the tool took, and the approval brought
-    /// from an earlier round (the next run is asked again, and takes the same answer).
+    /// from an earlier round (the next run is asked again, and takes the same answer), and
+    /// the first round's deadline (`brought`: that approval and deadline, from the state the
+    /// client brought back, if it did).
     fn next_round(
         &self,
         request: &CallToolRequestParams,
         arguments: &str,
         asked: Option<ApprovalRequest>,
-        approval_brought: Option<Value>,
+        (approval_brought, deadline): (Option<Value>, Option<u64>),
         questions: QuestionsRound,
     ) -> CallToolResponse {
         let mut state = RoundState::new(
@@ -433,6 +463,9 @@ impl McpServer {
             asked.as_ref().map(|asked| asked.preview.clone()),
             self.offer_session,
         );
+        if let Some(deadline) = deadline {
+            state.deadline = deadline;
+        }
         let mut requests = InputRequests::new();
         match &asked {
             Some(asked) => {
@@ -488,6 +521,7 @@ impl McpServer {
                 approval: None,
                 approval_response: None,
                 answers,
+                deadline: None,
             });
         };
         let state = self
@@ -501,10 +535,11 @@ impl McpServer {
         } else {
             state.approval.clone()
         };
-        let approval = match approval_response
-            .as_ref()
-            .and_then(|response| serde_json::from_value::<ElicitResult>(response.clone()).ok())
-        {
+        let approval_result = approval_response
+            .and_then(|response| serde_json::from_value::<ElicitResult>(response).ok());
+        // Carried on to later rounds as read, not as the client sent it.
+        let approval_response = approval_result.as_ref().map(normalized_approval);
+        let approval = match approval_result {
             Some(response) => Some(answer(&response, offer_session)),
             None if state.preview.is_some() => Some(ApprovalResponse::reject(
                 "the client came back without the user's answer to the approval question",
@@ -527,6 +562,7 @@ impl McpServer {
             approval,
             approval_response,
             answers,
+            deadline: Some(state.deadline),
         })
     }
 }
@@ -539,6 +575,8 @@ struct Brought {
     approval_response: Option<Value>,
     /// The answers to the tool's own questions, by key.
     answers: HashMap<String, Answered>,
+    /// The first round's deadline, which every later round keeps.
+    deadline: Option<u64>,
 }
 
 /// The protocol's MissingRequiredClientCapability error (-32021, HTTP 400) naming the
@@ -631,4 +669,47 @@ fn to_mcp(result: &ToolResult) -> CallToolResult {
     };
     mcp.structured_content = structured;
     mcp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Toolset;
+
+    #[test]
+    fn a_later_round_keeps_the_first_rounds_deadline() {
+        let coordinator = Coordinator::builder()
+            .toolset(Toolset::named(Vec::<String>::new()).unwrap())
+            .build()
+            .unwrap();
+        let server = McpServer::new(coordinator);
+        // A first round sealed long ago: its deadline is sooner than a new one would be.
+        let mut first = RoundState::new("greet", "{}", None, false);
+        first.deadline -= 600;
+        let request: CallToolRequestParams = serde_json::from_value(serde_json::json!({
+            "name": "greet",
+            "arguments": {},
+            "requestState": server.states.seal(&first),
+        }))
+        .unwrap();
+        let brought = server.brought_back(&request, "{}").unwrap();
+        assert_eq!(brought.deadline, Some(first.deadline));
+        let mut questions = QuestionsRound::default();
+        questions.pending.push((
+            "question-1".into(),
+            "digest".into(),
+            input_request("roots/list", &serde_json::json!({})),
+        ));
+        let CallToolResponse::InputRequired(next) =
+            server.next_round(&request, "{}", None, (None, brought.deadline), questions)
+        else {
+            panic!("a round asking a question is input_required");
+        };
+        let sealed = serde_json::to_value(&next).unwrap()["requestState"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let second = server.states.open(&sealed, "greet", "{}").unwrap();
+        assert_eq!(second.deadline, first.deadline);
+    }
 }
