@@ -21,7 +21,7 @@ use tool_core::mcp::{HttpOptions, HttpServer};
 use tool_core::{Coordinator, State, Toolset, tool};
 
 mod peers;
-use peers::{python, running, wait_until};
+use peers::{python, running, script_passed, wait_until};
 
 const TOKEN_VAR: &str = "TOOLKIT_TEST_MCP_TOKEN";
 
@@ -178,22 +178,17 @@ fn run_python_client(mode: &str) {
         .args([served.url.as_str(), mode, token])
         .output()
         .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    for check in [
-        "ok protocol",
-        "ok list",
-        "ok call",
-        "ok structured",
-        "ok tool error",
-        "ok unknown tool",
-    ] {
-        assert!(
-            stdout.contains(check),
-            "`{check}` missing:\n{stdout}\n{stderr}"
-        );
-    }
+    script_passed(
+        &output,
+        &[
+            "ok protocol",
+            "ok list",
+            "ok call",
+            "ok structured",
+            "ok tool error",
+            "ok unknown tool",
+        ],
+    );
 }
 
 #[test]
@@ -229,11 +224,7 @@ fn run_python_approvals(mode: &str) -> String {
         .args([a.url.as_str(), b.url.as_str(), other.url.as_str()])
         .output()
         .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("ok progress"), "{stdout}\n{stderr}");
-    stdout
+    script_passed(&output, &["ok progress"])
 }
 
 #[test]
@@ -488,13 +479,7 @@ fn with_legacy_sessions_an_approval_is_asked_but_not_for_the_session() {
         .arg(workspace.path())
         .output()
         .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
     // Every client of this server shares its coordinator: a grant "for the session" would
     // hold for all of them.
-    assert!(
-        stdout.contains("choices once,reject\n"),
-        "{stdout}\n{stderr}"
-    );
+    script_passed(&output, &["choices once,reject\n"]);
 }

@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use tool_core::approval::AutoApprove;
 use tool_core::context::CancellationToken;
 use tool_core::context::ToolContext;
+use tool_core::coordinator::ToolsetChanges;
 use tool_core::mcp::client::{self, McpConfig, McpServerConfig};
 use tool_core::mcp::{HttpOptions, HttpServer};
 use tool_core::schema::Schema;
@@ -28,7 +29,7 @@ use tool_core::{Coordinator, Tool, ToolCall, ToolError, ToolOutput, Toolset, too
 use tool_std as _;
 
 mod peers;
-use peers::python;
+use peers::{assert_passed, python};
 
 /// A tool the served toolset starts with.
 #[tool(read_only, name = "listed_base")]
@@ -180,13 +181,7 @@ fn run_script(upstream: &Upstream, target: &str, mode: &str, added: &str, checks
     }
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{printed}\n{stderr}");
-    for check in checks {
-        assert!(
-            printed.contains(check),
-            "`{check}` missing:\n{printed}\n{stderr}"
-        );
-    }
+    assert_passed(output.status.success(), &printed, &stderr, checks);
 }
 
 const LISTEN_CHECKS: &[&str] = &[
@@ -276,25 +271,37 @@ async fn next_change(changes: &mut tool_core::coordinator::ToolsetChanges) {
         .expect("the coordinator is alive");
 }
 
+/// A coordinator holding `server`'s imported tools, kept in sync with the server (answering
+/// approvals itself when `approve`), the import (whose clients must stay alive), and the
+/// coordinator's changes to wait on.
+async fn following(
+    server: McpServerConfig,
+    approve: bool,
+) -> (client::Imported, Coordinator, ToolsetChanges) {
+    let mut config = McpConfig::default();
+    config.servers.push(server);
+    let imported = client::import(&config).await;
+    assert!(imported.failures.is_empty(), "{:?}", imported.failures);
+    let mut builder = Coordinator::builder().toolset(imported.toolset.clone());
+    if approve {
+        builder = builder.approver(AutoApprove);
+    }
+    let coordinator = builder.build().unwrap();
+    imported.keep_in_sync(&coordinator, |_| true).await;
+    let changes = coordinator.toolset_changes();
+    (imported, coordinator, changes)
+}
+
 /// Our client imports `server`'s tools into a coordinator kept in sync; `upstream` then adds
 /// and removes a tool, and the coordinator follows. The upstream's tools are named
 /// `{prefix}listed_...` here.
 async fn follow(upstream: &Upstream, server: McpServerConfig, prefix: &str) {
     let base = format!("{prefix}listed_base");
     let extra = format!("{prefix}listed_extra");
-    let mut config = McpConfig::default();
     // Trusted: its read-only tools run without asking.
     let mut server = server;
     server.trusted = true;
-    config.servers.push(server);
-    let imported = client::import(&config).await;
-    assert!(imported.failures.is_empty(), "{:?}", imported.failures);
-    let coordinator = Coordinator::builder()
-        .toolset(imported.toolset.clone())
-        .build()
-        .unwrap();
-    imported.keep_in_sync(&coordinator, |_| true).await;
-    let mut changes = coordinator.toolset_changes();
+    let (_imported, coordinator, mut changes) = following(server, false).await;
     assert!(
         coordinator.toolset().contains(&base),
         "{:?}",
@@ -354,18 +361,8 @@ fn our_client_follows_a_python_sdk_server_whose_tools_change() {
     );
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let mut config = McpConfig::default();
-        config.servers.push(server);
-        let imported = client::import(&config).await;
-        assert!(imported.failures.is_empty(), "{:?}", imported.failures);
         // Its tools change the server: approved here without asking.
-        let coordinator = Coordinator::builder()
-            .toolset(imported.toolset.clone())
-            .approver(AutoApprove)
-            .build()
-            .unwrap();
-        imported.keep_in_sync(&coordinator, |_| true).await;
-        let mut changes = coordinator.toolset_changes();
+        let (_imported, coordinator, mut changes) = following(server, true).await;
         assert!(!coordinator.toolset().contains("mcp__py__grown"));
 
         let result = coordinator.call(ToolCall::new("mcp__py__grow", "{}")).await;
@@ -400,18 +397,9 @@ async fn our_client_listens_again_when_the_server_restarts_behind_its_url() {
     let (url, address, shutdown) = (server.url(), server.local_addr(), server.shutdown_token());
     let serving = tokio::spawn(server.run());
 
-    let mut config = McpConfig::default();
     let mut up = McpServerConfig::http("up", url);
     up.trusted = true;
-    config.servers.push(up);
-    let imported = client::import(&config).await;
-    assert!(imported.failures.is_empty(), "{:?}", imported.failures);
-    let coordinator = Coordinator::builder()
-        .toolset(imported.toolset.clone())
-        .build()
-        .unwrap();
-    imported.keep_in_sync(&coordinator, |_| true).await;
-    let mut changes = coordinator.toolset_changes();
+    let (_imported, coordinator, mut changes) = following(up, false).await;
 
     // The server is restarted at the same address, with one more tool: the listen stream it
     // held is gone, and nothing else would tell the client.

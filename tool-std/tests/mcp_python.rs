@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 mod peers;
-use peers::python;
+use peers::{python, script_passed};
 
 /// Runs `script` (in tests/mcp) against `toolbox serve` on a fresh workspace, in `mode`, and
 /// checks that it printed each of `checks`.
@@ -31,15 +31,7 @@ fn run_script(script: &str, mode: &str, checks: &[&str]) {
         .arg(mode)
         .output()
         .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    for check in checks {
-        assert!(
-            stdout.contains(check),
-            "`{check}` missing:\n{stdout}\n{stderr}"
-        );
-    }
+    script_passed(&output, checks);
 }
 
 const CLIENT_CHECKS: &[&str] = &[

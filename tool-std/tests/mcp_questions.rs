@@ -31,7 +31,7 @@ use tool_core::mcp::{HttpOptions, HttpServer, McpServer};
 use tool_core::{Coordinator, State, ToolError, Toolset, tool};
 
 mod peers;
-use peers::python;
+use peers::{python, script_passed};
 
 /// A form with one required text field.
 fn one_field(name: &str) -> Value {
@@ -215,15 +215,7 @@ fn run(mode: &str, transport: &str, checks: &[&str]) {
         .args([mode, transport, &address])
         .output()
         .expect("python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    for check in checks {
-        assert!(
-            stdout.contains(check),
-            "`{check}` missing:\n{stdout}\n{stderr}"
-        );
-    }
+    script_passed(&output, checks);
 }
 
 const CHECKS: &[&str] = &[

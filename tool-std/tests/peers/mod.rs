@@ -101,3 +101,23 @@ pub fn wait_until(what: &str, condition: impl Fn() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Asserts that a client script ended well and printed each of `checks` (its `ok <name>`
+/// lines); a failure shows all it printed.
+pub fn assert_passed(success: bool, stdout: &str, stderr: &str, checks: &[&str]) {
+    assert!(success, "{stdout}\n{stderr}");
+    for check in checks {
+        assert!(
+            stdout.contains(check),
+            "`{check}` missing:\n{stdout}\n{stderr}"
+        );
+    }
+}
+
+/// [`assert_passed`] for a script that has ended; returns what it printed.
+pub fn script_passed(output: &std::process::Output, checks: &[&str]) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_passed(output.status.success(), &stdout, &stderr, checks);
+    stdout
+}

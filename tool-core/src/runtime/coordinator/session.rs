@@ -16,6 +16,10 @@ use crate::runtime::events::CallEvent;
 use crate::runtime::hooks::{HookEvent, HookInput};
 use crate::runtime::policy::{Mode, Verdict};
 
+/// Why nobody can be asked, when no approver is configured and the caller gave no reason.
+const NO_USER: &str = "this session has no way to ask the user (no approver is configured)";
+const NO_CLIENT: &str = "this session has no client to ask (no approver is configured)";
+
 /// A running tool's handle on its coordinator's session: a context parameter, by value,
 /// marked `#[ctx]` (the name is too common for the macro to take every `Session` for context).
 ///
@@ -195,19 +199,15 @@ impl Session {
     /// the asking failed, or the answer did not fit the question's schema; or that it is
     /// pending ([`ToolError::is_pending`]), to be returned at once.
     pub async fn elicit(&self, question: Question) -> Result<Answer, ToolError> {
-        let Some(approver) = self
-            .scope
-            .approver(self.coordinator.inner.approver.as_ref())
-        else {
-            let why =
-                self.scope.nobody_to_ask.as_deref().unwrap_or(
-                    "this session has no way to ask the user (no approver is configured)",
-                );
-            return Err(ToolError::failed(format!(
-                "{why}, so `{}` could not ask its question ({}); tell the user what you need to know",
-                self.call.tool,
-                question.message()
-            )));
+        let approver = match self.user() {
+            Ok(approver) => approver,
+            Err(why) => {
+                return Err(ToolError::failed(format!(
+                    "{why}, so `{}` could not ask its question ({}); tell the user what you need to know",
+                    self.call.tool,
+                    question.message()
+                )));
+            }
         };
         let request =
             QuestionRequest::new(self.call.call_id.clone(), self.call.tool.clone(), question);
@@ -266,21 +266,29 @@ impl Session {
         }
     }
 
+    /// Who asks the call's user (its own approver, else the coordinator's), or why nobody can.
+    fn user(&self) -> Result<&Arc<dyn crate::approval::Approver>, &str> {
+        self.scope
+            .approver(self.coordinator.inner.approver.as_ref())
+            .ok_or_else(|| self.nobody_to_ask(NO_USER))
+    }
+
     /// Who speaks for the call's client, or why nobody does.
     fn client(&self, what: &str) -> Result<&Arc<dyn crate::approval::Approver>, ToolError> {
         self.scope
             .client(self.coordinator.inner.approver.as_ref())
             .ok_or_else(|| {
-                let why = self
-                    .scope
-                    .nobody_to_ask
-                    .as_deref()
-                    .unwrap_or("this session has no client to ask (no approver is configured)");
                 ToolError::failed(format!(
-                    "{why}, so `{}` could not ask for {what}",
+                    "{}, so `{}` could not ask for {what}",
+                    self.nobody_to_ask(NO_CLIENT),
                     self.call.tool
                 ))
             })
+    }
+
+    /// Why nobody can be asked: the reason the call's caller gave, else `otherwise`.
+    fn nobody_to_ask<'a>(&'a self, otherwise: &'a str) -> &'a str {
+        self.scope.nobody_to_ask.as_deref().unwrap_or(otherwise)
     }
 
     /// The answer to `request`: a hook's, else the approver's.
@@ -288,18 +296,14 @@ impl Session {
         if let Some(answer) = self.hook_answer(request).await {
             return answer;
         }
-        let Some(approver) = self
-            .scope
-            .approver(self.coordinator.inner.approver.as_ref())
-        else {
-            let why =
-                self.scope.nobody_to_ask.as_deref().unwrap_or(
-                    "this session has no way to ask the user (no approver is configured)",
-                );
-            return ApprovalResponse::reject(format!(
-                "{why}, so `{}` could not be answered; tell the user what you wanted them to approve",
-                self.call.tool
-            ));
+        let approver = match self.user() {
+            Ok(approver) => approver,
+            Err(why) => {
+                return ApprovalResponse::reject(format!(
+                    "{why}, so `{}` could not be answered; tell the user what you wanted them to approve",
+                    self.call.tool
+                ));
+            }
         };
         if let Some(events) = &self.coordinator.inner.events {
             events.send(CallEvent::AwaitingApproval {

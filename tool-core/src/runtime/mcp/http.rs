@@ -366,8 +366,8 @@ pub fn router(
     shutdown: CancellationToken,
 ) -> Result<Router, HttpError> {
     options.validate()?;
+    let server = server.into().over_http(options.legacy_sessions);
     let router = if options.legacy_sessions {
-        let server = server.into().over_http_sessions();
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(LEGACY_SESSION_IDLE);
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
@@ -378,7 +378,6 @@ pub fn router(
             );
         Router::new().route_service(&options.path, service)
     } else {
-        let server = server.into().over_stateless_http();
         let service: StreamableHttpService<McpServer, NeverSessionManager> =
             StreamableHttpService::new(
                 move || Ok(server.clone()),

@@ -140,20 +140,12 @@ impl McpServer {
         }
     }
 
-    /// This server as served over stateless HTTP (see `stateless_http`).
+    /// This server as served over HTTP: stateless (see `stateless_http`) unless 2025-11-25
+    /// clients get `sessions`. Either way one server answers every client that reaches the
+    /// address, so no grant "for the session" is offered: it would hold for all of them.
     #[cfg(feature = "mcp-http")]
-    pub(super) fn over_stateless_http(mut self) -> Self {
-        self.stateless_http = true;
-        // One server answers every client that reaches the address: a grant "for the
-        // session" would hold for all of them.
-        self.offer_session = false;
-        self
-    }
-
-    /// This server as served over HTTP with 2025-11-25 sessions: as over stateless HTTP,
-    /// one coordinator answers every client, so no grant "for the session" is offered.
-    #[cfg(feature = "mcp-http")]
-    pub(super) fn over_http_sessions(mut self) -> Self {
+    pub(super) fn over_http(mut self, sessions: bool) -> Self {
+        self.stateless_http = !sessions;
         self.offer_session = false;
         self
     }
