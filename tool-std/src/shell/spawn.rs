@@ -1,5 +1,6 @@
 //! Starting a command line the one way every shell tool does: under `bash -c` (`sh -c` where
-//! there is no bash), in a process group (and if need be a session) of its own with no
+//! there is no bash; or directly where bash would only start one program, see
+//! [`direct`](super::direct)), in a process group (and if need be a session) of its own with no
 //! controlling terminal,
 //! stdin from `/dev/null`, an environment that turns interactive prompts, pagers and colours
 //! off, and stdout and stderr into one pipe so their lines stay in the order written.
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 
+use super::direct::Direct;
 use super::sandbox::Prepared;
 
 /// Variables set for every command, each so that a program that would wait for a person fails
@@ -91,7 +93,7 @@ impl Detach {
     }
 }
 
-/// Starts `command` under [`shell()`] in `workdir`, cut off from the terminal as
+/// Starts `command` in `workdir` (see [`spawn_detached`]), cut off from the terminal as
 /// [`Detach::needed`] says, confined by `sandbox` when given.
 pub(crate) fn spawn(
     command: &str,
@@ -101,19 +103,37 @@ pub(crate) fn spawn(
     spawn_detached(command, workdir, Detach::needed(), sandbox)
 }
 
-/// Starts `command` under [`shell()`] in `workdir`, cut off from the terminal by `detach`,
-/// confined by `sandbox` when given.
+/// Starts `command` in `workdir`, cut off from the terminal by `detach`, confined by `sandbox`
+/// when given: directly when a shell would only have started its program (see
+/// [`direct`](super::direct)), else under [`shell()`].
 pub(crate) fn spawn_detached(
     command: &str,
     workdir: &Path,
     detach: Detach,
     sandbox: Option<&Prepared>,
 ) -> io::Result<Spawned> {
-    let (output, writer) = std::io::pipe()?;
+    if let Some(direct) = Direct::plan(command) {
+        // A program the kernel would not execute (a script without `#!`, removed since it was
+        // found) is the shell's to run or to report, as it would have been.
+        if let Ok(spawned) = start(direct.command(workdir), workdir, detach, sandbox) {
+            return Ok(spawned);
+        }
+    }
     let mut shell = Command::new(shell());
-    shell
-        .arg("-c")
-        .arg(command)
+    shell.arg("-c").arg(command);
+    start(shell, workdir, detach, sandbox)
+}
+
+/// Starts `command` in `workdir` with stdin from `/dev/null`, stdout and stderr into one pipe,
+/// [`NON_INTERACTIVE_ENV`], cut off from the terminal by `detach`, confined by `sandbox`.
+fn start(
+    mut command: Command,
+    workdir: &Path,
+    detach: Detach,
+    sandbox: Option<&Prepared>,
+) -> io::Result<Spawned> {
+    let (output, writer) = std::io::pipe()?;
+    command
         .current_dir(workdir)
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?)
@@ -121,7 +141,7 @@ pub(crate) fn spawn_detached(
         .envs(NON_INTERACTIVE_ENV.iter().copied());
     match detach {
         Detach::Group => {
-            shell.process_group(0);
+            command.process_group(0);
         }
         // SAFETY: the closure runs in the child between fork and exec, where only
         // async-signal-safe calls are allowed; it makes one system call (setsid(2), which is
@@ -129,19 +149,19 @@ pub(crate) fn spawn_detached(
         // the controlling terminal (so a read of /dev/tty fails instead of waiting) and makes
         // it the leader of a new process group, which a timeout or kill signals as a whole.
         Detach::Session => unsafe {
-            shell.pre_exec(|| {
+            command.pre_exec(|| {
                 rustix::process::setsid()?;
                 Ok(())
             });
         },
     }
     let child = match sandbox {
-        Some(sandbox) => sandbox.spawn(&mut shell)?,
-        None => shell.spawn()?,
+        Some(sandbox) => sandbox.spawn(&mut command)?,
+        None => command.spawn()?,
     };
-    // The pipe's write ends held by `shell` are closed here, so the read end sees the end of
+    // The pipe's write ends held by `command` are closed here, so the read end sees the end of
     // the output once the command's own processes have closed theirs.
-    drop(shell);
+    drop(command);
     Ok(Spawned { child, output })
 }
 
@@ -185,5 +205,43 @@ mod tests {
             spawned.child.kill().unwrap();
             spawned.child.wait().unwrap();
         }
+    }
+
+    /// Output and exit status of `command` run to its end.
+    fn run(spawned: Spawned) -> (String, std::process::ExitStatus) {
+        let Spawned {
+            mut child,
+            mut output,
+        } = spawned;
+        let mut text = String::new();
+        output.read_to_string(&mut text).unwrap();
+        (text, child.wait().unwrap())
+    }
+
+    #[test]
+    fn a_command_run_directly_prints_and_ends_as_under_bash() {
+        let dir = tempfile::tempdir().unwrap();
+        let workdir = dir.path().canonicalize().unwrap();
+        std::fs::write(workdir.join("file with spaces"), "").unwrap();
+        for command in [
+            "ls -a",
+            "ls 'file with spaces' missing",
+            "printenv PWD _",
+            r#"sh -c 'echo "$0 $1"; exit 3' zero "one two""#,
+            "sh -c 'kill -TERM $$'",
+            "true",
+            "false",
+            "no-such-program-anywhere --flag",
+        ] {
+            let mut bash = Command::new(shell());
+            bash.arg("-c").arg(command);
+            let by_bash = run(start(bash, &workdir, Detach::Group, None).unwrap());
+            let ours = run(spawn_detached(command, &workdir, Detach::Group, None).unwrap());
+            assert_eq!(ours, by_bash, "{command:?}");
+        }
+        assert!(
+            Direct::plan("printenv PWD _").is_some(),
+            "run directly, not by bash"
+        );
     }
 }
