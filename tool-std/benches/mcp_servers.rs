@@ -38,13 +38,17 @@ const REGEX: &str = r"impl .*Display for";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Operation {
+    /// The cheapest call each server answers (toolbox's `think`, the peers'
+    /// `list_allowed_directories`): what a call costs before any file is touched.
+    Floor,
     Read,
     List,
     Glob,
     Search,
 }
 
-const OPERATIONS: [Operation; 4] = [
+const OPERATIONS: [Operation; 5] = [
+    Operation::Floor,
     Operation::Read,
     Operation::List,
     Operation::Glob,
@@ -54,6 +58,7 @@ const OPERATIONS: [Operation; 4] = [
 impl Operation {
     fn name(self) -> &'static str {
         match self {
+            Operation::Floor => "floor",
             Operation::Read => "read",
             Operation::List => "list",
             Operation::Glob => "glob",
@@ -78,6 +83,7 @@ fn path(root: &Path, relative: &str) -> String {
 /// the tree gives, so it returns everything the others do.
 fn toolbox_request(operation: Operation, root: &Path) -> Option<(&'static str, Value)> {
     Some(match operation {
+        Operation::Floor => ("think", json!({ "thought": "x" })),
         Operation::Read => ("read_file", json!({ "path": path(root, READ) })),
         Operation::List => ("list_dir", json!({ "path": path(root, LIST), "depth": 1 })),
         Operation::Glob => (
@@ -102,6 +108,7 @@ fn toolbox_request(operation: Operation, root: &Path) -> Option<(&'static str, V
 /// list_directory, search_files, search_files_content with a regex.
 fn rust_mcp_request(operation: Operation, root: &Path) -> Option<(&'static str, Value)> {
     Some(match operation {
+        Operation::Floor => ("list_allowed_directories", json!({})),
         Operation::Read => (
             "read_text_file",
             json!({ "path": path(root, READ), "with_line_numbers": true }),
@@ -121,6 +128,7 @@ fn rust_mcp_request(operation: Operation, root: &Path) -> Option<(&'static str, 
 /// The reference server: read_text_file, list_directory, search_files; no content search.
 fn node_request(operation: Operation, root: &Path) -> Option<(&'static str, Value)> {
     Some(match operation {
+        Operation::Floor => ("list_allowed_directories", json!({})),
         Operation::Read => ("read_text_file", json!({ "path": path(root, READ) })),
         Operation::List => ("list_directory", json!({ "path": path(root, LIST) })),
         Operation::Glob => (
