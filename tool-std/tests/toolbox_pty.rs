@@ -2,7 +2,9 @@
 //! person answers it. stdin and stderr (the question) are the pty; stdout (the result) is a
 //! pipe, read apart. Every answer of the prompt: yes once, session, always (kept in the
 //! `--settings` file), the suggested pattern, no with guidance, an answer it does not know, and
-//! the terminal closing (Ctrl-D).
+//! the terminal closing (Ctrl-D). And a tool's own question, a form asked field by field (a
+//! misfit asked again with the reason, an optional field skipped, a choice by number, the
+//! review), declined from a required field, cancelled by Ctrl-D; and its roots.
 #![cfg(unix)]
 
 use std::fs::File;
@@ -371,4 +373,168 @@ fn ctrl_d_at_the_prompt_rejects_the_call_instead_of_hanging() {
     assert_eq!(status.code(), Some(1), "{stdout}");
     assert!(!dir.path().join("a.txt").exists());
     assert!(stdout.contains("the terminal closed"), "{stdout}");
+}
+
+// A tool's own question (a form), asked field by field. The tool is reached the way any tool
+// outside tool-std's set is: imported from an MCP server (`--mcp-config`), here a fixture
+// served in this process over streamable HTTP, so the question crosses the import too.
+
+mod asking {
+    use serde_json::{Value, json};
+    use tool_core::approval::{Answer, Question};
+    use tool_core::context::Session;
+    use tool_core::mcp::{HttpOptions, HttpServer};
+    use tool_core::{Coordinator, ToolError, Toolset, tool};
+
+    /// Ask a name, an age and a color.
+    #[tool(read_only, name = "pty_profile")]
+    async fn profile(#[ctx] session: Session) -> Result<String, ToolError> {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 2},
+            "age": {"type": "integer", "minimum": 0, "maximum": 150},
+            "color": {"type": "string", "enum": ["red", "blue"]}
+        }, "required": ["name"]});
+        Ok(
+            match session
+                .elicit(Question::new("Who are you?", schema)?)
+                .await?
+            {
+                Answer::Accept(content) => format!(
+                    "name={} age={} color={}",
+                    content["name"],
+                    content.get("age").unwrap_or(&Value::Null),
+                    content["color"]
+                ),
+                Answer::Decline => "declined".to_owned(),
+                _ => "cancelled".to_owned(),
+            },
+        )
+    }
+
+    /// List the roots.
+    #[tool(read_only, name = "pty_roots")]
+    async fn roots(#[ctx] session: Session) -> Result<String, ToolError> {
+        let roots: Vec<String> = session.roots().await?.into_iter().map(|r| r.uri).collect();
+        Ok(format!("roots: {}", roots.join(" ")))
+    }
+
+    /// Serves the fixture tools until the returned runtime is dropped; their URL.
+    pub fn serve() -> (tokio::runtime::Runtime, String) {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let coordinator = Coordinator::builder()
+            .toolset(Toolset::named(["pty_profile", "pty_roots"]).unwrap())
+            .build()
+            .unwrap();
+        let server = runtime
+            .block_on(HttpServer::bind(coordinator, HttpOptions::loopback(0)))
+            .unwrap();
+        let url = server.url();
+        runtime.spawn(server.run());
+        (runtime, url)
+    }
+}
+
+/// `toolbox call mcp__fx__TOOL` at a terminal, the fixture imported from `url`, the approval
+/// of the imported call already given (`y`).
+fn asking_call(dir: &Path, url: &str, tool: &str) -> Terminal {
+    let config = dir.join(".mcp.json");
+    std::fs::write(
+        &config,
+        format!(r#"{{"mcpServers": {{"fx": {{"type": "http", "url": "{url}"}}}}}}"#),
+    )
+    .unwrap();
+    let name = format!("mcp__fx__{tool}");
+    let root = dir.to_str().unwrap();
+    let mut terminal = Terminal::start(
+        &[
+            "call",
+            &name,
+            "{}",
+            "--workspace",
+            root,
+            "--mcp-config",
+            config.to_str().unwrap(),
+        ],
+        dir,
+    );
+    terminal.expect(PROMPT);
+    terminal.type_keys("y\n");
+    terminal
+}
+
+#[test]
+fn a_tools_form_is_asked_field_by_field_and_a_misfit_asked_again() {
+    let (_server, url) = asking::serve();
+    let dir = workspace();
+    let mut terminal = asking_call(dir.path(), &url, "pty_profile");
+    let header = terminal.expect("name (text at least 2 characters): ");
+    assert!(
+        header.contains("`mcp__fx__pty_profile` asks: Who are you?"),
+        "{header}"
+    );
+    terminal.type_keys("A\n");
+    let again = terminal.expect("name (text at least 2 characters): ");
+    assert!(
+        again.contains("1 characters is not text at least 2 characters; try again."),
+        "{again}"
+    );
+    terminal.type_keys("Ada\n");
+    terminal.expect("age (whole number 0-150, optional): ");
+    terminal.type_keys("200\n");
+    terminal.expect("200 is outside whole number 0-150; try again.");
+    terminal.expect("age (whole number 0-150, optional): ");
+    // Enter skips the optional field.
+    terminal.type_keys("\n");
+    let choices = terminal.expect("color (a number or a value, optional): ");
+    assert!(
+        choices.contains("1) red") && choices.contains("2) blue"),
+        "{choices}"
+    );
+    terminal.type_keys("2\n");
+    let review = terminal.expect("[c]ancel: ");
+    assert!(
+        review.contains(r#"Send {"name":"Ada","color":"blue"}?"#),
+        "{review}"
+    );
+    terminal.type_keys("y\n");
+    let (status, stdout) = terminal.finish();
+    assert!(status.success(), "{status}: {stdout}");
+    assert_eq!(stdout.trim(), r#"name="Ada" age=null color="blue""#);
+}
+
+#[test]
+fn enter_on_a_required_field_lets_the_user_decline_the_question() {
+    let (_server, url) = asking::serve();
+    let dir = workspace();
+    let mut terminal = asking_call(dir.path(), &url, "pty_profile");
+    terminal.expect("name (text at least 2 characters): ");
+    terminal.type_keys("\n");
+    terminal.expect("`name` is required: [a]nswer it, [d]ecline the question, [c]ancel it: ");
+    terminal.type_keys("d\n");
+    let (status, stdout) = terminal.finish();
+    assert!(status.success(), "{status}: {stdout}");
+    assert_eq!(stdout.trim(), "declined");
+}
+
+#[test]
+fn ctrl_d_in_a_form_cancels_the_question() {
+    let (_server, url) = asking::serve();
+    let dir = workspace();
+    let mut terminal = asking_call(dir.path(), &url, "pty_profile");
+    terminal.expect("name (text at least 2 characters): ");
+    terminal.type_keys("\u{4}");
+    let (status, stdout) = terminal.finish();
+    assert!(status.success(), "{status}: {stdout}");
+    assert_eq!(stdout.trim(), "cancelled");
+}
+
+#[test]
+fn a_tool_asking_for_the_roots_gets_the_workspace() {
+    let (_server, url) = asking::serve();
+    let dir = workspace();
+    let terminal = asking_call(dir.path(), &url, "pty_roots");
+    let (status, stdout) = terminal.finish();
+    assert!(status.success(), "{status}: {stdout}");
+    let root = url::Url::from_directory_path(dir.path().canonicalize().unwrap()).unwrap();
+    assert_eq!(stdout.trim(), format!("roots: {root}"));
 }

@@ -258,6 +258,18 @@ impl SamplingRequest {
         }
     }
 
+    /// A request of `messages` as they are (the first may be the model's, as in a
+    /// conversation passed on from an MCP server), not empty.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn from_conversation(messages: Vec<(Speaker, String)>, max_tokens: u32) -> Self {
+        SamplingRequest {
+            messages,
+            max_tokens,
+            system_prompt: None,
+            key: None,
+        }
+    }
+
     /// One more message of the conversation.
     #[must_use]
     pub fn with_message(mut self, speaker: Speaker, text: impl Into<String>) -> Self {

@@ -410,6 +410,107 @@ fn to_roots(result: &Value) -> Result<Vec<Root>, Unanswered> {
         .collect()
 }
 
+/// The other way, for the client importing a server's tools: a `sampling/createMessage`
+/// request (its params as JSON) as the [`SamplingRequest`] our session answers. Only text
+/// passes: a message with no text part (an image, a tool result) is refused, saying so.
+pub(super) fn to_sampling_request(params: &Value) -> Result<SamplingRequest, String> {
+    let max_tokens = params["maxTokens"]
+        .as_u64()
+        .and_then(|tokens| u32::try_from(tokens).ok())
+        .ok_or("the sampling request has no `maxTokens` (a positive whole number)")?;
+    let messages = params["messages"]
+        .as_array()
+        .filter(|messages| !messages.is_empty())
+        .ok_or("the sampling request has no `messages`")?;
+    let mut conversation = Vec::with_capacity(messages.len());
+    for (index, message) in messages.iter().enumerate() {
+        let speaker = match message["role"].as_str() {
+            Some("assistant") => Speaker::Assistant,
+            Some("user") => Speaker::User,
+            _ => {
+                return Err(format!(
+                    "message {index} of the sampling request has no role `user` or `assistant`"
+                ));
+            }
+        };
+        let content = match &message["content"] {
+            Value::Array(parts) => parts.iter().collect::<Vec<_>>(),
+            part => vec![part],
+        };
+        let texts: Vec<&str> = content
+            .iter()
+            .filter(|part| part["type"] == "text")
+            .filter_map(|part| part["text"].as_str())
+            .collect();
+        if texts.is_empty() {
+            return Err(format!(
+                "message {index} of the sampling request has no text, and only text messages can be passed on"
+            ));
+        }
+        conversation.push((speaker, texts.join("\n")));
+    }
+    let mut request = SamplingRequest::from_conversation(conversation, max_tokens);
+    if let Some(prompt) = params["systemPrompt"].as_str() {
+        request = request.with_system_prompt(prompt);
+    }
+    Ok(request)
+}
+
+/// The other way: the message our session's model wrote, as a `CreateMessageResult` (JSON).
+pub(super) fn sampled_result(sampled: &Sampled) -> Value {
+    let mut result = json!({
+        "role": "assistant",
+        "content": {"type": "text", "text": sampled.text},
+        "model": sampled.model,
+    });
+    if let Some(reason) = &sampled.stop_reason {
+        result["stopReason"] = json!(reason);
+    }
+    result
+}
+
+/// The other way: roots as a `ListRootsResult` (JSON).
+pub(super) fn roots_result(roots: &[Root]) -> Value {
+    let roots: Vec<Value> = roots
+        .iter()
+        .map(|root| match &root.name {
+            Some(name) => json!({"uri": root.uri, "name": name}),
+            None => json!({"uri": root.uri}),
+        })
+        .collect();
+    json!({ "roots": roots })
+}
+
+/// The other way: a server's form as the [`Question`] our session asks, or why it cannot be
+/// asked (a URL elicitation, which we do not declare; a form [`Question::new`] refuses).
+pub(super) fn to_question(params: &ElicitRequestParams) -> Result<Question, String> {
+    match params {
+        ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } => {
+            let schema = serde_json::to_value(requested_schema)
+                .map_err(|error| format!("the form's schema cannot be read ({error})"))?;
+            Question::new(message.clone(), schema).map_err(|error| error.to_string())
+        }
+        _ => Err(
+            "only form elicitation is supported (this client declares no URL elicitation)"
+                .to_owned(),
+        ),
+    }
+}
+
+/// The other way: our user's answer as the server's `ElicitResult`.
+pub(super) fn elicit_result(answer: &Answer) -> ElicitResult {
+    match answer {
+        Answer::Accept(content) => ElicitResult::new(ElicitationAction::Accept)
+            .with_content(Value::Object(content.clone())),
+        Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
+        _ => ElicitResult::new(ElicitationAction::Cancel),
+    }
+}
+
 /// A tool's question as an elicitation form.
 pub(super) fn form(question: &Question) -> Result<ElicitRequestParams, Unanswered> {
     let requested_schema: ElicitationSchema = serde_json::from_value(question.schema().clone())
@@ -1577,5 +1678,54 @@ mod tests {
         let roots = to_roots(&json!({"roots": [{"uri": "file:///a", "name": "a"}]})).unwrap();
         assert_eq!(roots, [Root::new("file:///a", Some("a".into()))]);
         assert!(to_roots(&json!({"roots": [{"name": "no uri"}]})).is_err());
+    }
+
+    #[test]
+    fn the_clients_conversions_invert_the_servers() {
+        let request = SamplingRequest::new("hi", 10)
+            .with_message(Speaker::Assistant, "hello")
+            .with_system_prompt("be brief");
+        assert_eq!(
+            to_sampling_request(&sampling_params(&request)).unwrap(),
+            request
+        );
+        let mut sampled = Sampled::new("Paris", "m");
+        sampled.stop_reason = Some("endTurn".into());
+        assert_eq!(to_sampled(&sampled_result(&sampled)).unwrap(), sampled);
+        let roots = [
+            Root::new("file:///a", Some("a".into())),
+            Root::new("file:///b", None),
+        ];
+        assert_eq!(to_roots(&roots_result(&roots)).unwrap(), roots);
+        let question = Question::new(
+            "Name?",
+            json!({"type": "object", "properties": {"name": {"type": "string", "minLength": 1}}, "required": ["name"]}),
+        )
+        .unwrap();
+        assert_eq!(to_question(&form(&question).unwrap()).unwrap(), question);
+        for answer in [
+            Answer::Decline,
+            Answer::Cancel,
+            Answer::Accept(serde_json::Map::new()),
+        ] {
+            assert_eq!(to_answer(&elicit_result(&answer)), Some(answer));
+        }
+    }
+
+    #[test]
+    fn a_sampling_request_without_text_or_tokens_is_refused_saying_what_is_missing() {
+        let image = json!({"maxTokens": 5, "messages": [{"role": "user", "content": {"type": "image", "data": "", "mimeType": "image/png"}}]});
+        assert!(
+            to_sampling_request(&image)
+                .unwrap_err()
+                .contains("only text")
+        );
+        let no_tokens =
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "x"}}]});
+        assert!(
+            to_sampling_request(&no_tokens)
+                .unwrap_err()
+                .contains("maxTokens")
+        );
     }
 }

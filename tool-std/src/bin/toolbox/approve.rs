@@ -1,27 +1,55 @@
 //! The console approver: when a call needs the user's approval and `toolbox` runs at a
 //! terminal, it asks there. Its answers are the approval scopes: once, for the session, always
 //! (kept in the `permissions.allow` of the settings file given with `--settings`), a rule
-//! pattern, or no with guidance for the model.
+//! pattern, or no with guidance for the model. A running tool's own question (a form) is asked
+//! there too, field by field ([`form`](crate::form)); the roots a tool asks for are the
+//! workspace's; a message from a model cannot be had (`toolbox call` has no model).
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tool_core::BoxFuture;
 use tool_core::approval::{
-    ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, RequestKind,
+    Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, QuestionRequest,
+    RequestKind, Root, Sampled, SamplingRequest, Unanswered,
 };
+
+/// Set while a prompt waits on the terminal, so the progress line does not write over it.
+pub static PROMPTING: AtomicBool = AtomicBool::new(false);
 
 /// Asks on the terminal (stderr for the question, stdin for the answer).
 pub struct Console {
     /// Where an "always" answer is kept: the settings file, so the next `toolbox` run with it
     /// allows the tool without asking. Without one, "always" holds for this run only.
     settings: Option<PathBuf>,
+    /// The workspace roots, given to a tool that asks for the roots.
+    roots: Vec<PathBuf>,
+    /// One prompt at a time: two calls asking at once would interleave their lines.
+    terminal: tokio::sync::Mutex<()>,
 }
 
 impl Console {
-    /// A console approver keeping "always" answers in `settings`.
-    pub fn new(settings: Option<PathBuf>) -> Self {
-        Console { settings }
+    /// A console approver keeping "always" answers in `settings`, answering a tool that asks
+    /// for the roots with `roots`.
+    pub fn new(settings: Option<PathBuf>, roots: Vec<PathBuf>) -> Self {
+        Console {
+            settings,
+            roots,
+            terminal: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Runs `prompt` on the blocking pool with the terminal to itself.
+    async fn at_terminal<T: Send + 'static>(
+        &self,
+        prompt: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<T> {
+        let _terminal = self.terminal.lock().await;
+        PROMPTING.store(true, Ordering::SeqCst);
+        let answer = tokio::task::spawn_blocking(prompt).await.ok();
+        PROMPTING.store(false, Ordering::SeqCst);
+        answer
     }
 }
 
@@ -30,10 +58,57 @@ impl Approver for Console {
         let request = request.clone();
         let settings = self.settings.clone();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || ask(&request, settings.as_deref()))
+            self.at_terminal(move || ask(&request, settings.as_deref()))
                 .await
-                .unwrap_or_else(|_| ApprovalResponse::reject("the approval prompt failed"))
+                .unwrap_or_else(|| ApprovalResponse::reject("the approval prompt failed"))
         })
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        let request = request.clone();
+        Box::pin(async move {
+            self.at_terminal(move || {
+                let stdin = std::io::stdin();
+                crate::form::ask(
+                    &request.tool,
+                    &request.question,
+                    &mut stdin.lock(),
+                    &mut std::io::stderr(),
+                )
+            })
+            .await
+            .ok_or_else(|| Unanswered::new("the question's prompt on the terminal failed"))
+        })
+    }
+
+    fn sample<'a>(
+        &'a self,
+        tool: &'a str,
+        _request: &'a SamplingRequest,
+    ) -> BoxFuture<'a, Result<Sampled, Unanswered>> {
+        Box::pin(std::future::ready(Err(Unanswered::new(format!(
+            "`{tool}` asked for a message from a model, but `toolbox call` runs without one (it answers forms and roots only); serve the tool to an MCP client that samples, or do without"
+        )))))
+    }
+
+    fn list_roots<'a>(&'a self, _tool: &'a str) -> BoxFuture<'a, Result<Vec<Root>, Unanswered>> {
+        let roots = self
+            .roots
+            .iter()
+            .map(|root| {
+                let uri = url::Url::from_directory_path(root)
+                    .map_or_else(|()| format!("file://{}", root.display()), String::from);
+                Root::new(
+                    uri,
+                    root.file_name()
+                        .map(|name| name.to_string_lossy().into_owned()),
+                )
+            })
+            .collect();
+        Box::pin(std::future::ready(Ok(roots)))
     }
 }
 
@@ -193,4 +268,26 @@ fn keep_in_settings(path: &Path, rule: &str) -> Result<(), KeepError> {
             let _ = std::fs::remove_file(&temp);
             io(error)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_are_the_workspace_and_sampling_is_refused_saying_why() {
+        let console = Console::new(None, vec![PathBuf::from("/srv/project")]);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let roots = runtime.block_on(console.list_roots("t")).unwrap();
+        assert_eq!(
+            roots,
+            [Root::new("file:///srv/project/", Some("project".into()))]
+        );
+        let refused = runtime
+            .block_on(console.sample("t", &SamplingRequest::new("hi", 5)))
+            .unwrap_err();
+        assert!(refused.reason.contains("runs without one"), "{refused}");
+    }
 }

@@ -8,6 +8,7 @@
 //! 2 a usage error (clap's); 3 the set-up failed (a bad workspace, settings file or tool name).
 
 mod approve;
+mod form;
 mod imports;
 mod progress;
 mod serve;
@@ -474,6 +475,7 @@ fn coordinator(
             root.display()
         ))
     })?;
+    let roots = workspace.roots().to_vec();
     let mut builder = Coordinator::builder()
         .toolset(toolset)
         .workspace(workspace)
@@ -490,7 +492,7 @@ fn coordinator(
     // After the settings, so the flag wins over the settings' default mode.
     builder = builder.mode(session.mode);
     if interactive {
-        builder = builder.approver(approve::Console::new(session.settings.clone()));
+        builder = builder.approver(approve::Console::new(session.settings.clone(), roots));
     }
     builder
         .build()

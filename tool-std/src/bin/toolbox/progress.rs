@@ -21,6 +21,10 @@ pub async fn while_running<T>(tool: &str, call: impl Future<Output = T>) -> T {
         tokio::select! {
             output = &mut call => break output,
             _ = ticks.tick() => {
+                // Not over a prompt that waits for the user (the line would land in it).
+                if crate::approve::PROMPTING.load(std::sync::atomic::Ordering::SeqCst) {
+                    continue;
+                }
                 shown = true;
                 let _ = write!(
                     std::io::stderr(),

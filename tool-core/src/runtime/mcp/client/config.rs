@@ -61,6 +61,9 @@ pub struct McpServerConfig {
     /// Whether its tools' annotations (`readOnlyHint`, ...) are believed. Untrusted, every tool
     /// is treated as mutating (destructive when it says so).
     pub trusted: bool,
+    /// Whether to speak MCP 2025-11-25 at once (the `initialize` handshake), without first
+    /// offering 2026-07-28 (`server/discover`). See [`legacy_protocol`](Self::legacy_protocol).
+    pub legacy_protocol: bool,
 }
 
 /// How to reach a server.
@@ -104,6 +107,7 @@ impl McpServerConfig {
                 cwd: None,
             },
             trusted: false,
+            legacy_protocol: false,
         }
     }
 
@@ -117,6 +121,7 @@ impl McpServerConfig {
                 headers: Vec::new(),
             },
             trusted: false,
+            legacy_protocol: false,
         }
     }
 
@@ -151,6 +156,16 @@ impl McpServerConfig {
     #[must_use]
     pub fn trusted(mut self, trusted: bool) -> Self {
         self.trusted = trusted;
+        self
+    }
+
+    /// Speaks MCP 2025-11-25 with the server from the start (the `initialize` handshake),
+    /// instead of offering 2026-07-28 first and falling back: for a server whose 2026-07-28
+    /// support misbehaves. Its tools' questions then come as requests while the call waits
+    /// (`elicitation/create`), not as `input_required` results.
+    #[must_use]
+    pub fn legacy_protocol(mut self, legacy: bool) -> Self {
+        self.legacy_protocol = legacy;
         self
     }
 
@@ -518,6 +533,7 @@ impl Reader<'_> {
             name: name.to_owned(),
             transport,
             trusted: false,
+            legacy_protocol: false,
         })
     }
 

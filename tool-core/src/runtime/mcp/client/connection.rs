@@ -11,18 +11,25 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, ServerNotification, SubscriptionFilter,
+    ClientConfig, ElicitRequestParams, ElicitResult, ErrorCode, Implementation,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerNotification,
+    SubscriptionFilter,
 };
+// SEP-2577 deprecates sampling and roots in a later protocol; 2025-11-25 and 2026-07-28,
+// which this client speaks, have them.
+#[expect(deprecated)]
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult};
 use rmcp::service::{
-    ClientCacheConfig, ClientLifecycleMode, NotificationContext, RunningService, ServiceError,
+    ClientCacheConfig, ClientLifecycleMode, NotificationContext, RequestContext, RunningService,
+    ServiceError,
 };
-use rmcp::{ClientHandler, RoleClient};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 
 use super::config::{McpServerConfig, McpTransport};
 use super::error::McpClientError;
+use super::questions::{AskRoutes, Asker};
 use crate::context::Progress;
 
 /// How long a server has to answer the handshake (Claude Code's default `MCP_TIMEOUT`); a
@@ -48,6 +55,8 @@ pub(super) type Service = RunningService<RoleClient, Handler>;
 pub(super) struct Connection {
     pub(super) service: Service,
     pub(super) routes: Arc<ProgressRoutes>,
+    /// The calls in flight, for the server's questions to find theirs.
+    pub(super) asks: Arc<AskRoutes>,
     pub(super) child: Option<ChildGuard>,
     /// The task reading the `subscriptions/listen` stream, stopped with the connection.
     pub(super) _listening: Option<Listening>,
@@ -164,15 +173,21 @@ pub(super) async fn connect(
     list_changed: &ListChanged,
 ) -> Result<Connection, McpClientError> {
     let routes = Arc::new(ProgressRoutes::default());
+    let asks = Arc::new(AskRoutes::default());
     let handler = Handler {
         routes: Arc::clone(&routes),
+        asks: Arc::clone(&asks),
         list_changed: Arc::clone(list_changed),
     };
     // `server/discover` first (protocol 2026-07-28), the `initialize` handshake of 2025-11-25
-    // and older for a server that does not know it.
-    let lifecycle = ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    // and older for a server that does not know it (or, when so configured, at once).
+    let lifecycle = if config.legacy_protocol {
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        }
     };
     match &config.transport {
         McpTransport::Stdio {
@@ -215,6 +230,7 @@ pub(super) async fn connect(
                     _listening: listen(&service, list_changed),
                     service,
                     routes,
+                    asks,
                     child: Some(guard),
                 }),
                 Err(error) => {
@@ -246,6 +262,7 @@ pub(super) async fn connect(
                 _listening: listen(&service, list_changed),
                 service,
                 routes,
+                asks,
                 child: None,
             })
         }
@@ -333,19 +350,92 @@ fn http_transport(
     ))
 }
 
-/// The client side of the protocol: who we are, where progress notifications go, and who
-/// hears that the tool list changed.
+/// The client side of the protocol: who we are, where progress notifications go, who
+/// answers the server's questions, and who hears that the tool list changed.
 pub(super) struct Handler {
     routes: Arc<ProgressRoutes>,
+    asks: Arc<AskRoutes>,
     list_changed: ListChanged,
+}
+
+impl Handler {
+    /// `answering`'s result for the call `context` belongs to, or a refusal with the reason;
+    /// given up when the server cancels its request.
+    async fn answer<T, F>(
+        &self,
+        context: &RequestContext<RoleClient>,
+        answering: impl FnOnce(Arc<Asker>) -> F,
+    ) -> Result<T, ErrorData>
+    where
+        F: Future<Output = Result<T, String>>,
+    {
+        let refused = |reason: String| ErrorData::new(ErrorCode::INVALID_REQUEST, reason, None);
+        let asker = self.asks.route(context).await.map_err(refused)?;
+        tokio::select! {
+            answered = answering(asker) => answered.map_err(refused),
+            () = context.ct.cancelled() => Err(refused("the server cancelled its request".to_owned())),
+        }
+    }
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
-        info.capabilities = ClientCapabilities::default();
+        // Declared on every connection: whether a request can be answered is known per call
+        // (its session's approver), and a call that cannot answer refuses with the reason
+        // (see `questions`). Built from JSON: rmcp marks the sampling and roots types
+        // deprecated (SEP-2577, a later protocol); 2025-11-25 and 2026-07-28 have them.
+        info.capabilities = serde_json::from_value(serde_json::json!({
+            "elicitation": {"form": {}},
+            "sampling": {},
+            "roots": {"listChanged": false},
+        }))
+        .unwrap_or_default();
         info.client_info = Implementation::new("toolkit", env!("CARGO_PKG_VERSION"));
         info
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.answer(
+            &context,
+            |asker| async move { asker.elicit(&request).await },
+        )
+        .await
+    }
+
+    #[expect(deprecated)]
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let params = serde_json::to_value(params).unwrap_or_default();
+        let result = self
+            .answer(&context, |asker| async move { asker.sample(&params).await })
+            .await?;
+        serde_json::from_value(result).map_err(|error| {
+            ErrorData::internal_error(
+                format!("the model's message cannot be sent ({error})"),
+                None,
+            )
+        })
+    }
+
+    #[expect(deprecated)]
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        let result = self
+            .answer(&context, |asker| async move { asker.roots().await })
+            .await?;
+        serde_json::from_value(result).map_err(|error| {
+            ErrorData::internal_error(format!("the roots cannot be sent ({error})"), None)
+        })
     }
 
     async fn on_progress(

@@ -84,6 +84,34 @@
 //! with an error saying how it ended and the end of its stderr; the next call starts it again.
 //! An HTTP server's closed connection is reopened the same way.
 //!
+//! # Questions from the server
+//!
+//! A server's tool may ask while it runs: a form for the user (elicitation), a message from a
+//! model (sampling), the roots. The call carries each to the **calling** session, so the user
+//! of the coordinator that made the call answers, through its approver
+//! ([`Approver::elicit`](crate::approval::Approver::elicit), `sample`), under the imported
+//! tool's name; roots are the call's workspace roots (as `file://` URIs), or, without a
+//! workspace, the session's. The client declares all three capabilities on every connection
+//! (one connection carries the calls of every session its tools were put in, so whether one
+//! can be answered is known only per call); a call whose session cannot answer refuses with
+//! the session's reason, which the server's tool reads.
+//!
+//! - At 2025-11-25 the server sends `elicitation/create` (form mode only),
+//!   `sampling/createMessage` (text messages only) or `roots/list` while the call waits. Over
+//!   streamable HTTP the request comes on the call's own response stream and goes to that
+//!   call; over stdio nothing says which call asks, so it goes to the only call in flight on
+//!   the connection, and is refused, saying why, while several are.
+//! - At 2026-07-28 the call's result is `input_required`: its requests are answered one at a
+//!   time, in order, and the call sent again with the answers and the server's request state,
+//!   for at most 10 rounds; cancelling the call stops the rounds. A request the session
+//!   cannot answer ends the call with an error giving the reason (the retry carries answers
+//!   only).
+//!
+//! When the coordinator is itself served to a 2026-07-28 client, the session's answer comes
+//! with the call's next run: the imported call is abandoned (the server is told it was
+//! cancelled) and made again from the start on that run, where the answer is given at once.
+//! [`McpServerConfig::legacy_protocol`] has the client speak 2025-11-25 from the start.
+//!
 //! # A server whose tools change
 //!
 //! A server may change its tools while it runs and say so (`notifications/tools/list_changed`
@@ -99,6 +127,7 @@
 mod config;
 mod connection;
 mod error;
+mod questions;
 mod tool;
 
 use std::collections::{BTreeMap, HashSet};
@@ -107,7 +136,8 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use rmcp::RoleClient;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientNotification, ClientRequest, ProgressToken, RequestId, ServerResult, Tool as McpTool,
+    ClientNotification, ClientRequest, InputResponses, ProgressToken, RequestId, ServerResult,
+    Tool as McpTool,
 };
 use rmcp::service::{Peer, PeerRequestOptions, ServiceError};
 use serde_json::{Map, Value};
@@ -406,7 +436,10 @@ impl McpClient {
         connection.gone(&self.inner.config.name).await
     }
 
-    /// Calls the server's tool `remote` with `arguments`, forwarding progress and cancellation.
+    /// Calls the server's tool `remote` with `arguments`, forwarding progress and
+    /// cancellation, and answering the server's questions through the calling session: while
+    /// the call waits (2025-11-25, through the connection's handler), or round after round of
+    /// `input_required` results (2026-07-28), at most [`MAX_ROUNDS`].
     async fn call(
         &self,
         remote: &str,
@@ -415,21 +448,92 @@ impl McpClient {
     ) -> Result<ToolOutput, ToolError> {
         let server = &self.inner.config.name;
         let connection = self.live().await.map_err(ToolError::from_error)?;
+        let asker = Arc::new(questions::Asker::of(ctx));
+        let mut params = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
+        for _round in 0..MAX_ROUNDS {
+            let response = self.send_round(&connection, &params, &asker, ctx).await?;
+            let asked = match response {
+                Ok(ServerResult::CallToolResult(result)) => return tool::output(result),
+                Ok(ServerResult::InputRequiredResult(asked)) => asked,
+                Ok(_) => {
+                    return Err(ToolError::failed(format!(
+                        "MCP server `{server}` answered `tools/call` with something that is not a tool result"
+                    )));
+                }
+                Err(ServiceError::McpError(error)) => {
+                    return Err(ToolError::failed(format!(
+                        "MCP server `{server}` refused the call to `{remote}`: {}",
+                        error.message
+                    )));
+                }
+                Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
+                    return Err(ToolError::from_error(self.lost(&connection).await));
+                }
+                Err(error) => {
+                    return Err(ToolError::failed(format!(
+                        "MCP server `{server}` failed the call to `{remote}`: {error}"
+                    )));
+                }
+            };
+            // Answered one at a time, in the server's order: a person answers one form at a
+            // time.
+            let mut responses = InputResponses::new();
+            for (key, request) in asked.input_requests.unwrap_or_default() {
+                let request = serde_json::to_value(&request).unwrap_or_default();
+                let answered = tokio::select! {
+                    biased;
+                    () = ctx.cancellation().cancelled() => return Err(ToolError::Cancelled),
+                    answered = asker.answer(&request) => answered,
+                };
+                match answered {
+                    Ok(response) => {
+                        responses.insert(key, response);
+                    }
+                    Err(reason) => {
+                        if let Some(pending) = asker.take_pending() {
+                            return Err(pending);
+                        }
+                        return Err(ToolError::failed(format!(
+                            "MCP server `{server}`'s tool `{remote}` asked for input ({}) that this session could not give: {reason}",
+                            request["method"].as_str().unwrap_or("a request")
+                        )));
+                    }
+                }
+            }
+            params.input_responses = (!responses.is_empty()).then_some(responses);
+            params.request_state = asked.request_state;
+        }
+        Err(ToolError::failed(format!(
+            "MCP server `{server}`'s tool `{remote}` still asked for input after {MAX_ROUNDS} rounds of answers, so the call was given up"
+        )))
+    }
+
+    /// Sends one round of a `tools/call` and waits for its response, routing the call's
+    /// progress and questions to it meanwhile. `Err` is the call's end: cancelled, stopped
+    /// for a question our own client answers on our next run, or the connection lost.
+    async fn send_round(
+        &self,
+        connection: &Arc<Connection>,
+        params: &CallToolRequestParams,
+        asker: &Arc<questions::Asker>,
+        ctx: &ToolContext,
+    ) -> Result<Result<ServerResult, ServiceError>, ToolError> {
         let peer = connection.service.peer().clone();
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
-            CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments),
-        ));
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+        // Registered before sending: the server may ask before the send returns.
+        let registered = connection.asks.register(Arc::clone(asker));
         let handle = match peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
         {
             Ok(handle) => handle,
-            Err(_) => return Err(ToolError::from_error(self.lost(&connection).await)),
+            Err(_) => return Err(ToolError::from_error(self.lost(connection).await)),
         };
         let token = handle.progress_token.clone();
+        registered.tie(handle.id.clone());
         connection.routes.register(token.clone(), ctx.progress());
         // Unregistered however the call ends: answered, cancelled, or dropped by a timeout.
-        let _routed = Routed {
+        let routed = Routed {
             routes: Arc::clone(&connection.routes),
             token,
         };
@@ -443,33 +547,24 @@ impl McpClient {
                 cancel.send_now().await;
                 return Err(ToolError::Cancelled);
             }
+            () = asker.stopped().cancelled() => {
+                cancel.send_now().await;
+                return Err(asker.take_pending().unwrap_or(ToolError::Cancelled));
+            }
         };
         cancel.peer = None;
         // rmcp delivers notifications on tasks of their own, started before the response
         // arrived: let those of this call land before its progress stops being routed.
         tokio::task::yield_now().await;
-        drop(_routed);
-        match response {
-            Ok(ServerResult::CallToolResult(result)) => tool::output(result),
-            Ok(ServerResult::InputRequiredResult(_)) => Err(ToolError::failed(format!(
-                "MCP server `{server}` asked for input during the call (elicitation), which imported tools do not answer yet"
-            ))),
-            Ok(_) => Err(ToolError::failed(format!(
-                "MCP server `{server}` answered `tools/call` with something that is not a tool result"
-            ))),
-            Err(ServiceError::McpError(error)) => Err(ToolError::failed(format!(
-                "MCP server `{server}` refused the call to `{remote}`: {}",
-                error.message
-            ))),
-            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
-                Err(ToolError::from_error(self.lost(&connection).await))
-            }
-            Err(error) => Err(ToolError::failed(format!(
-                "MCP server `{server}` failed the call to `{remote}`: {error}"
-            ))),
-        }
+        drop(routed);
+        drop(registered);
+        Ok(response)
     }
 }
+
+/// How many `input_required` rounds one call answers before giving up (rmcp's own default):
+/// a server that keeps asking does not keep the call alive for ever.
+const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
 
 /// A call's progress route, removed when the call ends however it ends.
 struct Routed {

@@ -1,0 +1,500 @@
+//! A running tool's question ([`Question`], a form) asked on the terminal, one field at a time,
+//! by what each field is: text (length, format), a number or whole number (bounds), yes or no,
+//! one choice or several (by number or by value). A default is shown and taken with Enter;
+//! Enter skips an optional field; an answer that does not fit is asked again with the reason.
+//! The user can decline or cancel: Enter on a required field offers both, the review at the end
+//! offers both, and Ctrl-D (the terminal closing) cancels.
+
+use std::io::{BufRead, Write};
+
+use serde_json::{Map, Value};
+use tool_core::approval::{Answer, Question};
+
+/// How the user left the form, when not by answering it.
+enum Left {
+    Decline,
+    Cancel,
+}
+
+/// Asks `question` from the tool `tool`, reading `input` and writing to `out`.
+pub fn ask(
+    tool: &str,
+    question: &Question,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Answer {
+    let _ = writeln!(out, "\n`{tool}` asks: {}", question.message());
+    let _ = writeln!(
+        out,
+        "(Enter takes the default or skips an optional field; Enter on a required field offers to decline or cancel; Ctrl-D cancels.)"
+    );
+    loop {
+        let content = match fill(question, input, out) {
+            Ok(content) => content,
+            Err(Left::Decline) => return Answer::Decline,
+            Err(Left::Cancel) => return Answer::Cancel,
+        };
+        // The field checks mirror the question's; this is the final word on the whole form.
+        if let Err(problem) = question.check(&content) {
+            let _ = writeln!(
+                out,
+                "The answers do not fit the question: {problem}. Once more:"
+            );
+            continue;
+        }
+        let shown = Value::Object(content.clone()).to_string();
+        match choose(
+            input,
+            out,
+            &format!("Send {shown}? [y]es, [e]dit, [d]ecline, [c]ancel: "),
+            &["y", "e", "d", "c"],
+        ) {
+            Some("y") => return Answer::Accept(content),
+            Some("e") => {}
+            Some("d") => return Answer::Decline,
+            _ => return Answer::Cancel,
+        }
+    }
+}
+
+/// One pass over the form's fields.
+fn fill(
+    question: &Question,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<Map<String, Value>, Left> {
+    let schema = question.schema();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut content = Map::new();
+    let empty = Map::new();
+    let properties = schema["properties"].as_object().unwrap_or(&empty);
+    for (name, field) in properties {
+        let required = required.contains(&name.as_str());
+        if let Some(value) = field_answer(name, field, required, input, out)? {
+            content.insert(name.clone(), value);
+        }
+    }
+    Ok(content)
+}
+
+/// Asks one field until its answer fits; `None` for an optional field left empty.
+fn field_answer(
+    name: &str,
+    field: &Value,
+    required: bool,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<Option<Value>, Left> {
+    let label = field["title"].as_str().unwrap_or(name);
+    let _ = writeln!(out);
+    if let Some(description) = field["description"].as_str() {
+        let _ = writeln!(out, "  {description}");
+    }
+    let choices = choices(field);
+    for (index, (value, title)) in choices.iter().enumerate() {
+        match title {
+            Some(title) if title != value => {
+                let _ = writeln!(out, "    {}) {title} ({value})", index + 1);
+            }
+            _ => {
+                let _ = writeln!(out, "    {}) {value}", index + 1);
+            }
+        }
+    }
+    let default = field.get("default");
+    let mut hints = vec![kind_hint(field)];
+    if !required {
+        hints.push("optional".to_owned());
+    }
+    if let Some(default) = default {
+        hints.push(format!("default {}", shown(default)));
+    }
+    let prompt = format!("  {label} ({}): ", hints.join(", "));
+    loop {
+        let _ = write!(out, "{prompt}");
+        let _ = out.flush();
+        let line = read_line(input).ok_or(Left::Cancel)?;
+        let typed = line.trim();
+        if typed.is_empty() {
+            if let Some(default) = default {
+                return Ok(Some(default.clone()));
+            }
+            if !required {
+                return Ok(None);
+            }
+            match choose(
+                input,
+                out,
+                &format!(
+                    "  `{label}` is required: [a]nswer it, [d]ecline the question, [c]ancel it: "
+                ),
+                &["a", "d", "c"],
+            ) {
+                Some("a") => continue,
+                Some("d") => return Err(Left::Decline),
+                _ => return Err(Left::Cancel),
+            }
+        }
+        match parse(field, &choices, typed) {
+            Ok(value) => return Ok(Some(value)),
+            Err(reason) => {
+                let _ = writeln!(out, "  {reason}; try again.");
+            }
+        }
+    }
+}
+
+/// The field's choices, each a value and maybe a title: `enum` (with the legacy `enumNames`),
+/// `oneOf` of `{const, title}`, or an array's `items` of either.
+fn choices(field: &Value) -> Vec<(String, Option<String>)> {
+    let source = if field["type"] == "array" {
+        &field["items"]
+    } else {
+        field
+    };
+    if let Some(values) = source["enum"].as_array() {
+        let titles = source["enumNames"].as_array();
+        return values
+            .iter()
+            .enumerate()
+            .filter_map(|(index, value)| {
+                let title = titles
+                    .and_then(|titles| titles.get(index))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                Some((value.as_str()?.to_owned(), title))
+            })
+            .collect();
+    }
+    source
+        .get("oneOf")
+        .or_else(|| source.get("anyOf"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|choice| {
+            let value = choice["const"].as_str()?.to_owned();
+            Some((value, choice["title"].as_str().map(str::to_owned)))
+        })
+        .collect()
+}
+
+/// What the field takes, in words.
+fn kind_hint(field: &Value) -> String {
+    let range =
+        |low: &str, high: &str, unit: &str| match (field[low].as_f64(), field[high].as_f64()) {
+            (Some(low), Some(high)) => format!(" {low}-{high}{unit}"),
+            (Some(low), None) => format!(" at least {low}{unit}"),
+            (None, Some(high)) => format!(" at most {high}{unit}"),
+            (None, None) => String::new(),
+        };
+    match field["type"].as_str().unwrap_or("") {
+        "boolean" => "y/n".to_owned(),
+        "integer" => format!("whole number{}", range("minimum", "maximum", "")),
+        "number" => format!("number{}", range("minimum", "maximum", "")),
+        "array" => format!(
+            "numbers or values, comma-separated{}",
+            range("minItems", "maxItems", " choices")
+        ),
+        _ if !choices(field).is_empty() => "a number or a value".to_owned(),
+        _ => {
+            let mut hint = format!("text{}", range("minLength", "maxLength", " characters"));
+            if let Some(format) = field["format"].as_str() {
+                hint.push_str(&format!(", {}", format_hint(format)));
+            }
+            hint
+        }
+    }
+}
+
+fn format_hint(format: &str) -> &str {
+    match format {
+        "email" => "an email address",
+        "uri" => "a URI such as https://example.com",
+        "date" => "a date YYYY-MM-DD",
+        "date-time" => "a date and time YYYY-MM-DDTHH:MM:SSZ",
+        other => other,
+    }
+}
+
+/// A value as the user would type it.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Bool(true) => "y".to_owned(),
+        Value::Bool(false) => "n".to_owned(),
+        Value::Array(items) => items.iter().map(shown).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// What `typed` means for `field`, or why it does not fit.
+fn parse(
+    field: &Value,
+    choices: &[(String, Option<String>)],
+    typed: &str,
+) -> Result<Value, String> {
+    match field["type"].as_str().unwrap_or("") {
+        "boolean" => match typed.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "true" => Ok(Value::Bool(true)),
+            "n" | "no" | "false" => Ok(Value::Bool(false)),
+            _ => Err(format!("`{typed}` is not y or n")),
+        },
+        "integer" => {
+            let number: i64 = typed
+                .parse()
+                .map_err(|_| format!("`{typed}` is not a whole number"))?;
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "bounds are compared as JSON numbers"
+            )]
+            within(field, number as f64)?;
+            Ok(Value::from(number))
+        }
+        "number" => {
+            let number: f64 = typed
+                .parse()
+                .ok()
+                .filter(|number: &f64| number.is_finite())
+                .ok_or_else(|| format!("`{typed}` is not a number"))?;
+            within(field, number)?;
+            Ok(Value::from(number))
+        }
+        "array" => {
+            let picked = typed
+                .split(',')
+                .map(str::trim)
+                .filter(|part| !part.is_empty())
+                .map(|part| pick(choices, part))
+                .collect::<Result<Vec<_>, _>>()?;
+            let count = picked.len() as u64;
+            if field["minItems"].as_u64().is_some_and(|min| count < min)
+                || field["maxItems"].as_u64().is_some_and(|max| count > max)
+            {
+                return Err(format!("{count} choices is not {}", kind_hint(field)));
+            }
+            Ok(Value::from(picked))
+        }
+        _ if !choices.is_empty() => pick(choices, typed).map(Value::from),
+        _ => {
+            let length = typed.chars().count() as u64;
+            if field["minLength"].as_u64().is_some_and(|min| length < min)
+                || field["maxLength"].as_u64().is_some_and(|max| length > max)
+            {
+                return Err(format!("{length} characters is not {}", kind_hint(field)));
+            }
+            if let Some(format) = field["format"].as_str()
+                && !fits_format(format, typed)
+            {
+                return Err(format!("`{typed}` is not {}", format_hint(format)));
+            }
+            Ok(Value::from(typed))
+        }
+    }
+}
+
+/// The choice `typed` names: by its number in the list, its value, or its title.
+fn pick(choices: &[(String, Option<String>)], typed: &str) -> Result<String, String> {
+    if let Ok(number) = typed.parse::<usize>()
+        && let Some((value, _)) = number.checked_sub(1).and_then(|index| choices.get(index))
+    {
+        return Ok(value.clone());
+    }
+    choices
+        .iter()
+        .find(|(value, title)| {
+            value == typed
+                || title
+                    .as_deref()
+                    .is_some_and(|title| title.eq_ignore_ascii_case(typed))
+        })
+        .map(|(value, _)| value.clone())
+        .ok_or_else(|| format!("`{typed}` is not one of the choices 1-{}", choices.len()))
+}
+
+fn within(field: &Value, number: f64) -> Result<(), String> {
+    if field["minimum"].as_f64().is_some_and(|min| number < min)
+        || field["maximum"].as_f64().is_some_and(|max| number > max)
+    {
+        return Err(format!("{number} is outside {}", kind_hint(field)));
+    }
+    Ok(())
+}
+
+/// A light check of MCP's string formats: enough to catch a slip, not a validator.
+fn fits_format(format: &str, text: &str) -> bool {
+    let date = |text: &str| {
+        let parts: Vec<&str> = text.split('-').collect();
+        matches!(parts.as_slice(), [year, month, day]
+            if year.len() == 4 && month.len() == 2 && day.len() == 2
+                && parts.iter().all(|part| part.bytes().all(|byte| byte.is_ascii_digit()))
+                && (1..=12).contains(&month.parse::<u8>().unwrap_or(0))
+                && (1..=31).contains(&day.parse::<u8>().unwrap_or(0)))
+    };
+    match format {
+        "email" => text.split_once('@').is_some_and(|(user, host)| {
+            !user.is_empty() && host.contains('.') && !text.contains(' ')
+        }),
+        "uri" => url::Url::parse(text).is_ok(),
+        "date" => date(text),
+        "date-time" => text
+            .split_once(['T', 't'])
+            .is_some_and(|(day, time)| date(day) && time.len() >= 8 && time.as_bytes()[2] == b':'),
+        _ => true,
+    }
+}
+
+/// One of `answers`, asked until typed; `None` when the terminal closed.
+fn choose(
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    prompt: &str,
+    answers: &[&'static str],
+) -> Option<&'static str> {
+    loop {
+        let _ = write!(out, "{prompt}");
+        let _ = out.flush();
+        let line = read_line(input)?;
+        let typed = line.trim().to_ascii_lowercase();
+        if let Some(answer) = answers.iter().find(|answer| {
+            typed
+                .chars()
+                .next()
+                .is_some_and(|first| answer.starts_with(first))
+        }) {
+            return Some(answer);
+        }
+        let _ = writeln!(
+            out,
+            "`{}` is not one of the answers: type {}.",
+            line.trim(),
+            answers.join(", ")
+        );
+    }
+}
+
+/// A line, or `None` at the end of input (Ctrl-D) or on a read error.
+fn read_line(input: &mut impl BufRead) -> Option<String> {
+    let mut line = String::new();
+    match input.read_line(&mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn answered(schema: Value, typed: &str) -> (Answer, String) {
+        let question = Question::new("Tell me", schema).unwrap();
+        let mut out = Vec::new();
+        let answer = ask("t", &question, &mut typed.as_bytes(), &mut out);
+        (answer, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn every_kind_of_field_is_asked_and_read() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 2},
+            "age": {"type": "integer", "minimum": 0, "maximum": 150},
+            "ratio": {"type": "number"},
+            "ok": {"type": "boolean"},
+            "color": {"type": "string", "enum": ["red", "blue"], "enumNames": ["Red", "Blue"]},
+            "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]},
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "maxItems": 2}
+        }, "required": ["name"]});
+        let (answer, shown) = answered(schema, "Ada\n42\n0.5\ny\n2\nlarge\n1, c\ny\n");
+        let expected = json!({"name": "Ada", "age": 42, "ratio": 0.5, "ok": true,
+            "color": "blue", "size": "l", "tags": ["a", "c"]});
+        assert_eq!(
+            answer,
+            Answer::Accept(expected.as_object().unwrap().clone()),
+            "{shown}"
+        );
+        assert!(shown.contains("2) Blue (blue)"), "{shown}");
+        assert!(
+            shown.contains("age (whole number 0-150, optional)"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn an_answer_that_does_not_fit_is_asked_again_with_the_reason() {
+        let schema = json!({"type": "object", "properties": {
+            "age": {"type": "integer", "minimum": 0, "maximum": 150},
+            "email": {"type": "string", "format": "email"}
+        }});
+        let (answer, shown) = answered(schema, "old\n200\n7\nnope\na@b.org\ny\n");
+        assert_eq!(
+            answer,
+            Answer::Accept(
+                json!({"age": 7, "email": "a@b.org"})
+                    .as_object()
+                    .unwrap()
+                    .clone()
+            )
+        );
+        assert!(
+            shown.contains("`old` is not a whole number; try again."),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("200 is outside whole number 0-150; try again."),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("`nope` is not an email address; try again."),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn enter_takes_the_default_and_skips_an_optional_field() {
+        let schema = json!({"type": "object", "properties": {
+            "copies": {"type": "integer", "default": 1},
+            "note": {"type": "string"}
+        }});
+        let (answer, shown) = answered(schema, "\n\ny\n");
+        assert_eq!(
+            answer,
+            Answer::Accept(json!({"copies": 1}).as_object().unwrap().clone())
+        );
+        assert!(shown.contains("default 1"), "{shown}");
+    }
+
+    #[test]
+    fn enter_on_a_required_field_offers_decline_and_cancel() {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+        assert_eq!(answered(schema.clone(), "\nd\n").0, Answer::Decline);
+        assert_eq!(answered(schema.clone(), "\nc\n").0, Answer::Cancel);
+        let (answer, _) = answered(schema, "\na\nAda\ny\n");
+        assert_eq!(
+            answer,
+            Answer::Accept(json!({"name": "Ada"}).as_object().unwrap().clone())
+        );
+    }
+
+    #[test]
+    fn the_terminal_closing_cancels() {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        assert_eq!(answered(schema, "").0, Answer::Cancel);
+    }
+
+    #[test]
+    fn the_review_can_decline_or_start_over() {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        assert_eq!(answered(schema.clone(), "Ada\nd\n").0, Answer::Decline);
+        let (answer, _) = answered(schema, "Ada\ne\nBob\ny\n");
+        assert_eq!(
+            answer,
+            Answer::Accept(json!({"name": "Bob"}).as_object().unwrap().clone())
+        );
+    }
+}

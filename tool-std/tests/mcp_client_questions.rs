@@ -1,0 +1,335 @@
+//! An imported tool whose server asks questions while it runs: the MCP client carries them to
+//! the calling session, and our approver answers. The server is tool-core's, serving fixture
+//! tools that ask (`Session::elicit`, `sample`, `roots`) in this process over streamable HTTP:
+//! at 2026-07-28 the questions come as `input_required` results and the call is sent again
+//! with the answers; at 2025-11-25 (`legacy_protocol`, a server with sessions for such
+//! clients) as `elicitation/create`, `sampling/createMessage` and `roots/list` requests on the
+//! call's response stream, while the call waits. Over stdio at 2025-11-25 (through a relay
+//! process, as `mcp_questions.rs` does) the request carries no tie to its call, and is the
+//! only call's in flight.
+//!
+//! Each test: the answer arrives in the server's tool's result; a declined question; an
+//! approver that cannot answer questions, whose reason the result carries; roots answered with
+//! our workspace root; a message from our session's model.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ServiceExt;
+use serde_json::{Value, json};
+use tool_core::approval::{
+    Answer, ApprovalRequest, ApprovalResponse, Approver, AutoApprove, Question, QuestionRequest,
+    Sampled, SamplingRequest, Unanswered,
+};
+use tool_core::context::Session;
+use tool_core::mcp::client::{McpClient, McpServerConfig};
+use tool_core::mcp::{HttpOptions, HttpServer, McpServer};
+use tool_core::policy::PolicyBuilder;
+use tool_core::{
+    BoxFuture, Coordinator, ToolCall, ToolError, ToolResult, Toolset, Workspace, tool,
+};
+
+mod peers;
+use peers::python;
+
+/// Ask the user's name and greet them.
+#[tool(read_only, name = "cq_greet")]
+async fn greet(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    match session
+        .elicit(Question::new("What is your name?", schema)?)
+        .await?
+    {
+        Answer::Accept(content) => Ok(format!(
+            "Hello, {}!",
+            content["name"].as_str().unwrap_or("?")
+        )),
+        Answer::Decline => Ok("declined".to_owned()),
+        _ => Ok("cancelled".to_owned()),
+    }
+}
+
+/// List the client's roots.
+#[tool(read_only, name = "cq_roots")]
+async fn roots(#[ctx] session: Session) -> Result<String, ToolError> {
+    let roots: Vec<String> = session
+        .roots()
+        .await?
+        .into_iter()
+        .map(|root| root.uri)
+        .collect();
+    Ok(format!("roots: {}", roots.join(" ")))
+}
+
+/// Ask the client's model for a color.
+#[tool(read_only, name = "cq_sample")]
+async fn sample(#[ctx] session: Session) -> Result<String, ToolError> {
+    let sampled = session
+        .sample(SamplingRequest::new("Name a color.", 20).with_system_prompt("One word."))
+        .await?;
+    Ok(format!("{} said {}", sampled.model, sampled.text))
+}
+
+fn server_coordinator() -> Coordinator {
+    Coordinator::builder()
+        .toolset(Toolset::named(["cq_greet", "cq_roots", "cq_sample"]).unwrap())
+        .build()
+        .unwrap()
+}
+
+/// How the fixture server is reached.
+#[derive(Clone, Copy, Debug)]
+enum Reach {
+    /// Stateless HTTP, protocol 2026-07-28: `input_required` rounds.
+    Modern,
+    /// HTTP with sessions, protocol 2025-11-25: requests on the call's response stream.
+    LegacyHttp,
+    /// stdio through a relay, protocol 2025-11-25: requests that name no call.
+    LegacyStdio,
+}
+
+const EVERY_WAY: [Reach; 3] = [Reach::Modern, Reach::LegacyHttp, Reach::LegacyStdio];
+
+/// The fixture server, reached `reach`'s way, as server `fx`; `None` when the relay's Python
+/// is missing (and not required).
+async fn connect(reach: Reach) -> Option<McpClient> {
+    let config = match reach {
+        Reach::Modern | Reach::LegacyHttp => {
+            let legacy = matches!(reach, Reach::LegacyHttp);
+            let options = HttpOptions::loopback(0).legacy_sessions(legacy);
+            let server = HttpServer::bind(server_coordinator(), options)
+                .await
+                .unwrap();
+            let url = server.url();
+            tokio::spawn(server.run());
+            McpServerConfig::http("fx", url).legacy_protocol(legacy)
+        }
+        Reach::LegacyStdio => {
+            let python = python()?;
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let port = listener.local_addr().unwrap().port();
+            tokio::spawn(async move {
+                while let Ok((stream, _)) = listener.accept().await {
+                    let server = McpServer::new(server_coordinator());
+                    tokio::spawn(async move {
+                        if let Ok(running) = server.serve(stream.into_split()).await {
+                            let _ = running.waiting().await;
+                        }
+                    });
+                }
+            });
+            let relay = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/questions.py");
+            McpServerConfig::stdio(
+                "fx",
+                python.display().to_string(),
+                [
+                    relay.display().to_string(),
+                    "relay".to_owned(),
+                    port.to_string(),
+                ],
+            )
+            .legacy_protocol(true)
+        }
+    };
+    Some(McpClient::connect(config).await.unwrap())
+}
+
+/// What our user does with each question, and what they were shown.
+#[derive(Clone)]
+struct User {
+    answer: Answer,
+    asked: Arc<Mutex<Vec<QuestionRequest>>>,
+}
+
+impl User {
+    fn answering(answer: Answer) -> Self {
+        User {
+            answer,
+            asked: Arc::default(),
+        }
+    }
+}
+
+impl Approver for User {
+    fn approve<'a>(&'a self, _request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        Box::pin(async { ApprovalResponse::once() })
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        self.asked.lock().unwrap().push(request.clone());
+        let answer = self.answer.clone();
+        Box::pin(async move { Ok(answer) })
+    }
+
+    fn sample<'a>(
+        &'a self,
+        _tool: &'a str,
+        request: &'a SamplingRequest,
+    ) -> BoxFuture<'a, Result<Sampled, Unanswered>> {
+        let text = format!(
+            "blue (asked {:?} with {:?})",
+            request.messages()[0].1,
+            request.system_prompt()
+        );
+        Box::pin(async move { Ok(Sampled::new(text, "our-model")) })
+    }
+}
+
+/// Calls `tool` of the fixture server, reached `reach`'s way, through a coordinator over a
+/// temporary workspace whose approver is `approver`. `None` when the server cannot be reached
+/// for want of the relay's Python.
+async fn call_through(
+    reach: Reach,
+    tool: &str,
+    approver: impl Approver,
+) -> Option<(ToolResult, PathBuf)> {
+    let client = connect(reach).await?;
+    let mut toolset = Toolset::empty();
+    for tool in client.tools().await.unwrap() {
+        toolset.add(tool).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::new(dir.path()).unwrap();
+    let root = workspace.roots()[0].clone();
+    let coordinator = Coordinator::builder()
+        .toolset(toolset)
+        .workspace(workspace)
+        .policy(PolicyBuilder::default().allow("mcp__fx__*"))
+        .approver(approver)
+        .build()
+        .unwrap();
+    let result = coordinator.call(ToolCall::new(tool, "{}")).await;
+    Some((result, root))
+}
+
+fn accept(name: &str) -> Answer {
+    let mut content = serde_json::Map::new();
+    content.insert("name".to_owned(), Value::from(name));
+    Answer::Accept(content)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_users_answer_reaches_the_servers_tool_and_its_result_comes_back() {
+    for reach in EVERY_WAY {
+        let user = User::answering(accept("Ada"));
+        let Some((result, _)) = call_through(reach, "mcp__fx__cq_greet", user.clone()).await else {
+            continue;
+        };
+        assert!(!result.is_error(), "{reach:?}: {}", result.text());
+        assert_eq!(result.text(), "Hello, Ada!", "{reach:?}");
+        let asked = user.asked.lock().unwrap();
+        assert_eq!(asked.len(), 1, "{reach:?}: asked {asked:?}");
+        // Asked in the name of the imported tool, the call our user made.
+        assert_eq!(asked[0].tool, "mcp__fx__cq_greet", "{reach:?}");
+        assert_eq!(
+            asked[0].question.message(),
+            "What is your name?",
+            "{reach:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_our_user_declines_is_declined_on_the_server() {
+    for reach in EVERY_WAY {
+        let user = User::answering(Answer::Decline);
+        let Some((result, _)) = call_through(reach, "mcp__fx__cq_greet", user).await else {
+            continue;
+        };
+        assert_eq!(result.text(), "declined", "{reach:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approver_that_cannot_answer_questions_refuses_with_its_reason() {
+    for reach in EVERY_WAY {
+        let Some((result, _)) = call_through(reach, "mcp__fx__cq_greet", AutoApprove).await else {
+            continue;
+        };
+        assert!(result.is_error(), "{reach:?}: {}", result.text());
+        // The reason our session gave, as the server's tool (2025-11-25) or our client
+        // (2026-07-28, whose retry carries answers only) reports it.
+        assert!(
+            result.text().contains("answers approval requests only"),
+            "{reach:?}: {}",
+            result.text()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_roots_are_our_workspace_root() {
+    for reach in EVERY_WAY {
+        let user = User::answering(Answer::Cancel);
+        let Some((result, root)) = call_through(reach, "mcp__fx__cq_roots", user).await else {
+            continue;
+        };
+        let uri = url::Url::from_directory_path(&root).unwrap().to_string();
+        assert_eq!(result.text(), format!("roots: {uri}"), "{reach:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_sampling_request_is_answered_by_our_sessions_model() {
+    for reach in EVERY_WAY {
+        let user = User::answering(Answer::Cancel);
+        let Some((result, _)) = call_through(reach, "mcp__fx__cq_sample", user).await else {
+            continue;
+        };
+        assert_eq!(
+            result.text(),
+            r#"our-model said blue (asked "Name a color." with Some("One word."))"#,
+            "{reach:?}"
+        );
+    }
+}
+
+/// A coordinator that serves imported tools passes their questions on to its own client: the
+/// fixture server's question goes to a coordinator served over stateless HTTP (2026-07-28),
+/// whose session asks its client by an `input_required` result; the imported call is abandoned
+/// and made again with the answer the client brought.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_coordinator_passes_an_imported_tools_question_on_to_its_own_client() {
+    for reach in [Reach::Modern, Reach::LegacyHttp] {
+        let inner = connect(reach).await.unwrap();
+        let mut imported = Toolset::empty();
+        for tool in inner.tools().await.unwrap() {
+            imported.add(tool).unwrap();
+        }
+        let middle = Coordinator::builder()
+            .toolset(imported)
+            .policy(PolicyBuilder::default().allow("mcp__fx__*"))
+            .build()
+            .unwrap();
+        let server = HttpServer::bind(middle, HttpOptions::loopback(0))
+            .await
+            .unwrap();
+        let url = server.url();
+        tokio::spawn(server.run());
+        let outer = McpClient::connect(McpServerConfig::http("mid", url))
+            .await
+            .unwrap();
+        let mut toolset = Toolset::empty();
+        for tool in outer.tools().await.unwrap() {
+            toolset.add(tool).unwrap();
+        }
+        let user = User::answering(accept("Ada"));
+        let top = Coordinator::builder()
+            .toolset(toolset)
+            .policy(PolicyBuilder::default().allow("mcp__mid__*"))
+            .approver(user.clone())
+            .build()
+            .unwrap();
+        let result = top
+            .call(ToolCall::new("mcp__mid__mcp__fx__cq_greet", "{}"))
+            .await;
+        assert_eq!(result.text(), "Hello, Ada!", "{reach:?}");
+        let asked = user.asked.lock().unwrap();
+        assert_eq!(asked.len(), 1, "{reach:?}: asked {asked:?}");
+        assert_eq!(asked[0].question.message(), "What is your name?");
+    }
+}
