@@ -41,7 +41,7 @@ fn list_dir(
         )));
     }
     let depth = depth.max(1);
-    let lines: Vec<String> = walk::rules::list(&root, depth)
+    let lines: Vec<String> = walk::rules::list(&root, depth, ws.roots())
         .into_iter()
         .map(|entry| {
             let note = if entry.shown {
@@ -50,7 +50,7 @@ fn list_dir(
                 let count = std::fs::read_dir(&entry.path).map_or(0, Iterator::count);
                 format!(" (ignored or hidden: {count} entries, not listed)")
             };
-            line(&root, &entry.path, entry.depth, entry.kind.suffix(), &note)
+            line(&entry.path, entry.depth, entry.kind.suffix(), &note)
         })
         .collect();
     let total = lines.len();
@@ -76,15 +76,11 @@ fn list_dir(
 }
 
 /// An entry's line: indented by its depth, its name, its suffix, a note.
-fn line(root: &Path, path: &Path, depth: usize, suffix: &str, note: &str) -> String {
-    let name = path
-        .strip_prefix(root)
-        .ok()
-        .and_then(|relative| relative.file_name())
-        .map_or_else(
-            || path.display().to_string(),
-            |name| name.to_string_lossy().into_owned(),
-        );
+fn line(path: &Path, depth: usize, suffix: &str, note: &str) -> String {
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
     format!(
         "{}{name}{suffix}{note}",
         "  ".repeat(depth.saturating_sub(1) + 1)

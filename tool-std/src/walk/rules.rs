@@ -44,21 +44,27 @@ pub(crate) struct Listed {
 /// The entries below `root` (an absolute directory), `depth` levels deep, judged by the rules:
 /// shown entries, and the ignored or hidden directories (except `.git`), sorted by path.
 /// Symbolic links are listed, never followed; a directory that cannot be read is left out.
-pub(crate) fn list(root: &Path, depth: usize) -> Vec<Listed> {
+///
+/// `workspace` holds the workspace's roots: the rule files of directories above them are
+/// looked for again only every [`OUTSIDE_KEPT`], as git's global excludes are (see
+/// [`Rules::above`]).
+pub(crate) fn list(root: &Path, depth: usize, workspace: &[PathBuf]) -> Vec<Listed> {
     let mut listed = Vec::new();
     if let Some(children) = read(root) {
-        let rules = Rules::above(root).with_dir(root, &children);
+        let rules = Rules::above(root, workspace).with_dir(root, &children);
         visit(&rules, root, children, 1, depth, &mut listed);
     }
-    listed.sort_by(|a, b| a.path.cmp(&b.path));
     listed
 }
 
 /// A directory's entries: name and kind.
 type Children = Vec<(std::ffi::OsString, Kind)>;
 
+/// The entries of `dir`, sorted by name. Visited in that order, depth first, they come out
+/// sorted by path (`a`, `a/x`, `a.rs`: paths compare component by component), without
+/// sorting whole paths afterwards, which parses each into components at every comparison.
 fn read(dir: &Path) -> Option<Children> {
-    let children = fs::read_dir(dir)
+    let mut children: Children = fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
         .map(|entry| {
@@ -70,6 +76,7 @@ fn read(dir: &Path) -> Option<Children> {
             (entry.file_name(), kind)
         })
         .collect();
+    children.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
     Some(children)
 }
 
@@ -113,6 +120,43 @@ struct Level {
     exclude: Option<Arc<Gitignore>>,
 }
 
+impl Level {
+    /// The rule files of `dir`, found by looking for them.
+    fn of(dir: &Path) -> Level {
+        Level {
+            ignore: compiled(dir, &dir.join(".ignore")),
+            gitignore: compiled(dir, &dir.join(".gitignore")),
+            exclude: exclude(dir),
+        }
+    }
+}
+
+/// How long the rule files found in a directory above the workspace are kept before they are
+/// looked for again. Those directories are outside what the tools edit; a rule file added or
+/// changed there counts within this time, as a change to git's global excludes does.
+const OUTSIDE_KEPT: Duration = GLOBAL_KEPT;
+
+/// [`Level::of`] a directory above the workspace, looked for at most every [`OUTSIDE_KEPT`].
+fn outside_level(dir: &Path) -> Level {
+    static OUTSIDE: LazyLock<Mutex<HashMap<PathBuf, (Instant, Level)>>> =
+        LazyLock::new(|| Mutex::new(HashMap::new()));
+    {
+        let outside = OUTSIDE.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((found, level)) = outside.get(dir)
+            && found.elapsed() < OUTSIDE_KEPT
+        {
+            return level.clone();
+        }
+    }
+    let level = Level::of(dir);
+    let mut outside = OUTSIDE.lock().unwrap_or_else(PoisonError::into_inner);
+    if outside.len() >= CACHE_LIMIT {
+        outside.clear();
+    }
+    outside.insert(dir.to_owned(), (Instant::now(), level.clone()));
+    level
+}
+
 /// The rules in force in a directory: its own and its ancestors', the deepest last.
 #[derive(Clone)]
 struct Rules {
@@ -121,15 +165,20 @@ struct Rules {
 }
 
 impl Rules {
-    /// The rules of the directories strictly above `dir`, found by looking for their files.
-    fn above(dir: &Path) -> Rules {
+    /// The rules of the directories strictly above `dir`, found by looking for their files:
+    /// each call for the directories inside the `workspace` roots, which the agent edits, and
+    /// every [`OUTSIDE_KEPT`] for those above the roots (three probes a directory, `/` and
+    /// `/home` and the like, on every listing otherwise).
+    fn above(dir: &Path, workspace: &[PathBuf]) -> Rules {
         let mut levels: Vec<Level> = dir
             .ancestors()
             .skip(1)
-            .map(|ancestor| Level {
-                ignore: compiled(ancestor, &ancestor.join(".ignore")),
-                gitignore: compiled(ancestor, &ancestor.join(".gitignore")),
-                exclude: exclude(ancestor),
+            .map(|ancestor| {
+                if workspace.iter().any(|root| ancestor.starts_with(root)) {
+                    Level::of(ancestor)
+                } else {
+                    outside_level(ancestor)
+                }
             })
             .collect();
         levels.reverse();
@@ -315,7 +364,7 @@ mod tests {
 
     /// The shown entries of [`list`], as paths relative to `root`.
     fn shown(root: &Path, depth: usize) -> Vec<String> {
-        list(root, depth)
+        list(root, depth, &[root.to_owned()])
             .into_iter()
             .filter(|entry| entry.shown)
             .map(|entry| relative(root, &entry.path))
@@ -395,6 +444,54 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_file_added_inside_the_workspace_counts_at_once_above_it_within_outside_kept() {
+        let dir = tree(&[("workspace/sub/a.txt", ""), ("workspace/sub/b.txt", "")]);
+        let workspace = dir.path().join("workspace");
+        let sub = workspace.join("sub");
+        let shown = |sub: &Path| -> Vec<String> {
+            list(sub, 1, std::slice::from_ref(&workspace))
+                .into_iter()
+                .map(|entry| relative(sub, &entry.path))
+                .collect()
+        };
+        assert_eq!(shown(&sub), ["a.txt", "b.txt"]);
+        fs::write(workspace.join(".gitignore"), "a.txt\n").unwrap();
+        assert_eq!(
+            shown(&sub),
+            ["b.txt"],
+            "the workspace root's rules: at once"
+        );
+        fs::write(dir.path().join(".gitignore"), "b.txt\n").unwrap();
+        std::thread::sleep(OUTSIDE_KEPT + Duration::from_millis(100));
+        assert_eq!(
+            shown(&sub),
+            Vec::<String>::new(),
+            "the rules above it, once looked for again"
+        );
+    }
+
+    #[test]
+    fn a_listing_comes_out_sorted_by_path() {
+        let dir = tree(&[
+            ("a/x", ""),
+            ("a/b/y", ""),
+            ("a.rs", ""),
+            ("a-b", ""),
+            ("a b/z", ""),
+            ("B", ""),
+            ("ab", ""),
+        ]);
+        let listed: Vec<PathBuf> = list(dir.path(), 3, &[dir.path().to_owned()])
+            .into_iter()
+            .map(|entry| entry.path)
+            .collect();
+        let mut sorted = listed.clone();
+        sorted.sort();
+        assert_eq!(listed, sorted);
+        assert_eq!(listed.len(), 10);
+    }
+
+    #[test]
     fn ignored_and_hidden_directories_are_listed_as_such_but_not_git() {
         let dir = tree(&[
             (".gitignore", "target/\n"),
@@ -403,7 +500,7 @@ mod tests {
             (".git/HEAD", ""),
             ("src/lib.rs", ""),
         ]);
-        let hidden: Vec<String> = list(dir.path(), 2)
+        let hidden: Vec<String> = list(dir.path(), 2, &[dir.path().to_owned()])
             .into_iter()
             .filter(|entry| !entry.shown)
             .map(|entry| relative(dir.path(), &entry.path))
@@ -444,7 +541,7 @@ mod tests {
     fn symbolic_links_are_listed_not_followed() {
         let dir = tree(&[("real/file", "")]);
         std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
-        let listed = list(dir.path(), 3);
+        let listed = list(dir.path(), 3, &[dir.path().to_owned()]);
         let link = listed
             .iter()
             .find(|entry| entry.path.ends_with("link"))
