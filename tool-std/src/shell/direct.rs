@@ -14,7 +14,8 @@
 //! - words of letters, digits and `_ - . / , : @ % + =`, and quoted parts: `'...'` (anything but
 //!   `'`) and `"..."` (anything but `" $ \` and backquote), separated by spaces or tabs. Any other
 //!   character (`$ ~ * ? [ { } ( ) < > | & ; # ! \` and backquote, a newline) leaves it to the shell;
-//! - the program's name is a plain word without `/` or `=` (not a path, not an assignment), not a
+//! - the program's name is a plain word without `/` or `=` (not a path, not an assignment), not
+//!   starting with `%` (a job to bash: `%1` is `fg %1`), not a
 //!   reserved word and not a builtin of bash (whose builtins differ from the programs of the
 //!   same name in corner cases: `echo`, `printf`, `pwd`, `kill`, `test`). `true` and `false`
 //!   without arguments are the exception: they ignore everything and exit 0 and 1 whichever
@@ -224,7 +225,8 @@ fn runs_the_same_without_bash(name: &str, arguments: &[String]) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-.,:@%+".contains(c));
-    if !plain {
+    // A first word starting with `%` is a job to bash (`%1` is `fg %1`), never a program.
+    if !plain || name.starts_with('%') {
         return false;
     }
     if matches!(name, "true" | "false") {
@@ -438,6 +440,16 @@ mod tests {
         assert_eq!(plan("'ls'").unwrap().words, ["ls"]);
         assert!(plan("true").is_some());
         assert!(plan("false").is_some());
+    }
+
+    #[test]
+    fn a_program_named_like_a_job_is_left_to_the_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join("%1");
+        std::fs::write(&job, "#!/bin/sh\necho ran\n").unwrap();
+        std::fs::set_permissions(&job, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        assert_eq!(plan_with("%1", dir.path().to_str().unwrap(), &[]), None);
     }
 
     #[test]
