@@ -71,9 +71,36 @@ async fn sample(#[ctx] session: Session) -> Result<String, ToolError> {
     Ok(format!("{} said {}", sampled.model, sampled.text))
 }
 
+/// Ask the user ten questions, one after the other.
+#[tool(read_only, name = "cq_ten")]
+async fn ten(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    let mut names = Vec::new();
+    for number in 1..=10 {
+        let question = Question::new(format!("Name number {number}?"), schema.clone())?;
+        if let Answer::Accept(content) = session.elicit(question).await? {
+            names.push(content["name"].as_str().unwrap_or("?").to_owned());
+        }
+    }
+    Ok(format!("{} names", names.len()))
+}
+
+/// Ask the user questions for ever.
+#[tool(read_only, name = "cq_nag")]
+async fn nag(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    for number in 1.. {
+        let question = Question::new(format!("Name number {number}?"), schema.clone())?;
+        session.elicit(question).await?;
+    }
+    Ok("never".to_owned())
+}
+
 fn server_coordinator() -> Coordinator {
     Coordinator::builder()
-        .toolset(Toolset::named(["cq_greet", "cq_roots", "cq_sample"]).unwrap())
+        .toolset(Toolset::named(["cq_greet", "cq_roots", "cq_sample", "cq_ten", "cq_nag"]).unwrap())
         .build()
         .unwrap()
 }
@@ -332,4 +359,34 @@ async fn a_served_coordinator_passes_an_imported_tools_question_on_to_its_own_cl
         assert_eq!(asked.len(), 1, "{reach:?}: asked {asked:?}");
         assert_eq!(asked[0].question.message(), "What is your name?");
     }
+}
+
+/// At 2026-07-28 each question is a round: the tenth answer our user gives is sent to the
+/// server like the nine before it, not asked and then dropped for the round limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tenth_round_of_answers_is_sent_to_the_server() {
+    let user = User::answering(accept("Ada"));
+    let (result, _) = call_through(Reach::Modern, "mcp__fx__cq_ten", user.clone())
+        .await
+        .unwrap();
+    assert_eq!(user.asked.lock().unwrap().len(), 10);
+    assert!(!result.is_error(), "{}", result.text());
+    assert_eq!(result.text(), "10 names");
+}
+
+/// A server that never stops asking is given up on after ten rounds of answers, with our
+/// user asked ten times, not eleven.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_asking_for_ever_is_given_up_after_ten_rounds() {
+    let user = User::answering(accept("Ada"));
+    let (result, _) = call_through(Reach::Modern, "mcp__fx__cq_nag", user.clone())
+        .await
+        .unwrap();
+    assert_eq!(user.asked.lock().unwrap().len(), 10);
+    assert!(result.is_error());
+    assert!(
+        result.text().contains("after 10 rounds"),
+        "{}",
+        result.text()
+    );
 }

@@ -450,10 +450,13 @@ impl McpClient {
         let connection = self.live().await.map_err(ToolError::from_error)?;
         let asker = Arc::new(questions::Asker::of(ctx));
         let mut params = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
-        for _round in 0..MAX_ROUNDS {
+        // Up to MAX_ROUNDS rounds of answers, each sent: the call is sent once more than
+        // that, and a server still asking then is given up on before our user is asked again.
+        for round in 0..=MAX_ROUNDS {
             let response = self.send_round(&connection, &params, &asker, ctx).await?;
             let asked = match response {
                 Ok(ServerResult::CallToolResult(result)) => return tool::output(result),
+                Ok(ServerResult::InputRequiredResult(_)) if round == MAX_ROUNDS => break,
                 Ok(ServerResult::InputRequiredResult(asked)) => asked,
                 Ok(_) => {
                     return Err(ToolError::failed(format!(
