@@ -98,9 +98,31 @@ async fn nag(#[ctx] session: Session) -> Result<String, ToolError> {
     Ok("never".to_owned())
 }
 
+/// Ask the user a question and return without waiting for the answer.
+#[tool(read_only, name = "cq_hit_and_run")]
+async fn hit_and_run(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    let question = Question::new("Still there?", schema)?;
+    tokio::spawn(async move { session.elicit(question).await });
+    // Long enough for the question to reach the client while the call is in flight.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    Ok("gone".to_owned())
+}
+
 fn server_coordinator() -> Coordinator {
     Coordinator::builder()
-        .toolset(Toolset::named(["cq_greet", "cq_roots", "cq_sample", "cq_ten", "cq_nag"]).unwrap())
+        .toolset(
+            Toolset::named([
+                "cq_greet",
+                "cq_roots",
+                "cq_sample",
+                "cq_ten",
+                "cq_nag",
+                "cq_hit_and_run",
+            ])
+            .unwrap(),
+        )
         .build()
         .unwrap()
 }
@@ -389,4 +411,65 @@ async fn a_server_asking_for_ever_is_given_up_after_ten_rounds() {
         "{}",
         result.text()
     );
+}
+
+/// Our user, asked a question that is never answered, and whether the asking was given up.
+#[derive(Clone, Default)]
+struct Waiting {
+    asked: Arc<std::sync::atomic::AtomicBool>,
+    given_up: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Sets its flag when dropped.
+struct SetOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Approver for Waiting {
+    fn approve<'a>(&'a self, _request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        Box::pin(async { ApprovalResponse::once() })
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        _request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        self.asked.store(true, std::sync::atomic::Ordering::SeqCst);
+        let dropped = SetOnDrop(Arc::clone(&self.given_up));
+        Box::pin(async move {
+            let _dropped = dropped;
+            std::future::pending().await
+        })
+    }
+}
+
+/// A question that comes with a call but outlives it (the server's tool returned without
+/// waiting for the answer) is withdrawn from our user when the call ends: the call it was
+/// asked for is over, and nothing would show the user whose it is any longer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_is_withdrawn_from_our_user_when_its_call_ends() {
+    for reach in [Reach::LegacyHttp, Reach::LegacyStdio] {
+        let user = Waiting::default();
+        let Some((result, _)) = call_through(reach, "mcp__fx__cq_hit_and_run", user.clone()).await
+        else {
+            continue;
+        };
+        assert_eq!(result.text(), "gone", "{reach:?}");
+        assert!(
+            user.asked.load(std::sync::atomic::Ordering::SeqCst),
+            "{reach:?}: never asked"
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while !user.given_up.load(std::sync::atomic::Ordering::SeqCst) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{reach:?}: our user is still asked a question of a call that has ended"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
 }

@@ -100,7 +100,9 @@
 //!   `sampling/createMessage` (text messages only) or `roots/list` while the call waits. Over
 //!   streamable HTTP the request comes on the call's own response stream and goes to that
 //!   call; over stdio nothing says which call asks, so it goes to the only call in flight on
-//!   the connection, and is refused, saying why, while several are.
+//!   the connection, and is refused, saying why, while several are. A question still being
+//!   asked when its call ends (the server's tool returned without waiting for the answer) is
+//!   withdrawn from our user and refused.
 //! - At 2026-07-28 the call's result is `input_required`: its requests are answered one at a
 //!   time, in order, and the call sent again with the answers and the server's request state,
 //!   for at most 10 rounds; cancelling the call stops the rounds. A request the session
@@ -449,6 +451,8 @@ impl McpClient {
         let server = &self.inner.config.name;
         let connection = self.live().await.map_err(ToolError::from_error)?;
         let asker = Arc::new(questions::Asker::of(ctx));
+        // However this call ends, a question the server asked for it is withdrawn then.
+        let _ending = asker.ending();
         let mut params = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
         // Up to MAX_ROUNDS rounds of answers, each sent: the call is sent once more than
         // that, and a server still asking then is given up on before our user is asked again.

@@ -48,6 +48,9 @@ pub(super) struct Asker {
     pending: Mutex<Option<ToolError>>,
     /// Fires with `pending`.
     stop: CancellationToken,
+    /// Fires when the call has ended, however it ended: a question still being asked for it
+    /// is withdrawn.
+    ended: CancellationToken,
 }
 
 impl Asker {
@@ -75,7 +78,19 @@ impl Asker {
             roots,
             pending: Mutex::new(None),
             stop: CancellationToken::new(),
+            ended: CancellationToken::new(),
         }
+    }
+
+    /// Cancelled when the call has ended; the call holds [`ending`](Self::ending)'s guard.
+    pub(super) fn ended(&self) -> &CancellationToken {
+        &self.ended
+    }
+
+    /// A guard that marks the call ended when dropped (answered, failed, cancelled, dropped
+    /// by a timeout, or panicked).
+    pub(super) fn ending(&self) -> tokio_util::sync::DropGuard {
+        self.ended.clone().drop_guard()
     }
 
     /// Cancelled when the call must stop and return [`take_pending`](Self::take_pending).
