@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tool_core::BoxFuture;
+
+use crate::form::printable;
 use tool_core::approval::{
     Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, QuestionRequest,
     RequestKind, Root, Sampled, SamplingRequest, Unanswered,
@@ -139,16 +141,28 @@ fn ask(request: &ApprovalRequest, settings: Option<&Path>) -> ApprovalResponse {
     let stdin = std::io::stdin();
     let mut stderr = std::io::stderr();
     match &request.kind {
+        // The model's text (and an imported server's): escape sequences are shown, not sent.
         RequestKind::Plan { plan } => {
-            let _ = writeln!(stderr, "\nThe model presents a plan:\n{plan}\n");
+            let _ = writeln!(
+                stderr,
+                "\nThe model presents a plan:\n{}\n",
+                printable(plan, true)
+            );
         }
         _ => {
-            let _ = writeln!(stderr, "\n{}\n  {}", request.preview, request.reason);
+            let _ = writeln!(
+                stderr,
+                "\n{}\n  {}",
+                printable(&request.preview, true),
+                printable(&request.reason, true)
+            );
         }
     }
     let rule = request.suggested_rule.as_deref();
     loop {
-        let pattern = rule.map_or(String::new(), |rule| format!(", [p]attern {rule}"));
+        let pattern = rule.map_or(String::new(), |rule| {
+            format!(", [p]attern {}", printable(rule, false))
+        });
         let _ = write!(
             stderr,
             "Allow? [y]es once, [s]ession, [a]lways{pattern}, [n]o: "

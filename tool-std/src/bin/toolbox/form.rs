@@ -366,12 +366,13 @@ fn fits_format(format: &str, text: &str) -> bool {
     }
 }
 
-/// `text` as it may reach the terminal: a control character (other than a newline, when
-/// `newlines`) or a bidirectional override written as its escape (`\u{1b}`), so a server's
-/// text cannot send the terminal an escape sequence or reorder what is shown.
-fn printable(text: &str, newlines: bool) -> std::borrow::Cow<'_, str> {
+/// `text` as it may reach the terminal: a control character (other than a newline or a tab,
+/// when `newlines`) or a bidirectional override written as its escape (`\u{1b}`), so a
+/// server's or a model's text cannot send the terminal an escape sequence or reorder what is
+/// shown.
+pub fn printable(text: &str, newlines: bool) -> std::borrow::Cow<'_, str> {
     let unsafe_char = |c: char| {
-        (c.is_control() && !(newlines && c == '\n'))
+        (c.is_control() && !(newlines && matches!(c, '\n' | '\t')))
             || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };
     if !text.chars().any(unsafe_char) {
