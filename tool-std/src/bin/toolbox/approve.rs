@@ -70,8 +70,12 @@ impl Console {
             .spawn(move || {
                 let _terminal = terminal;
                 PROMPTING.store(true, Ordering::SeqCst);
-                let _prompting = Prompting;
-                let _ = answer.send(prompt());
+                let answered = {
+                    let _prompting = Prompting;
+                    prompt()
+                };
+                // After PROMPTING is cleared: whoever waits sees the terminal free.
+                let _ = answer.send(answered);
             })
             .ok()?;
         answered.await.ok()
