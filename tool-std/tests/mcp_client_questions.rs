@@ -473,3 +473,108 @@ async fn a_question_is_withdrawn_from_our_user_when_its_call_ends() {
         }
     }
 }
+
+/// A server whose one tool answers its first three calls with an `input_required` result that
+/// asks for nothing but carries a request state ("come back later"), then with a result;
+/// when each call came.
+#[derive(Clone, Default)]
+struct ComeBackLater {
+    calls: Arc<Mutex<Vec<std::time::Instant>>>,
+}
+
+impl rmcp::ServerHandler for ComeBackLater {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let schema = json!({"type": "object"}).as_object().unwrap().clone();
+        let tool = rmcp::model::Tool::new("later", "Ready after a while.", schema);
+        Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        _request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let mut calls = self.calls.lock().unwrap();
+        calls.push(std::time::Instant::now());
+        Ok(if calls.len() <= 3 {
+            rmcp::model::CallToolResponse::InputRequired(rmcp::model::InputRequiredResult::new(
+                None,
+                Some(format!("round {}", calls.len())),
+            ))
+        } else {
+            rmcp::model::CallToolResponse::Complete(rmcp::model::CallToolResult::success(vec![
+                rmcp::model::ContentBlock::text("ready"),
+            ]))
+        })
+    }
+}
+
+/// An `input_required` result with a request state and no questions asks the client to come
+/// back: the call is sent again after a pause that grows (as rmcp's own client does: 50, 100,
+/// 200 ms, at most 250), not at once, which would spend the rounds in a few milliseconds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_asking_nothing_is_sent_again_after_a_pause() {
+    let Some(python) = python() else {
+        return;
+    };
+    let server = ComeBackLater::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    {
+        let server = server.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let server = server.clone();
+                tokio::spawn(async move {
+                    if let Ok(running) = server.serve(stream.into_split()).await {
+                        let _ = running.waiting().await;
+                    }
+                });
+            }
+        });
+    }
+    let relay = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/questions.py");
+    let config = McpServerConfig::stdio(
+        "later",
+        python.display().to_string(),
+        [
+            relay.display().to_string(),
+            "relay".to_owned(),
+            port.to_string(),
+        ],
+    );
+    let client = McpClient::connect(config).await.unwrap();
+    let mut toolset = Toolset::empty();
+    for tool in client.tools().await.unwrap() {
+        toolset.add(tool).unwrap();
+    }
+    let coordinator = Coordinator::builder()
+        .toolset(toolset)
+        .policy(PolicyBuilder::default().allow("mcp__later__*"))
+        .approver(User::answering(Answer::Cancel))
+        .build()
+        .unwrap();
+    let result = coordinator
+        .call(ToolCall::new("mcp__later__later", "{}"))
+        .await;
+    assert_eq!(result.text(), "ready");
+    let calls = server.calls.lock().unwrap();
+    assert_eq!(calls.len(), 4);
+    let waited = calls[3] - calls[0];
+    assert!(
+        waited >= std::time::Duration::from_millis(300),
+        "sent again after {waited:?} in all"
+    );
+}

@@ -105,7 +105,9 @@
 //!   withdrawn from our user and refused.
 //! - At 2026-07-28 the call's result is `input_required`: its requests are answered one at a
 //!   time, in order, and the call sent again with the answers and the server's request state,
-//!   for at most 10 rounds; cancelling the call stops the rounds. A request the session
+//!   for at most 10 rounds; cancelling the call stops the rounds. A round that asks nothing
+//!   (a request state alone: "come back later") is sent again after a pause that grows from
+//!   50 to 250 ms, as rmcp's own client waits. A request the session
 //!   cannot answer ends the call with an error giving the reason (the retry carries answers
 //!   only).
 //!
@@ -456,6 +458,7 @@ impl McpClient {
         let mut params = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
         // Up to MAX_ROUNDS rounds of answers, each sent: the call is sent once more than
         // that, and a server still asking then is given up on before our user is asked again.
+        let mut state_only_rounds = 0;
         for round in 0..=MAX_ROUNDS {
             let response = self.send_round(&connection, &params, &asker, ctx).await?;
             let asked = match response {
@@ -482,6 +485,23 @@ impl McpClient {
                     )));
                 }
             };
+            // A round that asks nothing (a request state alone) says "come back later": sent
+            // again after a pause that grows, as rmcp's own client does, not at once.
+            if asked
+                .input_requests
+                .as_ref()
+                .is_none_or(|requests| requests.is_empty())
+            {
+                let pause = state_only_pause(state_only_rounds);
+                state_only_rounds += 1;
+                tokio::select! {
+                    biased;
+                    () = ctx.cancellation().cancelled() => return Err(ToolError::Cancelled),
+                    () = tokio::time::sleep(pause) => {}
+                }
+            } else {
+                state_only_rounds = 0;
+            }
             // Answered one at a time, in the server's order: a person answers one form at a
             // time.
             let mut responses = InputResponses::new();
@@ -511,7 +531,7 @@ impl McpClient {
             params.request_state = asked.request_state;
         }
         Err(ToolError::failed(format!(
-            "MCP server `{server}`'s tool `{remote}` still asked for input after {MAX_ROUNDS} rounds of answers, so the call was given up"
+            "MCP server `{server}`'s tool `{remote}` still asked for input after {MAX_ROUNDS} rounds (of answers, or of waiting when it asked for nothing), so the call was given up"
         )))
     }
 
@@ -572,6 +592,12 @@ impl McpClient {
 /// How many `input_required` rounds one call answers before giving up (rmcp's own default):
 /// a server that keeps asking does not keep the call alive for ever.
 const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
+/// The pause before sending a call again after its `state_only_rounds`-th round in a row
+/// that asked for nothing: 50, 100, 200, then 250 ms (rmcp's client's schedule).
+fn state_only_pause(state_only_rounds: u32) -> std::time::Duration {
+    std::time::Duration::from_millis((50u64 << state_only_rounds.min(3)).min(250))
+}
 
 /// A call's progress route, removed when the call ends however it ends.
 struct Routed {
