@@ -15,13 +15,14 @@
 //!   `'`) and `"..."` (anything but `" $ \` and backquote), separated by spaces or tabs. Any other
 //!   character (`$ ~ * ? [ { } ( ) < > | & ; # ! \` and backquote, a newline) leaves it to the shell;
 //! - the program's name is a plain word without `/` or `=` (not a path, not an assignment), not
-//!   starting with `%` (a job to bash: `%1` is `fg %1`), not a
-//!   reserved word and not a builtin of bash (whose builtins differ from the programs of the
-//!   same name in corner cases: `echo`, `printf`, `pwd`, `kill`, `test`). `true` and `false`
+//!   starting with `%` (a job to bash: `%1` is `fg %1`), not a reserved word and not a builtin
+//!   of bash (whose builtins differ from the programs of the same name in corner cases:
+//!   `echo`, `printf`, `pwd`, `kill`, `test`). `true` and `false`
 //!   without arguments are the exception: they ignore everything and exit 0 and 1 whichever
 //!   runs them;
 //! - the program is found as an executable file in a `PATH` of absolute directories (the shell
 //!   resolves an empty or relative entry against the working directory, left to it);
+//! - the shell is bash (where there is none, `/bin/sh` runs every line: its rules differ);
 //! - the environment gives bash nothing to read first or to change: no `BASH_ENV` or `ENV`
 //!   file, no exported function (`BASH_FUNC_*`), no option it takes from the environment
 //!   (`SHELLOPTS`, `BASHOPTS`, `POSIXLY_CORRECT`, `EXECIGNORE`, which could trace the line or
@@ -32,9 +33,10 @@
 //! What bash changes for the program is changed too: `PWD` (the inherited one when it names
 //! the directory the program runs in, else that directory's physical path, as bash takes it
 //! from `getcwd`), `SHLVL` (bash raises it and lowers it again before its exec: the same
-//! number, `0` when unset), `OLDPWD` (which bash drops unless it names a directory) and `_` (the program's path). Anything
-//! else (a program not found, not executable, or one the kernel
-//! cannot execute) goes to the shell, which reports it as users know it.
+//! number, `0` when unset), `OLDPWD` (which bash drops unless it names a directory) and `_`
+//! (the program's path); as bash 5.2 does, against which the tests compare. Anything else (a
+//! program not found, not executable, or one the kernel cannot execute) goes to the shell,
+//! which reports it as users know it.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -57,8 +59,11 @@ pub(crate) struct Direct {
 }
 
 impl Direct {
-    /// `command` as a [`Direct`], if nothing in it needs the shell.
+    /// `command` as a [`Direct`], if nothing in it needs the shell and the shell is bash.
     pub(crate) fn plan(command: &str) -> Option<Direct> {
+        if !is_bash(super::spawn::shell()) {
+            return None;
+        }
         Direct::plan_in(command, std::env::vars_os())
     }
 
@@ -173,6 +178,13 @@ fn level_bash_leaves(value: &OsStr) -> Option<String> {
     }
     let level: u64 = value.parse().ok()?;
     (level < 999).then(|| level.to_string())
+}
+
+/// Whether `shell` is bash, whose behaviour [`Direct`] reproduces. Another `sh` has rules of
+/// its own (dash leaves `SHLVL` and `OLDPWD` alone; busybox's runs its applets before the
+/// `PATH`'s programs), so without bash every line is the shell's.
+fn is_bash(shell: &Path) -> bool {
+    shell.file_name() == Some(OsStr::new("bash"))
 }
 
 /// The words of `command` with their quotes removed, if it holds nothing but literal words.
@@ -440,6 +452,19 @@ mod tests {
         assert_eq!(plan("'ls'").unwrap().words, ["ls"]);
         assert!(plan("true").is_some());
         assert!(plan("false").is_some());
+    }
+
+    #[test]
+    fn a_shell_other_than_bash_is_not_stood_in_for() {
+        assert!(is_bash(Path::new("/usr/bin/bash")));
+        for shell in [
+            "/bin/sh",
+            "/bin/dash",
+            "/bin/busybox",
+            "/usr/bin/bash-static",
+        ] {
+            assert!(!is_bash(Path::new(shell)), "{shell}");
+        }
     }
 
     #[test]
