@@ -71,9 +71,58 @@ async fn sample(#[ctx] session: Session) -> Result<String, ToolError> {
     Ok(format!("{} said {}", sampled.model, sampled.text))
 }
 
+/// Ask the user ten questions, one after the other.
+#[tool(read_only, name = "cq_ten")]
+async fn ten(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    let mut names = Vec::new();
+    for number in 1..=10 {
+        let question = Question::new(format!("Name number {number}?"), schema.clone())?;
+        if let Answer::Accept(content) = session.elicit(question).await? {
+            names.push(content["name"].as_str().unwrap_or("?").to_owned());
+        }
+    }
+    Ok(format!("{} names", names.len()))
+}
+
+/// Ask the user questions for ever.
+#[tool(read_only, name = "cq_nag")]
+async fn nag(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    for number in 1.. {
+        let question = Question::new(format!("Name number {number}?"), schema.clone())?;
+        session.elicit(question).await?;
+    }
+    Ok("never".to_owned())
+}
+
+/// Ask the user a question and return without waiting for the answer.
+#[tool(read_only, name = "cq_hit_and_run")]
+async fn hit_and_run(#[ctx] session: Session) -> Result<String, ToolError> {
+    let schema =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    let question = Question::new("Still there?", schema)?;
+    tokio::spawn(async move { session.elicit(question).await });
+    // Long enough for the question to reach the client while the call is in flight.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    Ok("gone".to_owned())
+}
+
 fn server_coordinator() -> Coordinator {
     Coordinator::builder()
-        .toolset(Toolset::named(["cq_greet", "cq_roots", "cq_sample"]).unwrap())
+        .toolset(
+            Toolset::named([
+                "cq_greet",
+                "cq_roots",
+                "cq_sample",
+                "cq_ten",
+                "cq_nag",
+                "cq_hit_and_run",
+            ])
+            .unwrap(),
+        )
         .build()
         .unwrap()
 }
@@ -332,4 +381,200 @@ async fn a_served_coordinator_passes_an_imported_tools_question_on_to_its_own_cl
         assert_eq!(asked.len(), 1, "{reach:?}: asked {asked:?}");
         assert_eq!(asked[0].question.message(), "What is your name?");
     }
+}
+
+/// At 2026-07-28 each question is a round: the tenth answer our user gives is sent to the
+/// server like the nine before it, not asked and then dropped for the round limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tenth_round_of_answers_is_sent_to_the_server() {
+    let user = User::answering(accept("Ada"));
+    let (result, _) = call_through(Reach::Modern, "mcp__fx__cq_ten", user.clone())
+        .await
+        .unwrap();
+    assert_eq!(user.asked.lock().unwrap().len(), 10);
+    assert!(!result.is_error(), "{}", result.text());
+    assert_eq!(result.text(), "10 names");
+}
+
+/// A server that never stops asking is given up on after ten rounds of answers, with our
+/// user asked ten times, not eleven.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_asking_for_ever_is_given_up_after_ten_rounds() {
+    let user = User::answering(accept("Ada"));
+    let (result, _) = call_through(Reach::Modern, "mcp__fx__cq_nag", user.clone())
+        .await
+        .unwrap();
+    assert_eq!(user.asked.lock().unwrap().len(), 10);
+    assert!(result.is_error());
+    assert!(
+        result.text().contains("after 10 rounds"),
+        "{}",
+        result.text()
+    );
+}
+
+/// Our user, asked a question that is never answered, and whether the asking was given up.
+#[derive(Clone, Default)]
+struct Waiting {
+    asked: Arc<std::sync::atomic::AtomicBool>,
+    given_up: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Sets its flag when dropped.
+struct SetOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Approver for Waiting {
+    fn approve<'a>(&'a self, _request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
+        Box::pin(async { ApprovalResponse::once() })
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        _request: &'a QuestionRequest,
+    ) -> BoxFuture<'a, Result<Answer, Unanswered>> {
+        self.asked.store(true, std::sync::atomic::Ordering::SeqCst);
+        let dropped = SetOnDrop(Arc::clone(&self.given_up));
+        Box::pin(async move {
+            let _dropped = dropped;
+            std::future::pending().await
+        })
+    }
+}
+
+/// A question that comes with a call but outlives it (the server's tool returned without
+/// waiting for the answer) is withdrawn from our user when the call ends: the call it was
+/// asked for is over, and nothing would show the user whose it is any longer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_is_withdrawn_from_our_user_when_its_call_ends() {
+    for reach in [Reach::LegacyHttp, Reach::LegacyStdio] {
+        let user = Waiting::default();
+        let Some((result, _)) = call_through(reach, "mcp__fx__cq_hit_and_run", user.clone()).await
+        else {
+            continue;
+        };
+        assert_eq!(result.text(), "gone", "{reach:?}");
+        assert!(
+            user.asked.load(std::sync::atomic::Ordering::SeqCst),
+            "{reach:?}: never asked"
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while !user.given_up.load(std::sync::atomic::Ordering::SeqCst) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{reach:?}: our user is still asked a question of a call that has ended"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// A server whose one tool answers its first three calls with an `input_required` result that
+/// asks for nothing but carries a request state ("come back later"), then with a result;
+/// when each call came.
+#[derive(Clone, Default)]
+struct ComeBackLater {
+    calls: Arc<Mutex<Vec<std::time::Instant>>>,
+}
+
+impl rmcp::ServerHandler for ComeBackLater {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let schema = json!({"type": "object"}).as_object().unwrap().clone();
+        let tool = rmcp::model::Tool::new("later", "Ready after a while.", schema);
+        Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        _request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let mut calls = self.calls.lock().unwrap();
+        calls.push(std::time::Instant::now());
+        Ok(if calls.len() <= 3 {
+            rmcp::model::CallToolResponse::InputRequired(rmcp::model::InputRequiredResult::new(
+                None,
+                Some(format!("round {}", calls.len())),
+            ))
+        } else {
+            rmcp::model::CallToolResponse::Complete(rmcp::model::CallToolResult::success(vec![
+                rmcp::model::ContentBlock::text("ready"),
+            ]))
+        })
+    }
+}
+
+/// An `input_required` result with a request state and no questions asks the client to come
+/// back: the call is sent again after a pause that grows (as rmcp's own client does: 50, 100,
+/// 200 ms, at most 250), not at once, which would spend the rounds in a few milliseconds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_asking_nothing_is_sent_again_after_a_pause() {
+    let Some(python) = python() else {
+        return;
+    };
+    let server = ComeBackLater::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    {
+        let server = server.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let server = server.clone();
+                tokio::spawn(async move {
+                    if let Ok(running) = server.serve(stream.into_split()).await {
+                        let _ = running.waiting().await;
+                    }
+                });
+            }
+        });
+    }
+    let relay = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/questions.py");
+    let config = McpServerConfig::stdio(
+        "later",
+        python.display().to_string(),
+        [
+            relay.display().to_string(),
+            "relay".to_owned(),
+            port.to_string(),
+        ],
+    );
+    let client = McpClient::connect(config).await.unwrap();
+    let mut toolset = Toolset::empty();
+    for tool in client.tools().await.unwrap() {
+        toolset.add(tool).unwrap();
+    }
+    let coordinator = Coordinator::builder()
+        .toolset(toolset)
+        .policy(PolicyBuilder::default().allow("mcp__later__*"))
+        .approver(User::answering(Answer::Cancel))
+        .build()
+        .unwrap();
+    let result = coordinator
+        .call(ToolCall::new("mcp__later__later", "{}"))
+        .await;
+    assert_eq!(result.text(), "ready");
+    let calls = server.calls.lock().unwrap();
+    assert_eq!(calls.len(), 4);
+    let waited = calls[3] - calls[0];
+    assert!(
+        waited >= std::time::Duration::from_millis(300),
+        "sent again after {waited:?} in all"
+    );
 }

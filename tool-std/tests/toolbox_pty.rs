@@ -538,3 +538,25 @@ fn a_tool_asking_for_the_roots_gets_the_workspace() {
     let root = url::Url::from_directory_path(dir.path().canonicalize().unwrap()).unwrap();
     assert_eq!(stdout.trim(), format!("roots: {root}"));
 }
+
+#[test]
+fn an_escape_sequence_in_a_call_is_shown_escaped_at_the_approval_prompt() {
+    let dir = workspace();
+    let root = dir.path().to_str().unwrap();
+    // Shown raw, `\e[2K\r` would erase the line so far: the user would read `: harmless`.
+    let arguments = r#"{"command": "touch gone \u001b[2K\r: harmless"}"#;
+    let mut terminal = Terminal::start(
+        &["call", "run_shell", arguments, "--workspace", root],
+        dir.path(),
+    );
+    let question = terminal.expect(PROMPT);
+    assert!(!question.contains('\u{1b}'), "{question:?}");
+    assert!(
+        question.contains(r"touch gone \u{1b}[2K\u{d}: harmless"),
+        "{question}"
+    );
+    terminal.type_keys("n\n\n");
+    let (status, _) = terminal.finish();
+    assert_eq!(status.code(), Some(1));
+    assert!(!dir.path().join("gone").exists());
+}

@@ -14,19 +14,29 @@
 //! - words of letters, digits and `_ - . / , : @ % + =`, and quoted parts: `'...'` (anything but
 //!   `'`) and `"..."` (anything but `" $ \` and backquote), separated by spaces or tabs. Any other
 //!   character (`$ ~ * ? [ { } ( ) < > | & ; # ! \` and backquote, a newline) leaves it to the shell;
-//! - the program's name is a plain word without `/` or `=` (not a path, not an assignment), not a
-//!   reserved word and not a builtin of bash (whose builtins differ from the programs of the
-//!   same name in corner cases: `echo`, `printf`, `pwd`, `kill`, `test`). `true` and `false`
+//! - the program's name is a plain word without `/` or `=` (not a path, not an assignment), not
+//!   starting with `%` (a job to bash: `%1` is `fg %1`), not a reserved word and not a builtin
+//!   of bash (whose builtins differ from the programs of the same name in corner cases:
+//!   `echo`, `printf`, `pwd`, `kill`, `test`). `true` and `false`
 //!   without arguments are the exception: they ignore everything and exit 0 and 1 whichever
 //!   runs them;
 //! - the program is found as an executable file in a `PATH` of absolute directories (the shell
 //!   resolves an empty or relative entry against the working directory, left to it);
-//! - the environment gives bash nothing to read first: no `BASH_ENV` or `ENV` file and no
-//!   exported function (`BASH_FUNC_*`), either of which could redefine the name.
+//! - the shell is bash (where there is none, `/bin/sh` runs every line: its rules differ);
+//! - the environment gives bash nothing to read first or to change: no `BASH_ENV` or `ENV`
+//!   file, no exported function (`BASH_FUNC_*`), no option it takes from the environment
+//!   (`SHELLOPTS`, `BASHOPTS`, `POSIXLY_CORRECT`, `EXECIGNORE`, which could trace the line or
+//!   hide the program), none of the variables bash replaces or drops when it starts (`IFS`,
+//!   `PPID`, `RANDOM`, `PS1`, ... and every `BASH*`), and a `SHLVL` bash would take without a
+//!   warning.
 //!
-//! What bash sets for the program is set too: `PWD` (the directory it runs in) and `_` (the
-//! program's path). Anything else (a program not found, not executable, or one the kernel
-//! cannot execute) goes to the shell, which reports it as users know it.
+//! What bash changes for the program is changed too: `PWD` (the inherited one when it names
+//! the directory the program runs in, else that directory's physical path, as bash takes it
+//! from `getcwd`), `SHLVL` (bash raises it and lowers it again before its exec: the same
+//! number, `0` when unset), `OLDPWD` (which bash drops unless it names a directory) and `_`
+//! (the program's path); as bash 5.2 does, against which the tests compare. Anything else (a
+//! program not found, not executable, or one the kernel cannot execute) goes to the shell,
+//! which reports it as users know it.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -40,11 +50,20 @@ pub(crate) struct Direct {
     /// The words as the program receives them, its name first (`argv[0]` as typed, as a shell
     /// passes it).
     pub(crate) words: Vec<String>,
+    /// The `PWD` inherited, which bash keeps when it names the directory the program runs in.
+    inherited_pwd: Option<OsString>,
+    /// The `SHLVL` bash leaves for the program it execs.
+    shell_level: String,
+    /// The `OLDPWD` inherited (absolute), which bash keeps only when it names a directory.
+    inherited_oldpwd: Option<OsString>,
 }
 
 impl Direct {
-    /// `command` as a [`Direct`], if nothing in it needs the shell.
+    /// `command` as a [`Direct`], if nothing in it needs the shell and the shell is bash.
     pub(crate) fn plan(command: &str) -> Option<Direct> {
+        if !is_bash(super::spawn::shell()) {
+            return None;
+        }
         Direct::plan_in(command, std::env::vars_os())
     }
 
@@ -59,17 +78,40 @@ impl Direct {
             return None;
         }
         let mut path = None;
+        let mut inherited_pwd = None;
+        let mut shell_level = String::from("0");
+        let mut inherited_oldpwd = None;
         for (key, value) in env {
             let read_first = (key == "BASH_ENV" || key == "ENV") && !value.is_empty();
-            if read_first || key.as_encoded_bytes().starts_with(b"BASH_FUNC_") {
+            let bash_changes = key.as_encoded_bytes().starts_with(b"BASH") && key != "BASH_ENV"
+                || BASH_TAKES_OR_REPLACES
+                    .binary_search(&key.to_str().unwrap_or(""))
+                    .is_ok();
+            if read_first || bash_changes {
                 return None;
             }
             if key == "PATH" {
                 path = Some(value);
+            } else if key == "PWD" {
+                inherited_pwd = Some(value);
+            } else if key == "SHLVL" {
+                shell_level = level_bash_leaves(&value)?;
+            } else if key == "OLDPWD" {
+                // A relative one bash looks for from the directory it starts in; left to it.
+                if !Path::new(&value).is_absolute() {
+                    return None;
+                }
+                inherited_oldpwd = Some(value);
             }
         }
         let program = find_on_path(name, &path?)?;
-        Some(Direct { program, words })
+        Some(Direct {
+            program,
+            words,
+            inherited_pwd,
+            shell_level,
+            inherited_oldpwd,
+        })
     }
 
     /// The command to start: the program with its words, in `workdir`, with the variables bash
@@ -77,12 +119,72 @@ impl Direct {
     pub(crate) fn command(&self, workdir: &Path) -> Command {
         let mut command = Command::new(&self.program);
         std::os::unix::process::CommandExt::arg0(&mut command, &self.words[0]);
-        command
-            .args(&self.words[1..])
-            .env("PWD", workdir)
-            .env("_", &self.program);
+        command.args(&self.words[1..]);
+        self.set_environment(&mut command, workdir);
         command
     }
+
+    /// Sets on `command` the variables bash changes before it execs the program in `workdir`.
+    fn set_environment(&self, command: &mut Command, workdir: &Path) {
+        command
+            .env("PWD", self.pwd(workdir))
+            .env("SHLVL", &self.shell_level)
+            .env("_", &self.program);
+        let keeps_oldpwd = self
+            .inherited_oldpwd
+            .as_ref()
+            .is_some_and(|oldpwd| Path::new(oldpwd).is_dir());
+        if !keeps_oldpwd {
+            command.env_remove("OLDPWD");
+        }
+    }
+
+    /// The `PWD` bash gives a program it runs in `workdir`: the inherited one if it is
+    /// absolute and names that directory, else the directory's physical path (bash's
+    /// `getcwd`).
+    fn pwd(&self, workdir: &Path) -> OsString {
+        use std::os::unix::fs::MetadataExt as _;
+        let same_directory = |inherited: &Path| {
+            let (Ok(a), Ok(b)) = (std::fs::metadata(inherited), std::fs::metadata(workdir)) else {
+                return false;
+            };
+            a.dev() == b.dev() && a.ino() == b.ino()
+        };
+        match &self.inherited_pwd {
+            Some(inherited)
+                if Path::new(inherited).is_absolute() && same_directory(Path::new(inherited)) =>
+            {
+                inherited.clone()
+            }
+            _ => std::fs::canonicalize(workdir)
+                .unwrap_or_else(|_| workdir.to_owned())
+                .into_os_string(),
+        }
+    }
+}
+
+/// The `SHLVL` bash leaves for the program it execs when it inherited `value`: bash adds one
+/// at start-up and takes it off again before the exec, so a plain number stays (written
+/// plainly) and anything else becomes `0`. `None` for a level bash would warn about (999 and
+/// up: it resets it with a message) or a number in a form bash reads its own way.
+fn level_bash_leaves(value: &OsStr) -> Option<String> {
+    let value = value.to_str()?;
+    if value.is_empty() {
+        return Some(String::from("0"));
+    }
+    if !value.bytes().all(|b| b.is_ascii_digit()) {
+        // `+3`, ` 3`, `-2` and `x` are each read by bash's own rules; leave them to it.
+        return None;
+    }
+    let level: u64 = value.parse().ok()?;
+    (level < 999).then(|| level.to_string())
+}
+
+/// Whether `shell` is bash, whose behaviour [`Direct`] reproduces. Another `sh` has rules of
+/// its own (dash leaves `SHLVL` and `OLDPWD` alone; busybox's runs its applets before the
+/// `PATH`'s programs), so without bash every line is the shell's.
+fn is_bash(shell: &Path) -> bool {
+    shell.file_name() == Some(OsStr::new("bash"))
 }
 
 /// The words of `command` with their quotes removed, if it holds nothing but literal words.
@@ -135,7 +237,8 @@ fn runs_the_same_without_bash(name: &str, arguments: &[String]) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-.,:@%+".contains(c));
-    if !plain {
+    // A first word starting with `%` is a job to bash (`%1` is `fg %1`), never a program.
+    if !plain || name.starts_with('%') {
         return false;
     }
     if matches!(name, "true" | "false") {
@@ -159,6 +262,30 @@ fn find_on_path(name: &str, path: &OsStr) -> Option<PathBuf> {
     }
     None
 }
+
+/// Variables bash takes options from, or replaces or drops when it starts, so that a program
+/// it runs sees something else than was inherited (besides `PWD`, `SHLVL`, `OLDPWD` and `_`,
+/// which [`Direct::command`] sets as bash does, and the `BASH*` names, all left to bash),
+/// sorted.
+const BASH_TAKES_OR_REPLACES: &[&str] = &[
+    "COMP_WORDBREAKS",
+    "EPOCHREALTIME",
+    "EPOCHSECONDS",
+    "EXECIGNORE",
+    "HISTCMD",
+    "IFS",
+    "LINENO",
+    "OPTERR",
+    "OPTIND",
+    "POSIXLY_CORRECT",
+    "PPID",
+    "PS1",
+    "PS2",
+    "PS4",
+    "RANDOM",
+    "SHELLOPTS",
+    "SRANDOM",
+];
 
 /// bash's reserved words (`compgen -k`), sorted.
 const BASH_RESERVED: &[&str] = &[
@@ -250,6 +377,7 @@ mod tests {
 
     #[test]
     fn the_word_lists_are_sorted_for_binary_search() {
+        assert!(BASH_TAKES_OR_REPLACES.is_sorted());
         assert!(BASH_RESERVED.is_sorted());
         assert!(BASH_BUILTINS.is_sorted());
     }
@@ -327,6 +455,29 @@ mod tests {
     }
 
     #[test]
+    fn a_shell_other_than_bash_is_not_stood_in_for() {
+        assert!(is_bash(Path::new("/usr/bin/bash")));
+        for shell in [
+            "/bin/sh",
+            "/bin/dash",
+            "/bin/busybox",
+            "/usr/bin/bash-static",
+        ] {
+            assert!(!is_bash(Path::new(shell)), "{shell}");
+        }
+    }
+
+    #[test]
+    fn a_program_named_like_a_job_is_left_to_the_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join("%1");
+        std::fs::write(&job, "#!/bin/sh\necho ran\n").unwrap();
+        std::fs::set_permissions(&job, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        assert_eq!(plan_with("%1", dir.path().to_str().unwrap(), &[]), None);
+    }
+
+    #[test]
     fn a_file_bash_reads_first_or_an_exported_function_keeps_the_shell() {
         let path = std::env::var("PATH").unwrap();
         for variable in [
@@ -360,5 +511,102 @@ mod tests {
         let path = std::env::join_paths([first.path(), second.path()]).unwrap();
         let planned = plan_with("tool", path.to_str().unwrap(), &[]).unwrap();
         assert_eq!(planned.program, second.path().join("tool"));
+    }
+
+    /// What a command printed on stdout and its exit status.
+    type Outcome = (Vec<u8>, Option<i32>);
+
+    /// Output and exit status of `command` in `workdir` with exactly the variables `env`, run
+    /// by bash and run directly.
+    fn both_ways(command: &str, workdir: &Path, env: &[(&str, &str)]) -> (Outcome, Outcome) {
+        let env: Vec<(OsString, OsString)> = env
+            .iter()
+            .map(|(key, value)| (OsString::from(key), OsString::from(value)))
+            .collect();
+        let outcome = |mut command: Command| {
+            let output = command
+                .env_clear()
+                .envs(env.iter().cloned())
+                .current_dir(workdir)
+                .output()
+                .unwrap();
+            (output.stdout, output.status.code())
+        };
+        let mut bash = Command::new("bash");
+        bash.arg("-c").arg(command);
+        let direct = Direct::plan_in(command, env.iter().cloned())
+            .unwrap_or_else(|| panic!("{command:?} in {env:?} is not run directly"));
+        let mut program = Command::new(&direct.program);
+        std::os::unix::process::CommandExt::arg0(&mut program, &direct.words[0]);
+        program.args(&direct.words[1..]);
+        let program_outcome = {
+            let env = env.clone();
+            move |mut program: Command| {
+                program.env_clear().envs(env).current_dir(workdir);
+                direct.set_environment(&mut program, workdir);
+                let output = program.output().unwrap();
+                (output.stdout, output.status.code())
+            }
+        };
+        (outcome(bash), program_outcome(program))
+    }
+
+    #[test]
+    fn a_program_run_directly_is_given_pwd_shlvl_and_oldpwd_as_bash_gives_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let path = std::env::var("PATH").unwrap();
+        let (link_text, real_text) = (link.to_str().unwrap(), real.to_str().unwrap());
+        for workdir in [&link, &real] {
+            for more in [
+                &[][..],
+                &[("SHLVL", "5")],
+                &[("SHLVL", "007")],
+                &[("SHLVL", "")],
+                &[("OLDPWD", "/")],
+                &[("OLDPWD", "/nonexistent")],
+                &[("PWD", "/")],
+                &[("PWD", link_text)],
+                &[("PWD", real_text)],
+            ] {
+                let env: Vec<_> = [("PATH", path.as_str())]
+                    .into_iter()
+                    .chain(more.iter().copied())
+                    .collect();
+                let (by_bash, direct) = both_ways("printenv PWD SHLVL OLDPWD", workdir, &env);
+                assert_eq!(
+                    String::from_utf8_lossy(&direct.0),
+                    String::from_utf8_lossy(&by_bash.0),
+                    "in {workdir:?} with {more:?}"
+                );
+                assert_eq!(direct.1, by_bash.1, "in {workdir:?} with {more:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_environment_bash_would_act_on_keeps_the_shell() {
+        let path = std::env::var("PATH").unwrap();
+        for variable in [
+            ("SHELLOPTS", "xtrace"),
+            ("BASHOPTS", "xpg_echo"),
+            ("BASH_XTRACEFD", "2"),
+            ("EXECIGNORE", "*/ls"),
+            ("POSIXLY_CORRECT", "1"),
+            ("IFS", ":"),
+            ("PPID", "1"),
+            ("PS4", "> "),
+            ("RANDOM", "4"),
+            ("SHLVL", "999"),
+            ("SHLVL", "x"),
+            ("SHLVL", "-1"),
+            ("SHLVL", " 2"),
+        ] {
+            assert_eq!(plan_with("ls", &path, &[variable]), None, "{variable:?}");
+        }
+        assert!(plan_with("ls", &path, &[("SHLVL", "998")]).is_some());
     }
 }

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tool_core::BoxFuture;
+
+use crate::form::printable;
 use tool_core::approval::{
     Answer, ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, QuestionRequest,
     RequestKind, Root, Sampled, SamplingRequest, Unanswered,
@@ -25,8 +27,9 @@ pub struct Console {
     settings: Option<PathBuf>,
     /// The workspace roots, given to a tool that asks for the roots.
     roots: Vec<PathBuf>,
-    /// One prompt at a time: two calls asking at once would interleave their lines.
-    terminal: tokio::sync::Mutex<()>,
+    /// One prompt at a time: two calls asking at once would interleave their lines. Held by
+    /// the prompt's thread until it has read its answer, even when nobody waits for it.
+    terminal: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Console {
@@ -36,20 +39,46 @@ impl Console {
         Console {
             settings,
             roots,
-            terminal: tokio::sync::Mutex::new(()),
+            terminal: std::sync::Arc::default(),
         }
     }
 
-    /// Runs `prompt` on the blocking pool with the terminal to itself.
+    /// Runs `prompt` on a thread of its own with the terminal to itself; `None` if it could
+    /// not run or panicked.
+    ///
+    /// A read of the terminal cannot be called off, so a prompt whose asker stops waiting (its
+    /// call cancelled or timed out, a server's question withdrawn) runs on until the user
+    /// answers it: on a plain thread, which the runtime does not wait for when it shuts down
+    /// (on its blocking pool `toolbox call` would hang after printing its result), holding
+    /// the terminal meanwhile, so the next prompt waits for it instead of having its first
+    /// line read by it, and the progress line stays off until it is done.
     async fn at_terminal<T: Send + 'static>(
         &self,
         prompt: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
-        let _terminal = self.terminal.lock().await;
-        PROMPTING.store(true, Ordering::SeqCst);
-        let answer = tokio::task::spawn_blocking(prompt).await.ok();
-        PROMPTING.store(false, Ordering::SeqCst);
-        answer
+        /// Clears [`PROMPTING`] when the prompt ends, even by a panic.
+        struct Prompting;
+        impl Drop for Prompting {
+            fn drop(&mut self) {
+                PROMPTING.store(false, Ordering::SeqCst);
+            }
+        }
+        let terminal = std::sync::Arc::clone(&self.terminal).lock_owned().await;
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("toolbox-prompt".to_owned())
+            .spawn(move || {
+                let _terminal = terminal;
+                PROMPTING.store(true, Ordering::SeqCst);
+                let answered = {
+                    let _prompting = Prompting;
+                    prompt()
+                };
+                // After PROMPTING is cleared: whoever waits sees the terminal free.
+                let _ = answer.send(answered);
+            })
+            .ok()?;
+        answered.await.ok()
     }
 }
 
@@ -116,16 +145,28 @@ fn ask(request: &ApprovalRequest, settings: Option<&Path>) -> ApprovalResponse {
     let stdin = std::io::stdin();
     let mut stderr = std::io::stderr();
     match &request.kind {
+        // The model's text (and an imported server's): escape sequences are shown, not sent.
         RequestKind::Plan { plan } => {
-            let _ = writeln!(stderr, "\nThe model presents a plan:\n{plan}\n");
+            let _ = writeln!(
+                stderr,
+                "\nThe model presents a plan:\n{}\n",
+                printable(plan, true)
+            );
         }
         _ => {
-            let _ = writeln!(stderr, "\n{}\n  {}", request.preview, request.reason);
+            let _ = writeln!(
+                stderr,
+                "\n{}\n  {}",
+                printable(&request.preview, true),
+                printable(&request.reason, true)
+            );
         }
     }
     let rule = request.suggested_rule.as_deref();
     loop {
-        let pattern = rule.map_or(String::new(), |rule| format!(", [p]attern {rule}"));
+        let pattern = rule.map_or(String::new(), |rule| {
+            format!(", [p]attern {}", printable(rule, false))
+        });
         let _ = write!(
             stderr,
             "Allow? [y]es once, [s]ession, [a]lways{pattern}, [n]o: "
@@ -289,5 +330,54 @@ mod tests {
             .block_on(console.sample("t", &SamplingRequest::new("hi", 5)))
             .unwrap_err();
         assert!(refused.reason.contains("runs without one"), "{refused}");
+    }
+
+    #[test]
+    fn an_abandoned_prompt_neither_holds_up_the_exit_nor_lets_the_next_prompt_in() {
+        let console = std::sync::Arc::new(Console::new(None, Vec::new()));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let order = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let started = std::time::Instant::now();
+        runtime.block_on(async {
+            // The user never answers the first prompt while its asker waits.
+            let first = std::sync::Arc::clone(&order);
+            let abandoned = tokio::time::timeout(
+                std::time::Duration::from_millis(50),
+                console.at_terminal(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(400));
+                    first.lock().unwrap().push("first");
+                }),
+            )
+            .await;
+            assert!(abandoned.is_err());
+            let second = std::sync::Arc::clone(&order);
+            console
+                .at_terminal(move || second.lock().unwrap().push("second"))
+                .await
+                .unwrap();
+        });
+        // The next prompt waited for the abandoned one to have its line.
+        assert_eq!(*order.lock().unwrap(), ["first", "second"]);
+        assert!(!PROMPTING.load(Ordering::SeqCst));
+        // An abandoned prompt still reading does not keep the runtime from shutting down.
+        let console2 = std::sync::Arc::clone(&console);
+        runtime.spawn(async move {
+            console2
+                .at_terminal(|| std::thread::sleep(std::time::Duration::from_secs(5)))
+                .await
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let dropping = std::time::Instant::now();
+        drop(runtime);
+        assert!(
+            dropping.elapsed() < std::time::Duration::from_secs(2),
+            "the runtime waited {:?} for a prompt nobody waits for",
+            dropping.elapsed()
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(4));
     }
 }

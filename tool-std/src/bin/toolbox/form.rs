@@ -4,6 +4,11 @@
 //! Enter skips an optional field; an answer that does not fit is asked again with the reason.
 //! The user can decline or cancel: Enter on a required field offers both, the review at the end
 //! offers both, and Ctrl-D (the terminal closing) cancels.
+//!
+//! Everything shown comes from the tool, often a server we do not control, so it reaches the
+//! terminal through [`printable`]: control characters (an escape sequence could clear the
+//! screen, move the cursor or retitle the window, and so fake a prompt) and bidirectional
+//! overrides are shown escaped, never written raw.
 
 use std::io::{BufRead, Write};
 
@@ -23,7 +28,12 @@ pub fn ask(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Answer {
-    let _ = writeln!(out, "\n`{tool}` asks: {}", question.message());
+    let _ = writeln!(
+        out,
+        "\n`{}` asks: {}",
+        printable(tool, false),
+        printable(question.message(), true)
+    );
     let _ = writeln!(
         out,
         "(Enter takes the default or skips an optional field; Enter on a required field offers to decline or cancel; Ctrl-D cancels.)"
@@ -43,6 +53,7 @@ pub fn ask(
             continue;
         }
         let shown = Value::Object(content.clone()).to_string();
+        let shown = printable(&shown, false);
         match choose(
             input,
             out,
@@ -90,19 +101,25 @@ fn field_answer(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<Option<Value>, Left> {
-    let label = field["title"].as_str().unwrap_or(name);
+    let label = printable(field["title"].as_str().unwrap_or(name), false);
     let _ = writeln!(out);
     if let Some(description) = field["description"].as_str() {
-        let _ = writeln!(out, "  {description}");
+        let _ = writeln!(out, "  {}", printable(description, true));
     }
     let choices = choices(field);
     for (index, (value, title)) in choices.iter().enumerate() {
         match title {
             Some(title) if title != value => {
-                let _ = writeln!(out, "    {}) {title} ({value})", index + 1);
+                let _ = writeln!(
+                    out,
+                    "    {}) {} ({})",
+                    index + 1,
+                    printable(title, false),
+                    printable(value, false)
+                );
             }
             _ => {
-                let _ = writeln!(out, "    {}) {value}", index + 1);
+                let _ = writeln!(out, "    {}) {}", index + 1, printable(value, false));
             }
         }
     }
@@ -112,7 +129,7 @@ fn field_answer(
         hints.push("optional".to_owned());
     }
     if let Some(default) = default {
-        hints.push(format!("default {}", shown(default)));
+        hints.push(format!("default {}", printable(&shown(default), false)));
     }
     let prompt = format!("  {label} ({}): ", hints.join(", "));
     loop {
@@ -349,6 +366,29 @@ fn fits_format(format: &str, text: &str) -> bool {
     }
 }
 
+/// `text` as it may reach the terminal: a control character (other than a newline or a tab,
+/// when `newlines`) or a bidirectional override written as its escape (`\u{1b}`), so a
+/// server's or a model's text cannot send the terminal an escape sequence or reorder what is
+/// shown.
+pub fn printable(text: &str, newlines: bool) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && !(newlines && matches!(c, '\n' | '\t')))
+            || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            shown.extend(c.escape_unicode());
+        } else {
+            shown.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(shown)
+}
+
 /// One of `answers`, asked until typed; `None` when the terminal closed.
 fn choose(
     input: &mut impl BufRead,
@@ -496,5 +536,37 @@ mod tests {
             answer,
             Answer::Accept(json!({"name": "Bob"}).as_object().unwrap().clone())
         );
+    }
+
+    #[test]
+    fn a_servers_escape_sequences_are_shown_escaped_not_sent_to_the_terminal() {
+        let schema = json!({"type": "object", "properties": {
+            "pick": {
+                "type": "string",
+                "title": "Pick\u{1b}[2J",
+                "description": "Say\u{1b}]0;owned\u{7} it\nplease \u{202e}kcip",
+                "enum": ["a\u{1b}[1A", "b"],
+                "enumNames": ["A\u{9b}31m", "B"],
+                "default": "a\u{1b}[1A"
+            }
+        }});
+        let question = Question::new("Tell me\u{1b}[H\u{1b}[J\nreally", schema).unwrap();
+        let mut out = Vec::new();
+        let answer = ask("t\u{1b}[31m", &question, &mut "1\ny\n".as_bytes(), &mut out);
+        let shown = String::from_utf8(out).unwrap();
+        for raw in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+            assert!(
+                !shown.contains(raw),
+                "{raw:?} reached the terminal: {shown:?}"
+            );
+        }
+        assert!(shown.contains("Pick\\u{1b}[2J"), "{shown}");
+        // A message's and a description's own lines stay lines.
+        assert!(
+            shown.contains("Tell me\\u{1b}[H\\u{1b}[J\nreally"),
+            "{shown}"
+        );
+        assert!(shown.contains(" it\nplease \\u{202e}kcip"), "{shown}");
+        assert!(matches!(answer, Answer::Accept(_)), "{shown}");
     }
 }

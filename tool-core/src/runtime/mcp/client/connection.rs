@@ -360,7 +360,7 @@ pub(super) struct Handler {
 
 impl Handler {
     /// `answering`'s result for the call `context` belongs to, or a refusal with the reason;
-    /// given up when the server cancels its request.
+    /// given up when the server cancels its request or the call ends.
     async fn answer<T, F>(
         &self,
         context: &RequestContext<RoleClient>,
@@ -371,9 +371,15 @@ impl Handler {
     {
         let refused = |reason: String| ErrorData::new(ErrorCode::INVALID_REQUEST, reason, None);
         let asker = self.asks.route(context).await.map_err(refused)?;
+        let ended = asker.ended().clone();
         tokio::select! {
             answered = answering(asker) => answered.map_err(refused),
             () = context.ct.cancelled() => Err(refused("the server cancelled its request".to_owned())),
+            // A question must not outlive the call it was asked for: our user would answer
+            // for a call that is over.
+            () = ended.cancelled() => Err(refused(
+                "the tool call this request came with has ended, so its question was withdrawn".to_owned(),
+            )),
         }
     }
 }

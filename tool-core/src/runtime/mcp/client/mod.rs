@@ -100,10 +100,14 @@
 //!   `sampling/createMessage` (text messages only) or `roots/list` while the call waits. Over
 //!   streamable HTTP the request comes on the call's own response stream and goes to that
 //!   call; over stdio nothing says which call asks, so it goes to the only call in flight on
-//!   the connection, and is refused, saying why, while several are.
+//!   the connection, and is refused, saying why, while several are. A question still being
+//!   asked when its call ends (the server's tool returned without waiting for the answer) is
+//!   withdrawn from our user and refused.
 //! - At 2026-07-28 the call's result is `input_required`: its requests are answered one at a
 //!   time, in order, and the call sent again with the answers and the server's request state,
-//!   for at most 10 rounds; cancelling the call stops the rounds. A request the session
+//!   for at most 10 rounds; cancelling the call stops the rounds. A round that asks nothing
+//!   (a request state alone: "come back later") is sent again after a pause that grows from
+//!   50 to 250 ms, as rmcp's own client waits. A request the session
 //!   cannot answer ends the call with an error giving the reason (the retry carries answers
 //!   only).
 //!
@@ -449,11 +453,17 @@ impl McpClient {
         let server = &self.inner.config.name;
         let connection = self.live().await.map_err(ToolError::from_error)?;
         let asker = Arc::new(questions::Asker::of(ctx));
+        // However this call ends, a question the server asked for it is withdrawn then.
+        let _ending = asker.ending();
         let mut params = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
-        for _round in 0..MAX_ROUNDS {
+        // Up to MAX_ROUNDS rounds of answers, each sent: the call is sent once more than
+        // that, and a server still asking then is given up on before our user is asked again.
+        let mut state_only_rounds = 0;
+        for round in 0..=MAX_ROUNDS {
             let response = self.send_round(&connection, &params, &asker, ctx).await?;
             let asked = match response {
                 Ok(ServerResult::CallToolResult(result)) => return tool::output(result),
+                Ok(ServerResult::InputRequiredResult(_)) if round == MAX_ROUNDS => break,
                 Ok(ServerResult::InputRequiredResult(asked)) => asked,
                 Ok(_) => {
                     return Err(ToolError::failed(format!(
@@ -475,6 +485,23 @@ impl McpClient {
                     )));
                 }
             };
+            // A round that asks nothing (a request state alone) says "come back later": sent
+            // again after a pause that grows, as rmcp's own client does, not at once.
+            if asked
+                .input_requests
+                .as_ref()
+                .is_none_or(|requests| requests.is_empty())
+            {
+                let pause = state_only_pause(state_only_rounds);
+                state_only_rounds += 1;
+                tokio::select! {
+                    biased;
+                    () = ctx.cancellation().cancelled() => return Err(ToolError::Cancelled),
+                    () = tokio::time::sleep(pause) => {}
+                }
+            } else {
+                state_only_rounds = 0;
+            }
             // Answered one at a time, in the server's order: a person answers one form at a
             // time.
             let mut responses = InputResponses::new();
@@ -504,7 +531,7 @@ impl McpClient {
             params.request_state = asked.request_state;
         }
         Err(ToolError::failed(format!(
-            "MCP server `{server}`'s tool `{remote}` still asked for input after {MAX_ROUNDS} rounds of answers, so the call was given up"
+            "MCP server `{server}`'s tool `{remote}` still asked for input after {MAX_ROUNDS} rounds (of answers, or of waiting when it asked for nothing), so the call was given up"
         )))
     }
 
@@ -565,6 +592,12 @@ impl McpClient {
 /// How many `input_required` rounds one call answers before giving up (rmcp's own default):
 /// a server that keeps asking does not keep the call alive for ever.
 const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
+/// The pause before sending a call again after its `state_only_rounds`-th round in a row
+/// that asked for nothing: 50, 100, 200, then 250 ms (rmcp's client's schedule).
+fn state_only_pause(state_only_rounds: u32) -> std::time::Duration {
+    std::time::Duration::from_millis((50u64 << state_only_rounds.min(3)).min(250))
+}
 
 /// A call's progress route, removed when the call ends however it ends.
 struct Routed {

@@ -48,6 +48,9 @@ pub(super) struct Asker {
     pending: Mutex<Option<ToolError>>,
     /// Fires with `pending`.
     stop: CancellationToken,
+    /// Fires when the call has ended, however it ended: a question still being asked for it
+    /// is withdrawn.
+    ended: CancellationToken,
 }
 
 impl Asker {
@@ -75,7 +78,19 @@ impl Asker {
             roots,
             pending: Mutex::new(None),
             stop: CancellationToken::new(),
+            ended: CancellationToken::new(),
         }
+    }
+
+    /// Cancelled when the call has ended; the call holds [`ending`](Self::ending)'s guard.
+    pub(super) fn ended(&self) -> &CancellationToken {
+        &self.ended
+    }
+
+    /// A guard that marks the call ended when dropped (answered, failed, cancelled, dropped
+    /// by a timeout, or panicked).
+    pub(super) fn ending(&self) -> tokio_util::sync::DropGuard {
+        self.ended.clone().drop_guard()
     }
 
     /// Cancelled when the call must stop and return [`take_pending`](Self::take_pending).
@@ -215,6 +230,8 @@ impl Drop for Registered {
         self.routes
             .lock()
             .retain(|route| route.serial != self.serial);
+        // A request waiting for an untied call to be tied learns that this one never will be.
+        self.routes.registered.notify_waiters();
     }
 }
 
@@ -248,6 +265,12 @@ impl AskRoutes {
             Some(InboundStreamOrigin::OutboundRequest(id)) => Some(id.clone()),
             _ => None,
         };
+        self.route_tied(id).await
+    }
+
+    /// [`route`](Self::route) for a request tied to the call `id` (`None`: to no call),
+    /// waiting up to [`TIE_WAIT`] for a call being sent to be tied.
+    async fn route_tied(&self, id: Option<RequestId>) -> Result<Arc<Asker>, String> {
         let deadline = tokio::time::Instant::now() + TIE_WAIT;
         loop {
             let registered = self.registered.notified();
@@ -361,6 +384,33 @@ mod tests {
         );
         let gone = routed_to(routes.find(Some(&RequestId::Number(3)))).unwrap_err();
         assert!(gone.contains("not (or no longer) in flight"), "{gone}");
+    }
+
+    #[tokio::test]
+    async fn a_request_waiting_for_a_call_being_sent_is_refused_at_once_when_the_send_fails() {
+        let routes = Arc::new(AskRoutes::default());
+        let being_sent = routes.register(asker("first"));
+        let waiting = {
+            let routes = Arc::clone(&routes);
+            tokio::spawn(async move { routes.route_tied(Some(RequestId::Number(7))).await })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let started = tokio::time::Instant::now();
+        // The send failed: the call is gone without ever being tied.
+        drop(being_sent);
+        let refused = match waiting.await.unwrap() {
+            Ok(_) => panic!("routed to a call that never was tied"),
+            Err(reason) => reason,
+        };
+        assert!(
+            refused.contains("not (or no longer) in flight"),
+            "{refused}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "refused only after {:?}",
+            started.elapsed()
+        );
     }
 
     #[tokio::test]
