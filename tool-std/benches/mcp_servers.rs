@@ -24,7 +24,9 @@ use rmcp::ServiceExt;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
-const WARM_UP: usize = 20;
+/// Warm-up calls per operation, enough for the Node server's JIT to settle, so that each
+/// server is measured at its best.
+const WARM_UP: usize = 200;
 /// The warm-up stops early after this long, and the measured calls after [`BUDGET`].
 const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
 const BUDGET: Duration = Duration::from_secs(15);

@@ -199,10 +199,12 @@ pub(crate) fn serve(
 /// The runtime of a server over stdio: one thread. Its one client's requests arrive one line
 /// at a time, and on a multi-threaded runtime each went from the thread reading stdin to
 /// another that ran the call and on to the one writing the answer, each hand-over a wake-up of
-/// a sleeping thread: a call of `think` took 61 µs that way and takes 19 µs on one thread
-/// (Python client, p50). Tools that block run on Tokio's blocking pool either way, and
-/// `execute`'s interpreter on a thread of its own, so a long call does not stop the server
-/// reading the next request or a cancellation.
+/// a sleeping thread. What that costs depends on the machine: on this 2-core VM a call of
+/// `think` took 61 µs that way and takes 19 µs on one thread while the other core is busy
+/// (Python client, p50); with both cores idle, waking either way costs the same, about 60 µs
+/// a round trip. Tools that block run on Tokio's blocking pool either way, and `execute`'s
+/// interpreter on a thread of its own, so a long call does not stop the server reading the
+/// next request or a cancellation.
 fn stdio_runtime() -> Result<tokio::runtime::Runtime, Failure> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
