@@ -474,6 +474,35 @@ async fn a_question_is_withdrawn_from_our_user_when_its_call_ends() {
     }
 }
 
+/// A client of `server` (an rmcp server written here, served over TCP) through the Python
+/// relay of `questions.py`, named `name`. `None` without the relay's Python.
+async fn relayed(name: &str, server: impl rmcp::ServerHandler + Clone) -> Option<McpClient> {
+    let python = python()?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let server = server.clone();
+            tokio::spawn(async move {
+                if let Ok(running) = server.serve(stream.into_split()).await {
+                    let _ = running.waiting().await;
+                }
+            });
+        }
+    });
+    let relay = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/questions.py");
+    let config = McpServerConfig::stdio(
+        name,
+        python.display().to_string(),
+        [
+            relay.display().to_string(),
+            "relay".to_owned(),
+            port.to_string(),
+        ],
+    );
+    Some(McpClient::connect(config).await.unwrap())
+}
+
 /// A server whose one tool answers its first three calls with an `input_required` result that
 /// asks for nothing but carries a request state ("come back later"), then with a result;
 /// when each call came.
@@ -526,46 +555,11 @@ impl rmcp::ServerHandler for ComeBackLater {
 /// 200 ms, at most 250), not at once, which would spend the rounds in a few milliseconds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_round_asking_nothing_is_sent_again_after_a_pause() {
-    let Some(python) = python() else {
+    let server = ComeBackLater::default();
+    let Some(client) = relayed("later", server.clone()).await else {
         return;
     };
-    let server = ComeBackLater::default();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    {
-        let server = server.clone();
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let server = server.clone();
-                tokio::spawn(async move {
-                    if let Ok(running) = server.serve(stream.into_split()).await {
-                        let _ = running.waiting().await;
-                    }
-                });
-            }
-        });
-    }
-    let relay = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/questions.py");
-    let config = McpServerConfig::stdio(
-        "later",
-        python.display().to_string(),
-        [
-            relay.display().to_string(),
-            "relay".to_owned(),
-            port.to_string(),
-        ],
-    );
-    let client = McpClient::connect(config).await.unwrap();
-    let mut toolset = Toolset::empty();
-    for tool in client.tools().await.unwrap() {
-        toolset.add(tool).unwrap();
-    }
-    let coordinator = Coordinator::builder()
-        .toolset(toolset)
-        .policy(PolicyBuilder::default().allow("mcp__later__*"))
-        .approver(User::answering(Answer::Cancel))
-        .build()
-        .unwrap();
+    let coordinator = importing(&client, "later", User::answering(Answer::Cancel)).await;
     let result = coordinator
         .call(ToolCall::new("mcp__later__later", "{}"))
         .await;
@@ -577,4 +571,118 @@ async fn a_round_asking_nothing_is_sent_again_after_a_pause() {
         waited >= std::time::Duration::from_millis(300),
         "sent again after {waited:?} in all"
     );
+}
+
+/// A coordinator calling the tools of `client` (the server `name`), its approver `approver`.
+async fn importing(client: &McpClient, name: &str, approver: impl Approver) -> Coordinator {
+    let mut toolset = Toolset::empty();
+    for tool in client.tools().await.unwrap() {
+        toolset.add(tool).unwrap();
+    }
+    Coordinator::builder()
+        .toolset(toolset)
+        .policy(PolicyBuilder::default().allow(format!("mcp__{name}__*")))
+        .approver(approver)
+        .build()
+        .unwrap()
+}
+
+/// A 2026-07-28 server whose tool `forms` asks `count` questions in one `input_required`
+/// round, then answers with the responses it was sent.
+#[derive(Clone)]
+struct ManyForms {
+    count: usize,
+}
+
+impl rmcp::ServerHandler for ManyForms {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let schema = json!({"type": "object"}).as_object().unwrap().clone();
+        let tool = rmcp::model::Tool::new("forms", "Asks several questions at once.", schema);
+        Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        if let Some(responses) = request.input_responses {
+            let text = serde_json::to_string(&responses).unwrap();
+            return Ok(rmcp::model::CallToolResponse::Complete(
+                rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]),
+            ));
+        }
+        let questions = (0..self.count)
+            .map(|index| {
+                let request = json!({
+                    "method": "elicitation/create",
+                    "params": {
+                        "mode": "form",
+                        "message": format!("Question {index}?"),
+                        "requestedSchema": {"type": "object", "properties": {"answer": {"type": "string"}}},
+                    },
+                });
+                (format!("q{index:02}"), serde_json::from_value(request).unwrap())
+            })
+            .collect();
+        Ok(rmcp::model::CallToolResponse::InputRequired(
+            rmcp::model::InputRequiredResult::new(Some(questions), Some("asked".to_owned())),
+        ))
+    }
+}
+
+/// The user cancelling one form of a round dismisses the round's other forms with it: they
+/// are answered `cancel` without being put in front of the user one after another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_the_user_cancels_cancels_the_other_forms_of_its_round_unasked() {
+    let Some(client) = relayed("many", ManyForms { count: 3 }).await else {
+        return;
+    };
+    let user = User::answering(Answer::Cancel);
+    let asked = Arc::clone(&user.asked);
+    let coordinator = importing(&client, "many", user).await;
+    let result = coordinator
+        .call(ToolCall::new("mcp__many__forms", "{}"))
+        .await;
+    assert!(!result.is_error(), "{}", result.text());
+    let sent: Value = serde_json::from_str(&result.text()).unwrap();
+    for key in ["q00", "q01", "q02"] {
+        assert_eq!(sent[key]["action"], "cancel", "{sent}");
+    }
+    assert_eq!(asked.lock().unwrap().len(), 1, "the user is asked once");
+}
+
+/// A round asking for more than 16 answers at once is refused before the user is asked any.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_of_more_than_sixteen_questions_is_refused_before_any_is_asked() {
+    let Some(client) = relayed("many", ManyForms { count: 17 }).await else {
+        return;
+    };
+    let user = User::answering(Answer::Decline);
+    let asked = Arc::clone(&user.asked);
+    let coordinator = importing(&client, "many", user).await;
+    let result = coordinator
+        .call(ToolCall::new("mcp__many__forms", "{}"))
+        .await;
+    assert!(result.is_error());
+    assert!(
+        result
+            .text()
+            .contains("asked for 17 answers at once; at most 16"),
+        "{}",
+        result.text()
+    );
+    assert!(asked.lock().unwrap().is_empty(), "nobody was asked");
 }

@@ -417,6 +417,7 @@ pub(super) fn to_sampling_request(params: &Value) -> Result<SamplingRequest, Str
     let max_tokens = params["maxTokens"]
         .as_u64()
         .and_then(|tokens| u32::try_from(tokens).ok())
+        .filter(|tokens| *tokens > 0)
         .ok_or("the sampling request has no `maxTokens` (a positive whole number)")?;
     let messages = params["messages"]
         .as_array()
@@ -1726,6 +1727,12 @@ mod tests {
             to_sampling_request(&no_tokens)
                 .unwrap_err()
                 .contains("maxTokens")
+        );
+        let zero_tokens = json!({"maxTokens": 0, "messages": [{"role": "user", "content": {"type": "text", "text": "x"}}]});
+        assert!(
+            to_sampling_request(&zero_tokens)
+                .unwrap_err()
+                .contains("a positive whole number")
         );
     }
 }

@@ -98,14 +98,16 @@
 //!
 //! - At 2025-11-25 the server sends `elicitation/create` (form mode only),
 //!   `sampling/createMessage` (text messages only) or `roots/list` while the call waits. Over
-//!   streamable HTTP the request comes on the call's own response stream and goes to that
-//!   call; over stdio nothing says which call asks, so it goes to the only call in flight on
-//!   the connection, and is refused, saying why, while several are. A question still being
+//!   streamable HTTP a request that comes on the call's own response stream goes to that
+//!   call; any other (over stdio nothing says which call asks; over HTTP some servers send it
+//!   on the standalone stream) goes to the only call in flight on the connection, and is
+//!   refused, saying why, while several are. A question still being
 //!   asked when its call ends (the server's tool returned without waiting for the answer) is
 //!   withdrawn from our user and refused.
 //! - At 2026-07-28 the call's result is `input_required`: its requests are answered one at a
 //!   time, in order, and the call sent again with the answers and the server's request state,
-//!   for at most 10 rounds; cancelling the call stops the rounds. A round that asks nothing
+//!   for at most 10 rounds of at most 16 requests; cancelling the call stops the rounds, and a
+//!   form the user cancels cancels the round's other forms without asking them. A round that asks nothing
 //!   (a request state alone: "come back later") is sent again after a pause that grows from
 //!   50 to 250 ms, as rmcp's own client waits. A request the session
 //!   cannot answer ends the call with an error giving the reason (the retry carries answers
@@ -504,9 +506,24 @@ impl McpClient {
             }
             // Answered one at a time, in the server's order: a person answers one form at a
             // time.
+            let requests = asked.input_requests.unwrap_or_default();
+            if requests.len() > MAX_REQUESTS_PER_ROUND {
+                return Err(ToolError::failed(format!(
+                    "MCP server `{server}`'s tool `{remote}` asked for {} answers at once; at most {MAX_REQUESTS_PER_ROUND} are put to this session in one round, so none was asked and the call was given up",
+                    requests.len()
+                )));
+            }
             let mut responses = InputResponses::new();
-            for (key, request) in asked.input_requests.unwrap_or_default() {
+            let mut user_cancelled = false;
+            for (key, request) in requests {
                 let request = serde_json::to_value(&request).unwrap_or_default();
+                let is_form = request["method"] == "elicitation/create";
+                if user_cancelled && is_form {
+                    // The user dismissed a form of this round: the others are dismissed with
+                    // it rather than put in front of them one after another.
+                    responses.insert(key, serde_json::json!({"action": "cancel"}));
+                    continue;
+                }
                 let answered = tokio::select! {
                     biased;
                     () = ctx.cancellation().cancelled() => return Err(ToolError::Cancelled),
@@ -514,6 +531,7 @@ impl McpClient {
                 };
                 match answered {
                     Ok(response) => {
+                        user_cancelled |= is_form && response["action"] == "cancel";
                         responses.insert(key, response);
                     }
                     Err(reason) => {
@@ -588,6 +606,10 @@ impl McpClient {
         Ok(response)
     }
 }
+
+/// How many requests one `input_required` round may carry: a server asking for more at once
+/// is refused before our user is asked any (a person answers forms one by one).
+const MAX_REQUESTS_PER_ROUND: usize = 16;
 
 /// How many `input_required` rounds one call answers before giving up (rmcp's own default):
 /// a server that keeps asking does not keep the call alive for ever.

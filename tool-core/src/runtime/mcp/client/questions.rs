@@ -257,6 +257,11 @@ impl AskRoutes {
     }
 
     /// The asker of the call a server's request belongs to, or why none can answer it.
+    ///
+    /// A request that came on a call's own HTTP response stream belongs to that call. Any
+    /// other (every request over stdio; over HTTP, one on the standalone GET stream, where
+    /// some servers send what a tool asks while it runs) goes to the only call in flight on the
+    /// connection, and is refused when there are several: it could be put to the wrong user.
     pub(super) async fn route(
         &self,
         context: &RequestContext<RoleClient>,
@@ -312,7 +317,7 @@ impl AskRoutes {
                 "no tool call of this client is in flight, so nobody can be asked".to_owned(),
             ),
             several => Found::Nobody(format!(
-                "{} tool calls of this client are in flight and the request does not say which one asks (over stdio nothing can; streamable HTTP sends it on the call's own response stream), so it cannot be put to the right user",
+                "{} tool calls of this client are in flight and the request does not say which one asks (over stdio nothing can; over streamable HTTP only a request sent on the call's own response stream does, and this one came on another), so it cannot be put to the right user",
                 several.len()
             )),
         }
