@@ -503,6 +503,25 @@ async fn relayed(name: &str, server: impl rmcp::ServerHandler + Clone) -> Option
     Some(McpClient::connect(config).await.unwrap())
 }
 
+/// The configuration of a server with tools and nothing else.
+fn tools_only() -> rmcp::model::ServerConfig {
+    rmcp::model::ServerConfig::new(
+        rmcp::model::ServerCapabilities::builder()
+            .enable_tools()
+            .build(),
+    )
+}
+
+/// A tool list of one tool taking any object.
+fn one_tool(name: &'static str, description: &'static str) -> rmcp::model::ListToolsResult {
+    let schema = json!({"type": "object"}).as_object().unwrap().clone();
+    rmcp::model::ListToolsResult::with_all_items(vec![rmcp::model::Tool::new(
+        name,
+        description,
+        schema,
+    )])
+}
+
 /// A server whose one tool answers its first three calls with an `input_required` result that
 /// asks for nothing but carries a request state ("come back later"), then with a result;
 /// when each call came.
@@ -513,11 +532,7 @@ struct ComeBackLater {
 
 impl rmcp::ServerHandler for ComeBackLater {
     fn get_info(&self) -> rmcp::model::ServerConfig {
-        rmcp::model::ServerConfig::new(
-            rmcp::model::ServerCapabilities::builder()
-                .enable_tools()
-                .build(),
-        )
+        tools_only()
     }
 
     async fn list_tools(
@@ -525,9 +540,7 @@ impl rmcp::ServerHandler for ComeBackLater {
         _request: Option<rmcp::model::PaginatedRequestParams>,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
-        let schema = json!({"type": "object"}).as_object().unwrap().clone();
-        let tool = rmcp::model::Tool::new("later", "Ready after a while.", schema);
-        Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
+        Ok(one_tool("later", "Ready after a while."))
     }
 
     async fn call_tool(
@@ -596,11 +609,7 @@ struct ManyForms {
 
 impl rmcp::ServerHandler for ManyForms {
     fn get_info(&self) -> rmcp::model::ServerConfig {
-        rmcp::model::ServerConfig::new(
-            rmcp::model::ServerCapabilities::builder()
-                .enable_tools()
-                .build(),
-        )
+        tools_only()
     }
 
     async fn list_tools(
@@ -608,9 +617,7 @@ impl rmcp::ServerHandler for ManyForms {
         _request: Option<rmcp::model::PaginatedRequestParams>,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
-        let schema = json!({"type": "object"}).as_object().unwrap().clone();
-        let tool = rmcp::model::Tool::new("forms", "Asks several questions at once.", schema);
-        Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
+        Ok(one_tool("forms", "Asks several questions at once."))
     }
 
     async fn call_tool(
