@@ -135,7 +135,7 @@ fn field_answer(
     loop {
         let _ = write!(out, "{prompt}");
         let _ = out.flush();
-        let line = read_line(input).ok_or(Left::Cancel)?;
+        let line = read_line(input, out).ok_or(Left::Cancel)?;
         let typed = line.trim();
         if typed.is_empty() {
             if let Some(default) = default {
@@ -157,7 +157,15 @@ fn field_answer(
                 _ => return Err(Left::Cancel),
             }
         }
-        match parse(field, &choices, typed) {
+        // Free text is taken as typed, spaces and all; a number, a y/n or a choice without
+        // the spaces around it.
+        let free_text = field["type"] == "string" && choices.is_empty();
+        let given = if free_text {
+            line.trim_end_matches(['\r', '\n'])
+        } else {
+            typed
+        };
+        match parse(field, &choices, given) {
             Ok(value) => return Ok(Some(value)),
             Err(reason) => {
                 let _ = writeln!(out, "  {reason}; try again.");
@@ -399,7 +407,7 @@ fn choose(
     loop {
         let _ = write!(out, "{prompt}");
         let _ = out.flush();
-        let line = read_line(input)?;
+        let line = read_line(input, out)?;
         let typed = line.trim().to_ascii_lowercase();
         if let Some(answer) = answers.iter().find(|answer| {
             typed
@@ -418,12 +426,24 @@ fn choose(
     }
 }
 
-/// A line, or `None` at the end of input (Ctrl-D) or on a read error.
-fn read_line(input: &mut impl BufRead) -> Option<String> {
-    let mut line = String::new();
-    match input.read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line),
+/// A line, or `None` at the end of input (Ctrl-D) or on a read error. A line that is not
+/// UTF-8 (a terminal set to another encoding) is asked for again, saying why.
+fn read_line(input: &mut impl BufRead, out: &mut impl Write) -> Option<String> {
+    loop {
+        let mut bytes = Vec::new();
+        match input.read_until(b'\n', &mut bytes) {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => match String::from_utf8(bytes) {
+                Ok(line) => return Some(line),
+                Err(_) => {
+                    let _ = write!(
+                        out,
+                        "  that line is not UTF-8 text (is the terminal set to another encoding?); type it again: "
+                    );
+                    let _ = out.flush();
+                }
+            },
+        }
     }
 }
 
@@ -463,6 +483,26 @@ mod tests {
             shown.contains("age (whole number 0-150, optional)"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn free_text_keeps_its_spaces_and_a_line_that_is_not_utf8_is_asked_again() {
+        let schema = json!({"type": "object", "properties": {
+            "motto": {"type": "string"},
+            "count": {"type": "integer"}
+        }, "required": ["motto"]});
+        let question = Question::new("Tell me", schema).unwrap();
+        let typed: &[u8] = b"\xff\xfe\n  two spaces  \n 7 \ny\n";
+        let mut out = Vec::new();
+        let answer = ask("t", &question, &mut &typed[..], &mut out);
+        let shown = String::from_utf8(out).unwrap();
+        let expected = json!({"motto": "  two spaces  ", "count": 7});
+        assert_eq!(
+            answer,
+            Answer::Accept(expected.as_object().unwrap().clone()),
+            "{shown}"
+        );
+        assert!(shown.contains("not UTF-8 text"), "{shown}");
     }
 
     #[test]
