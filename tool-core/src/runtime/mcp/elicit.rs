@@ -371,18 +371,24 @@ fn sampling_params(request: &SamplingRequest) -> Value {
     params
 }
 
-/// A `CreateMessageResult` (JSON) as the message a tool reads: its text parts, joined.
-fn to_sampled(result: &Value) -> Result<Sampled, Unanswered> {
-    let model = result["model"].as_str();
-    let content = match &result["content"] {
+/// The text of a sampling message's content: one part, or an array of parts; parts that are
+/// not text are left out.
+fn text_parts(content: &Value) -> Vec<&str> {
+    let parts = match content {
         Value::Array(parts) => parts.iter().collect::<Vec<_>>(),
         part => vec![part],
     };
-    let texts: Vec<&str> = content
-        .iter()
+    parts
+        .into_iter()
         .filter(|part| part["type"] == "text")
         .filter_map(|part| part["text"].as_str())
-        .collect();
+        .collect()
+}
+
+/// A `CreateMessageResult` (JSON) as the message a tool reads: its text parts, joined.
+fn to_sampled(result: &Value) -> Result<Sampled, Unanswered> {
+    let model = result["model"].as_str();
+    let texts = text_parts(&result["content"]);
     match model {
         Some(model) if result["role"] == "assistant" && !texts.is_empty() => {
             let mut sampled = Sampled::new(texts.join("\n"), model);
@@ -434,15 +440,7 @@ pub(super) fn to_sampling_request(params: &Value) -> Result<SamplingRequest, Str
                 ));
             }
         };
-        let content = match &message["content"] {
-            Value::Array(parts) => parts.iter().collect::<Vec<_>>(),
-            part => vec![part],
-        };
-        let texts: Vec<&str> = content
-            .iter()
-            .filter(|part| part["type"] == "text")
-            .filter_map(|part| part["text"].as_str())
-            .collect();
+        let texts = text_parts(&message["content"]);
         if texts.is_empty() {
             return Err(format!(
                 "message {index} of the sampling request has no text, and only text messages can be passed on"
