@@ -41,6 +41,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// A command line that runs directly: the program found on the `PATH` and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,12 +60,18 @@ pub(crate) struct Direct {
 }
 
 impl Direct {
-    /// `command` as a [`Direct`], if nothing in it needs the shell and the shell is bash.
+    /// `command` as a [`Direct`], if nothing in it needs the shell and the shell is bash 5 or
+    /// later.
     pub(crate) fn plan(command: &str) -> Option<Direct> {
-        if !is_bash(super::spawn::shell()) {
+        let shell = super::spawn::shell();
+        if !is_bash(shell) {
             return None;
         }
-        Direct::plan_in(command, std::env::vars_os())
+        let direct = Direct::plan_in(command, std::env::vars_os())?;
+        static BASH_5: OnceLock<bool> = OnceLock::new();
+        BASH_5
+            .get_or_init(|| bash_major(shell).is_some_and(|major| major >= 5))
+            .then_some(direct)
     }
 
     /// [`plan`](Self::plan) in the environment `env` (the variables the shell would inherit).
@@ -185,6 +192,21 @@ fn level_bash_leaves(value: &OsStr) -> Option<String> {
 /// `PATH`'s programs), so without bash every line is the shell's.
 fn is_bash(shell: &Path) -> bool {
     shell.file_name() == Some(OsStr::new("bash"))
+}
+
+/// The major version of the bash at `shell` (asked once per process, in an empty
+/// environment, so that no `BASH_ENV` runs). What [`Direct`] reproduces is bash 5's, which the
+/// tests compare against; another major version (macOS ships 3.2) may set `SHLVL` or `OLDPWD`
+/// otherwise, so it runs every line itself.
+fn bash_major(shell: &Path) -> Option<u32> {
+    let output = Command::new(shell)
+        .args(["-c", "echo ${BASH_VERSINFO[0]}"])
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    String::from_utf8(output.stdout).ok()?.trim().parse().ok()
 }
 
 /// The words of `command` with their quotes removed, if it holds nothing but literal words.
@@ -452,6 +474,21 @@ mod tests {
         assert_eq!(plan("'ls'").unwrap().words, ["ls"]);
         assert!(plan("true").is_some());
         assert!(plan("false").is_some());
+    }
+
+    #[test]
+    fn the_major_version_of_bash_is_read_from_the_shell_itself() {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert!(
+            bash_major(crate::shell::spawn::shell()).is_some_and(|major| major >= 3),
+            "the bash found answers"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("bash");
+        std::fs::write(&old, "#!/bin/sh\necho 3\n").unwrap();
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(bash_major(&old), Some(3));
+        assert_eq!(bash_major(&dir.path().join("missing")), None);
     }
 
     #[test]
