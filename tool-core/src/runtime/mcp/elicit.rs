@@ -418,7 +418,8 @@ fn to_roots(result: &Value) -> Result<Vec<Root>, Unanswered> {
 
 /// The other way, for the client importing a server's tools: a `sampling/createMessage`
 /// request (its params as JSON) as the [`SamplingRequest`] our session answers. Only text
-/// passes: a message with no text part (an image, a tool result) is refused, saying so.
+/// passes: a message with no text part (an image, a tool result) is refused, saying so, and
+/// one with text and other parts says in its text what was left out.
 pub(super) fn to_sampling_request(params: &Value) -> Result<SamplingRequest, String> {
     let max_tokens = params["maxTokens"]
         .as_u64()
@@ -446,7 +447,18 @@ pub(super) fn to_sampling_request(params: &Value) -> Result<SamplingRequest, Str
                 "message {index} of the sampling request has no text, and only text messages can be passed on"
             ));
         }
-        conversation.push((speaker, texts.join("\n")));
+        let mut text = texts.join("\n");
+        let left_out = match &message["content"] {
+            Value::Array(parts) => parts.iter().filter(|part| part["type"] != "text").count(),
+            _ => 0,
+        };
+        if left_out > 0 {
+            // Said in the message, so that the model answering knows it has not seen all.
+            text.push_str(&format!(
+                "\n[{left_out} part(s) of this message that are not text (an image, audio) were left out: only text is passed on]"
+            ));
+        }
+        conversation.push((speaker, text));
     }
     let mut request = SamplingRequest::from_conversation(conversation, max_tokens);
     if let Some(prompt) = params["systemPrompt"].as_str() {
@@ -1725,6 +1737,17 @@ mod tests {
             to_sampling_request(&no_tokens)
                 .unwrap_err()
                 .contains("maxTokens")
+        );
+        let mixed = json!({"maxTokens": 5, "messages": [{"role": "user", "content": [
+            {"type": "text", "text": "What is in this picture?"},
+            {"type": "image", "data": "", "mimeType": "image/png"}
+        ]}]});
+        let request = to_sampling_request(&mixed).unwrap();
+        let text = &request.messages()[0].1;
+        assert!(text.starts_with("What is in this picture?"), "{text}");
+        assert!(
+            text.contains("[1 part(s) of this message that are not text"),
+            "{text}"
         );
         let zero_tokens = json!({"maxTokens": 0, "messages": [{"role": "user", "content": {"type": "text", "text": "x"}}]});
         assert!(
