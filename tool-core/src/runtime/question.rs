@@ -459,17 +459,8 @@ impl Question {
     /// # Errors
     /// What is wrong with the content, for the model or the client to read.
     pub fn check(&self, content: &Map<String, Value>) -> Result<(), String> {
-        let properties = self.schema["properties"].as_object();
-        let empty = Map::new();
-        let properties = properties.unwrap_or(&empty);
         for (name, value) in content {
-            let Some(field) = properties.get(name) else {
-                return Err(format!(
-                    "the answer has a field `{name}` the question did not ask for (asked: {})",
-                    names(properties)
-                ));
-            };
-            check_value(name, field, value)?;
+            self.check_field(name, value)?;
         }
         for required in self.schema["required"].as_array().into_iter().flatten() {
             if let Some(required) = required.as_str()
@@ -479,6 +470,37 @@ impl Question {
             }
         }
         Ok(())
+    }
+
+    /// Checks one field's answer against the schema: a field the question asks, of its type
+    /// and within its choices and bounds. [`check`](Self::check) checks each field so, and a
+    /// form filled field by field (a terminal's) can check each answer as it is given.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::approval::Question;
+    ///
+    /// let question = Question::new("Age?", json!({
+    ///     "type": "object",
+    ///     "properties": {"age": {"type": "integer", "minimum": 0, "maximum": 150}}
+    /// })).unwrap();
+    /// assert!(question.check_field("age", &json!(42)).is_ok());
+    /// assert!(question.check_field("age", &json!(200)).is_err());
+    /// assert!(question.check_field("name", &json!("Ada")).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// What is wrong with the value, for the model or the client to read.
+    pub fn check_field(&self, name: &str, value: &Value) -> Result<(), String> {
+        let empty = Map::new();
+        let properties = self.schema["properties"].as_object().unwrap_or(&empty);
+        let Some(field) = properties.get(name) else {
+            return Err(format!(
+                "the answer has a field `{name}` the question did not ask for (asked: {})",
+                names(properties)
+            ));
+        };
+        check_value(name, field, value)
     }
 }
 

@@ -44,7 +44,8 @@ pub fn ask(
             Err(Left::Decline) => return Answer::Decline,
             Err(Left::Cancel) => return Answer::Cancel,
         };
-        // The field checks mirror the question's; this is the final word on the whole form.
+        // Each field was checked as it was given; the whole form, required fields included,
+        // is checked once more as the final word.
         if let Err(problem) = question.check(&content) {
             let _ = writeln!(
                 out,
@@ -86,7 +87,7 @@ fn fill(
     let properties = schema["properties"].as_object().unwrap_or(&empty);
     for (name, field) in properties {
         let required = required.contains(&name.as_str());
-        if let Some(value) = field_answer(name, field, required, input, out)? {
+        if let Some(value) = field_answer(question, name, field, required, input, out)? {
             content.insert(name.clone(), value);
         }
     }
@@ -95,6 +96,7 @@ fn fill(
 
 /// Asks one field until its answer fits; `None` for an optional field left empty.
 fn field_answer(
+    question: &Question,
     name: &str,
     field: &Value,
     required: bool,
@@ -165,7 +167,7 @@ fn field_answer(
         } else {
             typed
         };
-        match parse(field, &choices, given) {
+        match parse(field, &choices, given).and_then(|value| fits(question, name, field, value)) {
             Ok(value) => return Ok(Some(value)),
             Err(reason) => {
                 let _ = writeln!(out, "  {reason}; try again.");
@@ -270,57 +272,55 @@ fn parse(
             "n" | "no" | "false" => Ok(Value::Bool(false)),
             _ => Err(format!("`{typed}` is not y or n")),
         },
-        "integer" => {
-            let number: i64 = typed
-                .parse()
-                .map_err(|_| format!("`{typed}` is not a whole number"))?;
-            #[expect(
-                clippy::cast_precision_loss,
-                reason = "bounds are compared as JSON numbers"
-            )]
-            within(field, number as f64)?;
-            Ok(Value::from(number))
-        }
-        "number" => {
-            let number: f64 = typed
-                .parse()
-                .ok()
-                .filter(|number: &f64| number.is_finite())
-                .ok_or_else(|| format!("`{typed}` is not a number"))?;
-            within(field, number)?;
-            Ok(Value::from(number))
-        }
-        "array" => {
-            let picked = typed
-                .split(',')
-                .map(str::trim)
-                .filter(|part| !part.is_empty())
-                .map(|part| pick(choices, part))
-                .collect::<Result<Vec<_>, _>>()?;
-            let count = picked.len() as u64;
-            if field["minItems"].as_u64().is_some_and(|min| count < min)
-                || field["maxItems"].as_u64().is_some_and(|max| count > max)
-            {
-                return Err(format!("{count} choices is not {}", kind_hint(field)));
-            }
-            Ok(Value::from(picked))
-        }
+        "integer" => typed
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| format!("`{typed}` is not a whole number")),
+        "number" => typed
+            .parse()
+            .ok()
+            .filter(|number: &f64| number.is_finite())
+            .map(Value::from)
+            .ok_or_else(|| format!("`{typed}` is not a number")),
+        "array" => typed
+            .split(',')
+            .map(str::trim)
+            .filter(|part| !part.is_empty())
+            .map(|part| pick(choices, part))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::from),
         _ if !choices.is_empty() => pick(choices, typed).map(Value::from),
-        _ => {
-            let length = typed.chars().count() as u64;
-            if field["minLength"].as_u64().is_some_and(|min| length < min)
-                || field["maxLength"].as_u64().is_some_and(|max| length > max)
-            {
-                return Err(format!("{length} characters is not {}", kind_hint(field)));
-            }
-            if let Some(format) = field["format"].as_str()
-                && !fits_format(format, typed)
-            {
-                return Err(format!("`{typed}` is not {}", format_hint(format)));
-            }
-            Ok(Value::from(typed))
-        }
+        _ => Ok(Value::from(typed)),
     }
+}
+
+/// `value` (what was typed, parsed) if it fits the field: within its bounds, which the
+/// question itself checks ([`Question::check_field`]), and of its format, which only a form
+/// looks at; else why not, in the terms of the field's hint.
+fn fits(question: &Question, name: &str, field: &Value, value: Value) -> Result<Value, String> {
+    if question.check_field(name, &value).is_err() {
+        return Err(match &value {
+            Value::Number(number) => {
+                format!(
+                    "{} is outside {}",
+                    number.as_f64().unwrap_or_default(),
+                    kind_hint(field)
+                )
+            }
+            Value::Array(items) => format!("{} choices is not {}", items.len(), kind_hint(field)),
+            other => format!(
+                "{} characters is not {}",
+                other.as_str().unwrap_or_default().chars().count(),
+                kind_hint(field)
+            ),
+        });
+    }
+    if let (Some(format), Some(text)) = (field["format"].as_str(), value.as_str())
+        && !fits_format(format, text)
+    {
+        return Err(format!("`{text}` is not {}", format_hint(format)));
+    }
+    Ok(value)
 }
 
 /// The choice `typed` names: by its number in the list, its value, or its title.
@@ -340,15 +340,6 @@ fn pick(choices: &[(String, Option<String>)], typed: &str) -> Result<String, Str
         })
         .map(|(value, _)| value.clone())
         .ok_or_else(|| format!("`{typed}` is not one of the choices 1-{}", choices.len()))
-}
-
-fn within(field: &Value, number: f64) -> Result<(), String> {
-    if field["minimum"].as_f64().is_some_and(|min| number < min)
-        || field["maximum"].as_f64().is_some_and(|max| number > max)
-    {
-        return Err(format!("{number} is outside {}", kind_hint(field)));
-    }
-    Ok(())
 }
 
 /// A light check of MCP's string formats: enough to catch a slip, not a validator.
