@@ -292,6 +292,15 @@ async fn following(
     (imported, coordinator, changes)
 }
 
+/// Asserts that `coordinator`'s toolset holds `tool`, showing the toolset when it does not.
+fn assert_lists(coordinator: &Coordinator, tool: &str) {
+    assert!(
+        coordinator.toolset().contains(tool),
+        "{:?}",
+        coordinator.toolset()
+    );
+}
+
 /// Our client imports `server`'s tools into a coordinator kept in sync; `upstream` then adds
 /// and removes a tool, and the coordinator follows. The upstream's tools are named
 /// `{prefix}listed_...` here.
@@ -302,21 +311,13 @@ async fn follow(upstream: &Upstream, server: McpServerConfig, prefix: &str) {
     let mut server = server;
     server.trusted = true;
     let (_imported, coordinator, mut changes) = following(server, false).await;
-    assert!(
-        coordinator.toolset().contains(&base),
-        "{:?}",
-        coordinator.toolset()
-    );
+    assert_lists(&coordinator, &base);
 
     upstream.act("add");
     next_change(&mut changes).await;
     let result = coordinator.call(ToolCall::new(&*extra, "{}")).await;
     assert_eq!(result.text(), "extra", "{result:?}");
-    assert!(
-        coordinator.toolset().contains(&base),
-        "{:?}",
-        coordinator.toolset()
-    );
+    assert_lists(&coordinator, &base);
 
     upstream.act("remove");
     next_change(&mut changes).await;
@@ -325,11 +326,7 @@ async fn follow(upstream: &Upstream, server: McpServerConfig, prefix: &str) {
         matches!(result.error(), Some(ToolError::UnknownTool { .. })),
         "{result:?}"
     );
-    assert!(
-        coordinator.toolset().contains(&base),
-        "{:?}",
-        coordinator.toolset()
-    );
+    assert_lists(&coordinator, &base);
 }
 
 #[test]

@@ -452,7 +452,12 @@ fn with_imports(
 
 /// The async runtime a call or a server runs on.
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
+    start_runtime(tokio::runtime::Builder::new_multi_thread())
+}
+
+/// The runtime `builder` makes, with I/O and timers.
+fn start_runtime(mut builder: tokio::runtime::Builder) -> Result<tokio::runtime::Runtime, Failure> {
+    builder
         .enable_all()
         .build()
         .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use tool_core::Toolset;
 
-use crate::{FAILED, Failure, SessionArgs, coordinator, imports, runtime};
+use crate::{FAILED, Failure, SessionArgs, coordinator, imports, runtime, start_runtime};
 
 pub(crate) const SERVE_HELP: &str = "\
 Over HTTP the server is stateless (run several behind any load balancer), speaks MCP 2026-07-28
@@ -206,10 +206,7 @@ pub(crate) fn serve(
 /// interpreter on a thread of its own, so a long call does not stop the server reading the
 /// next request or a cancellation.
 fn stdio_runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))
+    start_runtime(tokio::runtime::Builder::new_current_thread())
 }
 
 /// Listens for Ctrl-C (SIGINT) and, on Unix, SIGTERM from now on (so a signal sent as soon as
