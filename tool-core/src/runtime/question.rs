@@ -360,6 +360,27 @@ impl Root {
             name,
         }
     }
+
+    /// The directory `path` (absolute) as a root: its `file://` URI, named by its last
+    /// component. What a workspace's roots are to an MCP peer that asks for them.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use tool_core::approval::Root;
+    ///
+    /// let root = Root::directory(Path::new("/home/me/my project"));
+    /// assert_eq!(root.uri, "file:///home/me/my%20project/");
+    /// assert_eq!(root.name.as_deref(), Some("my project"));
+    /// ```
+    #[must_use]
+    pub fn directory(path: &std::path::Path) -> Self {
+        let uri = url::Url::from_directory_path(path)
+            .map_or_else(|()| format!("file://{}", path.display()), String::from);
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned());
+        Root::new(uri, name)
+    }
 }
 
 /// The prefixes of the keys given to requests made without one (`question-1`, `sampling-2`,

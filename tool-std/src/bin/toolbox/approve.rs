@@ -127,15 +127,7 @@ impl Approver for Console {
         let roots = self
             .roots
             .iter()
-            .map(|root| {
-                let uri = url::Url::from_directory_path(root)
-                    .map_or_else(|()| format!("file://{}", root.display()), String::from);
-                Root::new(
-                    uri,
-                    root.file_name()
-                        .map(|name| name.to_string_lossy().into_owned()),
-                )
-            })
+            .map(|root| Root::directory(root))
             .collect();
         Box::pin(std::future::ready(Ok(roots)))
     }

@@ -41,8 +41,9 @@ pub(super) struct Asker {
     tool: String,
     /// The calling session; `Err` says why there is none (a call outside a coordinator).
     session: Result<Session, String>,
-    /// The workspace roots of the call, as MCP roots.
-    roots: Option<Vec<Root>>,
+    /// The call's workspace, whose roots answer `roots/list` (made into MCP roots only when a
+    /// server asks, which few do).
+    workspace: Option<crate::Workspace>,
     /// Set when our own client's answer comes with our call's next run (our session is served
     /// at 2026-07-28): the call stops and returns this pending error.
     pending: Mutex<Option<ToolError>>,
@@ -58,24 +59,11 @@ impl Asker {
     pub(super) fn of(ctx: &ToolContext) -> Self {
         let tool = ctx.call().tool.to_string();
         let session = Session::from_context(ctx).map_err(|error| error.to_string());
-        let roots = ctx.workspace().map(|workspace| {
-            workspace
-                .roots()
-                .iter()
-                .map(|root| {
-                    let uri = url::Url::from_directory_path(root)
-                        .map_or_else(|()| format!("file://{}", root.display()), String::from);
-                    let name = root
-                        .file_name()
-                        .map(|name| name.to_string_lossy().into_owned());
-                    Root::new(uri, name)
-                })
-                .collect()
-        });
+        let workspace = ctx.workspace().cloned();
         Asker {
             tool,
             session,
-            roots,
+            workspace,
             pending: Mutex::new(None),
             stop: CancellationToken::new(),
             ended: CancellationToken::new(),
@@ -153,8 +141,13 @@ impl Asker {
 
     /// Our roots, as a `ListRootsResult`: the call's workspace roots, else the session's.
     pub(super) async fn roots(&self) -> Result<Value, String> {
-        if let Some(roots) = &self.roots {
-            return Ok(elicit::roots_result(roots));
+        if let Some(workspace) = &self.workspace {
+            let roots: Vec<Root> = workspace
+                .roots()
+                .iter()
+                .map(|root| Root::directory(root))
+                .collect();
+            return Ok(elicit::roots_result(&roots));
         }
         let roots = self
             .session()?
