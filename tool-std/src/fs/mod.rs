@@ -34,11 +34,16 @@ pub(crate) fn session(ctx: &ToolContext) -> &FileSession {
 /// ```
 #[must_use]
 pub fn anchor(line: &str) -> String {
+    anchor_of(content_hash(line.as_bytes()))
+}
+
+/// The anchor of a line whose [`content_hash`] is `hash`: for a line hashed in pieces, as
+/// `read_file` does with a line longer than what it reads at a time.
+pub(crate) fn anchor_of(hash: u64) -> String {
     const LETTERS: &[u8; 32] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-    let hash = content_hash(line.as_bytes());
-    let first = LETTERS[(hash & 31) as usize];
-    let second = LETTERS[((hash >> 5) & 31) as usize];
-    String::from_utf8(vec![first, second]).unwrap_or_default()
+    let first = char::from(LETTERS[(hash & 31) as usize]);
+    let second = char::from(LETTERS[((hash >> 5) & 31) as usize]);
+    [first, second].into_iter().collect()
 }
 
 /// An I/O error on `shown` as the model should read it: a missing file with the closest

@@ -68,7 +68,13 @@ impl FileSession {
     /// Remembers how the file at `path` is now, with its bytes when it is small
     /// ([`KEPT_CONTENT`]), to say later what changed.
     pub fn record_content(&self, path: &Path, bytes: &[u8], modified: Option<SystemTime>) {
-        self.record(path, Seen::of(bytes, modified));
+        self.record_seen_content(path, bytes, Seen::of(bytes, modified));
+    }
+
+    /// [`record_content`](Self::record_content) for a reader that hashed the bytes as it read
+    /// them: `seen` is theirs.
+    pub(crate) fn record_seen_content(&self, path: &Path, bytes: &[u8], seen: Seen) {
+        self.record(path, seen);
         let mut contents = self
             .contents
             .lock()
@@ -105,65 +111,87 @@ impl FileSession {
 
 /// A fast 64-bit hash that tells two versions of a file apart (not an adversary's: it guards
 /// against stale reads, not tampering). Eight bytes at a time, as rustc's FxHash mixes words,
-/// with the length folded in.
+/// with the length folded in; see [`Hasher`] for how a long input goes faster.
 pub(crate) fn content_hash(bytes: &[u8]) -> u64 {
     Hasher::default().update(bytes).finish()
 }
 
 /// [`content_hash`] over bytes given in pieces: the same hash whatever the pieces.
+///
+/// Each word's mix waits for the one before it (a multiplication's latency), so one chain of
+/// words goes at a few cycles a word. Whole 32-byte blocks are mixed into four chains side by
+/// side instead, folded together at the end: about four times the speed on a large file. An
+/// input shorter than a block (most lines, whose hash gives their anchor) is one chain of its
+/// words, as the hash was before blocks.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Hasher {
     hash: u64,
-    /// Bytes not yet mixed in (fewer than eight).
-    pending: [u8; 8],
+    /// The chains the blocks are mixed into, word `i` of each block into chain `i`.
+    lanes: [u64; 4],
+    /// Bytes not yet mixed in (fewer than a block).
+    pending: [u8; BLOCK],
     pending_len: usize,
     total: u64,
 }
 
+const BLOCK: usize = 32;
+
 impl Hasher {
     const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
-    fn mix(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
+    fn mix(state: u64, word: u64) -> u64 {
+        (state.rotate_left(5) ^ word).wrapping_mul(Self::SEED)
+    }
+
+    fn word(bytes: &[u8]) -> u64 {
+        let mut array = [0u8; 8];
+        array[..bytes.len()].copy_from_slice(bytes);
+        u64::from_le_bytes(array)
+    }
+
+    fn block(&mut self, block: &[u8]) {
+        for (lane, word) in self.lanes.iter_mut().zip(block.chunks_exact(8)) {
+            *lane = Self::mix(*lane, Self::word(word));
+        }
     }
 
     /// Mixes in more bytes.
     pub(crate) fn update(mut self, mut bytes: &[u8]) -> Self {
         self.total += bytes.len() as u64;
         if self.pending_len > 0 {
-            let take = (8 - self.pending_len).min(bytes.len());
+            let take = (BLOCK - self.pending_len).min(bytes.len());
             self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&bytes[..take]);
             self.pending_len += take;
             bytes = &bytes[take..];
-            if self.pending_len < 8 {
+            if self.pending_len < BLOCK {
                 return self;
             }
-            let word = u64::from_le_bytes(self.pending);
-            self.mix(word);
+            let pending = self.pending;
+            self.block(&pending);
             self.pending_len = 0;
         }
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            let mut array = [0u8; 8];
-            array.copy_from_slice(word);
-            self.mix(u64::from_le_bytes(array));
+        let mut blocks = bytes.chunks_exact(BLOCK);
+        for block in &mut blocks {
+            self.block(block);
         }
-        let rest = words.remainder();
+        let rest = blocks.remainder();
         self.pending[..rest.len()].copy_from_slice(rest);
         self.pending_len = rest.len();
         self
     }
 
     /// The hash of everything mixed in.
-    pub(crate) fn finish(mut self) -> u64 {
-        let mut last = [0u8; 8];
-        last[..self.pending_len].copy_from_slice(&self.pending[..self.pending_len]);
-        if self.pending_len > 0 {
-            self.mix(u64::from_le_bytes(last));
+    pub(crate) fn finish(self) -> u64 {
+        let mut hash = self.hash;
+        if self.total >= BLOCK as u64 {
+            for lane in self.lanes {
+                hash = Self::mix(hash, lane);
+            }
         }
-        let total = self.total;
-        self.mix(total);
-        self.hash
+        for word in self.pending[..self.pending_len].chunks(8) {
+            hash = Self::mix(hash, Self::word(word));
+        }
+        Self::mix(hash, self.total)
     }
 }
 
@@ -175,12 +203,18 @@ mod tests {
     fn the_hash_is_the_same_whatever_the_pieces() {
         let bytes: Vec<u8> = (0..1_000u32).map(|i| (i * 7 % 251) as u8).collect();
         let whole = content_hash(&bytes);
-        for split in [0, 1, 7, 8, 9, 500, 999] {
+        for split in [0, 1, 7, 8, 9, 31, 32, 33, 500, 999] {
             let pieces = Hasher::default()
                 .update(&bytes[..split])
                 .update(&bytes[split..])
                 .finish();
             assert_eq!(pieces, whole, "split at {split}");
+            let three = Hasher::default()
+                .update(&bytes[..split / 2])
+                .update(&bytes[split / 2..split])
+                .update(&bytes[split..])
+                .finish();
+            assert_eq!(three, whole, "split at {} and {split}", split / 2);
         }
         assert_ne!(
             content_hash(b"a"),
@@ -188,5 +222,36 @@ mod tests {
             "the length counts"
         );
         assert_ne!(content_hash(b"abc"), content_hash(b"abd"));
+    }
+
+    #[test]
+    fn an_input_shorter_than_a_block_is_one_chain_of_its_words() {
+        // One chain of eight-byte words, the last padded with zeros, then the length: the
+        // hash anchors were made with before blocks, so they stay as they were.
+        let chain = |bytes: &[u8]| {
+            let mix = |state: u64, word: u64| {
+                (state.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+            };
+            let mut hash = 0;
+            for word in bytes.chunks(8) {
+                let mut array = [0u8; 8];
+                array[..word.len()].copy_from_slice(word);
+                hash = mix(hash, u64::from_le_bytes(array));
+            }
+            mix(hash, bytes.len() as u64)
+        };
+        let line = b"    let x = frobnicate(y);";
+        for len in 0..line.len() {
+            assert_eq!(
+                content_hash(&line[..len]),
+                chain(&line[..len]),
+                "{len} bytes"
+            );
+        }
+        assert_ne!(
+            content_hash(&[1; 64]),
+            content_hash(&[[1; 32], [0; 32]].concat()),
+            "every block counts"
+        );
     }
 }

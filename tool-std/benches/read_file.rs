@@ -1,0 +1,100 @@
+//! `read_file` in process, through a coordinator: what the tool itself costs on top of the
+//! cheapest call (`think`), for the file the MCP servers bench reads (a 10 kB source file)
+//! and for the first page (2,000 lines) of a 1 MB log. Against the same job done the plainest
+//! way in the same run: `std::fs::read_to_string` and a `{number:>6}\t{line}` per line, what
+//! any server has to do at least.
+//!
+//! Run with `cargo bench -p tool-std --bench read_file`. Prints the median of 2,000 calls of
+//! each (200 for the plain way and the tool on the log, which take longer).
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tool_core::{Coordinator, ToolCall};
+use tool_std::fs::FileSession;
+
+fn time(calls: usize, mut call: impl FnMut()) -> Duration {
+    for _ in 0..calls / 10 {
+        call();
+    }
+    let times = (0..calls)
+        .map(|_| {
+            let started = Instant::now();
+            call();
+            started.elapsed()
+        })
+        .collect();
+    common::median(times)
+}
+
+fn micros(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e6
+}
+
+/// The plainest reading: the whole file as a string, its first 2,000 lines numbered.
+fn plain(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("the file reads");
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for (index, line) in text.lines().take(2_000).enumerate() {
+        let _ = writeln!(out, "{:>6}\t{line}", index + 1);
+    }
+    out
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/run_shell.rs");
+    std::fs::copy(&source, dir.path().join("source.rs")).expect("copy the source file");
+    let mut log = String::new();
+    let mut line = 0;
+    while log.len() < 1_000_000 {
+        line += 1;
+        let _ = writeln!(log, "{line:>8} INFO request served in {} µs", line % 977);
+    }
+    std::fs::write(dir.path().join("big.log"), &log).expect("write the log");
+
+    let coordinator: Coordinator = common::builder(["read_file", "think"], dir.path())
+        .state(FileSession::default())
+        .build()
+        .expect("a coordinator");
+    let call = |tool: &str, arguments: &str| {
+        let result = coordinator.call_blocking(ToolCall::new(tool, arguments));
+        assert!(!result.is_error(), "{}", result.text());
+    };
+
+    let floor = time(2_000, || call("think", r#"{"thought":"x"}"#));
+    let source_read = time(2_000, || call("read_file", r#"{"path":"source.rs"}"#));
+    let source_plain = time(2_000, || {
+        plain(&dir.path().join("source.rs"));
+    });
+    let log_read = time(200, || call("read_file", r#"{"path":"big.log"}"#));
+    let log_plain = time(200, || {
+        plain(&dir.path().join("big.log"));
+    });
+    let size = std::fs::metadata(&source).map_or(0, |metadata| metadata.len());
+    println!("median µs per call (read_file less think = the tool's own cost)");
+    println!(
+        "{:<40} {:>9.1}",
+        "think (the coordinator's floor)",
+        micros(floor)
+    );
+    for (what, read, plain) in [
+        (format!("{size} B source file"), source_read, source_plain),
+        (
+            "first 2,000 lines of a 1 MB log".to_owned(),
+            log_read,
+            log_plain,
+        ),
+    ] {
+        println!(
+            "{:<40} {:>9.1}   less think {:>9.1}   plain {:>9.1}",
+            format!("read_file, {what}"),
+            micros(read),
+            micros(read.saturating_sub(floor)),
+            micros(plain)
+        );
+    }
+}
