@@ -4,7 +4,10 @@
 //! tree (4 copies of this repository's tracked files, about 1,700 files). Per operation (read a
 //! 10 kB file, list a directory, a file-name glob, a regex content search): p50 and p99 of
 //! sequential calls after a warm-up, calls per second, the bytes of text each answer held (the
-//! same work gives about the same size), and each peer's p50 as a multiple of toolbox's.
+//! same work gives about the same size), and each peer's p50 as a multiple of toolbox's. Then
+//! calls per second with [`IN_FLIGHT`] calls in flight on the one connection, as an agent
+//! running tools in parallel sends them: what a server sustains when it is kept busy, without
+//! the wake-ups of an idle machine that a single call's latency is mostly made of.
 //!
 //! Run with `cargo bench -p tool-std --bench mcp_servers`; `MCP_BENCH_CALLS` sets the calls per
 //! operation (default 300), each operation stopping early after 15 s (a slow server's row then
@@ -30,6 +33,8 @@ const WARM_UP: usize = 200;
 /// The warm-up stops early after this long, and the measured calls after [`BUDGET`].
 const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
 const BUDGET: Duration = Duration::from_secs(15);
+/// Calls in flight at once in the throughput run.
+const IN_FLIGHT: usize = 8;
 
 /// The file read, the directory listed, the glob (on file names, the one form all three
 /// servers read alike: `rust-mcp-filesystem` matches the name only) and the content search.
@@ -147,6 +152,8 @@ enum Measured {
         p50: Duration,
         p99: Duration,
         per_second: f64,
+        /// Calls per second with [`IN_FLIGHT`] in flight.
+        in_flight_per_second: f64,
         bytes: usize,
         calls: usize,
     },
@@ -254,13 +261,46 @@ async fn run(
     }
     let elapsed = started.elapsed();
     times.sort_unstable();
+    let in_flight_per_second = match in_flight(client, tool, arguments, calls).await {
+        Ok(per_second) => per_second,
+        Err(error) => return Measured::Failed(error),
+    };
     Measured::Done {
         p50: percentile(&times, 50),
         p99: percentile(&times, 99),
         per_second: times.len() as f64 / elapsed.as_secs_f64(),
+        in_flight_per_second,
         bytes,
         calls: times.len(),
     }
+}
+
+/// Calls per second over `calls` calls made [`IN_FLIGHT`] at a time (each of that many tasks
+/// calls in turn), within [`BUDGET`].
+async fn in_flight(
+    client: &rmcp::service::Peer<rmcp::service::RoleClient>,
+    tool: &str,
+    arguments: &Value,
+    calls: usize,
+) -> Result<f64, String> {
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..IN_FLIGHT {
+        let (client, tool, arguments) = (client.clone(), tool.to_owned(), arguments.clone());
+        tasks.spawn(async move {
+            let mut made = 0;
+            while made < calls.div_ceil(IN_FLIGHT) && started.elapsed() < BUDGET {
+                timed_call(&client, &tool, &arguments).await?;
+                made += 1;
+            }
+            Ok::<usize, String>(made)
+        });
+    }
+    let mut made = 0;
+    while let Some(joined) = tasks.join_next().await {
+        made += joined.map_err(|error| format!("a calling task failed: {error}"))??;
+    }
+    Ok(made as f64 / started.elapsed().as_secs_f64())
 }
 
 fn main() {
@@ -293,12 +333,25 @@ fn main() {
     }
     println!();
     println!(
-        "{:<8} {:<24} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14}",
-        "op", "server", "p50 µs", "p99 µs", "calls/s", "calls", "bytes", "p50 / toolbox"
+        "{:<8} {:<24} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14} {:>12} {:>16}",
+        "op",
+        "server",
+        "p50 µs",
+        "p99 µs",
+        "calls/s",
+        "calls",
+        "bytes",
+        "p50 / toolbox",
+        format!("calls/s ×{IN_FLIGHT}"),
+        "toolbox's / this"
     );
     for (index, operation) in OPERATIONS.iter().enumerate() {
         let baseline = match results.first().map(|(_, measured)| &measured[index]) {
-            Some(Measured::Done { p50, .. }) => Some(*p50),
+            Some(Measured::Done {
+                p50,
+                in_flight_per_second,
+                ..
+            }) => Some((*p50, *in_flight_per_second)),
             _ => None,
         };
         for (name, measured) in &results {
@@ -307,14 +360,21 @@ fn main() {
                     p50,
                     p99,
                     per_second,
+                    in_flight_per_second,
                     bytes,
                     calls,
                 } => {
-                    let ratio = baseline.map_or("n/a".to_owned(), |baseline| {
-                        format!("{:.2}x", p50.as_secs_f64() / baseline.as_secs_f64())
-                    });
+                    let (ratio, in_flight_ratio) = baseline.map_or(
+                        ("n/a".to_owned(), "n/a".to_owned()),
+                        |(p50_base, in_flight_base)| {
+                            (
+                                format!("{:.2}x", p50.as_secs_f64() / p50_base.as_secs_f64()),
+                                format!("{:.2}x", in_flight_base / in_flight_per_second),
+                            )
+                        },
+                    );
                     println!(
-                        "{:<8} {:<24} {:>10.0} {:>10.0} {:>9.1} {:>6} {:>8} {:>14}",
+                        "{:<8} {:<24} {:>10.0} {:>10.0} {:>9.1} {:>6} {:>8} {:>14} {:>12.1} {:>16}",
                         operation.name(),
                         name,
                         micros(*p50),
@@ -322,7 +382,9 @@ fn main() {
                         per_second,
                         calls,
                         bytes,
-                        ratio
+                        ratio,
+                        in_flight_per_second,
+                        in_flight_ratio
                     );
                 }
                 Measured::NoSuchTool => println!(

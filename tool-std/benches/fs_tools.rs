@@ -1,11 +1,13 @@
-//! `read_file` in process, through a coordinator: what the tool itself costs on top of the
-//! cheapest call (`think`), for the file the MCP servers bench reads (a 10 kB source file)
-//! and for the first page (2,000 lines) of a 1 MB log. Against the same job done the plainest
-//! way in the same run: `std::fs::read_to_string` and a `{number:>6}\t{line}` per line, what
-//! any server has to do at least.
+//! `read_file` and `list_dir` in process, through a coordinator: what each tool costs on top
+//! of the cheapest call (`think`). `read_file` on the file the MCP servers bench reads (a
+//! 10 kB source file) and on the first page (2,000 lines) of a 1 MB log, against the same job
+//! done the plainest way in the same run: `std::fs::read_to_string` and a `{number:>6}\t{line}`
+//! per line, what any server has to do at least. `list_dir` one level deep on a copy of this
+//! crate's `src` (the directory the MCP servers bench lists), against `std::fs::read_dir` with
+//! each entry's name and kind, sorted.
 //!
-//! Run with `cargo bench -p tool-std --bench read_file`. Prints the median of 2,000 calls of
-//! each (200 for the plain way and the tool on the log, which take longer).
+//! Run with `cargo bench -p tool-std --bench fs_tools`. Prints the median of 2,000 calls of
+//! each (200 for the log).
 
 mod common;
 
@@ -44,9 +46,42 @@ fn plain(path: &Path) -> String {
     out
 }
 
+/// The plainest listing: names and kinds, sorted, one line each.
+fn plain_list(dir: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the directory reads")
+        .filter_map(Result::ok)
+        .map(|entry| {
+            let mut name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                name.push('/');
+            }
+            name
+        })
+        .collect();
+    names.sort();
+    names.join("\n")
+}
+
+/// `from` copied to `to`, files and directories.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a directory");
+    for entry in std::fs::read_dir(from).expect("read a directory") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("its kind").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy a file");
+        }
+    }
+}
+
 fn main() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/run_shell.rs");
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    copy_tree(&crate_dir.join("src"), &dir.path().join("src"));
+    let source = crate_dir.join("src/run_shell.rs");
     std::fs::copy(&source, dir.path().join("source.rs")).expect("copy the source file");
     let mut log = String::new();
     let mut line = 0;
@@ -56,7 +91,7 @@ fn main() {
     }
     std::fs::write(dir.path().join("big.log"), &log).expect("write the log");
 
-    let coordinator: Coordinator = common::builder(["read_file", "think"], dir.path())
+    let coordinator: Coordinator = common::builder(["read_file", "list_dir", "think"], dir.path())
         .state(FileSession::default())
         .build()
         .expect("a coordinator");
@@ -74,8 +109,12 @@ fn main() {
     let log_plain = time(200, || {
         plain(&dir.path().join("big.log"));
     });
+    let list = time(2_000, || call("list_dir", r#"{"path":"src","depth":1}"#));
+    let list_plain = time(2_000, || {
+        plain_list(&dir.path().join("src"));
+    });
     let size = std::fs::metadata(&source).map_or(0, |metadata| metadata.len());
-    println!("median µs per call (read_file less think = the tool's own cost)");
+    println!("median µs per call (less think = the tool's own cost)");
     println!(
         "{:<40} {:>9.1}",
         "think (the coordinator's floor)",
@@ -97,4 +136,11 @@ fn main() {
             micros(plain)
         );
     }
+    println!(
+        "{:<40} {:>9.1}   less think {:>9.1}   plain {:>9.1}",
+        "list_dir, a copy of tool-std/src, depth 1",
+        micros(list),
+        micros(list.saturating_sub(floor)),
+        micros(list_plain)
+    );
 }
