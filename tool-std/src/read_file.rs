@@ -193,7 +193,7 @@ impl Page {
             line: String::new(),
             line_chars: 0,
             line_cr: false,
-            line_hash: fs::Hasher::default(),
+            line_hash: fs::Hasher::one_chain(),
             open: false,
             lines: 0,
             out: String::new(),
@@ -251,7 +251,7 @@ impl Page {
         }
         self.line_chars += part.chars().count();
         if self.anchors {
-            let mut hash = std::mem::take(&mut self.line_hash);
+            let mut hash = std::mem::replace(&mut self.line_hash, fs::Hasher::one_chain());
             if self.line_cr {
                 hash = hash.update(b"\r");
             }
@@ -278,9 +278,10 @@ impl Page {
                     false => &kept,
                 };
                 let chars = self.line_chars - usize::from(self.line_cr);
-                let anchor = self
-                    .anchors
-                    .then(|| fs::anchor_of(std::mem::take(&mut self.line_hash).finish()));
+                let anchor = self.anchors.then(|| {
+                    let hash = std::mem::replace(&mut self.line_hash, fs::Hasher::one_chain());
+                    fs::anchor_of(hash.finish())
+                });
                 self.write_line(number, line, Some(chars), anchor.as_deref());
                 self.line = kept;
                 self.line.clear();

@@ -10,7 +10,7 @@ pub use text::{
     DecodeError, EncodeError, Format, LineEnding, TextFile, binary_kind, detect, encode,
 };
 
-pub(crate) use session::{Hasher, content_hash};
+pub(crate) use session::{Hasher, line_hash};
 pub(crate) use text::{SNIFF, utf8_prefix};
 
 use tool_core::context::ToolContext;
@@ -34,10 +34,10 @@ pub(crate) fn session(ctx: &ToolContext) -> &FileSession {
 /// ```
 #[must_use]
 pub fn anchor(line: &str) -> String {
-    anchor_of(content_hash(line.as_bytes()))
+    anchor_of(line_hash(line.as_bytes()))
 }
 
-/// The anchor of a line whose [`content_hash`] is `hash`: for a line hashed in pieces, as
+/// The anchor of a line whose [`line_hash`] is `hash`: for a line hashed in pieces, as
 /// `read_file` does with a line longer than what it reads at a time.
 pub(crate) fn anchor_of(hash: u64) -> String {
     const LETTERS: &[u8; 32] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -161,4 +161,20 @@ pub(crate) fn describe_change(then: &[u8], now: &[u8]) -> String {
         quote(old_lines.get(first)),
         quote(new_lines.get(first))
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn anchors_are_the_ones_earlier_versions_gave() {
+        // As read_file gave them before the file hash went to four chains (0f08a9e): an anchor
+        // a model holds from an older server, or another instance, must still find its line.
+        assert_eq!(
+            super::anchor("this line is longer than thirty-two bytes"),
+            "EU"
+        );
+        assert_eq!(super::anchor(&"a".repeat(32)), "H4");
+        assert_eq!(super::anchor(&"a".repeat(31)), "KK");
+        assert_eq!(super::anchor(&"x".repeat(9_000)), "4Y");
+    }
 }

@@ -116,15 +116,25 @@ pub(crate) fn content_hash(bytes: &[u8]) -> u64 {
     Hasher::default().update(bytes).finish()
 }
 
+/// The hash a line's anchor is made from: [`Hasher::one_chain`], the same whatever the line's
+/// length in every version, so that an anchor read before an upgrade (or from another
+/// instance behind a load balancer) still finds its line.
+pub(crate) fn line_hash(bytes: &[u8]) -> u64 {
+    Hasher::one_chain().update(bytes).finish()
+}
+
 /// [`content_hash`] over bytes given in pieces: the same hash whatever the pieces.
 ///
 /// Each word's mix waits for the one before it (a multiplication's latency), so one chain of
 /// words goes at a few cycles a word. Whole 32-byte blocks are mixed into four chains side by
 /// side instead, folded together at the end: about four times the speed on a large file. An
-/// input shorter than a block (most lines, whose hash gives their anchor) is one chain of its
-/// words, as the hash was before blocks.
+/// input shorter than a block is one chain of its words either way. Lines, whose hash gives
+/// their anchor, are hashed as [`one_chain`](Self::one_chain) whatever their length: anchors
+/// were made that way before blocks, and must not change.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Hasher {
+    /// Every word mixed into `hash` in turn, blocks too.
+    one_chain: bool,
     hash: u64,
     /// The chains the blocks are mixed into, word `i` of each block into chain `i`.
     lanes: [u64; 4],
@@ -149,7 +159,21 @@ impl Hasher {
         u64::from_le_bytes(array)
     }
 
+    /// A hasher of one chain, for lines: slower on a long input, the same hash as ever.
+    pub(crate) fn one_chain() -> Self {
+        Hasher {
+            one_chain: true,
+            ..Hasher::default()
+        }
+    }
+
     fn block(&mut self, block: &[u8]) {
+        if self.one_chain {
+            for word in block.chunks_exact(8) {
+                self.hash = Self::mix(self.hash, Self::word(word));
+            }
+            return;
+        }
         for (lane, word) in self.lanes.iter_mut().zip(block.chunks_exact(8)) {
             *lane = Self::mix(*lane, Self::word(word));
         }
@@ -183,7 +207,7 @@ impl Hasher {
     /// The hash of everything mixed in.
     pub(crate) fn finish(self) -> u64 {
         let mut hash = self.hash;
-        if self.total >= BLOCK as u64 {
+        if !self.one_chain && self.total >= BLOCK as u64 {
             for lane in self.lanes {
                 hash = Self::mix(hash, lane);
             }
@@ -197,7 +221,7 @@ impl Hasher {
 
 #[cfg(test)]
 mod tests {
-    use super::{Hasher, content_hash};
+    use super::{Hasher, content_hash, line_hash};
 
     #[test]
     fn the_hash_is_the_same_whatever_the_pieces() {
@@ -224,23 +248,38 @@ mod tests {
         assert_ne!(content_hash(b"abc"), content_hash(b"abd"));
     }
 
-    #[test]
-    fn an_input_shorter_than_a_block_is_one_chain_of_its_words() {
-        // One chain of eight-byte words, the last padded with zeros, then the length: the
-        // hash anchors were made with before blocks, so they stay as they were.
-        let chain = |bytes: &[u8]| {
-            let mix = |state: u64, word: u64| {
-                (state.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
-            };
-            let mut hash = 0;
-            for word in bytes.chunks(8) {
-                let mut array = [0u8; 8];
-                array[..word.len()].copy_from_slice(word);
-                hash = mix(hash, u64::from_le_bytes(array));
-            }
-            mix(hash, bytes.len() as u64)
+    /// One chain of eight-byte words, the last padded with zeros, then the length: the hash
+    /// as it was before blocks.
+    fn chain(bytes: &[u8]) -> u64 {
+        let mix = |state: u64, word: u64| {
+            (state.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
         };
+        let mut hash = 0;
+        for word in bytes.chunks(8) {
+            let mut array = [0u8; 8];
+            array[..word.len()].copy_from_slice(word);
+            hash = mix(hash, u64::from_le_bytes(array));
+        }
+        mix(hash, bytes.len() as u64)
+    }
+
+    #[test]
+    fn a_line_hashes_as_one_chain_whatever_its_length_so_anchors_never_change() {
+        let line: Vec<u8> = (0..200u8).map(|i| b'a' + i % 26).collect();
+        for len in 0..line.len() {
+            assert_eq!(line_hash(&line[..len]), chain(&line[..len]), "{len} bytes");
+            let pieces = Hasher::one_chain()
+                .update(&line[..len / 3])
+                .update(&line[len / 3..len])
+                .finish();
+            assert_eq!(pieces, chain(&line[..len]), "{len} bytes in two pieces");
+        }
+    }
+
+    #[test]
+    fn a_file_hash_is_one_chain_below_a_block_and_counts_every_block() {
         let line = b"    let x = frobnicate(y);";
+        assert!(line.len() < 32);
         for len in 0..line.len() {
             assert_eq!(
                 content_hash(&line[..len]),
