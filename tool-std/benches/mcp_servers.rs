@@ -1,7 +1,9 @@
 //! `toolbox serve` against two other MCP filesystem servers, `rust-mcp-filesystem` (Rust) and
 //! `@modelcontextprotocol/server-filesystem` (the reference server, Node): the same rmcp
-//! client sends the same requests to each, one server after the other, over stdio, on the same
-//! tree (4 copies of this repository's tracked files, about 1,700 files). Per operation (read a
+//! client sends the same requests to each over stdio, on the same tree (4 copies of this
+//! repository's tracked files, about 1,700 files). The servers take turns, [`ROUNDS`] turns of
+//! a tenth of the calls each per operation, so that a drift in the machine's speed (this VM's
+//! drifts by tens of percent over minutes) falls on all of them alike. Per operation (read a
 //! 10 kB file, list a directory, a file-name glob, a regex content search): p50 and p99 of
 //! sequential calls after a warm-up, calls per second, the bytes of text each answer held (the
 //! same work gives about the same size), and each peer's p50 as a multiple of toolbox's. Then
@@ -10,8 +12,9 @@
 //! the wake-ups of an idle machine that a single call's latency is mostly made of.
 //!
 //! Run with `cargo bench -p tool-std --bench mcp_servers`; `MCP_BENCH_CALLS` sets the calls per
-//! operation (default 300), each operation stopping early after 15 s (a slow server's row then
-//! says how many calls it made), so the whole run stays within a few minutes. The peers: `rust-mcp-filesystem` from `RUST_MCP_FILESYSTEM`,
+//! operation (default 300), a server stopping early once its calls of an operation took 15 s
+//! (its row then says how many it made), so the whole run stays within a few minutes. The
+//! peers: `rust-mcp-filesystem` from `RUST_MCP_FILESYSTEM`,
 //! `~/.cache/toolkit-bench-tools/bin` (`cargo install rust-mcp-filesystem --root
 //! ~/.cache/toolkit-bench-tools`) or the `PATH`; the Node server from `TOOLKIT_NODE` and
 //! `TOOLKIT_NODE_MODULES` as `.ci/run` exports them. A peer that is not installed is reported
@@ -35,6 +38,8 @@ const WARM_UP_BUDGET: Duration = Duration::from_secs(2);
 const BUDGET: Duration = Duration::from_secs(15);
 /// Calls in flight at once in the throughput run.
 const IN_FLIGHT: usize = 8;
+/// The turns the servers take at each operation.
+const ROUNDS: usize = 10;
 
 /// The file read, the directory listed, the glob (on file names, the one form all three
 /// servers read alike: `rust-mcp-filesystem` matches the name only) and the content search.
@@ -201,7 +206,14 @@ fn servers(root: &Path) -> Vec<Server> {
     servers
 }
 
-async fn measure(server: Server, root: &Path, calls: usize) -> Result<Vec<Measured>, String> {
+/// A server started, its client connected.
+struct Connected {
+    name: &'static str,
+    request: fn(Operation, &Path) -> Option<(&'static str, Value)>,
+    client: rmcp::service::RunningService<rmcp::service::RoleClient, ()>,
+}
+
+async fn connect(server: Server) -> Result<Connected, String> {
     let transport = TokioChildProcess::builder(server.command)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -217,77 +229,121 @@ async fn measure(server: Server, root: &Path, calls: usize) -> Result<Vec<Measur
         .map_err(|error| format!("tools/list failed: {error}"))?;
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     println!("{} tools: {}", server.name, names.join(", "));
-    let mut measured = Vec::new();
+    Ok(Connected {
+        name: server.name,
+        request: server.request,
+        client,
+    })
+}
+
+/// One server's calls of one operation so far.
+#[derive(Default)]
+struct Calls {
+    times: Vec<Duration>,
+    bytes: usize,
+    failed: Option<String>,
+}
+
+impl Calls {
+    fn spent(&self) -> Duration {
+        self.times.iter().sum()
+    }
+
+    /// `count` more calls, unless this server already failed or spent its budget.
+    async fn make(&mut self, connected: &Connected, request: &(&str, Value), count: usize) {
+        for _ in 0..count {
+            if self.failed.is_some() || self.spent() > BUDGET {
+                return;
+            }
+            match timed_call(&connected.client, request.0, &request.1).await {
+                Ok(Sample { took, bytes }) => {
+                    self.times.push(took);
+                    self.bytes = bytes;
+                }
+                Err(error) => self.failed = Some(error),
+            }
+        }
+    }
+
+    fn measured(mut self) -> Measured {
+        if let Some(error) = self.failed {
+            return Measured::Failed(error);
+        }
+        let spent = self.spent();
+        self.times.sort_unstable();
+        Measured::Done {
+            p50: percentile(&self.times, 50),
+            p99: percentile(&self.times, 99),
+            per_second: self.times.len() as f64 / spent.as_secs_f64(),
+            in_flight_per_second: f64::NAN,
+            bytes: self.bytes,
+            calls: self.times.len(),
+        }
+    }
+}
+
+/// Every operation on every server, the servers taking turns: per server, what it measured.
+async fn measure(servers: &[Connected], root: &Path, calls: usize) -> Vec<Vec<Measured>> {
+    let mut measured: Vec<Vec<Measured>> = servers.iter().map(|_| Vec::new()).collect();
     for operation in OPERATIONS {
-        let Some((tool, arguments)) = (server.request)(operation, root) else {
-            measured.push(Measured::NoSuchTool);
-            continue;
-        };
-        measured.push(run(&client, tool, &arguments, calls).await);
+        let requests: Vec<_> = servers
+            .iter()
+            .map(|server| (server.request)(operation, root))
+            .collect();
+        let mut made: Vec<Calls> = servers.iter().map(|_| Calls::default()).collect();
+        for ((server, request), made) in servers.iter().zip(&requests).zip(&mut made) {
+            if let Some(request) = request {
+                made.failed = warm_up(server, request).await.err();
+            }
+        }
+        for _ in 0..ROUNDS {
+            for ((server, request), made) in servers.iter().zip(&requests).zip(&mut made) {
+                if let Some(request) = request {
+                    made.make(server, request, calls.div_ceil(ROUNDS)).await;
+                }
+            }
+        }
+        for ((request, made), measured) in requests.iter().zip(made).zip(&mut measured) {
+            measured.push(match request {
+                Some(_) => made.measured(),
+                None => Measured::NoSuchTool,
+            });
+        }
     }
     // The calls in flight come after every sequential run: a burst leaves a server more
     // threads for a while (Tokio keeps an idle blocking thread 10 s), which would change
     // the sequential runs after it.
-    for (operation, measured) in OPERATIONS.into_iter().zip(&mut measured) {
-        let (
-            Some((tool, arguments)),
-            Measured::Done {
-                in_flight_per_second,
-                ..
-            },
-        ) = ((server.request)(operation, root), &mut *measured)
-        else {
-            continue;
-        };
-        match in_flight(&client, tool, &arguments, calls).await {
-            Ok(per_second) => *in_flight_per_second = per_second,
-            Err(error) => *measured = Measured::Failed(error),
+    for (server, measured) in servers.iter().zip(&mut measured) {
+        for (operation, measured) in OPERATIONS.into_iter().zip(measured.iter_mut()) {
+            let (
+                Some((tool, arguments)),
+                Measured::Done {
+                    in_flight_per_second,
+                    ..
+                },
+            ) = ((server.request)(operation, root), &mut *measured)
+            else {
+                continue;
+            };
+            match in_flight(&server.client, tool, &arguments, calls).await {
+                Ok(per_second) => *in_flight_per_second = per_second,
+                Err(error) => *measured = Measured::Failed(error),
+            }
         }
     }
-    let _ = client.cancel().await;
-    Ok(measured)
+    measured
 }
 
-async fn run(
-    client: &rmcp::service::Peer<rmcp::service::RoleClient>,
-    tool: &str,
-    arguments: &Value,
-    calls: usize,
-) -> Measured {
+/// [`WARM_UP`] calls (at most [`WARM_UP_BUDGET`] of them), not measured.
+async fn warm_up(server: &Connected, (tool, arguments): &(&str, Value)) -> Result<(), String> {
     let warming = Instant::now();
     for _ in 0..WARM_UP {
-        if let Err(error) = timed_call(client, tool, arguments).await {
-            return Measured::Failed(error);
-        }
+        timed_call(&server.client, tool, arguments).await?;
         if warming.elapsed() > WARM_UP_BUDGET {
             break;
         }
     }
-    let mut times = Vec::with_capacity(calls);
-    let mut bytes = 0;
-    let started = Instant::now();
-    for _ in 0..calls {
-        if started.elapsed() > BUDGET {
-            break;
-        }
-        match timed_call(client, tool, arguments).await {
-            Ok(Sample { took, bytes: size }) => {
-                times.push(took);
-                bytes = size;
-            }
-            Err(error) => return Measured::Failed(error),
-        }
-    }
-    let elapsed = started.elapsed();
-    times.sort_unstable();
-    Measured::Done {
-        p50: percentile(&times, 50),
-        p99: percentile(&times, 99),
-        per_second: times.len() as f64 / elapsed.as_secs_f64(),
-        in_flight_per_second: f64::NAN,
-        bytes,
-        calls: times.len(),
-    }
+    Ok(())
 }
 
 /// Calls per second over `calls` calls made [`IN_FLIGHT`] at a time (each of that many tasks
@@ -337,15 +393,24 @@ fn main() {
         .enable_all()
         .build()
         .expect("a Tokio runtime");
-    // One server at a time, so they never compete for the cores.
-    let mut results: Vec<(&'static str, Vec<Measured>)> = Vec::new();
-    for server in servers(&root) {
-        let name = server.name;
-        match runtime.block_on(measure(server, &root, calls)) {
-            Ok(measured) => results.push((name, measured)),
-            Err(why) => println!("{name}: {why}; left out"),
+    // All started at once, called in turns: one call in flight at a time, so they never
+    // compete for the cores; the others wait idle on their stdin.
+    let results: Vec<(&'static str, Vec<Measured>)> = runtime.block_on(async {
+        let mut connected = Vec::new();
+        for server in servers(&root) {
+            let name = server.name;
+            match connect(server).await {
+                Ok(server) => connected.push(server),
+                Err(why) => println!("{name}: {why}; left out"),
+            }
         }
-    }
+        let measured = measure(&connected, &root, calls).await;
+        let names: Vec<&'static str> = connected.iter().map(|server| server.name).collect();
+        for server in connected {
+            let _ = server.client.cancel().await;
+        }
+        names.into_iter().zip(measured).collect()
+    });
     println!();
     println!(
         "{:<8} {:<24} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14} {:>12} {:>16}",
