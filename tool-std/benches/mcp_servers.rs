@@ -11,6 +11,11 @@
 //! running tools in parallel sends them: what a server sustains when it is kept busy, without
 //! the wake-ups of an idle machine that a single call's latency is mostly made of.
 //!
+//! Before the calls, each server is started [`STARTS`] times (in turns too) and timed from its
+//! command to its first `tools/list` answer: an agent starts every stdio server it is
+//! configured with before its first turn. After them, each server's resident memory: idle once
+//! connected, at the end, and its peak.
+//!
 //! Run with `cargo bench -p tool-std --bench mcp_servers`; `MCP_BENCH_CALLS` sets the calls per
 //! operation (default 300), a server stopping early once its calls of an operation took 15 s
 //! (its row then says how many it made), so the whole run stays within a few minutes. The
@@ -22,10 +27,11 @@
 
 mod mcp_support;
 
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcp_support::{Sample, micros, percentile, timed_call};
+use mcp_support::{Sample, anon_rss_kb, micros, peak_rss_kb, percentile, rss_kb, timed_call};
 use rmcp::ServiceExt;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
@@ -40,6 +46,8 @@ const BUDGET: Duration = Duration::from_secs(15);
 const IN_FLIGHT: usize = 8;
 /// The turns the servers take at each operation.
 const ROUNDS: usize = 10;
+/// The timed starts of each server.
+const STARTS: usize = 20;
 
 /// The file read, the directory listed, the glob (on file names, the one form all three
 /// servers read alike: `rust-mcp-filesystem` matches the name only) and the content search.
@@ -83,8 +91,17 @@ impl Operation {
 /// where it has no such tool).
 struct Server {
     name: &'static str,
-    command: tokio::process::Command,
+    program: PathBuf,
+    args: Vec<OsString>,
     request: fn(Operation, &Path) -> Option<(&'static str, Value)>,
+}
+
+impl Server {
+    fn command(&self) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(&self.program);
+        command.args(&self.args);
+        command
+    }
 }
 
 fn path(root: &Path, relative: &str) -> String {
@@ -167,40 +184,34 @@ enum Measured {
 }
 
 fn servers(root: &Path) -> Vec<Server> {
-    let mut servers = Vec::new();
-    let mut toolbox = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolbox"));
-    toolbox
-        .args(["serve", "--read-only", "--workspace"])
-        .arg(root);
-    servers.push(Server {
+    let mut servers = vec![Server {
         name: "toolbox serve",
-        command: toolbox,
+        program: PathBuf::from(env!("CARGO_BIN_EXE_toolbox")),
+        args: ["serve", "--read-only", "--workspace"]
+            .map(OsString::from)
+            .into_iter()
+            .chain([root.as_os_str().to_owned()])
+            .collect(),
         request: toolbox_request,
-    });
+    }];
     match mcp_support::installed("RUST_MCP_FILESYSTEM", "rust-mcp-filesystem") {
-        Some(binary) => {
-            let mut command = tokio::process::Command::new(binary);
-            command.arg(root);
-            servers.push(Server {
-                name: "rust-mcp-filesystem",
-                command,
-                request: rust_mcp_request,
-            });
-        }
+        Some(program) => servers.push(Server {
+            name: "rust-mcp-filesystem",
+            program,
+            args: vec![root.as_os_str().to_owned()],
+            request: rust_mcp_request,
+        }),
         None => println!(
             "rust-mcp-filesystem: not installed (cargo install rust-mcp-filesystem --root ~/.cache/toolkit-bench-tools); left out"
         ),
     }
     match mcp_support::node_filesystem_server() {
-        Ok((node, script)) => {
-            let mut command = tokio::process::Command::new(node);
-            command.arg(script).arg(root);
-            servers.push(Server {
-                name: "server-filesystem (npm)",
-                command,
-                request: node_request,
-            });
-        }
+        Ok((node, script)) => servers.push(Server {
+            name: "server-filesystem (npm)",
+            program: node,
+            args: vec![script.into_os_string(), root.as_os_str().to_owned()],
+            request: node_request,
+        }),
         Err(why) => println!("@modelcontextprotocol/server-filesystem: {why}; left out"),
     }
     servers
@@ -210,15 +221,22 @@ fn servers(root: &Path) -> Vec<Server> {
 struct Connected {
     name: &'static str,
     request: fn(Operation, &Path) -> Option<(&'static str, Value)>,
+    /// The server's process, for its memory.
+    pid: Option<u32>,
+    /// The names of its tools, as its first `tools/list` gave them.
+    tools: Vec<String>,
     client: rmcp::service::RunningService<rmcp::service::RoleClient, ()>,
 }
 
-async fn connect(server: Server) -> Result<Connected, String> {
-    let transport = TokioChildProcess::builder(server.command)
+/// `server` started and connected: its process spawned, the MCP handshake made, its first
+/// `tools/list` answered.
+async fn connect(server: &Server) -> Result<Connected, String> {
+    let transport = TokioChildProcess::builder(server.command())
         .stderr(std::process::Stdio::null())
         .spawn()
         .map_err(|error| format!("cannot start it: {error}"))?
         .0;
+    let pid = transport.id();
     let client = ()
         .serve(transport)
         .await
@@ -227,13 +245,41 @@ async fn connect(server: Server) -> Result<Connected, String> {
         .list_all_tools()
         .await
         .map_err(|error| format!("tools/list failed: {error}"))?;
-    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    println!("{} tools: {}", server.name, names.join(", "));
     Ok(Connected {
         name: server.name,
         request: server.request,
+        pid,
+        tools: tools.iter().map(|tool| tool.name.to_string()).collect(),
         client,
     })
+}
+
+/// How long each server takes from its command to its first `tools/list` answer, what an agent
+/// waits for each stdio server it starts: [`STARTS`] starts each, the servers taking turns,
+/// after one start each not timed (it fills the page cache). Each server is stopped before
+/// the next starts.
+async fn start_ups(servers: &[Server]) -> Vec<Result<Vec<Duration>, String>> {
+    let mut timed: Vec<Result<Vec<Duration>, String>> =
+        servers.iter().map(|_| Ok(Vec::new())).collect();
+    for start in 0..=STARTS {
+        for (server, timed) in servers.iter().zip(&mut timed) {
+            let Ok(times) = timed else { continue };
+            let started = Instant::now();
+            match connect(server).await {
+                Ok(connected) => {
+                    if start > 0 {
+                        times.push(started.elapsed());
+                    }
+                    let _ = connected.client.cancel().await;
+                    // Dropping the transport kills the process from a task: let it run, and
+                    // the process go, before the next start.
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(why) => *timed = Err(why),
+            }
+        }
+    }
+    timed
 }
 
 /// One server's calls of one operation so far.
@@ -391,23 +437,37 @@ fn main() {
         .enable_all()
         .build()
         .expect("a Tokio runtime");
+    let servers = servers(&root);
+    let starts = runtime.block_on(start_ups(&servers));
     // All started at once, called in turns: one call in flight at a time, so they never
     // compete for the cores; the others wait idle on their stdin.
-    let results: Vec<(&'static str, Vec<Measured>)> = runtime.block_on(async {
+    let (results, memory) = runtime.block_on(async {
         let mut connected = Vec::new();
-        for server in servers(&root) {
-            let name = server.name;
+        for server in &servers {
             match connect(server).await {
-                Ok(server) => connected.push(server),
-                Err(why) => println!("{name}: {why}; left out"),
+                Ok(server) => {
+                    println!("{} tools: {}", server.name, server.tools.join(", "));
+                    connected.push(server);
+                }
+                Err(why) => println!("{}: {why}; left out", server.name),
             }
         }
+        let idle: Vec<[Option<u64>; 2]> = connected
+            .iter()
+            .map(|server| memory_kb(server.pid))
+            .collect();
         let measured = measure(&connected, &root, calls).await;
-        let names: Vec<&'static str> = connected.iter().map(|server| server.name).collect();
-        for server in connected {
+        let mut results = Vec::new();
+        let mut memory = Vec::new();
+        for (server, (measured, idle)) in connected.into_iter().zip(measured.into_iter().zip(idle))
+        {
+            let [rss, anon] = memory_kb(server.pid);
+            let peak = server.pid.and_then(peak_rss_kb);
+            memory.push((server.name, [idle[0], idle[1], rss, anon, peak]));
+            results.push((server.name, measured));
             let _ = server.client.cancel().await;
         }
-        names.into_iter().zip(measured).collect()
+        (results, memory)
     });
     println!();
     println!(
@@ -481,5 +541,54 @@ fn main() {
                 }
             }
         }
+    }
+    print_start_ups(&servers, &starts, &memory);
+}
+
+/// Process `pid`'s resident memory and the anonymous part of it, in kB.
+fn memory_kb(pid: Option<u32>) -> [Option<u64>; 2] {
+    [pid.and_then(rss_kb), pid.and_then(anon_rss_kb)]
+}
+
+/// Each server's start-up (p50 and slowest of [`STARTS`]) and memory in MB: resident (and the
+/// anonymous part of it, the memory that is the process's own) when connected and idle, the
+/// same at the end of the runs, and its peak.
+fn print_start_ups(
+    servers: &[Server],
+    starts: &[Result<Vec<Duration>, String>],
+    memory: &[(&'static str, [Option<u64>; 5])],
+) {
+    println!();
+    println!(
+        "{:<24} {:>12} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "server", "start p50 ms", "slowest ms", "RSS idle", "anon", "at end", "anon", "peak"
+    );
+    for (server, starts) in servers.iter().zip(starts) {
+        let (p50, slowest) = match starts {
+            Ok(times) if !times.is_empty() => {
+                let mut times = times.clone();
+                times.sort_unstable();
+                let millis = |time: Duration| format!("{:.1}", time.as_secs_f64() * 1e3);
+                (
+                    millis(percentile(&times, 50)),
+                    millis(times[times.len() - 1]),
+                )
+            }
+            Ok(_) => ("n/a".to_owned(), "n/a".to_owned()),
+            Err(why) => {
+                println!("{:<24} failed to start: {why}", server.name);
+                continue;
+            }
+        };
+        let megabytes = memory
+            .iter()
+            .find(|(name, _)| *name == server.name)
+            .map_or([None; 5], |(_, kb)| *kb)
+            .map(|kb| kb.map_or("n/a".to_owned(), |kb| format!("{:.1}", kb as f64 / 1024.0)));
+        let [idle, idle_anon, at_end, end_anon, peak] = megabytes;
+        println!(
+            "{:<24} {p50:>12} {slowest:>10} {idle:>9} {idle_anon:>9} {at_end:>9} {end_anon:>9} {peak:>9}",
+            server.name
+        );
     }
 }

@@ -159,9 +159,25 @@ pub fn micros(duration: Duration) -> f64 {
 
 /// The resident set size of process `pid` in kB (`VmRSS` in `/proc/PID/status`), on Linux.
 pub fn rss_kb(pid: u32) -> Option<u64> {
+    status_kb(pid, "VmRSS:")
+}
+
+/// The most memory process `pid` has held resident since it started, in kB (`VmHWM`).
+pub fn peak_rss_kb(pid: u32) -> Option<u64> {
+    status_kb(pid, "VmHWM:")
+}
+
+/// The part of process `pid`'s resident memory that is its own (`RssAnon`): heap and stacks,
+/// not the pages of its executable and libraries, which the page cache shares and can drop.
+pub fn anon_rss_kb(pid: u32) -> Option<u64> {
+    status_kb(pid, "RssAnon:")
+}
+
+/// The field named `field` (with its colon) of `/proc/PID/status`, in kB.
+fn status_kb(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }
