@@ -63,6 +63,26 @@ async fn stats() -> Result<Json<Stats>, ToolError> {
     Ok(Json(Stats { lines: 3 }))
 }
 
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Sent {
+    kept: u32,
+    /// Left out of the answer when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    flag: bool,
+    #[serde(rename(serialize = "shownAs", deserialize = "read_as"))]
+    renamed: u32,
+}
+
+/// Structured output with a field left out when empty.
+#[tool(read_only, name = "schema_sent")]
+fn sent() -> Json<Sent> {
+    Json(Sent {
+        kept: 1,
+        flag: false,
+        renamed: 2,
+    })
+}
+
 fn schema(name: &str) -> Value {
     Registry::global()
         .get(name)
@@ -187,6 +207,25 @@ fn json_output_has_an_output_schema() {
             .output_schema()
             .is_none()
     );
+}
+
+#[test]
+fn an_output_schema_describes_what_the_result_serializes_to() {
+    let tool = Registry::global().get("schema_sent").unwrap();
+    let output = tool.output_schema().unwrap().as_value();
+    // `flag` is left out when false, so a client checking the result must not require it; the
+    // field is named as serde writes it.
+    assert_eq!(output["required"], json!(["kept", "shownAs"]));
+    assert!(output["properties"].get("shownAs").is_some());
+    let validator = jsonschema::draft202012::new(output).unwrap();
+    let result = tool_core::Coordinator::builder()
+        .toolset(tool_core::Toolset::named(["schema_sent"]).unwrap())
+        .build()
+        .unwrap()
+        .call_blocking(tool_core::ToolCall::new("schema_sent", "{}"));
+    let structured = result.structured().unwrap();
+    assert_eq!(structured, &json!({"kept": 1, "shownAs": 2}));
+    assert!(validator.is_valid(structured));
 }
 
 /// How many times the schema of [`Counted`] was generated.

@@ -51,7 +51,7 @@ pub fn cached_output_schema(
 /// The output schema of a tool function's return type.
 #[must_use]
 pub fn output_schema<R: IntoToolResult>() -> Option<Schema> {
-    let mut generator = crate::definition::schema::generator();
+    let mut generator = crate::definition::schema::output_generator();
     let schema = R::output_schema(&mut generator)?;
     let schema = crate::definition::schema::with_definitions(schema, &mut generator);
     Some(crate::definition::schema::normalize_output(schema))

@@ -353,6 +353,24 @@ fn a_value_with_no_json_form_comes_back_as_its_repr() {
 }
 
 #[test]
+fn every_answer_matches_the_output_schema() {
+    let schema = tool_core::Registry::global()
+        .get("execute")
+        .and_then(|tool| tool.output_schema())
+        .expect("execute has an output schema");
+    let validator = jsonschema::draft202012::new(schema.as_value()).unwrap();
+    let fx = Fixture::new(&["execute", "read_file"]);
+    for code in ["1 + 1", "b'abc'", "x = 1", "print('hi')"] {
+        let answer = fx.run(code);
+        let problems: Vec<String> = validator
+            .iter_errors(&answer)
+            .map(|error| error.to_string())
+            .collect();
+        assert!(problems.is_empty(), "{code}: {answer} fails: {problems:?}");
+    }
+}
+
+#[test]
 fn the_sandbox_has_no_filesystem_of_its_own() {
     let fx = Fixture::new(&["execute", "read_file"]);
     let answer = fx.run(

@@ -9,10 +9,22 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};
 
-/// The generator every schema of the framework is made with.
+/// The generator the framework's input schemas are made with: they describe what the
+/// arguments are deserialized from.
 pub(crate) fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
         .with(|settings| settings.meta_schema = None)
+        .into_generator()
+}
+
+/// The generator of output schemas: they describe what a result serializes to, so a field
+/// left out when empty (`skip_serializing_if`) is not required, and serde's serialize-side
+/// names apply. A client checks `structuredContent` against this schema (the MCP SDKs do), and
+/// refuses a result that leaves out a field the schema requires.
+pub(crate) fn output_generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|settings| settings.meta_schema = None)
+        .for_serialize()
         .into_generator()
 }
 
