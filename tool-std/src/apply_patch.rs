@@ -26,17 +26,29 @@ impl<'de> Deserialize<'de> for PatchText {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
         let patch = patch::parse(&text).map_err(serde::de::Error::custom)?;
-        let mut paths = HashMap::new();
+        let mut paths: HashMap<String, WorkspacePath> = HashMap::new();
         for operation in &patch.operations {
-            let (path, move_to) = match operation {
-                Operation::Add { path, .. } | Operation::Delete { path, .. } => (path, None),
-                Operation::Update { path, move_to, .. } => (path, move_to.as_ref()),
+            // A file added, deleted or moved to is taken as named, never as a guess at another
+            // existing file (`WorkspacePath::to_create`); a file updated may be found by one,
+            // since its hunks must match it.
+            let (updated, created) = match operation {
+                Operation::Add { path, .. } | Operation::Delete { path, .. } => (None, Some(path)),
+                Operation::Update { path, move_to, .. } => (Some(path), move_to.as_ref()),
             };
-            for named in std::iter::once(path).chain(move_to) {
-                if !paths.contains_key(named) {
+            for (named, create) in updated
+                .map(|p| (p, false))
+                .into_iter()
+                .chain(created.map(|p| (p, true)))
+            {
+                if create || !paths.contains_key(named) {
                     let resolved = WorkspacePath::deserialize(
                         serde::de::value::StrDeserializer::<D::Error>::new(named),
                     )?;
+                    let resolved = if create {
+                        resolved.to_create()
+                    } else {
+                        resolved
+                    };
                     paths.insert(named.clone(), resolved);
                 }
             }

@@ -22,6 +22,8 @@ fn write_file(
     #[serde(alias = "contents", alias = "text")] content: String,
     #[arg(default)] overwrite: bool,
 ) -> Result<String, ToolError> {
+    // A new file is made where it was named, not on a guess at another that exists.
+    let path = path.to_create();
     let shown = path.sent().display().to_string();
     let absolute = path.in_workspace(ws);
     let session = fs::session(ctx);

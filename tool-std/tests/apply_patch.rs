@@ -126,6 +126,31 @@ fn path_rules_apply_to_the_files_a_patch_names() {
     assert!(fx.bytes("secrets/key.txt").is_none());
 }
 
+/// Found by an exploratory run: with no `docs` (or `old`, or `archive`) directory, a path in
+/// it was taken for the existing top-level file of the same name (a repair meant for reading),
+/// so adding overwrote that file, deleting deleted it, and a move into a new directory was
+/// refused as naming the file itself.
+#[test]
+fn a_path_in_a_new_directory_never_lands_on_an_existing_file() {
+    let fx = Fixture::new(tool_core::policy::PolicyBuilder::default());
+    fx.file("notes.txt", b"kept\n");
+    let added = fx.patch("*** Begin Patch\n*** Add File: docs/notes.txt\n+new\n*** End Patch");
+    assert!(!added.is_error(), "{}", added.text());
+    assert_eq!(fx.bytes("docs/notes.txt").unwrap(), b"new\n");
+    assert_eq!(fx.bytes("notes.txt").unwrap(), b"kept\n");
+
+    let deleted = fx.patch("*** Begin Patch\n*** Delete File: old/notes.txt\n*** End Patch");
+    assert!(deleted.is_error(), "{}", deleted.text());
+    assert_eq!(fx.bytes("notes.txt").unwrap(), b"kept\n");
+
+    let moved = fx.patch(
+        "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: archive/notes.txt\n@@\n-kept\n+moved\n*** End Patch",
+    );
+    assert!(!moved.is_error(), "{}", moved.text());
+    assert_eq!(fx.bytes("archive/notes.txt").unwrap(), b"moved\n");
+    assert!(fx.bytes("notes.txt").is_none());
+}
+
 #[test]
 fn a_malformed_patch_says_which_line_and_what_was_expected() {
     let fx = Fixture::new(tool_core::policy::PolicyBuilder::default());

@@ -222,6 +222,45 @@ fn a_new_file_is_created_with_its_directories_and_lf_line_breaks() {
     assert_eq!(fx.bytes("new/dir/a.txt"), b"one\ntwo\n");
 }
 
+/// Found by an exploratory run: with no `docs` directory, `docs/notes.txt` was taken for the
+/// existing `notes.txt` (the first component dropped, a repair meant for reading), and the
+/// top-level file was overwritten.
+#[test]
+fn a_new_file_in_a_new_directory_never_lands_on_an_existing_file() {
+    let fx = fixture();
+    fx.file("notes.txt", b"kept\n");
+    for overwrite in [false, true] {
+        let arguments =
+            json!({"path": "docs/notes.txt", "content": "new\n", "overwrite": overwrite});
+        assert_eq!(
+            ok(&fx.write(arguments)),
+            "Created `docs/notes.txt` (1 lines, 4 bytes)"
+        );
+        assert_eq!(fx.bytes("docs/notes.txt"), b"new\n");
+        assert_eq!(fx.bytes("notes.txt"), b"kept\n");
+        std::fs::remove_dir_all(fx.root.join("docs")).unwrap();
+    }
+    // A read still finds the file the model most likely meant.
+    assert!(ok(&fx.read(json!({"path": "docs/notes.txt"}))).contains("kept"));
+}
+
+#[test]
+fn a_write_is_checked_where_it_lands_as_well_as_where_a_read_would_look() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"kept\n").unwrap();
+    let policy = common::allowing(&["write_file"]).deny("Write(docs/**)");
+    let fx = Fixture::over(dir, &["write_file"], Some(policy));
+    let result = fx.write(json!({"path": "docs/notes.txt", "content": "new\n"}));
+    assert_eq!(
+        result.error().map(tool_core::ToolError::kind),
+        Some("denied"),
+        "{}",
+        result.text()
+    );
+    assert!(!fx.root.join("docs").exists());
+    assert_eq!(fx.bytes("notes.txt"), b"kept\n");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_replaced_file_keeps_its_owner_and_permissions() {

@@ -65,6 +65,8 @@ use super::{Normalization, Resolution, Workspace};
 pub struct WorkspacePath {
     sent: PathBuf,
     resolution: Option<Resolution>,
+    /// See [`WorkspacePath::to_create`].
+    unrepaired: Option<PathBuf>,
 }
 
 impl WorkspacePath {
@@ -73,6 +75,58 @@ impl WorkspacePath {
         WorkspacePath {
             sent: path.into(),
             resolution: None,
+            unrepaired: None,
+        }
+    }
+
+    /// This path as a tool that creates, replaces as a whole, moves to or deletes a file must
+    /// take it: as resolved, unless the resolution dropped a first component and so landed on
+    /// another file or directory that exists (`docs/notes.txt`, with no `docs`, resolved as the
+    /// existing `notes.txt`). That repair is a guess at a file to read; acting on it would
+    /// overwrite or delete the file it found. Then the path is taken as sent, and the tool
+    /// creates `docs/notes.txt`. The coordinator checks both paths against the boundary and
+    /// the policy for every call that is not read-only.
+    ///
+    /// ```
+    /// use tool_core::{tool, Coordinator, ToolCall, Toolset, Workspace, WorkspacePath};
+    ///
+    /// /// Where a new file would go.
+    /// #[tool(read_only, name = "doc_workspacepath_to_create")]
+    /// fn to_create(path: WorkspacePath) -> String {
+    ///     format!("{} / {}", path.as_path().display(), path.to_create().as_path().display())
+    /// }
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("notes.txt"), "kept").unwrap();
+    /// let ws = Workspace::new(dir.path()).unwrap();
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_workspacepath_to_create"]).unwrap())
+    ///     .workspace(ws.clone())
+    ///     .build()
+    ///     .unwrap();
+    /// let call = ToolCall::new("doc_workspacepath_to_create", r#"{"path": "docs/notes.txt"}"#);
+    /// // Read, it is the file that exists; created, it is the path as sent.
+    /// assert_eq!(
+    ///     coordinator.call_blocking(call).text(),
+    ///     format!(
+    ///         "{} / {}",
+    ///         ws.root().join("notes.txt").display(),
+    ///         ws.root().join("docs/notes.txt").display()
+    ///     )
+    /// );
+    /// ```
+    #[must_use]
+    pub fn to_create(&self) -> WorkspacePath {
+        match &self.unrepaired {
+            Some(path) => WorkspacePath {
+                sent: self.sent.clone(),
+                resolution: Some(Resolution {
+                    path: path.clone(),
+                    normalization: None,
+                }),
+                unrepaired: None,
+            },
+            None => self.clone(),
         }
     }
 
@@ -130,8 +184,15 @@ impl Serialize for WorkspacePath {
 impl<'de> Deserialize<'de> for WorkspacePath {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let sent = PathBuf::deserialize(deserializer)?;
-        let resolution = resolve_in_scope(&sent);
-        Ok(WorkspacePath { sent, resolution })
+        let (resolution, unrepaired) = match resolve_in_scope(&sent) {
+            Some((resolution, unrepaired)) => (Some(resolution), unrepaired),
+            None => (None, None),
+        };
+        Ok(WorkspacePath {
+            sent,
+            resolution,
+            unrepaired,
+        })
     }
 }
 

@@ -319,6 +319,25 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// Where a tool that creates or removes a file acts for the path `sent`, when its lenient
+    /// `resolution` dropped its first component and so landed on another path that exists
+    /// (`docs/notes.txt`, with no `docs`, resolved as the existing `notes.txt`): the path as
+    /// sent, joined onto the first root. Dropping a component is a guess at a file to read;
+    /// creating, replacing or deleting on that guess would lose the file it found. `None` when
+    /// the resolution is not such a guess.
+    pub(crate) fn unrepaired(&self, sent: &str, resolution: &Resolution) -> Option<PathBuf> {
+        match resolution.normalization {
+            Some(Normalization::FirstComponent { .. })
+                if resolution.path.symlink_metadata().is_ok() =>
+            {
+                Some(self.join(Path::new(sent)))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl From<Candidate> for Resolution {
     fn from(candidate: Candidate) -> Self {
         Resolution {

@@ -29,6 +29,10 @@ pub(crate) struct ParsedPath {
     pub(crate) sent: String,
     /// Where it was resolved: absolute.
     pub(crate) path: PathBuf,
+    /// Where a tool that creates or removes files acts instead, when the resolution guessed
+    /// at another, existing file ([`Workspace::unrepaired`]); the boundary checks it too for a
+    /// call that is not read-only.
+    pub(crate) unrepaired: Option<PathBuf>,
 }
 
 thread_local! {
@@ -71,18 +75,22 @@ pub(crate) fn with_workspace_recording<R>(
     (result, ours.map(|scope| scope.resolved).unwrap_or_default())
 }
 
-/// `path` resolved (leniently: it may name a file to create) against the workspace in scope;
-/// `None` when there is none (or the path is not UTF-8, which JSON cannot send).
-pub(super) fn resolve_in_scope(path: &Path) -> Option<Resolution> {
+/// `path` resolved (leniently: it may name a file to create) against the workspace in scope,
+/// and where a tool creating or removing it acts when that differs
+/// ([`Workspace::unrepaired`]); `None` when there is no workspace in scope (or the path is not
+/// UTF-8, which JSON cannot send).
+pub(super) fn resolve_in_scope(path: &Path) -> Option<(Resolution, Option<PathBuf>)> {
     IN_SCOPE.with_borrow_mut(|scope| {
         let scope = scope.as_mut()?;
         let sent = path.to_str()?;
         let resolution = scope.workspace.resolve_lenient(sent);
+        let unrepaired = scope.workspace.unrepaired(sent, &resolution);
         scope.resolved.push(ParsedPath {
             sent: sent.to_owned(),
             path: resolution.path.clone(),
+            unrepaired: unrepaired.clone(),
         });
-        Some(resolution)
+        Some((resolution, unrepaired))
     })
 }
 

@@ -137,7 +137,7 @@ impl Coordinator {
     /// added). So the paths are confined again as they are now, and the call decided again on
     /// the session as it is now: neither a hook's allow nor an approval outranks a deny.
     fn decide_after_wait(&self, staged: &mut Staged) -> Result<(), Refusal> {
-        staged.paths = self.resolve_paths(&staged.prepared);
+        staged.paths = self.resolve_paths(&staged.prepared, staged.effect);
         let now = self.decide(staged, &self.snapshot());
         if now.verdict == Verdict::Deny {
             return Err(self.refuse(staged, now));

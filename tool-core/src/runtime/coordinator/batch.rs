@@ -147,7 +147,8 @@ impl Coordinator {
                         // for nothing was confined a moment ago, and nothing it could conflict
                         // with has run since.
                         if waited {
-                            staged.paths = coordinator.resolve_paths(&staged.prepared);
+                            staged.paths =
+                                coordinator.resolve_paths(&staged.prepared, staged.effect);
                         }
                         let _slot = slots.acquire_owned().await;
                         if abort.is_cancelled() {

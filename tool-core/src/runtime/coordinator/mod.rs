@@ -619,23 +619,31 @@ impl Coordinator {
         if effect.is_read_only() && commands.iter().any(writes_or_unknown) {
             effect = Effect::Mutating;
         }
-        let paths = self.resolve_paths_of(prepared, &commands);
+        let paths = self.resolve_paths_of(prepared, &commands, effect);
         (effect, commands, paths)
     }
 
     /// Every path the call names, resolved against the workspace boundary (none without a
     /// workspace): its path arguments, and the files its commands write.
     ///
-    /// A `WorkspacePath` is checked where it was resolved, which is where the tool will look.
+    /// A `WorkspacePath` is checked where it was resolved, which is where the tool will look;
+    /// for a call that is not read-only, also as sent when the resolution guessed at another
+    /// file that exists, since a tool that creates or deletes files acts there
+    /// ([`WorkspacePath::to_create`](crate::WorkspacePath::to_create)).
     /// Any other path argument reaches the tool as text, as sent, so it is checked everywhere
     /// the tool might take it: where a shell would (`~` and `$VAR` expanded), as it reads
     /// literally when it has something to expand, and where the workspace would resolve it (a
     /// dropped first component).
-    pub(crate) fn resolve_paths(&self, prepared: &Prepared) -> Vec<ResolvedPath> {
-        self.resolve_paths_of(prepared, &analyze_commands(prepared))
+    pub(crate) fn resolve_paths(&self, prepared: &Prepared, effect: Effect) -> Vec<ResolvedPath> {
+        self.resolve_paths_of(prepared, &analyze_commands(prepared), effect)
     }
 
-    fn resolve_paths_of(&self, prepared: &Prepared, commands: &[CommandLine]) -> Vec<ResolvedPath> {
+    fn resolve_paths_of(
+        &self,
+        prepared: &Prepared,
+        commands: &[CommandLine],
+        effect: Effect,
+    ) -> Vec<ResolvedPath> {
         let Some(workspace) = &self.inner.shared.workspace else {
             return Vec::new();
         };
@@ -655,6 +663,17 @@ impl Coordinator {
                             &parsed.sent,
                             &parsed.path,
                         ));
+                        if let Some(unrepaired) = parsed
+                            .unrepaired
+                            .as_ref()
+                            .filter(|_| !effect.is_read_only())
+                        {
+                            paths.push(workspace.confine_target(
+                                arg.clone(),
+                                &parsed.sent,
+                                unrepaired,
+                            ));
+                        }
                         continue;
                     }
                     paths.push(workspace.confine(arg.clone(), value));
