@@ -240,6 +240,37 @@ fn the_mode_flag_applies_to_the_call() {
     );
 }
 
+/// Found by an exploratory run: `--mode` defaulted to `default` and was applied after the
+/// settings, so their `permissions.defaultMode` never took effect.
+#[test]
+fn the_settings_default_mode_applies_unless_the_flag_is_given() {
+    let dir = project();
+    std::fs::write(
+        dir.path().join("plan.json"),
+        r#"{"permissions": {"defaultMode": "plan"}}"#,
+    )
+    .unwrap();
+    let explain = |extra: &[&str]| {
+        let mut args = vec![
+            "policy",
+            "explain",
+            "write_file",
+            r#"{"path": "a.txt", "content": "x"}"#,
+            "--settings",
+            "plan.json",
+        ];
+        args.extend_from_slice(extra);
+        let output = toolbox(&args, dir.path());
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+    };
+    let text = explain(&[]);
+    assert!(text.starts_with("`write_file`: deny"), "{text}");
+    assert!(text.contains("plan mode"), "{text}");
+    let text = explain(&["--mode", "bypass"]);
+    assert!(text.starts_with("`write_file`: allow"), "{text}");
+}
+
 #[test]
 fn policy_explain_shows_every_rule_and_the_one_that_decided() {
     let dir = project();
@@ -350,6 +381,25 @@ fn a_reader_that_goes_away_ends_the_listing_quietly() {
     drop(child.stdout.take()); // the reader closes at once, as `| head -0` would
     let output = child.wait_with_output().unwrap();
     assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+}
+
+/// Found by an exploratory run: `completions` panicked when its reader went away.
+#[test]
+fn a_reader_that_goes_away_ends_the_completions_quietly() {
+    let dir = project();
+    for shell in ["bash", "zsh", "fish"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+            .args(["completions", shell])
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+    }
 }
 
 /// `toolbox` with `TOOLKIT_MONTY_WORKER` set to `worker`, or removed.

@@ -134,9 +134,10 @@ struct SessionArgs {
     /// The workspace root (default: the current directory).
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
-    /// The permission mode: default, accept_edits, plan, bypass, dont_ask.
-    #[arg(long, default_value = "default", value_parser = parse_mode)]
-    mode: Mode,
+    /// The permission mode: default, accept_edits, plan, bypass, dont_ask [default: the
+    /// settings' `permissions.defaultMode`, else default].
+    #[arg(long, value_parser = parse_mode)]
+    mode: Option<Mode>,
     /// A settings file in Claude Code's format (permissions, hooks, default mode).
     #[arg(long, value_name = "FILE")]
     settings: Option<PathBuf>,
@@ -260,12 +261,11 @@ fn run(command: Command) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "toolbox",
-                &mut std::io::stdout(),
-            );
+            // Into a buffer, then out like every other output: clap_complete panics when its
+            // writer fails (a reader that goes away, a full disk).
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "toolbox", &mut script);
+            out_raw(&String::from_utf8_lossy(&script));
             Ok(0)
         }
     }
@@ -494,8 +494,10 @@ fn coordinator(
         builder = sandbox_from(&settings, builder);
         builder = builder.settings(settings);
     }
-    // After the settings, so the flag wins over the settings' default mode.
-    builder = builder.mode(session.mode);
+    // After the settings, so the flag, when given, wins over the settings' default mode.
+    if let Some(mode) = session.mode {
+        builder = builder.mode(mode);
+    }
     if interactive {
         builder = builder.approver(approve::Console::new(session.settings.clone(), roots));
     }
