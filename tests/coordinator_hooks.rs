@@ -536,3 +536,64 @@ fn updated_input_that_turns_a_read_into_a_write_draws_on_the_action_budget() {
     );
     assert_eq!(fixture.asked(), asked);
 }
+
+/// `true` while the process exists and is not a zombie.
+fn process_is_running(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next());
+    !matches!(state, Some("Z" | "X") | None)
+}
+
+/// Found by an exploratory run over MCP: a call cancelled while its PreToolUse hook ran still
+/// ran its tool once the hook returned (the file was written), and the hook's process lived on.
+#[test]
+fn a_call_cancelled_while_its_pre_tool_use_hook_runs_never_runs_the_tool() {
+    let fixture = Fixture::new();
+    let pid_file = fixture.dir.path().join("hook.pid");
+    let hook = fixture.script(
+        "slow.sh",
+        &format!("echo $$ > '{}'\nexec sleep 30", pid_file.display()),
+    );
+    let coordinator = fixture.coordinator("PreToolUse", "ch_write", &hook);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (result, hook_pid, took) = runtime.block_on(async {
+        let stop = tool_core::context::CancellationToken::new();
+        let call = coordinator.call_cancellable(write_call("a.txt"), &stop);
+        tokio::pin!(call);
+        let started = std::time::Instant::now();
+        // Cancel once the hook is running.
+        let hook_pid = loop {
+            tokio::select! {
+                _ = &mut call => panic!("the call ended before the hook could be cancelled"),
+                () = tokio::time::sleep(std::time::Duration::from_millis(20)) => {}
+            }
+            if let Some(pid) = std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|text| text.trim().parse::<u32>().ok())
+            {
+                break pid;
+            }
+            assert!(started.elapsed().as_secs() < 20, "the hook never started");
+        };
+        stop.cancel();
+        let result = call.await;
+        (result, hook_pid, started.elapsed())
+    });
+    assert!(
+        matches!(result.error(), Some(ToolError::Cancelled)),
+        "{}",
+        result.text()
+    );
+    assert!(!fixture.root().join("a.txt").exists(), "the tool ran");
+    // Well before the hook's 30 s: the wait was dropped, not sat out.
+    assert!(took.as_secs() < 20, "the call took {took:?}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while process_is_running(hook_pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!process_is_running(hook_pid), "the hook's process lives on");
+}

@@ -470,7 +470,19 @@ impl Coordinator {
         // dropped), the event sink still hears that the call finished, as cancelled.
         let unfinished = Unfinished::arm(self, &staged, started);
         let snapshot = self.snapshot();
-        let context = match self.authorize(&mut staged, &snapshot, batch_abort).await {
+        // A call cancelled while it waits to be authorized (on a PreToolUse hook, a
+        // PermissionRequest hook, the approver) ends there: the wait is dropped, which kills a
+        // hook's processes, and the tool never runs.
+        let cancelled = staged
+            .parent_cancellation
+            .clone()
+            .unwrap_or_else(|| self.inner.shared.cancellation.clone());
+        let authorized = tokio::select! {
+            biased;
+            () = cancelled.cancelled() => Err(authorize::Refusal::from(ToolError::Cancelled)),
+            authorized = self.authorize(&mut staged, &snapshot, batch_abort) => authorized,
+        };
+        let context = match authorized {
             Ok(context) => context,
             Err(refusal) => {
                 unfinished.disarm();
@@ -504,9 +516,14 @@ impl Coordinator {
             mode: snapshot.mode,
             ctx: &ctx,
         };
-        let outcome = Downstream::new(&self.inner.chain, &*tool, prepared, &invocation)
-            .run()
-            .await;
+        // Cancelled between its authorization and now: the tool is not started at all.
+        let outcome = if ctx.cancellation().is_cancelled() {
+            Err(ToolError::Cancelled)
+        } else {
+            Downstream::new(&self.inner.chain, &*tool, prepared, &invocation)
+                .run()
+                .await
+        };
         let mut result = ToolResult::from_outcome(ctx.into_call().call_id, outcome);
         result.context.extend(context);
 
