@@ -5,6 +5,9 @@
 
 #![cfg(unix)]
 
+#[path = "common/processes.rs"]
+mod processes;
+use processes::process_is_running;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -535,17 +538,6 @@ fn updated_input_that_turns_a_read_into_a_write_draws_on_the_action_budget() {
         result.text()
     );
     assert_eq!(fixture.asked(), asked);
-}
-
-/// `true` while the process exists and is not a zombie.
-fn process_is_running(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat
-        .rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().next());
-    !matches!(state, Some("Z" | "X") | None)
 }
 
 /// Found by an exploratory run over MCP: a call cancelled while its PreToolUse hook ran still

@@ -1,5 +1,8 @@
 //! Hooks: Claude Code's hook protocol, with real shell scripts in temporary directories.
 
+#[path = "common/processes.rs"]
+mod processes;
+use processes::process_is_running;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -75,18 +78,6 @@ async fn eventually(mut condition: impl FnMut() -> bool) -> bool {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     condition()
-}
-
-/// `true` while the process exists and is not a zombie.
-fn process_is_running(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // The state follows the parenthesized command name.
-    let state = stat
-        .rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().next());
-    !matches!(state, Some("Z" | "X") | None)
 }
 
 fn read_pid(scripts: &Scripts, name: &str) -> Option<u32> {
