@@ -79,7 +79,7 @@ impl JsonSchema for PatchText {
 ///
 /// # Arguments
 /// * `patch` - The whole patch text.
-#[tool(blocking, name = "apply_patch", tags("fs"))]
+#[tool(closed_world, blocking, name = "apply_patch", tags("fs"))]
 fn apply_patch(
     ctx: &ToolContext,
     ws: &Workspace,

@@ -17,7 +17,13 @@ use crate::fs;
 /// * `old_string` - The text to replace, with enough surrounding lines to match one place.
 /// * `new_string` - The text to put in its place.
 /// * `replace_all` - Replace every occurrence (exact or line-ending-normalized matches only).
-#[tool(blocking, name = "edit_file", aliases("Edit"), tags("fs"))]
+#[tool(
+    closed_world,
+    blocking,
+    name = "edit_file",
+    aliases("Edit"),
+    tags("fs")
+)]
 fn edit_file(
     ctx: &ToolContext,
     ws: &Workspace,

@@ -20,6 +20,7 @@ use crate::walk::{self, Kind};
 /// * `offset` - Skip this many paths first, to page on (default 0).
 #[tool(
     read_only,
+    closed_world,
     blocking,
     name = "glob",
     aliases("Glob"),

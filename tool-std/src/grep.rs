@@ -58,6 +58,7 @@ pub enum OutputMode {
 /// * `anchors` - In `content` mode, prefix each line with its `LINE#HASH` anchor for `hashline_edit`.
 #[tool(
     read_only,
+    closed_world,
     blocking,
     name = "grep",
     aliases("Grep"),

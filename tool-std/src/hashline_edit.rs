@@ -49,7 +49,7 @@ pub struct HashlineEditArgs {
 /// # Arguments
 /// * `path` - The file, relative to the workspace root (or absolute inside it).
 /// * `edits` - The edits, all referring to the file as it was read.
-#[tool(blocking, name = "hashline_edit", tags("fs"))]
+#[tool(closed_world, blocking, name = "hashline_edit", tags("fs"))]
 fn hashline_edit(
     ctx: &ToolContext,
     ws: &Workspace,

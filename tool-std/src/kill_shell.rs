@@ -36,7 +36,13 @@ pub struct JobKilled {
 ///
 /// # Arguments
 /// * `id` - The job's id, as `run_shell` returned it.
-#[tool(name = "kill_shell", aliases("KillShell"), idempotent, tags("shell"))]
+#[tool(
+    closed_world,
+    name = "kill_shell",
+    aliases("KillShell"),
+    idempotent,
+    tags("shell")
+)]
 async fn kill_shell(
     ctx: ToolContext,
     #[serde(alias = "shell_id", alias = "bash_id", alias = "job_id")] id: String,

@@ -17,6 +17,7 @@ use crate::walk;
 /// * `offset` - The first entry to show, counting from 1, to page on (default 1).
 #[tool(
     read_only,
+    closed_world,
     blocking,
     name = "list_dir",
     aliases("LS"),

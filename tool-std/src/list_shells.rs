@@ -32,7 +32,7 @@ pub struct JobSummary {
 
 /// List the background jobs this session started with `run_shell` (`run_in_background`):
 /// id, command, status and how long each has run.
-#[tool(read_only, name = "list_shells", tags("shell"))]
+#[tool(read_only, closed_world, name = "list_shells", tags("shell"))]
 fn list_shells(ctx: &ToolContext) -> Json<ShellList> {
     let jobs = ctx
         .session_state::<ShellJobs>()

@@ -31,7 +31,13 @@ pub struct EditArgs {
 /// # Arguments
 /// * `path` - The file, relative to the workspace root (or absolute inside it).
 /// * `edits` - The replacements, in order.
-#[tool(blocking, name = "multi_edit", aliases("MultiEdit"), tags("fs"))]
+#[tool(
+    closed_world,
+    blocking,
+    name = "multi_edit",
+    aliases("MultiEdit"),
+    tags("fs")
+)]
 fn multi_edit(
     ctx: &ToolContext,
     ws: &Workspace,

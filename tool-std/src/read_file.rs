@@ -32,7 +32,14 @@ const CHUNK: usize = 64 * 1024;
 /// * `offset` - The first line to return, counting from 1 (default 1).
 /// * `limit` - How many lines to return (default 2000).
 /// * `anchors` - Prefix each line with an anchor (`12#QK|text`) that `hashline_edit` addresses.
-#[tool(read_only, blocking, name = "read_file", aliases("Read"), tags("fs"))]
+#[tool(
+    read_only,
+    closed_world,
+    blocking,
+    name = "read_file",
+    aliases("Read"),
+    tags("fs")
+)]
 fn read_file(
     ctx: &ToolContext,
     ws: &Workspace,

@@ -75,7 +75,13 @@ pub struct JobOutput {
 /// * `id` - The job's id, as `run_shell` returned it.
 /// * `filter` - Only lines matching this regular expression (Rust regex syntax). Lines that do not match are still counted as read.
 /// * `since_last` - Only what is new since the last read (default true); false for all of its output kept. Either way the next read starts after this one.
-#[tool(read_only, name = "shell_output", aliases("BashOutput"), tags("shell"))]
+#[tool(
+    read_only,
+    closed_world,
+    name = "shell_output",
+    aliases("BashOutput"),
+    tags("shell")
+)]
 fn shell_output(
     ctx: &ToolContext,
     #[serde(alias = "bash_id", alias = "shell_id", alias = "job_id")] id: String,

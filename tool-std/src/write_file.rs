@@ -14,7 +14,13 @@ use crate::fs::{self, DecodeError, Format, LineEnding, Seen, TextFile, io_error}
 /// * `path` - The file, relative to the workspace root (or absolute inside it).
 /// * `content` - The whole new text.
 /// * `overwrite` - Replace the file even if this session has not read it, it changed since, or the new text is empty.
-#[tool(blocking, name = "write_file", aliases("Write"), tags("fs"))]
+#[tool(
+    closed_world,
+    blocking,
+    name = "write_file",
+    aliases("Write"),
+    tags("fs")
+)]
 fn write_file(
     ctx: &ToolContext,
     ws: &Workspace,

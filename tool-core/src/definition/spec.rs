@@ -251,7 +251,8 @@ pub struct ToolAnnotations {
     pub title: Option<String>,
     /// The tool does not modify its environment.
     pub read_only_hint: bool,
-    /// The tool may perform destructive updates (meaningful only when not read-only).
+    /// The tool may perform destructive updates, not only additive ones (meaningful only when
+    /// not read-only).
     pub destructive_hint: bool,
     /// Calling the tool twice with the same arguments has no further effect.
     pub idempotent_hint: bool,
@@ -436,14 +437,26 @@ impl ToolSpec {
     }
 
     /// The MCP annotations, derived from the effect class: a read-only tool is never destructive
-    /// and always idempotent.
+    /// and always idempotent. Any other tool is destructive to MCP: `destructiveHint: false`
+    /// promises "only additive updates", which [`Effect::Mutating`] (a change that can be
+    /// redone or undone: a file written, a command run) does not, and clients may approve
+    /// such a tool without asking. It is also the protocol's default.
+    ///
+    /// ```
+    /// use tool_core::spec::ToolSpec;
+    ///
+    /// let write = ToolSpec::new("write_file", "Write a file.").closed_world();
+    /// let annotations = write.annotations();
+    /// assert!(!annotations.read_only_hint && annotations.destructive_hint);
+    /// assert!(!annotations.open_world_hint);
+    /// ```
     #[must_use]
     pub fn annotations(&self) -> ToolAnnotations {
         let read_only = self.effect.is_read_only();
         ToolAnnotations {
             title: self.title.as_ref().map(ToString::to_string),
             read_only_hint: read_only,
-            destructive_hint: self.effect == Effect::Destructive,
+            destructive_hint: !read_only,
             idempotent_hint: read_only || self.idempotent,
             open_world_hint: self.open_world,
         }

@@ -129,7 +129,13 @@ fn all_tags(files: &[PathBuf]) -> Vec<Arc<FileTags>> {
 /// * `path` - The directory to map (default: the workspace root).
 /// * `focus` - Files (paths relative to the workspace root) or identifiers to rank the map toward.
 /// * `max_tokens` - The map's budget in tokens, about 4 characters each (default 2048).
-#[tool(read_only, blocking, name = "repo_map", tags("fs", "search"))]
+#[tool(
+    read_only,
+    closed_world,
+    blocking,
+    name = "repo_map",
+    tags("fs", "search")
+)]
 fn repo_map(
     ws: &Workspace,
     #[serde(alias = "dir_path", alias = "directory")] path: Option<WorkspacePath>,
