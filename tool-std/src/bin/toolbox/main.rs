@@ -432,8 +432,15 @@ fn call(
     )?;
     let result = runtime.block_on(async {
         let running = coordinator.call(ToolCall::new(tool, arguments));
-        signals::run_or_stop(progress::while_running(tool, running), &calls).await
+        signals::until_stopped(progress::while_running(tool, running), &calls).await
     });
+    let result = match result {
+        Ok(result) => result,
+        Err(stop) => {
+            drop(coordinator);
+            return Ok(signals::shut_down(stop, runtime));
+        }
+    };
     match (json, result.structured()) {
         (true, Some(value)) => out!("{}", pretty(value)),
         _ => out!("{}", result.text()),

@@ -191,15 +191,20 @@ pub(crate) fn serve(
     }
     // The end of stdin cancels the calls in flight (tool-core's `serve_stdio`); a signal
     // cancels them too, and ends the process with the signal's status.
-    runtime
-        .block_on(signals::run_or_stop(
-            tool_core::mcp::serve_stdio(coordinator),
-            &calls,
-        ))
-        .map_err(|error| Failure {
+    let served = runtime.block_on(signals::until_stopped(
+        tool_core::mcp::serve_stdio(coordinator),
+        &calls,
+    ));
+    match served {
+        Ok(served) => served.map_err(|error| Failure {
             code: FAILED,
             message: format!("the MCP connection failed: {error}"),
-        })?;
+        })?,
+        Err(stop) => {
+            drop(imported);
+            return Ok(signals::shut_down(stop, runtime));
+        }
+    }
     Ok(0)
 }
 

@@ -2,8 +2,9 @@
 //! or the client going away) and what stopping means for `call` and stdio `serve`: every call
 //! in flight is cancelled (run_shell then stops its command's process group), every command
 //! the shell tools started is sent SIGTERM (background jobs too), the calls get a moment to
-//! end, what is left is sent SIGKILL, and the program exits with the shell's status for the
-//! signal (128 + its number). Without this the default action killed `toolbox` alone, and the
+//! end (a second signal cuts it short), what is left is sent SIGKILL, the runtime's tasks are
+//! dropped (killing the processes their handles own), and the program exits with the shell's
+//! status for the signal (128 + its number). Without this the default action killed `toolbox` alone, and the
 //! commands it had started, each in a process group (and session) of its own that no Ctrl-C
 //! reaches, ran on with init as their parent.
 //!
@@ -110,17 +111,26 @@ async fn heard(listener: Option<&mut tokio::signal::unix::Signal>) {
 }
 
 /// Runs `work` (a call, a stdio server whose coordinator `calls` cancels) to its end, unless a
-/// stopping signal comes first: then stops as the module says and exits the process with the
-/// signal's status, never returning.
-pub(crate) async fn run_or_stop<T>(work: impl Future<Output = T>, calls: &CancellationToken) -> T {
+/// stopping signal comes first: then stops the calls and commands as the module says and
+/// returns the signal, for the caller to [`shut_down`] with.
+pub(crate) async fn until_stopped<T>(
+    work: impl Future<Output = T>,
+    calls: &CancellationToken,
+) -> Result<T, Stop> {
     let mut listener = Listener::new();
     tokio::pin!(work);
     let stop = tokio::select! {
-        done = &mut work => return done,
+        done = &mut work => return Ok(done),
         stop = listener.next() => stop,
     };
+    // At a terminal, over the progress line (and the `^C` the terminal echoed), not after it.
+    let clear = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        "\r\x1b[2K"
+    } else {
+        ""
+    };
     eprintln!(
-        "toolbox: stopped by {}: cancelling the calls in flight and stopping the commands they started",
+        "{clear}toolbox: stopped by {}: cancelling the calls in flight and stopping the commands they started",
         stop.name()
     );
     calls.cancel();
@@ -134,10 +144,21 @@ pub(crate) async fn run_or_stop<T>(work: impl Future<Output = T>, calls: &Cancel
         _ = listener.next() => {}
     }
     stop_commands(true);
-    // Not a return through `main`: dropping the runtime would wait for every blocking thread
-    // still busy, for as long as they take. Output was flushed line by line.
-    std::process::exit(i32::from(stop.exit_code()));
+    Err(stop)
 }
+
+/// After [`until_stopped`] returned `stop` (and the caller dropped its coordinator): drops
+/// every task still on `runtime`, which kills the processes their handles own (an imported MCP
+/// server, a hook's command, a code-mode worker: each killed on drop), waiting a moment at most
+/// for threads still busy in a blocking call (dropping the runtime would wait for them as long
+/// as they take); returns the exit code.
+pub(crate) fn shut_down(stop: Stop, runtime: tokio::runtime::Runtime) -> u8 {
+    runtime.shutdown_timeout(SHUT_DOWN_WITHIN);
+    stop.exit_code()
+}
+
+/// How long [`shut_down`] waits for threads busy in a blocking call.
+const SHUT_DOWN_WITHIN: Duration = Duration::from_millis(100);
 
 /// Resolves once no command the shell tools started is running.
 async fn commands_ended() {
