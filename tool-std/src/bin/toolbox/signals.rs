@@ -11,6 +11,7 @@
 //! `serve --http` stops on the same signals with a graceful shutdown of its own (`serve.rs`).
 
 use std::future::Future;
+use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use tool_core::context::CancellationToken;
@@ -124,12 +125,15 @@ pub(crate) async fn until_stopped<T>(
         stop = listener.next() => stop,
     };
     // At a terminal, over the progress line (and the `^C` the terminal echoed), not after it.
-    let clear = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+    // Not `eprintln!`, which panics when stderr is gone, as it is after SIGHUP: the commands
+    // must be stopped whether or not anyone reads why.
+    let clear = if std::io::stderr().is_terminal() {
         "\r\x1b[2K"
     } else {
         ""
     };
-    eprintln!(
+    let _ = writeln!(
+        std::io::stderr(),
         "{clear}toolbox: stopped by {}: cancelling the calls in flight and stopping the commands they started",
         stop.name()
     );
