@@ -4,7 +4,8 @@
 //! end and stopping its whole process group (`process`), what it printed as the model reads
 //! it (`output`), the session's background jobs (`jobs`), which command lines only read
 //! ([`read_only`]), and the kernel sandbox commands run in ([`sandbox`]); the last two are
-//! public.
+//! public, as are [`terminate_all`], [`kill_all`] and [`running`], for a program that must
+//! stop every command it started at once (on a signal) rather than session by session.
 //!
 //! Linux (and other Unix) only: a command runs in a process group of its own (and a session
 //! of its own when this process has a controlling terminal), and is stopped by signalling its
