@@ -124,6 +124,7 @@ impl Process {
     ) -> std::io::Result<Process> {
         let Spawned { child, output } = spawn(command, workdir, sandbox)?;
         let pid = Pid::from_child(&child);
+        lock(&LIVE_GROUPS).push(pid);
         let shared = Arc::new(Shared {
             pid,
             output: Mutex::new(OutputBuffer::new(output_cap)),
@@ -298,6 +299,30 @@ fn supervise(
     if left {
         kill_leftovers(shared.pid);
     }
+    lock(&LIVE_GROUPS).retain(|&pid| pid != shared.pid);
+}
+
+/// The process groups of the commands this process started whose supervisor has not yet seen
+/// them end (shell reaped, what it left in its group gone): what [`signal_every_group`]
+/// signals when the whole program must stop at once, without waiting for each handle's owner
+/// to drop it. A group leaves the list only after its shell was reaped and the group found
+/// empty, so the ids listed are this process's commands' own.
+static LIVE_GROUPS: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
+
+/// How many commands have a process group this process has not yet seen end.
+pub(crate) fn live_groups() -> usize {
+    lock(&LIVE_GROUPS).len()
+}
+
+/// Sends SIGTERM (or, with `kill`, SIGKILL) to the process group of every command this process
+/// started and has not seen end, background jobs included; returns how many groups there were.
+pub(crate) fn signal_every_group(kill: bool) -> usize {
+    let signal = if kill { Signal::KILL } else { Signal::TERM };
+    let groups = lock(&LIVE_GROUPS).clone();
+    for &pgid in &groups {
+        signal_group(pgid, signal);
+    }
+    groups.len()
 }
 
 fn exit_of(status: std::process::ExitStatus) -> Exit {

@@ -20,6 +20,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use super::elicit::{
     Answered, ApprovalStates, ClientAbilities, ElicitingApprover, INPUT_KEY, QuestionsRound,
@@ -199,7 +200,9 @@ pub enum ServeError {
     Connection(#[from] tokio::task::JoinError),
 }
 
-/// Serves `coordinator` on stdin and stdout until the client closes stdin.
+/// Serves `coordinator` on stdin and stdout until the client closes stdin. Calls still running
+/// a quarter of a second after stdin closed are cancelled (their tools' tokens), so that the
+/// server exits soon after its client leaves, as the client expects before it sends SIGTERM.
 ///
 /// # Errors
 /// [`ServeError`]: the connection could not start, or ended abnormally.
@@ -208,20 +211,88 @@ pub async fn serve_stdio(coordinator: Coordinator) -> Result<(), ServeError> {
 }
 
 impl McpServer {
-    /// Serves on stdin and stdout until the client closes stdin: [`serve_stdio`] for a server
+    /// Serves on stdin and stdout until the client closes stdin (cancelling the calls still
+    /// running shortly after): [`serve_stdio`] for a server
     /// configured first ([`with_state_key`](Self::with_state_key),
     /// [`session_approvals`](Self::session_approvals)).
     ///
     /// # Errors
     /// [`ServeError`]: the connection could not start, or ended abnormally.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        // rmcp's loop, at the end of its input, waits up to 5 s for the handlers still running
+        // before it cancels them; a client leaving with a call in flight (the MCP Python SDK
+        // closes stdin, then sends SIGTERM 2 s later) would kill the server before its tools
+        // were told to stop. So the end of stdin is noticed here, and after a short grace for
+        // answers already on their way the whole service is cancelled, which cancels every
+        // request's token at once.
+        let closed = CancellationToken::new();
+        let stop = CancellationToken::new();
         let running = match pipes() {
-            Some(pipes) => self.serve(pipes).await,
-            None => self.serve(rmcp::transport::stdio()).await,
+            Some((input, output)) => {
+                let input = NoticeEnd::new(input, closed.clone());
+                self.serve_with_ct((input, output), stop.clone()).await
+            }
+            None => {
+                let (input, output) = rmcp::transport::stdio();
+                let input = NoticeEnd::new(input, closed.clone());
+                self.serve_with_ct((input, output), stop.clone()).await
+            }
         }
         .map_err(|error| ServeError::Start(Box::new(error)))?;
-        running.waiting().await?;
+        let waiting = running.waiting();
+        tokio::pin!(waiting);
+        tokio::select! {
+            ended = &mut waiting => {
+                ended?;
+            }
+            () = async {
+                closed.cancelled().await;
+                tokio::time::sleep(STDIN_CLOSED_GRACE).await;
+            } => {
+                stop.cancel();
+                waiting.await?;
+            }
+        }
         Ok(())
+    }
+}
+
+/// How long calls running when stdin closes have to answer before they are cancelled: long
+/// enough for a quick call that was already running, well under the 2 s a client gives the
+/// server to exit before it sends SIGTERM.
+const STDIN_CLOSED_GRACE: Duration = Duration::from_millis(250);
+
+/// A reader that cancels `closed` when its input ends (or fails): how [`serve_stdio`] learns
+/// that the client has gone, which rmcp's loop does not tell.
+struct NoticeEnd<R> {
+    inner: R,
+    closed: CancellationToken,
+}
+
+impl<R> NoticeEnd<R> {
+    fn new(inner: R, closed: CancellationToken) -> Self {
+        NoticeEnd { inner, closed }
+    }
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for NoticeEnd<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        let ended = match &polled {
+            // Nothing read into room there was: the end of the input.
+            std::task::Poll::Ready(Ok(())) => buf.filled().len() == before && buf.remaining() > 0,
+            std::task::Poll::Ready(Err(_)) => true,
+            std::task::Poll::Pending => false,
+        };
+        if ended {
+            self.closed.cancel();
+        }
+        polled
     }
 }
 

@@ -12,6 +12,7 @@ mod form;
 mod imports;
 mod progress;
 mod serve;
+mod signals;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -19,6 +20,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
+use tool_core::context::CancellationToken;
 use tool_core::policy::Mode;
 use tool_core::schema::{self, Dialect, ExportProblem, GeminiForm, OpenAiApi};
 use tool_core::settings::Settings;
@@ -253,7 +255,7 @@ fn run(command: Command) -> Result<u8, Failure> {
         } => {
             let runtime = runtime()?;
             let toolset = with_imports(&runtime, toolset, &session, false)?;
-            let coordinator = coordinator(toolset, &session, false)?;
+            let coordinator = coordinator(toolset, &session, false, CancellationToken::new())?;
             let explained = coordinator
                 .explain(&ToolCall::new(tool, arguments))
                 .map_err(|error| Failure::setup(error.to_string()))?;
@@ -420,11 +422,25 @@ fn call(
     if toolset.get(tool).is_none() {
         return Err(unknown_tool(&toolset, tool));
     }
-    let coordinator = coordinator(toolset, session, std::io::stdin().is_terminal())?;
+    // SIGINT, SIGTERM and SIGHUP cancel the call (and stop what it started) through this.
+    let calls = CancellationToken::new();
+    let coordinator = coordinator(
+        toolset,
+        session,
+        std::io::stdin().is_terminal(),
+        calls.clone(),
+    )?;
     let result = runtime.block_on(async {
         let running = coordinator.call(ToolCall::new(tool, arguments));
-        progress::while_running(tool, running).await
+        signals::until_stopped(progress::while_running(tool, running), &calls).await
     });
+    let result = match result {
+        Ok(result) => result,
+        Err(stop) => {
+            drop(coordinator);
+            return Ok(signals::shut_down(stop, runtime));
+        }
+    };
     match (json, result.structured()) {
         (true, Some(value)) => out!("{}", pretty(value)),
         _ => out!("{}", result.text()),
@@ -463,10 +479,13 @@ fn start_runtime(mut builder: tokio::runtime::Builder) -> Result<tokio::runtime:
         .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))
 }
 
+/// The coordinator of a session: `toolset` in the session's workspace, mode and settings, with
+/// the console approver when `interactive`; cancelling `calls` cancels every call it runs.
 fn coordinator(
     toolset: Toolset,
     session: &SessionArgs,
     interactive: bool,
+    calls: CancellationToken,
 ) -> Result<Coordinator, Failure> {
     let root = match &session.workspace {
         Some(root) => root.clone(),
@@ -485,6 +504,7 @@ fn coordinator(
         .toolset(toolset)
         .workspace(workspace)
         .output_limit(30_000)
+        .cancellation(calls)
         .state(CodeModeConfig {
             isolation: Isolation::from_env(),
             ..CodeModeConfig::default()

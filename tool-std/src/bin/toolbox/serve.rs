@@ -1,13 +1,13 @@
 //! `toolbox serve`: the toolset over MCP, on stdio or (with `--http`) over streamable HTTP, with
-//! the HTTP server's flags (where to listen, who may call, the approval-state key) and the
-//! signals that stop it.
+//! the HTTP server's flags (where to listen, who may call, the approval-state key); how the
+//! signals stop it is [`signals`]'s.
 
-use std::future::Future;
 use std::path::PathBuf;
 
 use tool_core::Toolset;
+use tool_core::context::CancellationToken;
 
-use crate::{FAILED, Failure, SessionArgs, coordinator, imports, runtime, start_runtime};
+use crate::{FAILED, Failure, SessionArgs, coordinator, imports, runtime, signals, start_runtime};
 
 pub(crate) const SERVE_HELP: &str = "\
 Over HTTP the server is stateless (run several behind any load balancer), speaks MCP 2026-07-28
@@ -149,7 +149,9 @@ pub(crate) fn serve(
     .map_err(Failure::setup)?;
     // stdin and stdout carry the protocol (or the server runs unattended): nobody can be
     // asked at the terminal.
-    let coordinator = coordinator(toolset, session, false)?;
+    // Over stdio, SIGINT, SIGTERM and SIGHUP cancel every call in flight through this.
+    let calls = CancellationToken::new();
+    let coordinator = coordinator(toolset, session, false, calls.clone())?;
     // An imported server's tool changes reach this server's clients: a chain.
     if let Some(imported) = &imported {
         runtime.block_on(
@@ -171,12 +173,12 @@ pub(crate) fn serve(
                     )),
                     error => Failure::setup(error.to_string()),
                 })?;
-            // Ctrl-C or SIGTERM end the server cleanly, so the coordinator is dropped and the
-            // commands it still runs are killed with it.
-            let stop = stop_signal();
+            // Ctrl-C, SIGTERM or SIGHUP end the server cleanly, so the coordinator is dropped
+            // and the commands it still runs are killed with it.
+            let mut stop = signals::Listener::new();
             let shutdown = server.shutdown_token();
             tokio::spawn(async move {
-                stop.await;
+                stop.next().await;
                 shutdown.cancel();
             });
             eprintln!("toolbox: serving MCP at {}", server.url());
@@ -187,12 +189,22 @@ pub(crate) fn serve(
             Ok(0)
         });
     }
-    runtime
-        .block_on(tool_core::mcp::serve_stdio(coordinator))
-        .map_err(|error| Failure {
+    // The end of stdin cancels the calls in flight (tool-core's `serve_stdio`); a signal
+    // cancels them too, and ends the process with the signal's status.
+    let served = runtime.block_on(signals::until_stopped(
+        tool_core::mcp::serve_stdio(coordinator),
+        &calls,
+    ));
+    match served {
+        Ok(served) => served.map_err(|error| Failure {
             code: FAILED,
             message: format!("the MCP connection failed: {error}"),
-        })?;
+        })?,
+        Err(stop) => {
+            drop(imported);
+            return Ok(signals::shut_down(stop, runtime));
+        }
+    }
     Ok(0)
 }
 
@@ -207,36 +219,4 @@ pub(crate) fn serve(
 /// next request or a cancellation.
 fn stdio_runtime() -> Result<tokio::runtime::Runtime, Failure> {
     start_runtime(tokio::runtime::Builder::new_current_thread())
-}
-
-/// Listens for Ctrl-C (SIGINT) and, on Unix, SIGTERM from now on (so a signal sent as soon as
-/// the URL is printed is caught); the future resolves on the first. A signal that cannot be
-/// listened for keeps its default action (ending the process).
-fn stop_signal() -> impl Future<Output = ()> {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{Signal, SignalKind, signal};
-        let interrupt = signal(SignalKind::interrupt()).ok();
-        let terminate = signal(SignalKind::terminate()).ok();
-        let wait = |listener: Option<Signal>| async move {
-            match listener {
-                Some(mut listener) => {
-                    listener.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        async move {
-            tokio::select! {
-                () = wait(interrupt) => {}
-                () = wait(terminate) => {}
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
 }
