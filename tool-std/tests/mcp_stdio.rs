@@ -52,3 +52,53 @@ fn a_client_cancelling_a_call_stops_the_command_it_runs() {
         "the server ends when its client closes stdin: {status}"
     );
 }
+
+/// Found by exploratory runs: a `tools/call` whose params were malformed (`arguments` a string,
+/// `name` a number) was answered "method not found" with the message `tools/call`.
+#[test]
+fn a_malformed_call_is_invalid_params_saying_what_is_wrong() {
+    let workspace = tempfile::tempdir().unwrap();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["serve", "--workspace"])
+        .arg(workspace.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to_server = server.stdin.take().unwrap();
+    let mut from_server = BufReader::new(server.stdout.take().unwrap());
+    let mut exchange = |message: &str| {
+        to_server.write_all(message.as_bytes()).unwrap();
+        to_server.write_all(b"\n").unwrap();
+        to_server.flush().unwrap();
+        let mut line = String::new();
+        from_server.read_line(&mut line).unwrap();
+        serde_json::from_str::<serde_json::Value>(&line).unwrap()
+    };
+    exchange(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
+    );
+    for (id, params, says) in [
+        (
+            2,
+            r#"{"name":"think","arguments":"x"}"#,
+            "`arguments` in `tools/call` must be an object",
+        ),
+        (
+            3,
+            r#"{"name":5}"#,
+            "`name` in `tools/call` must be the tool's name as a string",
+        ),
+    ] {
+        let answer = exchange(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#
+        ));
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with(says), "{message}");
+    }
+    drop(to_server);
+    server.wait().unwrap();
+}

@@ -57,6 +57,7 @@ pub mod client;
 mod elicit;
 #[cfg(feature = "mcp-http")]
 mod http;
+mod malformed;
 mod progress;
 mod server;
 mod subscriptions;

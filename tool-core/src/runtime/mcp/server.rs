@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
-    ContentBlock, ElicitResult, ErrorData, Implementation, InputRequests, InputRequiredResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ContentBlock, CustomRequest, CustomResult, ElicitResult, ErrorData, Implementation,
+    InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ResourceContents as McpResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter,
     Tool as McpTool,
 };
@@ -27,6 +27,7 @@ use super::elicit::{
     RoundState, RoundTripApprover, StateKeyTooShort, answer, input_request, normalized_approval,
     question,
 };
+use super::malformed;
 use super::progress::ProgressForwarder;
 use super::subscriptions::{self, ToolList};
 use crate::approval::{ApprovalRequest, ApprovalResponse, UnansweredKind};
@@ -365,6 +366,18 @@ impl ServerHandler for McpServer {
         }
         let ttl = u64::try_from(TOOLS_LIST_TTL.as_millis()).unwrap_or(u64::MAX);
         Ok(list.with_ttl_ms(ttl).with_cache_scope(CacheScope::Public))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(malformed::unparsed_request(
+            &request.method,
+            request.params.as_ref(),
+            is_stateless(&context),
+        ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
