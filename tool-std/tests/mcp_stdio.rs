@@ -7,12 +7,18 @@ use std::process::{Command, Stdio};
 mod peers;
 use peers::{running, wait_until};
 
-#[test]
-fn a_client_cancelling_a_call_stops_the_command_it_runs() {
-    let workspace = tempfile::tempdir().unwrap();
+/// `toolbox serve` over `workspace`, initialized at 2025-11-25: the server, where to write to
+/// it (a line each) and where to read its answers.
+fn initialized_server(
+    workspace: &std::path::Path,
+) -> (
+    std::process::Child,
+    impl FnMut(&str),
+    BufReader<std::process::ChildStdout>,
+) {
     let mut server = Command::new(env!("CARGO_BIN_EXE_toolbox"))
         .args(["serve", "--workspace"])
-        .arg(workspace.path())
+        .arg(workspace)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -20,7 +26,7 @@ fn a_client_cancelling_a_call_stops_the_command_it_runs() {
         .unwrap();
     let mut to_server = server.stdin.take().unwrap();
     let mut from_server = BufReader::new(server.stdout.take().unwrap());
-    let mut send = |message: &str| {
+    let mut send = move |message: &str| {
         to_server.write_all(message.as_bytes()).unwrap();
         to_server.write_all(b"\n").unwrap();
         to_server.flush().unwrap();
@@ -32,6 +38,13 @@ fn a_client_cancelling_a_call_stops_the_command_it_runs() {
     from_server.read_line(&mut line).unwrap();
     assert!(line.contains("\"protocolVersion\""), "{line}");
     send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    (server, send, from_server)
+}
+
+#[test]
+fn a_client_cancelling_a_call_stops_the_command_it_runs() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (mut server, mut send, _answers) = initialized_server(workspace.path());
 
     // A read-only command (so the policy runs it without asking), with a marker no other
     // process has: a sleep of an odd length.
@@ -45,7 +58,7 @@ fn a_client_cancelling_a_call_stops_the_command_it_runs() {
     );
     wait_until("the cancelled command is gone", || !running(marker));
 
-    drop(to_server);
+    drop(send);
     let status = server.wait().unwrap();
     assert!(
         status.success(),
@@ -58,27 +71,13 @@ fn a_client_cancelling_a_call_stops_the_command_it_runs() {
 #[test]
 fn a_malformed_call_is_invalid_params_saying_what_is_wrong() {
     let workspace = tempfile::tempdir().unwrap();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_toolbox"))
-        .args(["serve", "--workspace"])
-        .arg(workspace.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut to_server = server.stdin.take().unwrap();
-    let mut from_server = BufReader::new(server.stdout.take().unwrap());
+    let (mut server, mut send, mut answers) = initialized_server(workspace.path());
     let mut exchange = |message: &str| {
-        to_server.write_all(message.as_bytes()).unwrap();
-        to_server.write_all(b"\n").unwrap();
-        to_server.flush().unwrap();
+        send(message);
         let mut line = String::new();
-        from_server.read_line(&mut line).unwrap();
+        answers.read_line(&mut line).unwrap();
         serde_json::from_str::<serde_json::Value>(&line).unwrap()
     };
-    exchange(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
-    );
     for (id, params, says) in [
         (
             2,
@@ -99,6 +98,6 @@ fn a_malformed_call_is_invalid_params_saying_what_is_wrong() {
         let message = answer["error"]["message"].as_str().unwrap();
         assert!(message.starts_with(says), "{message}");
     }
-    drop(to_server);
+    drop(send); // stdin closes, and the server ends
     server.wait().unwrap();
 }
