@@ -446,3 +446,49 @@ fn output_past_the_cap_keeps_the_newest_bytes_and_says_so() {
     let whole = shell.artifacts.get(&run.artifact.unwrap()).unwrap();
     assert_eq!(whole.text.len(), 8 * 1024 * 1024);
 }
+
+/// Found by an exploratory run: under `toolbox`'s output limit (30,000 characters), a long
+/// output cut to 30,000 characters grew past the limit once escaped into the JSON answer, so
+/// the answer was cut again: its JSON broken, its count of what was left out wrong, and the
+/// artifact it named one holding only the first cut.
+#[test]
+fn a_long_output_is_cut_once_to_fit_the_coordinators_output_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let artifacts = tool_core::middleware::Artifacts::default();
+    let coordinator = tool_core::Coordinator::builder()
+        .toolset(tool_core::Toolset::named(["run_shell"]).unwrap())
+        .workspace(tool_core::Workspace::new(dir.path()).unwrap())
+        .state(artifacts.clone())
+        .policy(PolicyBuilder::default().allow("run_shell"))
+        .output_limit(30_000)
+        .build()
+        .unwrap();
+    let result = coordinator.call_blocking(tool_core::ToolCall::new(
+        "run_shell",
+        json!({"command": "seq 1 200000"}).to_string(),
+    ));
+    assert!(!result.is_error(), "{}", result.text());
+    let text = result.text();
+    assert!(
+        text.chars().count() <= 30_000,
+        "{} characters",
+        text.chars().count()
+    );
+    let answer: serde_json::Value = serde_json::from_str(&text).expect("the answer is whole JSON");
+    let output = answer["output"].as_str().unwrap();
+    assert!(output.starts_with("1\n2\n3\n") && output.ends_with("199999\n200000\n"));
+    let id = answer["artifact"]
+        .as_str()
+        .expect("the whole output is kept");
+    assert!(
+        output.contains(&format!("the whole output is artifact {id}")),
+        "{output}"
+    );
+    let whole = artifacts.get(id).unwrap();
+    assert_eq!(whole.text.lines().count(), 200_000);
+    assert_eq!(
+        artifacts.list().len(),
+        1,
+        "one artifact: the output was cut once"
+    );
+}

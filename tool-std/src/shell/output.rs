@@ -141,12 +141,27 @@ pub(crate) struct Fitted {
     pub(crate) artifact: Option<String>,
 }
 
-/// `text` as the model reads it: whole when it has at most [`SHOWN_CHARS`] characters, else
-/// its head and tail around a `... [omitted N lines] ...` marker, the whole kept in the
-/// coordinator's [`Artifacts`] (the marker names the artifact).
+/// Room left in the coordinator's output limit for the rest of an answer: its other fields
+/// and the cut's marker.
+const ANSWER_ROOM: usize = 1_000;
+
+/// `text` as the model reads it: whole when it fits, else its head and tail around a
+/// `... [omitted N lines] ...` marker, the whole kept in the coordinator's [`Artifacts`] (the
+/// marker names the artifact).
+///
+/// It fits when it has at most [`SHOWN_CHARS`] characters and, under a coordinator's output
+/// limit, when the answer it goes into (a JSON value, where a line break takes two characters
+/// and a quote two) stays within that limit. Otherwise the output limit would cut the answer a
+/// second time: its JSON broken, its count of what was left out wrong, and the artifact named
+/// one holding only the first cut.
 pub(crate) fn fit(ctx: &ToolContext, text: String) -> Fitted {
     let artifacts = ctx.state::<Artifacts>();
-    let Some(cut) = head_and_tail(&text, SHOWN_CHARS) else {
+    let budget = artifacts
+        .and_then(|store| store.page_chars())
+        .map_or(SHOWN_CHARS, |limit| {
+            SHOWN_CHARS.min(limit.saturating_sub(ANSWER_ROOM).max(200))
+        });
+    let Some(cut) = cut_to_escaped(&text, budget) else {
         return Fitted {
             text,
             artifact: None,
@@ -171,6 +186,35 @@ pub(crate) fn fit(ctx: &ToolContext, text: String) -> Fitted {
         text: shown,
         artifact,
     }
+}
+
+/// [`head_and_tail`] of `text` whose JSON string form has at most `budget` characters, or
+/// `None` when the whole does. Escaping adds about as much as the text has line breaks and
+/// quotes, so the cut is tightened in proportion until it fits (a few rounds at most).
+fn cut_to_escaped(text: &str, budget: usize) -> Option<Cut> {
+    if escaped_chars(text) <= budget {
+        return None;
+    }
+    let mut max_chars = budget;
+    loop {
+        let cut = head_and_tail(text, max_chars)?;
+        let escaped = escaped_chars(&cut.head) + escaped_chars(&cut.tail);
+        if escaped <= budget || max_chars <= 100 {
+            return Some(cut);
+        }
+        max_chars = (max_chars * budget / escaped).min(max_chars - 1).max(100);
+    }
+}
+
+/// The characters `text` takes inside a JSON string.
+fn escaped_chars(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if c < ' ' => 6,
+            _ => 1,
+        })
+        .sum()
 }
 
 /// The head and tail of a text too long to show whole.
