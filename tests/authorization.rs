@@ -377,7 +377,7 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
             "no known subcommand: the exact command",
         ),
         (
-            "make && rm -rf /",
+            "make && rm -rf build",
             None,
             "a compound command: no suggestion",
         ),

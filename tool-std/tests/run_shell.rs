@@ -492,3 +492,33 @@ fn a_long_output_is_cut_once_to_fit_the_coordinators_output_limit() {
         "one artifact: the output was cut once"
     );
 }
+
+/// Found by an exploratory run: in bypass mode `echo x > .git/hooks/post-merge` was refused,
+/// but `tee`, `cp` and `sed -i` wrote under `.git` unopposed.
+#[test]
+fn programs_that_write_by_argument_cannot_write_under_git_either() {
+    let shell = Shell::with(shell_support::allow_all(), Mode::Bypass);
+    std::fs::create_dir_all(shell.root().join(".git/hooks")).unwrap();
+    std::fs::write(shell.root().join(".git/description"), "kept\n").unwrap();
+    std::fs::write(shell.root().join("hook"), "#!/bin/sh\n").unwrap();
+    for command in [
+        "echo x | tee .git/hooks/post-merge",
+        "cp hook .git/hooks/post-checkout",
+        "sed -i s/kept/changed/ .git/description",
+        "rm -f .git/description",
+    ] {
+        let result = shell.call("run_shell", json!({ "command": command }));
+        assert_eq!(
+            result.error().map(ToolError::kind),
+            Some("denied"),
+            "{command}: {}",
+            result.text()
+        );
+    }
+    assert!(!shell.root().join(".git/hooks/post-merge").exists());
+    assert!(!shell.root().join(".git/hooks/post-checkout").exists());
+    assert_eq!(
+        std::fs::read_to_string(shell.root().join(".git/description")).unwrap(),
+        "kept\n"
+    );
+}

@@ -83,6 +83,10 @@ impl Drop for Outside {
 /// `script` written to `name` in the workspace, for a command to run: a path the policy
 /// would refuse in the command line itself (`echo x > ../x` is outside the workspace) reaches
 /// the kernel only from inside a program, as it does from `python build.py` or `make`.
+/// The command that runs `script`, written to `name` in the workspace. The policy reads the
+/// command line, not the script's content: a write the script makes outside the workspace
+/// reaches the kernel sandbox, which these tests are about (written on the command line, the
+/// policy would refuse it first).
 fn script(shell: &Shell, name: &str, script: &str) -> String {
     std::fs::write(shell.root().join(name), script).unwrap();
     format!("bash {name}")
@@ -129,7 +133,13 @@ fn a_write_in_tmp_outside_the_temporary_directory_fails() {
         return;
     }
     let outside = Outside::new("escaped");
-    let run = sandboxed().run(&format!("touch {}", outside.shell_path()));
+    let shell = sandboxed();
+    let command = script(
+        &shell,
+        "probe.sh",
+        &format!("touch {}", outside.shell_path()),
+    );
+    let run = shell.run(&command);
     assert_ne!(run.exit_code, Some(0), "{}", run.output);
     assert!(!exists(&outside.0));
 }
@@ -163,7 +173,9 @@ fn a_write_to_home_fails() {
         return;
     };
     let probe = home.join(format!(".tool-std-sandbox-probe-{}", std::process::id()));
-    let run = sandboxed().run(&format!("touch '{}'", probe.display()));
+    let shell = sandboxed();
+    let command = script(&shell, "probe.sh", &format!("touch '{}'", probe.display()));
+    let run = shell.run(&command);
     let escaped = exists(&probe);
     let _ = std::fs::remove_file(&probe);
     assert!(!escaped, "the command wrote to $HOME");
@@ -209,8 +221,13 @@ fn a_child_process_and_a_sh_c_grandchild_are_confined() {
         return;
     }
     let shell = sandboxed();
-    let run =
-        shell.run(r#"bash -c 'touch ../child'; sh -c "sh -c 'touch ../grandchild'"; touch inside"#);
+    let child = script(&shell, "child.sh", "bash -c 'touch ../child'");
+    let grandchild = script(
+        &shell,
+        "grandchild.sh",
+        r#"sh -c "sh -c 'touch ../grandchild'""#,
+    );
+    let run = shell.run(&format!("{child}; {grandchild}; touch inside"));
     assert_eq!(run.exit_code, Some(0), "{}", run.output);
     assert!(!exists(&shell.root().join("../child")));
     assert!(!exists(&shell.root().join("../grandchild")));
@@ -223,7 +240,8 @@ fn a_background_job_is_confined() {
         return;
     }
     let shell = sandboxed();
-    let id = shell.start("touch ../from_job; echo status $?");
+    let command = script(&shell, "job.sh", "touch ../from_job; echo status $?");
+    let id = shell.start(&command);
     let output = shell.read_until(&id, |seen| seen.contains("status"));
     assert!(!output.contains("status 0"), "{output}");
     assert!(!exists(&shell.root().join("../from_job")));
@@ -392,7 +410,12 @@ fn without_landlock() -> SandboxConfig {
 fn without_landlock_the_command_runs_unsandboxed_and_the_result_says_so() {
     let shell = shell_with(without_landlock(), allow_all());
     let outside = Outside::new("written");
-    let run = shell.run(&format!("touch {}", outside.shell_path()));
+    let command = script(
+        &shell,
+        "probe.sh",
+        &format!("touch {}", outside.shell_path()),
+    );
+    let run = shell.run(&command);
     assert_eq!(run.exit_code, Some(0), "{}", run.output);
     assert!(exists(&outside.0), "unsandboxed, the write goes through");
     let note = run

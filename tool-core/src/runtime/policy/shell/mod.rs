@@ -38,6 +38,7 @@
 mod parse;
 mod words;
 mod wrappers;
+mod writers;
 
 pub use words::Word;
 

@@ -9,6 +9,7 @@ use super::words::{
     Word, decode_ansi_c, has_unquoted_pattern, unescape_double_quoted, unescape_unquoted,
 };
 use super::wrappers::{Wrapped, changes_directory, output_file, unwrap};
+use super::writers::written_files;
 use super::{CommandLine, Run, Write};
 
 /// Scripts inside scripts (`bash -c "eval 'sh -c ..'"`) are followed this deep; deeper is a
@@ -467,7 +468,10 @@ impl Walker<'_, '_> {
             None
         };
         let program_name = program.text.clone();
-        if let Some((file, append)) = output_file(&program_name, &words[1..]) {
+        let files = output_file(&program_name, &words[1..])
+            .into_iter()
+            .chain(written_files(&program_name, &words[1..]));
+        for (file, append) in files {
             let target = self.in_cwd(file);
             self.out.writes.push(Write { target, append });
         }
