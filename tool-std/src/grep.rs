@@ -106,13 +106,17 @@ fn grep(
                 "`{pattern}` is not a valid regular expression ({error}); escape special characters such as `(` or `{{` with `\\`, or set fixed_strings=true to search the text as written"
             ))
         })?;
-    let mut searcher = SearcherBuilder::new()
+    let mut builder = SearcherBuilder::new();
+    builder
         .line_number(true)
         .binary_detection(BinaryDetection::quit(0))
         .multi_line(multiline)
         .before_context(before.or(context).unwrap_or(0))
-        .after_context(after.or(context).unwrap_or(0))
-        .build();
+        .after_context(after.or(context).unwrap_or(0));
+    let mut searcher = FileSearcher {
+        searcher: builder.build(),
+        builder,
+    };
     let filters = Filters {
         glob: glob.as_deref(),
         file_type: r#type.as_deref(),
@@ -237,7 +241,7 @@ fn files(root: &Path, filters: &Filters<'_>) -> Result<Vec<PathBuf>, ToolError> 
 fn search_all<'f>(
     files: &'f [PathBuf],
     matcher: &grep_regex::RegexMatcher,
-    searcher: &Searcher,
+    searcher: &FileSearcher,
     started: Instant,
 ) -> (Vec<(&'f PathBuf, Collect)>, usize, bool) {
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -256,9 +260,7 @@ fn search_all<'f>(
                             break;
                         }
                         let mut sink = Collect::default();
-                        if searcher.search_path(&matcher, file, &mut sink).is_ok()
-                            && sink.matches > 0
-                        {
+                        if searcher.search(&matcher, file, &mut sink) && sink.matches > 0 {
                             found.push((index, sink));
                         }
                     }
@@ -290,7 +292,7 @@ fn nothing_found(
     sent: &str,
     pattern: &str,
     filters: &Filters<'_>,
-    searcher: &mut Searcher,
+    searcher: &mut FileSearcher,
     matcher: &grep_regex::RegexMatcher,
 ) -> String {
     let mut text = format!("no match for `{pattern}` in `{sent}`");
@@ -311,7 +313,7 @@ fn nothing_found(
         .take_while(|_| started.elapsed() < TIME_LIMIT / 3)
         .filter(|file| {
             let mut sink = Collect::default();
-            searcher.search_path(matcher, file, &mut sink).is_ok() && sink.matches > 0
+            searcher.search(matcher, file, &mut sink) && sink.matches > 0
         })
         .map(|file| walk::shown(ws, file))
         .collect();
@@ -345,6 +347,61 @@ struct Line {
 struct Collect {
     matches: u64,
     lines: Vec<Line>,
+}
+
+/// A searcher that reads each file in its own encoding, as `read_file` does: a file in a
+/// legacy one (Latin-1, Windows-1252, Shift_JIS: no byte order mark, not UTF-8) is transcoded
+/// to UTF-8 as it is searched, so a pattern, which is UTF-8, finds its text. (UTF-8 and UTF-16
+/// with a byte order mark the searcher reads by itself.) The first bytes of the file decide;
+/// they are read once and searched with the rest.
+#[derive(Clone)]
+struct FileSearcher {
+    searcher: Searcher,
+    /// The searcher's settings, for one that transcodes.
+    builder: SearcherBuilder,
+}
+
+impl FileSearcher {
+    /// How many bytes decide a file's encoding.
+    const SNIFF: usize = 8 * 1024;
+
+    /// Searches `path` into `sink`; `false` when it cannot be read.
+    fn search(
+        &mut self,
+        matcher: &grep_regex::RegexMatcher,
+        path: &Path,
+        sink: &mut Collect,
+    ) -> bool {
+        use std::io::Read as _;
+        let Ok(mut file) = std::fs::File::open(path) else {
+            return false;
+        };
+        let mut head = Vec::with_capacity(Self::SNIFF);
+        if (&mut file)
+            .take(Self::SNIFF as u64)
+            .read_to_end(&mut head)
+            .is_err()
+        {
+            return false;
+        }
+        let legacy = match crate::fs::detect(&head) {
+            Ok((encoding, 0)) if encoding != encoding_rs::UTF_8 => {
+                grep_searcher::Encoding::new(encoding.name()).ok()
+            }
+            _ => None,
+        };
+        let reader = std::io::Cursor::new(head).chain(file);
+        match legacy {
+            None => self.searcher.search_reader(matcher, reader, sink).is_ok(),
+            Some(encoding) => self
+                .builder
+                .clone()
+                .encoding(Some(encoding))
+                .build()
+                .search_reader(matcher, reader, sink)
+                .is_ok(),
+        }
+    }
 }
 
 impl Sink for Collect {

@@ -99,7 +99,7 @@ fn binary_files_are_skipped_and_other_encodings_searched() {
     fx.file("crlf.txt", b"a\r\nneedle here\r\n");
     assert_eq!(
         ok(&fx.grep(json!({"pattern": "needle", "output_mode": "content"}))),
-        "crlf.txt:2:needle here\nlatin1.txt:1:caf\u{fffd} needle"
+        "crlf.txt:2:needle here\nlatin1.txt:1:café needle"
     );
 }
 
@@ -150,5 +150,30 @@ fn a_bad_pattern_says_how_to_write_it() {
     assert_eq!(
         ok(&fx.grep(json!({"pattern": "fn ((", "fixed_strings": true}))),
         "a.txt"
+    );
+}
+
+/// Found by an exploratory run: `read_file` decoded `garçon` in a Latin-1 file and `日本語` in
+/// a Shift_JIS one, but `grep` found neither (it searched their bytes as UTF-8) while its
+/// description promised that files in any encoding are searched.
+#[test]
+fn files_in_legacy_encodings_are_searched_as_text() {
+    let fx = fixture();
+    let (latin1, _, _) = encoding_rs::WINDOWS_1252.encode("le garçon et la fille\n");
+    fx.file("latin1.txt", &latin1);
+    let (sjis, _, _) =
+        encoding_rs::SHIFT_JIS.encode("これは日本語のテキストです。漢字とかなを含みます。\n");
+    fx.file("sjis.txt", &sjis);
+    fx.file("utf8.txt", "un autre garçon\n".as_bytes());
+    let text = ok(&fx.grep(json!({"pattern": "garçon", "output_mode": "content"})));
+    assert!(
+        text.contains("latin1.txt:1:le garçon et la fille"),
+        "{text}"
+    );
+    assert!(text.contains("utf8.txt:1:un autre garçon"), "{text}");
+    let text = ok(&fx.grep(json!({"pattern": "日本語", "output_mode": "content"})));
+    assert!(
+        text.contains("sjis.txt:1:これは日本語のテキストです"),
+        "{text}"
     );
 }
