@@ -110,6 +110,24 @@ fn events_not_run_here_are_ignored_not_errors() {
     );
 }
 
+/// Found by an exploratory run: `"allwo": [...]` in `permissions` was dropped without a word,
+/// its rules without effect.
+#[test]
+fn a_misspelt_permissions_key_is_listed_as_ignored_with_the_closest_key() {
+    let settings = Settings::from_json(
+        r#"{"permissions": {"allwo": ["Bash(ls)"], "deny": [], "disableBypassPermissionsMode": "disable"}}"#,
+    )
+    .expect("valid settings");
+    assert_eq!(settings.ignored.len(), 1, "{:?}", settings.ignored);
+    let ignored = &settings.ignored[0];
+    assert_eq!(ignored.location, "permissions.allwo");
+    assert!(
+        ignored.reason.ends_with("did you mean `allow`?"),
+        "{ignored}"
+    );
+    assert!(settings.permissions.allow.is_empty());
+}
+
 #[test]
 fn hook_types_other_than_command_are_ignored_not_errors() {
     let settings = Settings::from_json(CLAUDE_CODE_EXAMPLE).expect("valid settings");

@@ -271,6 +271,43 @@ fn the_settings_default_mode_applies_unless_the_flag_is_given() {
     assert!(text.starts_with("`write_file`: allow"), "{text}");
 }
 
+/// Found by an exploratory run: what a settings file holds that is ignored or may not do what
+/// it seems (a misspelt key, an event not run here, a `*` mid-rule) was never said.
+#[test]
+fn what_the_settings_ignore_or_may_misread_is_said_on_stderr() {
+    let dir = project();
+    std::fs::write(
+        dir.path().join("odd.json"),
+        r#"{"permissions": {"allwo": ["Bash(ls)"], "allow": ["Bash(git * main)"]},
+            "hooks": {"PreTooluse": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .unwrap();
+    let output = toolbox(
+        &[
+            "policy",
+            "explain",
+            "think",
+            r#"{"thought": "x"}"#,
+            "--settings",
+            "odd.json",
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(said.contains("`permissions.allwo` ignored"), "{said}");
+    assert!(said.contains("did you mean `allow`?"), "{said}");
+    assert!(said.contains("`hooks.PreTooluse` ignored"), "{said}");
+    assert!(
+        said.contains("warning: odd.json: `permissions.allow[0]`"),
+        "{said}"
+    );
+    assert!(
+        !stdout(&output).contains("ignored"),
+        "stdout stays the answer"
+    );
+}
+
 #[test]
 fn policy_explain_shows_every_rule_and_the_one_that_decided() {
     let dir = project();

@@ -158,6 +158,16 @@ use crate::runtime::policy::{
     Condition, ConditionError, ConditionalRule, EffectFilter, Mode, RulePattern, Verdict,
 };
 
+/// The keys of Claude Code's `permissions` object.
+const PERMISSION_KEYS: [&str; 6] = [
+    "allow",
+    "ask",
+    "deny",
+    "defaultMode",
+    "additionalDirectories",
+    "disableBypassPermissionsMode",
+];
+
 /// Settings read from one or more Claude Code style `settings.json` files. Give them to the
 /// coordinator with [`CoordinatorBuilder::settings`](crate::coordinator::CoordinatorBuilder::settings).
 ///
@@ -607,6 +617,25 @@ impl Settings {
         let mut settings = Settings::default();
         if let Some(permissions) = present(root, "permissions") {
             settings.permissions = reader.permissions(permissions)?;
+            // A misspelt key (`allwo`) would leave its rules without effect, unsaid.
+            let unknown = permissions.as_object().into_iter().flat_map(|object| {
+                object
+                    .keys()
+                    .filter(|key| !PERMISSION_KEYS.contains(&key.as_str()))
+            });
+            for key in unknown {
+                let suggestion = closest(key, PERMISSION_KEYS.iter().copied(), 1)
+                    .first()
+                    .map(|known| format!("; did you mean `{known}`?"))
+                    .unwrap_or_default();
+                settings.ignored.push(reader.ignored(
+                    &format!("permissions.{key}"),
+                    format!(
+                        "`{key}` is not a key of `permissions` (its keys are {}){suggestion}",
+                        backticked(&PERMISSION_KEYS)
+                    ),
+                ));
+            }
             for (index, rule) in settings.permissions.allow.iter().enumerate() {
                 let warning = RulePattern::parse(rule)
                     .ok()

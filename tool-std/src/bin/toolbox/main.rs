@@ -511,6 +511,14 @@ fn coordinator(
         });
     if let Some(path) = &session.settings {
         let settings = Settings::load(path).map_err(|error| Failure::setup(error.to_string()))?;
+        // What loaded but may not do what it seems, and what is understood but not run here:
+        // said once, on stderr, so a mistake in the file is not silently without effect.
+        for warning in &settings.warnings {
+            eprintln!("toolbox: warning: {warning}");
+        }
+        for ignored in &settings.ignored {
+            eprintln!("toolbox: note: {ignored}");
+        }
         builder = sandbox_from(&settings, builder);
         builder = builder.settings(settings);
     }
