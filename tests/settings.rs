@@ -128,6 +128,21 @@ fn a_misspelt_permissions_key_is_listed_as_ignored_with_the_closest_key() {
     assert!(settings.permissions.allow.is_empty());
 }
 
+/// Found by an exploratory run: a malformed rule was refused, but the error named neither the
+/// file nor where in it the rule was.
+#[test]
+fn a_rule_that_does_not_parse_is_an_error_naming_its_file_and_place() {
+    let error =
+        Settings::from_json(r#"{"permissions": {"allow": ["read_file"], "deny": ["Bash("]}}"#)
+            .unwrap_err()
+            .to_string();
+    assert!(
+        error.starts_with("settings: `permissions.deny[0]`: "),
+        "{error}"
+    );
+    assert!(error.contains("not closed"), "{error}");
+}
+
 #[test]
 fn hook_types_other_than_command_are_ignored_not_errors() {
     let settings = Settings::from_json(CLAUDE_CODE_EXAMPLE).expect("valid settings");

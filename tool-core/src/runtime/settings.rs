@@ -441,6 +441,16 @@ pub enum SettingsError {
         /// What is wrong with it: it does not exist, is not a directory, cannot be read.
         problem: String,
     },
+    /// A permission rule that does not parse.
+    #[error("{origin}: `{location}`: {source}")]
+    Rule {
+        /// The file.
+        origin: String,
+        /// The JSON location (`permissions.allow[0]`).
+        location: String,
+        /// What is wrong with the rule (boxed: it is large, and errors travel by value).
+        source: Box<crate::runtime::policy::RuleSyntaxError>,
+    },
     /// A hook matcher that does not compile.
     #[error("{origin}: `{location}`: {source}")]
     Matcher {
@@ -617,6 +627,24 @@ impl Settings {
         let mut settings = Settings::default();
         if let Some(permissions) = present(root, "permissions") {
             settings.permissions = reader.permissions(permissions)?;
+            // A rule that does not parse is refused here, where its file and place are known,
+            // rather than when the policy is built from the merged lists.
+            let lists = [
+                ("allow", &settings.permissions.allow),
+                ("ask", &settings.permissions.ask),
+                ("deny", &settings.permissions.deny),
+            ];
+            for (list, rules) in lists {
+                for (index, rule) in rules.iter().enumerate() {
+                    if let Err(source) = RulePattern::parse(rule) {
+                        return Err(SettingsError::Rule {
+                            origin: origin.to_owned(),
+                            location: format!("permissions.{list}[{index}]"),
+                            source: Box::new(source),
+                        });
+                    }
+                }
+            }
             // A misspelt key (`allwo`) would leave its rules without effect, unsaid.
             let unknown = permissions.as_object().into_iter().flat_map(|object| {
                 object
