@@ -136,6 +136,17 @@ fn a_call_runs_in_the_workspace_and_prints_the_result() {
     assert!(stdout(&output).contains("notes.md"), "{}", stdout(&output));
 }
 
+/// Found by an exploratory run: a tool text ending in a line break was printed with a
+/// second one after it.
+#[test]
+fn a_call_prints_its_text_with_one_line_break_at_the_end() {
+    let dir = project();
+    let output = toolbox(&["call", "read_file", r#"{"path": "notes.md"}"#], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.ends_with('\n') && !text.ends_with("\n\n"), "{text:?}");
+}
+
 #[test]
 fn a_call_that_fails_exits_1_with_what_the_model_would_read() {
     let dir = project();

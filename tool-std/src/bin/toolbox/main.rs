@@ -443,7 +443,11 @@ fn call(
     };
     match (json, result.structured()) {
         (true, Some(value)) => out!("{}", pretty(value)),
-        _ => out!("{}", result.text()),
+        _ => {
+            // One line break at the end, whether or not the tool's text has its own.
+            let text = result.text();
+            out!("{}", text.strip_suffix('\n').unwrap_or(&text));
+        }
     }
     Ok(if result.is_error() { FAILED } else { 0 })
 }
