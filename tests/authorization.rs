@@ -429,6 +429,33 @@ fn a_channel_approver_nobody_listens_to_rejects_and_says_nobody_answered() {
     assert!(!fixture.root().join("a.txt").exists());
 }
 
+/// Found by an exploratory run over MCP: a client that failed to ask was reported to the model
+/// as "The user said: the MCP client could not ask the user (...)".
+#[test]
+fn an_approver_that_could_not_ask_denies_without_putting_words_in_the_users_mouth() {
+    let fixture = Fixture::new();
+    let approver = Counting::new(ApprovalResponse::not_asked(
+        "the MCP client could not ask the user (it hung up)",
+    ));
+    let coordinator = fixture
+        .builder()
+        .approver(Shared(approver))
+        .build()
+        .unwrap();
+    let result = coordinator.call_blocking(call("auth_write", WRITE_A));
+    let text = result.text();
+    assert_eq!(result.error().unwrap().kind(), "denied", "{text}");
+    assert!(
+        text.contains("could not ask the user (it hung up)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("The user said") && !text.contains("user rejected"),
+        "{text}"
+    );
+    assert!(!fixture.root().join("a.txt").exists());
+}
+
 #[test]
 fn a_grant_made_by_the_program_applies_to_later_calls() {
     let fixture = Fixture::new();

@@ -32,7 +32,7 @@ async fn plan(plan: String, #[ctx] session: Session, call: CallInfo) -> Result<S
         ApprovalResponse::Reject { guidance } => {
             Ok(format!("rejected: {}", guidance.unwrap_or_default()))
         }
-        ApprovalResponse::Abort => Err(ToolError::Cancelled),
+        ApprovalResponse::Abort | ApprovalResponse::NotAsked { .. } => Err(ToolError::Cancelled),
     }
 }
 

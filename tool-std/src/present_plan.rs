@@ -107,5 +107,9 @@ async fn present_plan(
             })
         }
         ApprovalResponse::Abort => Err(ToolError::Cancelled),
+        // Nobody saw the plan: not an answer to plan again from, a failure to say.
+        ApprovalResponse::NotAsked { reason } => Err(ToolError::failed(format!(
+            "the plan could not be shown to the user: {reason}; tell the user the plan is ready and ask them to review it"
+        ))),
     }
 }

@@ -141,7 +141,10 @@ fn a_call_runs_in_the_workspace_and_prints_the_result() {
 #[test]
 fn a_call_prints_its_text_with_one_line_break_at_the_end() {
     let dir = project();
-    let output = toolbox(&["call", "read_file", r#"{"path": "notes.md"}"#], dir.path());
+    let output = toolbox(
+        &["call", "read_file", r#"{"path": "notes.md"}"#],
+        dir.path(),
+    );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     assert!(text.ends_with('\n') && !text.ends_with("\n\n"), "{text:?}");

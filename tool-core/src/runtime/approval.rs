@@ -323,6 +323,13 @@ pub enum ApprovalResponse {
     },
     /// Do not run this call, and stop: calls of the same batch not yet started are cancelled.
     Abort,
+    /// The question could not be put to the user, or the answer was none of the choices (an
+    /// MCP client that failed, a form answered with no decision): the call is denied with
+    /// this reason, and the model is not told that the user said anything.
+    NotAsked {
+        /// Why no answer was had.
+        reason: String,
+    },
 }
 
 impl ApprovalResponse {
@@ -330,6 +337,13 @@ impl ApprovalResponse {
     #[must_use]
     pub const fn once() -> Self {
         ApprovalResponse::Approve(ApprovalScope::Once)
+    }
+
+    /// Nobody could answer: see [`ApprovalResponse::NotAsked`].
+    pub fn not_asked(reason: impl Into<String>) -> Self {
+        ApprovalResponse::NotAsked {
+            reason: reason.into(),
+        }
     }
 
     /// Reject with guidance for the model.

@@ -266,6 +266,13 @@ impl Coordinator {
                 }
                 Err(ToolError::Cancelled)
             }
+            ApprovalResponse::NotAsked { reason } => Err(ToolError::denied(
+                format!(
+                    "`{}` needs the user's approval ({}), and {reason}; do not retry it: tell the user what you wanted to do",
+                    spec.name, decision.reason
+                ),
+                DecisionSource::new(PolicyLayer::User, "nobody answered").to_string(),
+            )),
         }
     }
 

@@ -180,7 +180,7 @@ pub(super) fn answer(result: &ElicitResult, offer_session: bool) -> ApprovalResp
             Some("session") if offer_session => ApprovalResponse::Approve(ApprovalScope::Session),
             Some("session") => ApprovalResponse::once(),
             Some("reject") => ApprovalResponse::Reject { guidance },
-            _ => ApprovalResponse::reject(
+            _ => ApprovalResponse::not_asked(
                 "the client's answer chose none of the offered decisions (once, session, reject)",
             ),
         },
@@ -290,8 +290,8 @@ impl Approver for ElicitingApprover {
                 () = self.cancel.cancelled() => ApprovalResponse::Abort,
                 answered = ask => match answered {
                     Ok(result) => answer(&result, self.offer_session),
-                    Err(error) => ApprovalResponse::reject(format!(
-                        "the MCP client could not ask the user ({error}), so this call was not approved"
+                    Err(error) => ApprovalResponse::not_asked(format!(
+                        "the MCP client could not ask the user ({error})"
                     )),
                 },
             }
@@ -867,7 +867,7 @@ impl RoundTripApprover {
 impl Approver for RoundTripApprover {
     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> BoxFuture<'a, ApprovalResponse> {
         let response = if !self.is_own(request) {
-            ApprovalResponse::reject(format!(
+            ApprovalResponse::not_asked(format!(
                 "`{}` asked the user while a tool was already running; this MCP client speaks protocol 2026-07-28, \
                  where a server can ask only before a call runs (the input_required round trip starts the call again), \
                  so the question could not be put to the user",
