@@ -408,6 +408,12 @@ fn completions_are_printed_for_a_shell() {
     let output = toolbox(&["completions", "bash"], dir.path());
     assert!(output.status.success());
     assert!(stdout(&output).contains("toolbox"));
+    // Found by an exploratory run: `--mode` completed file names; it offers the modes.
+    assert!(
+        stdout(&output).contains("default accept_edits plan bypass dont_ask"),
+        "{}",
+        stdout(&output)
+    );
 }
 
 #[test]

@@ -89,8 +89,9 @@ enum Command {
         json: bool,
     },
     /// Serve the tools over MCP, on stdin and stdout or (with --http) over streamable HTTP,
-    /// through the coordinator (policy, settings, hooks apply; a call that needs approval is
-    /// refused with the reason).
+    /// through the coordinator (policy, settings, hooks apply; a call that needs approval asks
+    /// the client's user by elicitation, or is refused with the reason when the client cannot
+    /// ask).
     #[command(after_help = serve::SERVE_HELP)]
     Serve {
         #[command(flatten)]
@@ -136,9 +137,8 @@ struct SessionArgs {
     /// The workspace root (default: the current directory).
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
-    /// The permission mode: default, accept_edits, plan, bypass, dont_ask [default: the
-    /// settings' `permissions.defaultMode`, else default].
-    #[arg(long, value_parser = parse_mode)]
+    /// The permission mode [default: the settings' `permissions.defaultMode`, else default].
+    #[arg(long, value_parser = mode_parser())]
     mode: Option<Mode>,
     /// A settings file in Claude Code's format (permissions, hooks, default mode).
     #[arg(long, value_name = "FILE")]
@@ -149,8 +149,18 @@ struct SessionArgs {
     mcp_config: Option<PathBuf>,
 }
 
-fn parse_mode(text: &str) -> Result<Mode, String> {
-    text.parse().map_err(|error| format!("{error}"))
+/// The modes as clap's possible values (so `--help` lists them and shell completions offer
+/// them), each with the spellings Claude Code's settings use as aliases.
+fn mode_parser() -> impl clap::builder::TypedValueParser<Value = Mode> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    PossibleValuesParser::new([
+        PossibleValue::new("default"),
+        PossibleValue::new("accept_edits").alias("acceptEdits"),
+        PossibleValue::new("plan"),
+        PossibleValue::new("bypass").alias("bypassPermissions"),
+        PossibleValue::new("dont_ask").alias("dontAsk"),
+    ])
+    .try_map(|text| text.parse::<Mode>().map_err(|error| error.to_string()))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
