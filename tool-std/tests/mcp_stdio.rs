@@ -101,3 +101,31 @@ fn a_malformed_call_is_invalid_params_saying_what_is_wrong() {
     drop(send); // stdin closes, and the server ends
     server.wait().unwrap();
 }
+
+/// Found by an exploratory run: `subtask` and `web_search` were served though every call of
+/// them fails under `toolbox` (nothing there can give them a model or a search engine).
+#[test]
+fn tools_that_need_an_application_are_not_served() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (mut server, mut send, mut answers) = initialized_server(workspace.path());
+    send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#);
+    let mut line = String::new();
+    answers.read_line(&mut line).unwrap();
+    let list: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"read_file") && names.contains(&"run_shell"),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"subtask") && !names.contains(&"web_search"),
+        "{names:?}"
+    );
+    drop(send);
+    server.wait().unwrap();
+}

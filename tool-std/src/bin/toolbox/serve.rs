@@ -16,6 +16,9 @@ requests whose Host is a loopback name, and refuses (403) browser requests from 
 a loopback one. A non-loopback address needs a bearer token (--token-env or --token-file; never
 on the command line, where `ps` shows it) or --allow-unauthenticated.
 
+subtask and web_search are not served: they need a model to run sub-agents and a search
+engine, which an application linking tool-std gives them and a command line cannot.
+
 Examples:
   toolbox serve --workspace .                          # stdio, for a client that spawns it
   toolbox serve --http 8080                            # http://127.0.0.1:8080/mcp
@@ -123,17 +126,27 @@ impl HttpArgs {
     }
 }
 
+/// The standard tools `toolbox serve` leaves out: `subtask` needs a runner of sub-agents (a
+/// model) and `web_search` a search engine, which an application linking tool-std gives them
+/// (`.state(...)` on its coordinator builder) and a command line cannot.
+pub(crate) const NEEDS_AN_APPLICATION: [&str; 2] = ["subtask", "web_search"];
+
 pub(crate) fn serve(
     toolset: Toolset,
     session: &SessionArgs,
     read_only: bool,
     http: &HttpArgs,
 ) -> Result<u8, Failure> {
-    let toolset = if read_only {
+    let mut toolset = if read_only {
         Toolset::with_effect(tool_core::spec::Effect::ReadOnly)
     } else {
         toolset
     };
+    // Tools that need what only an application can give them: served, every call would fail
+    // and the model would spend its turns learning so.
+    for tool in NEEDS_AN_APPLICATION {
+        toolset.remove(tool);
+    }
     let runtime = if http.http.is_some() {
         runtime()?
     } else {
