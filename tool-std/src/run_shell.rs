@@ -131,18 +131,21 @@ async fn run_shell(
     description: Option<String>,
 ) -> Result<Json<ShellReply>, ToolError> {
     if timeout_ms == 0 || timeout_ms > MAX_TIMEOUT_MS {
-        return Err(ToolError::InvalidArguments {
-            tool: "run_shell".to_owned(),
-            errors: vec![ArgumentError {
-                path: "$.timeout_ms".to_owned(),
-                problem: ArgumentProblem::Invalid {
-                    expected: format!(
-                        "milliseconds from 1 to {MAX_TIMEOUT_MS} (10 minutes); for longer, set run_in_background"
-                    ),
-                    found: timeout_ms.to_string(),
-                },
-            }],
-        });
+        return Err(invalid(
+            "timeout_ms",
+            format!(
+                "milliseconds from 1 to {MAX_TIMEOUT_MS} (10 minutes); for longer, set run_in_background"
+            ),
+            timeout_ms.to_string(),
+        ));
+    }
+    if command.trim().is_empty() {
+        // Run, an empty command succeeds and says nothing: the model would read that as done.
+        return Err(invalid(
+            "command",
+            "the shell command to run".to_owned(),
+            format!("{command:?}"),
+        ));
     }
     let dir = match &workdir {
         Some(path) => {
@@ -288,4 +291,15 @@ fn report_progress(progress: &tool_core::context::Progress, process: &Process, l
         None => format!("running for {ran} s"),
     };
     progress.report(ran, Some(limit.as_secs_f64().floor()), Some(&message));
+}
+
+/// An argument of `run_shell` with a value it cannot take: the model reads what was expected.
+fn invalid(arg: &str, expected: String, found: String) -> ToolError {
+    ToolError::InvalidArguments {
+        tool: "run_shell".to_owned(),
+        errors: vec![ArgumentError {
+            path: format!("$.{arg}"),
+            problem: ArgumentProblem::Invalid { expected, found },
+        }],
+    }
 }

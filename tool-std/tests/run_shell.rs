@@ -522,3 +522,23 @@ fn programs_that_write_by_argument_cannot_write_under_git_either() {
         "kept\n"
     );
 }
+
+/// Found by an exploratory run: an empty command ran, and answered exit code 0 with no output.
+#[test]
+fn an_empty_command_is_an_invalid_argument() {
+    let shell = Shell::new();
+    for command in ["", "  \n"] {
+        let result = shell.call("run_shell", json!({ "command": command }));
+        assert_eq!(
+            result.error().map(ToolError::kind),
+            Some("invalid_arguments"),
+            "{command:?}: {}",
+            result.text()
+        );
+        assert!(
+            result.text().contains("the shell command to run"),
+            "{}",
+            result.text()
+        );
+    }
+}
