@@ -73,13 +73,62 @@ pub(crate) fn report(shown: &str, edits: &[Applied]) -> String {
         text.push_str(&format!(" ({})", loose.join("; ")));
     }
     text.push('.');
-    if let Some(last) = edits.last() {
-        text.push_str(&format!(
-            "\nLines {}-{} now:\n{}",
-            last.span.0,
-            last.span.1,
-            edit::snippet(&last.text, last.span, 3)
-        ));
-    }
+    let Some(last) = edits.last() else {
+        return text;
+    };
+    let regions = regions_now(edits);
+    let named: Vec<String> = regions.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+    text.push_str(&format!("\nLines {} now:\n", named.join(", ")));
+    let shown: Vec<String> = regions
+        .iter()
+        .map(|&region| edit::snippet(&last.text, region, 3))
+        .collect();
+    text.push_str(&shown.join("     ⋮\n"));
     text
+}
+
+/// Where the lines each edit made are in the final text, in order, those that meet or overlap
+/// merged: an edit's span is carried through the edits after it, each of which moves the lines
+/// after its own region by the lines it added or removed (and takes in a span it overlaps).
+fn regions_now(edits: &[Applied]) -> Vec<(usize, usize)> {
+    let line_breaks = |text: &str| text.bytes().filter(|&b| b == b'\n').count();
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(edits.len());
+    for (index, applied) in edits.iter().enumerate() {
+        if let Some(before) = index.checked_sub(1).map(|i| &edits[i]) {
+            let added =
+                line_breaks(&applied.text).cast_signed() - line_breaks(&before.text).cast_signed();
+            let (start, end) = applied.span;
+            // The last line of this edit's region as it was before the edit.
+            let old_end = end.cast_signed() - added;
+            for span in &mut spans {
+                if span.1 < start {
+                    continue;
+                }
+                if span.0.cast_signed() > old_end {
+                    *span = (
+                        (span.0.cast_signed() + added).max(1).cast_unsigned(),
+                        (span.1.cast_signed() + added).max(1).cast_unsigned(),
+                    );
+                } else {
+                    *span = (
+                        span.0.min(start),
+                        (span.1.cast_signed() + added)
+                            .max(end.cast_signed())
+                            .cast_unsigned(),
+                    );
+                }
+            }
+        }
+        spans.push(applied.span);
+    }
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (start, end) in spans {
+        match merged.last_mut() {
+            // Within the context shown around each: one region.
+            Some(last) if start <= last.1 + 7 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
 }

@@ -239,3 +239,29 @@ fn a_failed_edit_of_a_file_changed_since_it_was_read_shows_what_changed() {
         "{error}"
     );
 }
+
+/// Found by an exploratory run: multi_edit's reply showed only the last edit's lines, so the
+/// model could not check the others.
+#[test]
+fn multi_edit_shows_where_every_edit_is_now() {
+    let fx = fixture();
+    let lines: String = (1..=30).map(|n| format!("line {n}\n")).collect();
+    fx.file("a.txt", lines.as_bytes());
+    // The second edit adds two lines above the first edit's: its lines move down by two.
+    let reply = ok(&fx.call(
+        "multi_edit",
+        json!({"path": "a.txt", "edits": [
+            {"old_string": "line 20\n", "new_string": "LINE 20\n"},
+            {"old_string": "line 1\n", "new_string": "line 1\nnew a\nnew b\n"},
+        ]}),
+    ));
+    assert!(reply.contains("Lines 1-3, 22-22 now:"), "{reply}");
+    assert!(reply.contains("     2\tnew a\n"), "{reply}");
+    assert!(reply.contains("    22\tLINE 20\n"), "{reply}");
+    // One edit: its lines, as before.
+    let reply = ok(&fx.call(
+        "edit_file",
+        json!({"path": "a.txt", "old_string": "line 10\n", "new_string": "LINE 10\n"}),
+    ));
+    assert!(reply.contains("Lines 12-12 now:"), "{reply}");
+}
