@@ -1145,10 +1145,7 @@ mod tests {
                 "find . -exec cat {} \\;",
                 "`find . -exec cat '{}' ';'`: `-exec` runs a command on what it finds",
             ),
-            (
-                "sed -i s/a/b/ f",
-                "it writes to the file `f`",
-            ),
+            ("sed -i s/a/b/ f", "it writes to the file `f`"),
             (
                 "sed -n '1w out' f",
                 "`sed -n '1w out' f`: its script runs `w`, which is not known to be read-only (only p, d, q, =, s without w/e flags, and y are)",
@@ -1162,10 +1159,7 @@ mod tests {
                 "sort --output=f names",
                 "`sort --output=f names`: `--output` writes a file",
             ),
-            (
-                "echo $(rm x)",
-                "it writes to the file `x`",
-            ),
+            ("echo $(rm x)", "it writes to the file `x`"),
             (
                 "cat x | sh",
                 "what it runs is only known at run time: the program `the commands it reads from its input` is only known at run time",
@@ -1222,10 +1216,7 @@ mod tests {
                 "env -C /tmp ls",
                 "`env` is not on the list of read-only programs",
             ),
-            (
-                "command -p rm x",
-                "it writes to the file `x`",
-            ),
+            ("command -p rm x", "it writes to the file `x`"),
             (
                 "find . $ACTION",
                 "`find . $ACTION`: its argument `$ACTION` is only known at run time",
