@@ -1290,9 +1290,10 @@ mod tests {
             answer(&ElicitResult::new(ElicitationAction::Decline), true),
             ApprovalResponse::Reject { guidance: Some(g) } if g.contains("declined")
         ));
+        // No offered decision: nobody answered, not a rejection by the user.
         assert!(matches!(
             answer(&accept(json!({"decision": "always"})), true),
-            ApprovalResponse::Reject { .. }
+            ApprovalResponse::NotAsked { .. }
         ));
     }
 
@@ -1368,7 +1369,7 @@ mod tests {
         // Asked again in the same round (a tool asking mid-run): refused, not approved.
         assert!(matches!(
             approver.approve(&own).await,
-            ApprovalResponse::Reject { guidance: Some(g) } if g.contains("already running")
+            ApprovalResponse::NotAsked { reason } if reason.contains("already running")
         ));
     }
 
@@ -1383,7 +1384,7 @@ mod tests {
             assert!(
                 matches!(
                     approver.approve(&other).await,
-                    ApprovalResponse::Reject { .. }
+                    ApprovalResponse::NotAsked { .. }
                 ),
                 "{other:?}"
             );
