@@ -53,7 +53,11 @@
 //! ));
 //! assert_eq!(
 //!     check_read_only("echo $(rm -rf build)").unwrap_err().to_string(),
-//!     "`rm` is not on the list of read-only programs"
+//!     "it writes to the file `build`"
+//! );
+//! assert_eq!(
+//!     check_read_only("echo $(make build)").unwrap_err().to_string(),
+//!     "`make` is not on the list of read-only programs"
 //! );
 //! ```
 

@@ -20,13 +20,14 @@ use crate::{Toolset, Workspace};
 
 /// Why a coordinator could not be built.
 ///
-/// Settings files are outside input, so their mistakes arrive here, to show the user:
+/// Settings are outside input (a settings file refuses a malformed rule as it is loaded; settings
+/// made in code arrive here with it), so their mistakes arrive here, to show the user:
 ///
 /// ```
 /// use tool_core::{Coordinator, Toolset, coordinator::BuildError, settings::Settings};
 ///
-/// let settings = Settings::from_json(r#"{"permissions": {"allow": ["run_shell(git status"]}}"#)
-///     .unwrap();
+/// let mut settings = Settings::default();
+/// settings.permissions.allow.push("run_shell(git status".to_owned());
 /// let error = Coordinator::builder()
 ///     .toolset(Toolset::empty())
 ///     .settings(settings)

@@ -28,7 +28,9 @@
 //! assert_eq!(runs, ["sudo -u root rm -rf build", "rm -rf build", "echo done"]);
 //! assert_eq!(line.runs()[1].program(), Some("rm"));
 //! assert_eq!(line.runs()[1].via(), Some("sudo"));
-//! assert_eq!(line.writes()[0].target.text, "log.txt");
+//! // `rm` removes `build`, a write of the line as the redirection to `log.txt` is.
+//! let writes: Vec<&str> = line.writes().iter().map(|write| write.target.text.as_str()).collect();
+//! assert_eq!(writes, ["build", "log.txt"]);
 //!
 //! let computed = CommandLine::analyze("$(echo rm) -rf /");
 //! assert_eq!(computed.runs()[1].program(), None); // known only at run time
