@@ -232,10 +232,11 @@ pub(super) fn is_assignment(text: &str) -> bool {
 
 /// A wrapper's options that take a value: short flags (the value in the next word unless
 /// attached, `-uNAME`) and long names (the next word unless written `--name=value`). One table
-/// per wrapper answers every question asked about its options, so the answers agree.
-struct Valued {
-    short: &'static [u8],
-    long: &'static [&'static str],
+/// per wrapper answers every question asked about its options, so the answers agree. (The
+/// programs that write files by argument read theirs with it too: see `writers`.)
+pub(super) struct Valued {
+    pub(super) short: &'static [u8],
+    pub(super) long: &'static [&'static str],
 }
 
 const SUDO: Valued = Valued {
@@ -283,7 +284,7 @@ impl Valued {
     /// Whether one of these options (short flags in `short`, long names in `long`) is among
     /// `options`. A cluster is read up to its first flag that takes a value: the rest is the
     /// value (`-uCOLOR` unsets `COLOR`; it is not `-C`).
-    fn has(&self, options: &[Word], short: &[u8], long: &[&str]) -> bool {
+    pub(super) fn has(&self, options: &[Word], short: &[u8], long: &[&str]) -> bool {
         options.iter().any(|word| {
             let text = word.text.as_str();
             if let Some(name) = text.strip_prefix("--") {
@@ -309,7 +310,7 @@ impl Valued {
     /// `--long=VALUE`: the value alone, without the option. Options after a non-option word
     /// count too (`su root -c cmd`); for a wrapper whose options end at its command, pass
     /// only the options.
-    fn value(&self, args: &[Word], short: u8, long: &str) -> Option<Word> {
+    pub(super) fn value(&self, args: &[Word], short: u8, long: &str) -> Option<Word> {
         let value_of = |arg: &Word, text: &str| Word {
             text: text.to_owned(),
             ..arg.clone()

@@ -9,6 +9,36 @@
 //! could: the kernel sandbox of `run_shell` is what bounds those.
 
 use super::words::Word;
+use super::wrappers::Valued;
+
+const NONE: Valued = Valued {
+    short: b"",
+    long: &[],
+};
+const TOUCH: Valued = Valued {
+    short: b"dtr",
+    long: &["date", "reference"],
+};
+const TRUNCATE: Valued = Valued {
+    short: b"sr",
+    long: &["size", "reference"],
+};
+const SHRED: Valued = Valued {
+    short: b"ns",
+    long: &["iterations", "size", "random-source"],
+};
+const COPY: Valued = Valued {
+    short: b"St",
+    long: &["suffix", "target-directory"],
+};
+const INSTALL: Valued = Valued {
+    short: b"gmoStC",
+    long: &["suffix", "target-directory", "group", "mode", "owner"],
+};
+const SED: Valued = Valued {
+    short: b"efl",
+    long: &["expression", "file", "line-length"],
+};
 
 /// The files `program` (its name, or a path to it) writes or removes, given its arguments,
 /// each with whether it is appended to.
@@ -17,22 +47,21 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
     let replaced = |words: Vec<Word>| words.into_iter().map(|word| (word, false)).collect();
     match name {
         "tee" => {
-            let (options, files) = split(args, b"", &[]);
-            let append = has(&options, b'a', "append");
+            let (options, files) = split(args, &NONE);
+            let append = NONE.has(&options, b"a", &["append"]);
             files.into_iter().map(|word| (word, append)).collect()
         }
-        "touch" => replaced(split(args, b"dtr", &["date", "reference"]).1),
-        "truncate" => replaced(split(args, b"sr", &["size", "reference"]).1),
-        "rm" | "rmdir" | "unlink" => replaced(split(args, b"", &[]).1),
-        "shred" => replaced(split(args, b"ns", &["iterations", "size", "random-source"]).1),
+        "touch" => replaced(split(args, &TOUCH).1),
+        "truncate" => replaced(split(args, &TRUNCATE).1),
+        "rm" | "rmdir" | "unlink" => replaced(split(args, &NONE).1),
+        "shred" => replaced(split(args, &SHRED).1),
         "cp" | "mv" | "ln" | "install" => {
-            let valued: &[u8] = if name == "install" { b"gmoStC" } else { b"St" };
-            let long = ["suffix", "target-directory", "group", "mode", "owner"];
-            let (options, operands) = split(args, valued, &long);
-            if let Some(directory) = value(&options, b't', "target-directory") {
+            let valued = if name == "install" { &INSTALL } else { &COPY };
+            let (options, operands) = split(args, valued);
+            if let Some(directory) = valued.value(&options, b't', "target-directory") {
                 return vec![(directory, false)];
             }
-            if name == "install" && has(&options, b'd', "directory") {
+            if name == "install" && valued.has(&options, b"d", &["directory"]) {
                 return replaced(operands);
             }
             match operands.as_slice() {
@@ -41,21 +70,12 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
             }
         }
         "sed" => {
-            let (options, mut operands) =
-                split(args, b"efl", &["expression", "file", "line-length"]);
-            let in_place = options.iter().any(|word| {
-                let text = word.text.as_str();
-                text.starts_with("--in-place")
-                    || text
-                        .strip_prefix('-')
-                        .filter(|cluster| !cluster.starts_with('-'))
-                        .is_some_and(|cluster| short_flags(cluster, b"efl").contains(&b'i'))
-            });
-            if !in_place {
+            let (options, mut operands) = split(args, &SED);
+            if !SED.has(&options, b"i", &["in-place"]) {
                 return Vec::new();
             }
             // Without -e or -f the first operand is the script, not a file.
-            if !options.iter().any(|word| gives_script(&word.text)) && !operands.is_empty() {
+            if !SED.has(&options, b"ef", &["expression", "file"]) && !operands.is_empty() {
                 operands.remove(0);
             }
             replaced(operands)
@@ -77,11 +97,10 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
     }
 }
 
-/// `args` as options (with the values they take) and operands. Options may come after
-/// operands (GNU programs permute them); `--` ends them. `valued`: the short options that take
-/// a value (in the next word unless attached); `long_valued`: the long ones (in the next word
-/// unless written `--name=value`).
-fn split(args: &[Word], valued: &[u8], long_valued: &[&str]) -> (Vec<Word>, Vec<Word>) {
+/// `args` as options (each followed by the value it takes) and operands. Unlike a wrapper's,
+/// these programs take options after operands too (GNU programs permute them); `--` ends
+/// them.
+fn split(args: &[Word], valued: &Valued) -> (Vec<Word>, Vec<Word>) {
     let (mut options, mut operands) = (Vec::new(), Vec::new());
     let mut words = args.iter();
     while let Some(word) = words.next() {
@@ -90,103 +109,25 @@ fn split(args: &[Word], valued: &[u8], long_valued: &[&str]) -> (Vec<Word>, Vec<
             operands.extend(words.cloned());
             break;
         }
-        if let Some(long) = text.strip_prefix("--") {
-            options.push(word.clone());
-            if !long.contains('=')
-                && long_valued.contains(&long)
-                && let Some(value) = words.next()
-            {
-                options.push(value.clone());
-            }
+        let takes_next = if let Some(long) = text.strip_prefix("--") {
+            !long.contains('=') && valued.long.contains(&long)
+        } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) {
+            // A cluster is read up to its first flag that takes a value: the rest of it is
+            // the value, or, when that flag ends it, the next word is.
+            cluster
+                .bytes()
+                .position(|flag| valued.short.contains(&flag))
+                .is_some_and(|at| at + 1 == cluster.len())
+        } else {
+            operands.push(word.clone());
             continue;
-        }
-        match text.strip_prefix('-').filter(|cluster| !cluster.is_empty()) {
-            Some(cluster) => {
-                options.push(word.clone());
-                let flags = short_flags(cluster, valued);
-                // A value-taking flag last in its cluster takes the next word.
-                if flags.last().is_some_and(|flag| valued.contains(flag))
-                    && flags.len() == cluster.len()
-                    && let Some(value) = words.next()
-                {
-                    options.push(value.clone());
-                }
-            }
-            None => operands.push(word.clone()),
+        };
+        options.push(word.clone());
+        if takes_next && let Some(value) = words.next() {
+            options.push(value.clone());
         }
     }
     (options, operands)
-}
-
-/// The flags of a short-option cluster, up to and including the first that takes a value
-/// (the rest of the cluster is that value).
-fn short_flags(cluster: &str, valued: &[u8]) -> Vec<u8> {
-    let mut flags = Vec::new();
-    for flag in cluster.bytes() {
-        flags.push(flag);
-        if valued.contains(&flag) {
-            break;
-        }
-    }
-    flags
-}
-
-/// Whether `-x` (in a cluster) or `--long` is among `options`.
-fn has(options: &[Word], short: u8, long: &str) -> bool {
-    options.iter().any(|word| {
-        let text = word.text.as_str();
-        match text.strip_prefix("--") {
-            Some(name) => name.split_once('=').map_or(name, |(name, _)| name) == long,
-            None => text
-                .strip_prefix('-')
-                .is_some_and(|cluster| cluster.as_bytes().contains(&short)),
-        }
-    })
-}
-
-/// The value of `-x VALUE`, `-xVALUE`, `--long VALUE` or `--long=VALUE` among `options` (as
-/// [`split`] gave them: a value follows its option).
-fn value(options: &[Word], short: u8, long: &str) -> Option<Word> {
-    let with_text = |word: &Word, text: &str| Word {
-        text: text.to_owned(),
-        ..word.clone()
-    };
-    let mut words = options.iter();
-    while let Some(word) = words.next() {
-        let text = word.text.as_str();
-        if let Some(rest) = text.strip_prefix("--") {
-            match rest.split_once('=') {
-                Some((name, value)) if name == long => return Some(with_text(word, value)),
-                None if rest == long => return words.next().cloned(),
-                _ => continue,
-            }
-        }
-        let Some(cluster) = text.strip_prefix('-') else {
-            continue;
-        };
-        if let Some(at) = cluster.bytes().position(|flag| flag == short) {
-            let attached = &cluster[at + 1..];
-            return if attached.is_empty() {
-                words.next().cloned()
-            } else {
-                Some(with_text(word, attached))
-            };
-        }
-    }
-    None
-}
-
-/// `-e`, `-f` (alone or in a cluster), `--expression`, `--file`: sed is given its script.
-fn gives_script(text: &str) -> bool {
-    if let Some(name) = text.strip_prefix("--") {
-        let name = name.split_once('=').map_or(name, |(name, _)| name);
-        return matches!(name, "expression" | "file");
-    }
-    text.strip_prefix('-').is_some_and(|cluster| {
-        short_flags(cluster, b"efl")
-            .iter()
-            .any(|f| matches!(f, b'e' | b'f'))
-    })
 }
 
 #[cfg(test)]
