@@ -213,7 +213,8 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_else(default))
 }
 
-/// Runs a `blocking` tool's body on Tokio's blocking pool.
+/// Runs a `blocking` tool's body on Tokio's blocking pool, or in place when that is cheaper
+/// (see `definition::blocking`).
 ///
 /// # Errors
 /// The body's own error; a panic in the body becomes [`ToolError::Panicked`].
@@ -221,12 +222,5 @@ pub async fn run_blocking(
     ctx: &ToolContext,
     body: impl FnOnce(&ToolContext) -> Result<ToolOutput, ToolError> + Send + 'static,
 ) -> Result<ToolOutput, ToolError> {
-    let ctx = ctx.clone();
-    match tokio::task::spawn_blocking(move || body(&ctx)).await {
-        Ok(result) => result,
-        Err(error) if error.is_panic() => Err(ToolError::Panicked {
-            message: crate::definition::panic::panic_message(error.into_panic().as_ref()),
-        }),
-        Err(_) => Err(ToolError::Cancelled),
-    }
+    crate::definition::blocking::run(ctx, body).await
 }

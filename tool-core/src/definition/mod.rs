@@ -19,6 +19,7 @@
 #![cfg_attr(not(feature = "runtime"), allow(dead_code, unused_imports))]
 
 pub(crate) mod args;
+pub(crate) mod blocking;
 pub(crate) mod call;
 pub(crate) mod context;
 pub(crate) mod dialect;
