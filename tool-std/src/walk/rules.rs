@@ -121,13 +121,67 @@ struct Level {
 }
 
 impl Level {
-    /// The rule files of `dir`, found by looking for them.
+    /// The rule files of `dir`, found by looking for them (only for those its entries hold:
+    /// see [`RuleFiles::in_dir`]).
     fn of(dir: &Path) -> Level {
+        let has = RuleFiles::in_dir(dir);
         Level {
-            ignore: compiled(dir, &dir.join(".ignore")),
-            gitignore: compiled(dir, &dir.join(".gitignore")),
-            exclude: exclude(dir),
+            ignore: has
+                .ignore
+                .then(|| compiled(dir, &dir.join(".ignore")))
+                .flatten(),
+            gitignore: has
+                .gitignore
+                .then(|| compiled(dir, &dir.join(".gitignore")))
+                .flatten(),
+            exclude: has.git.then(|| exclude(dir)).flatten(),
         }
+    }
+}
+
+/// Which of the names that hold rules a directory's entries include.
+#[derive(Clone, Copy)]
+struct RuleFiles {
+    ignore: bool,
+    gitignore: bool,
+    git: bool,
+}
+
+impl RuleFiles {
+    /// The rule files `dir` holds. A directory's stamp changes when an entry is added,
+    /// removed or renamed, so while it is unchanged the names it holds are those it held:
+    /// one `stat` of the directory instead of one for each name (a listing looks in every
+    /// directory up to the workspace root, and most hold none). The files found are still
+    /// checked by their own stamps, which an edit in place changes.
+    fn in_dir(dir: &Path) -> RuleFiles {
+        static KNOWN: LazyLock<Mutex<HashMap<PathBuf, (Stamp, RuleFiles)>>> =
+            LazyLock::new(|| Mutex::new(HashMap::new()));
+        let look = || RuleFiles {
+            ignore: dir.join(".ignore").exists(),
+            gitignore: dir.join(".gitignore").exists(),
+            git: dir.join(".git").exists(),
+        };
+        let Ok(metadata) = fs::metadata(dir) else {
+            return look();
+        };
+        let stamp = Stamp::of(&metadata);
+        {
+            let known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some((known_stamp, files)) = known.get(dir)
+                && *known_stamp == stamp
+            {
+                return *files;
+            }
+        }
+        let files = look();
+        if stamp.settled() {
+            let mut known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
+            if known.len() >= CACHE_LIMIT {
+                known.clear();
+            }
+            known.insert(dir.to_owned(), (stamp, files));
+        }
+        files
     }
 }
 
@@ -273,11 +327,19 @@ impl Stamp {
             device: metadata.dev(),
         }
     }
+
+    /// Whether what it stamps last changed at least [`SETTLED`] ago, so that a change now
+    /// would change the stamp.
+    fn settled(&self) -> bool {
+        self.modified
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age >= SETTLED)
+    }
 }
 
-/// A file changed this recently may change again within the file system's timestamp
-/// granularity without its stamp changing (git's "racily clean" entries): it is compiled
-/// again on each use until it is older than this.
+/// A file or directory changed this recently may change again within the file system's
+/// timestamp granularity without its stamp changing (git's "racily clean" entries): it is
+/// read again on each use until it is older than this.
 const SETTLED: Duration = Duration::from_secs(2);
 
 /// At most this many compiled rule files are kept; past it the cache starts again.
@@ -308,11 +370,7 @@ fn compiled(root: &Path, file: &Path) -> Option<Arc<Gitignore>> {
     // A line that is not a valid glob is skipped and the others kept, as ripgrep does.
     let _ = builder.add(file);
     let rules = Arc::new(builder.build().unwrap_or_else(|_| Gitignore::empty()));
-    let settled = stamp
-        .modified
-        .and_then(|modified| modified.elapsed().ok())
-        .is_some_and(|age| age >= SETTLED);
-    if settled {
+    if stamp.settled() {
         let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
         if cache.len() >= CACHE_LIMIT {
             cache.clear();
@@ -468,6 +526,43 @@ mod tests {
             Vec::<String>::new(),
             "the rules above it, once looked for again"
         );
+    }
+
+    /// Sets `path`'s modification time a minute back: old enough for its stamp to be kept.
+    fn age(path: &Path) {
+        fs::File::open(path)
+            .unwrap()
+            .set_modified(SystemTime::now() - Duration::from_secs(60))
+            .unwrap();
+    }
+
+    #[test]
+    fn a_rule_file_added_to_or_edited_in_a_known_directory_above_counts_at_once() {
+        let dir = tree(&[("sub/deeper/a.log", ""), ("sub/deeper/b.tmp", "")]);
+        let workspace = dir.path().to_owned();
+        let (sub, deeper) = (workspace.join("sub"), workspace.join("sub/deeper"));
+        let shown = || -> Vec<String> {
+            list(&deeper, 1, std::slice::from_ref(&workspace))
+                .into_iter()
+                .map(|entry| relative(&deeper, &entry.path))
+                .collect()
+        };
+        age(&workspace);
+        age(&sub);
+        // Both directories known to hold no rule file.
+        assert_eq!(shown(), ["a.log", "b.tmp"]);
+        assert_eq!(shown(), ["a.log", "b.tmp"]);
+        fs::write(sub.join(".gitignore"), "*.log\n").unwrap();
+        assert_eq!(shown(), ["b.tmp"], "a rule file added");
+        age(&sub);
+        age(&sub.join(".gitignore"));
+        assert_eq!(shown(), ["b.tmp"]);
+        // Edited in place: the directory's entries, and so its stamp, stay as they were.
+        fs::write(sub.join(".gitignore"), "*.tmp\n").unwrap();
+        age(&sub);
+        assert_eq!(shown(), ["a.log"], "a rule file edited in place");
+        fs::remove_file(sub.join(".gitignore")).unwrap();
+        assert_eq!(shown(), ["a.log", "b.tmp"], "a rule file removed");
     }
 
     #[test]
