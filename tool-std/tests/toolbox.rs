@@ -163,13 +163,83 @@ fn a_call_that_fails_exits_1_with_what_the_model_would_read() {
         "{}",
         stdout(&output)
     );
+}
+
+#[test]
+fn arguments_that_are_not_json_are_a_usage_error_naming_where() {
+    let dir = project();
     let output = toolbox(&["call", "read_file", r#"{"path": "notes.md""#], dir.path());
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    let error = stderr(&output);
     assert!(
-        stdout(&output).contains("not valid JSON"),
-        "{}",
-        stdout(&output)
+        error.contains("not valid JSON") && error.contains("line 1 column 19"),
+        "{error}"
     );
+    let output = toolbox(&["call", "read_file", r#"["notes.md"]"#], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("are an array, not a JSON object"),
+        "{}",
+        stderr(&output)
+    );
+    let output = toolbox(
+        &["policy", "explain", "read_file", r#"{"path": "#],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("not valid JSON"));
+}
+
+#[test]
+fn arguments_are_read_from_a_file_with_an_at_sign() {
+    let dir = project();
+    std::fs::write(dir.path().join("args.json"), r#"{"path": "notes.md"}"#).unwrap();
+    let output = toolbox(&["call", "read_file", "@args.json"], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("buy milk"), "{}", stdout(&output));
+    let output = toolbox(&["call", "read_file", "@missing.json"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("cannot read the arguments from `missing.json`"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn arguments_are_read_from_stdin_with_a_dash() {
+    use std::io::Write as _;
+    let dir = project();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["call", "write_file", "-", "--mode", "accept_edits"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Larger than a command line's argument may be (128 KiB on Linux).
+    // `\n` escaped in the JSON: a line break in the written file.
+    let content = "line of a large file\\n".repeat(20_000);
+    let arguments = format!(r#"{{"path": "big.txt", "content": "{content}"}}"#);
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(arguments.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written = std::fs::read_to_string(dir.path().join("big.txt")).unwrap();
+    assert_eq!(written.len(), 21 * 20_000);
+}
+
+#[test]
+fn blank_arguments_are_no_arguments() {
+    let dir = project();
+    let output = toolbox(&["call", "list_dir", ""], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("notes.md"));
 }
 
 #[test]

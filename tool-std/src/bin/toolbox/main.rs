@@ -8,6 +8,7 @@
 //! 2 a usage error (clap's); 3 the set-up failed (a bad workspace, settings file or tool name).
 
 mod approve;
+mod arguments;
 mod form;
 mod imports;
 mod progress;
@@ -40,6 +41,8 @@ use tool_std as _;
 
 /// Exit code: the tool ran and failed, or `check` found problems.
 const FAILED: u8 = 1;
+/// Exit code: the command line was wrong (clap's own code for its usage errors).
+const USAGE: u8 = 2;
 /// Exit code: the set-up failed (workspace, settings, an unknown tool).
 const SETUP: u8 = 3;
 
@@ -79,8 +82,9 @@ enum Command {
     Call {
         /// The tool (name or alias).
         tool: String,
-        /// The arguments, a JSON object.
-        #[arg(default_value = "{}")]
+        /// The arguments: a JSON object, `-` to read it from stdin, or `@FILE` to read it from
+        /// a file.
+        #[arg(default_value = "{}", value_name = "JSON|-|@FILE")]
         arguments: String,
         #[command(flatten)]
         session: SessionArgs,
@@ -123,8 +127,9 @@ enum PolicyCommand {
     Explain {
         /// The tool (name or alias).
         tool: String,
-        /// The arguments, a JSON object.
-        #[arg(default_value = "{}")]
+        /// The arguments: a JSON object, `-` to read it from stdin, or `@FILE` to read it from
+        /// a file.
+        #[arg(default_value = "{}", value_name = "JSON|-|@FILE")]
         arguments: String,
         #[command(flatten)]
         session: SessionArgs,
@@ -219,6 +224,13 @@ impl Failure {
             message: message.into(),
         }
     }
+
+    fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            code: USAGE,
+            message: message.into(),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -237,8 +249,7 @@ fn run(command: Command) -> Result<u8, Failure> {
     match command {
         Command::List { json, mcp_config } => {
             let runtime = runtime()?;
-            let (toolset, _) = imports::add(&runtime, toolset, mcp_config.as_deref(), None, false)
-                .map_err(Failure::setup)?;
+            let (toolset, _) = imports::add(&runtime, toolset, mcp_config.as_deref(), None, false)?;
             list(&toolset, json);
             Ok(0)
         }
@@ -248,7 +259,13 @@ fn run(command: Command) -> Result<u8, Failure> {
             arguments,
             session,
             json,
-        } => call(toolset, &tool, arguments, &session, json),
+        } => call(
+            toolset,
+            &tool,
+            &arguments::read(&arguments)?,
+            &session,
+            json,
+        ),
         Command::Check => Ok(check(&toolset)),
         Command::Serve {
             session,
@@ -263,6 +280,7 @@ fn run(command: Command) -> Result<u8, Failure> {
                     session,
                 },
         } => {
+            let arguments = arguments::read(&arguments)?;
             let runtime = runtime()?;
             let toolset = with_imports(&runtime, toolset, &session, false)?;
             let coordinator = coordinator(toolset, &session, false, CancellationToken::new())?;
@@ -423,7 +441,7 @@ fn check(toolset: &Toolset) -> u8 {
 fn call(
     toolset: Toolset,
     tool: &str,
-    arguments: String,
+    arguments: &str,
     session: &SessionArgs,
     json: bool,
 ) -> Result<u8, Failure> {
@@ -477,7 +495,6 @@ fn with_imports(
         read_only,
     )
     .map(|(toolset, _)| toolset)
-    .map_err(Failure::setup)
 }
 
 /// The async runtime a call or a server runs on.
