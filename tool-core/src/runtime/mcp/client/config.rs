@@ -20,7 +20,10 @@
 //!   takes the default when `VAR` is unset or empty (the shell's `:-`). A `${VAR}` whose
 //!   variable is unset and that has no default is an error naming the server, the field and the
 //!   variable, as Claude Code fails to parse such a file.
-//! - Keys this module does not use (`timeout`, `disabled`, ...) are ignored.
+//! - Keys this module does not use (`timeout`, `disabled`, other clients' keys) are ignored,
+//!   but one that is a misspelling of a key it uses (`comand`, `arg`, `URL`: two edits or
+//!   fewer, case aside) is an error that names the key meant, rather than a server started
+//!   without its arguments.
 //! - A server's tools are trusted (their annotations believed) only when the user's settings
 //!   say so: see [`McpConfig::trust`] and the [`client`](super) module docs. A `.mcp.json`
 //!   comes with a project, so it cannot trust itself.
@@ -233,6 +236,18 @@ pub enum McpConfigError {
         /// What is there.
         found: String,
     },
+    /// A server's key is a misspelling of one this module reads.
+    #[error(
+        "{origin}: `{location}` is not a key of a server (its keys are `type`, `command`, `args`, `env`, `url`, `headers`); did you mean `{meant}`?"
+    )]
+    MisspeltKey {
+        /// The file, or `.mcp.json`.
+        origin: String,
+        /// The JSON location, such as `mcpServers.web.comand`.
+        location: String,
+        /// The key it is closest to.
+        meant: String,
+    },
     /// A `${VAR}` names a variable that is not set, and gives no default.
     #[error(
         "{origin}: `{location}` uses `${{{variable}}}`, but the environment variable `{variable}` is not set; set it, or write `${{{variable}:-default}}`"
@@ -425,6 +440,13 @@ impl Reader<'_> {
             return Err(self.invalid("mcpServers", "servers with non-empty names", value));
         }
         let object = self.object(value, &at)?;
+        if let Some((key, meant)) = object.keys().find_map(|key| Some((key, misspelt(key)?))) {
+            return Err(McpConfigError::MisspeltKey {
+                origin: self.origin.to_owned(),
+                location: format!("{at}.{key}"),
+                meant: meant.to_owned(),
+            });
+        }
         let field = |key: &str| object.get(key).filter(|v| !v.is_null());
         let kind = match field("type") {
             Some(kind) => Some(
@@ -555,6 +577,26 @@ impl Reader<'_> {
     }
 }
 
+/// The keys of a server this module reads.
+const SERVER_KEYS: [&str; 6] = ["type", "command", "args", "env", "url", "headers"];
+
+/// The server key that `key`, not one of them, misspells: within two edits of it, case aside
+/// (one edit for the three-letter `env` and `url`, which two edits reach from most short
+/// words). Other clients' keys (`envFile`, `headersHelper`, `timeout`, `cwd`) are further
+/// away.
+fn misspelt(key: &str) -> Option<&'static str> {
+    if SERVER_KEYS.contains(&key) {
+        return None;
+    }
+    let lower = key.to_lowercase();
+    SERVER_KEYS
+        .into_iter()
+        .map(|known| (strsim::damerau_levenshtein(&lower, known), known))
+        .filter(|(distance, known)| *distance <= if known.len() <= 3 { 1 } else { 2 })
+        .min()
+        .map(|(_, known)| known)
+}
+
 /// Headers rmcp's HTTP client sets itself and refuses from a configuration.
 const RESERVED_HEADERS: &[&str] = &[
     "accept",
@@ -632,6 +674,38 @@ mod tests {
 
     fn parse(text: &str) -> Result<McpConfig, McpConfigError> {
         McpConfig::from_json_with(text, env)
+    }
+
+    #[test]
+    fn a_misspelt_server_key_is_an_error_naming_the_key_meant() {
+        for (key, meant) in [
+            ("comand", "command"),
+            ("arg", "args"),
+            ("URL", "url"),
+            ("Headers", "headers"),
+        ] {
+            let text = format!(
+                r#"{{"mcpServers": {{"files": {{"command": "x", "url": "http://h", "{key}": 1}}}}}}"#
+            );
+            let error = parse(&text).unwrap_err().to_string();
+            assert!(
+                error.contains(&format!(
+                    "`mcpServers.files.{key}` is not a key of a server"
+                )) && error.ends_with(&format!("did you mean `{meant}`?")),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_clients_server_keys_are_ignored() {
+        let config = parse(
+            r#"{"mcpServers": {"files": {"command": "x", "timeout": 5, "disabled": false,
+                "envFile": ".env", "headersHelper": "h", "cwd": "/srv", "alwaysAllow": [],
+                "autoApprove": [], "transportType": "stdio", "description": "d"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(config.servers.len(), 1);
     }
 
     #[test]
