@@ -412,6 +412,31 @@ async fn a_server_that_fails_to_start_is_reported_and_the_others_are_imported() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_server_nothing_answers_at_is_reported_in_words_not_type_names() {
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let config = McpConfig::from_json_with(
+        &format!(r#"{{"mcpServers": {{"web": {{"url": "http://127.0.0.1:{port}/mcp"}}}}}}"#),
+        |_| None,
+    )
+    .unwrap();
+    let imported = client::import(&config).await;
+    assert_eq!(imported.failures.len(), 1, "{:?}", imported.failures);
+    let failure = imported.failures[0].to_string();
+    assert!(
+        failure.contains(&format!("MCP server `web` (`http://127.0.0.1:{port}/mcp`)"))
+            && failure.contains("cannot reach it: ")
+            && failure.to_lowercase().contains("connection refused"),
+        "{failure}"
+    );
+    assert!(!failure.contains("rmcp::"), "{failure}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_npm_filesystem_server_is_imported_and_reads_a_file() {
     let Some((node, server)) =
         node_package("@modelcontextprotocol/server-filesystem/dist/index.js")

@@ -20,8 +20,8 @@ use rmcp::model::{
 #[expect(deprecated)]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult};
 use rmcp::service::{
-    ClientCacheConfig, ClientLifecycleMode, NotificationContext, RequestContext, RunningService,
-    ServiceError,
+    ClientCacheConfig, ClientInitializeError, ClientLifecycleMode, NotificationContext,
+    RequestContext, RunningService, ServiceError,
 };
 use rmcp::{ClientHandler, ErrorData, RoleClient};
 use tokio::io::AsyncReadExt;
@@ -297,11 +297,36 @@ where
             "it wants authorization (`WWW-Authenticate: {}`): give it an `Authorization` header, as `\"headers\": {{\"Authorization\": \"Bearer ${{TOKEN}}\"}}` in `.mcp.json`",
             error.auth_challenge().unwrap_or_default()
         )),
+        // rmcp's message here names the transport's Rust types; what the user can act on is
+        // the innermost cause (a refused connection, a name that does not resolve).
+        Ok(Err(ClientInitializeError::TransportError { error, .. })) => Err(format!(
+            "cannot reach it: {}",
+            innermost_cause(&*error.error)
+        )),
         Ok(Err(error)) => Err(error.to_string()),
         Err(_) => Err(format!(
             "it did not answer the MCP handshake within {} s",
             STARTUP_TIMEOUT.as_secs()
         )),
+    }
+}
+
+/// The message of the last error in `error`'s chain of sources, looking through rmcp's HTTP
+/// client error to reqwest's (which rmcp wraps without naming it as the source).
+fn innermost_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut innermost = error;
+    loop {
+        let next = match innermost.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::Client(client)) => {
+                Some(client as &(dyn std::error::Error + 'static))
+            }
+            _ => innermost.source(),
+        };
+        match next {
+            Some(next) => innermost = next,
+            None => return innermost.to_string(),
+        }
     }
 }
 
