@@ -368,6 +368,32 @@ fn a_token_variable_that_is_not_set_is_a_setup_error() {
     assert!(stderr.contains("TOOLKIT_TEST_UNSET_VARIABLE"), "{stderr}");
 }
 
+#[test]
+fn an_empty_token_variable_or_file_is_a_setup_error_naming_it() {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["serve", "--http", "0", "--token-env", "TOOLKIT_TEST_EMPTY"])
+        .env("TOOLKIT_TEST_EMPTY", " \n")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("the environment variable `TOOLKIT_TEST_EMPTY` is empty"),
+        "{stderr}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token");
+    std::fs::write(&file, "\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["serve", "--http", "0", "--token-file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("the file is empty"), "{stderr}");
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_client_closing_its_response_stops_the_command_toolbox_runs() {

@@ -91,17 +91,29 @@ impl HttpArgs {
             options = options.allow_host(host);
         }
         let token = match (&self.token_env, &self.token_file) {
-            (Some(var), _) => Some(std::env::var(var).map_err(|_| {
-                Failure::setup(format!(
-                    "--token-env {var}: the environment variable `{var}` is not set (or not UTF-8)"
-                ))
-            })?),
-            (None, Some(path)) => Some(std::fs::read_to_string(path).map_err(|error| {
-                Failure::setup(format!("--token-file {}: {error}", path.display()))
-            })?),
+            (Some(var), _) => Some((
+                std::env::var(var).map_err(|_| {
+                    Failure::setup(format!(
+                        "--token-env {var}: the environment variable `{var}` is not set (or not UTF-8)"
+                    ))
+                })?,
+                format!("--token-env {var}: the environment variable `{var}` is empty"),
+            )),
+            (None, Some(path)) => Some((
+                std::fs::read_to_string(path).map_err(|error| {
+                    Failure::setup(format!("--token-file {}: {error}", path.display()))
+                })?,
+                format!("--token-file {}: the file is empty", path.display()),
+            )),
             (None, None) => None,
         };
-        if let Some(token) = token {
+        if let Some((token, empty)) = token {
+            // An empty token would let any request through that sends `Bearer ` and nothing.
+            if token.trim().is_empty() {
+                return Err(Failure::setup(format!(
+                    "{empty}; it should hold the token that clients send as `Authorization: Bearer <token>`"
+                )));
+            }
             options = options.bearer_token(token.trim());
         }
         Ok(options)
@@ -158,8 +170,7 @@ pub(crate) fn serve(
         session.mcp_config.as_deref(),
         session.settings.as_deref(),
         read_only,
-    )
-    .map_err(Failure::setup)?;
+    )?;
     // stdin and stdout carry the protocol (or the server runs unattended): nobody can be
     // asked at the terminal.
     // Over stdio, SIGINT, SIGTERM and SIGHUP cancel every call in flight through this.
