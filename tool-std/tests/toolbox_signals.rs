@@ -127,6 +127,39 @@ fn sigterm_during_a_call_stops_its_command_and_exits_143() {
 }
 
 #[test]
+fn sigint_while_imported_mcp_servers_start_stops_them_and_exits_130() {
+    let workspace = tempfile::tempdir().unwrap();
+    // A server that never answers the handshake, in a process group of its own (as every
+    // imported server is), which a signal to toolbox alone does not reach.
+    let config = workspace.path().join(".mcp.json");
+    let command = format!(
+        "echo $$ > {}; exec sleep 133",
+        workspace.path().join("pid").display()
+    );
+    let servers =
+        serde_json::json!({"mcpServers": {"slow": {"command": "sh", "args": ["-c", command]}}});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let mut toolbox = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["list", "--mcp-config"])
+        .arg(&config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = pid_written(workspace.path());
+    signal(&toolbox, Signal::INT);
+    let status = exited(&mut toolbox);
+    let said = stderr(&mut toolbox);
+    assert_eq!(status.code(), Some(130), "{status}; stderr: {said}");
+    assert!(
+        said.contains("stopped by SIGINT while the MCP servers were starting"),
+        "{said}"
+    );
+    wait_until("the server toolbox started is gone", || gone(pid));
+}
+
+#[test]
 fn a_command_that_ignores_sigterm_is_killed_before_toolbox_exits() {
     let workspace = tempfile::tempdir().unwrap();
     // Ignored signals stay ignored across exec: the sleep ignores SIGTERM too.

@@ -11,6 +11,8 @@ use tool_core::Toolset;
 use tool_core::mcp::client::{self, Imported, McpConfig};
 use tool_core::settings::Settings;
 
+use crate::{Failure, signals};
+
 /// `toolset` with the servers' tools added, and the servers imported (none without
 /// `config`); `read_only` keeps only the read-only tools (those of trusted servers that say
 /// so: [`keeps`]). Must run on `runtime`, which then runs the calls: the connections live on
@@ -21,16 +23,38 @@ pub(crate) fn add(
     config: Option<&Path>,
     settings: Option<&Path>,
     read_only: bool,
-) -> Result<(Toolset, Option<Imported>), String> {
+) -> Result<(Toolset, Option<Imported>), Failure> {
     let Some(config) = config else {
         return Ok((toolset, None));
     };
-    let mut config = McpConfig::load(config).map_err(|error| error.to_string())?;
+    let mut config = McpConfig::load(config).map_err(|error| Failure::setup(error.to_string()))?;
     if let Some(settings) = settings {
-        let settings = Settings::load(settings).map_err(|error| error.to_string())?;
+        let settings =
+            Settings::load(settings).map_err(|error| Failure::setup(error.to_string()))?;
         config.trust(&settings.trusted_mcp_servers);
     }
-    let imported = runtime.block_on(client::import(&config));
+    // Servers start in process groups of their own, which a Ctrl-C at the terminal does not
+    // reach: a signal while they start must end them, not leave them to init.
+    let imported = runtime.block_on(async {
+        let mut stop = signals::Listener::new();
+        tokio::select! {
+            imported = client::import(&config) => Ok(imported),
+            stop = stop.next() => Err(stop),
+        }
+    });
+    let imported = match imported {
+        Ok(imported) => imported,
+        // The servers started so far were dropped with the import, which kills them.
+        Err(stop) => {
+            return Err(Failure {
+                code: stop.exit_code(),
+                message: format!(
+                    "stopped by {} while the MCP servers were starting",
+                    stop.name()
+                ),
+            });
+        }
+    };
     for failure in &imported.failures {
         eprintln!("toolbox: warning: {failure}");
     }
@@ -41,7 +65,7 @@ pub(crate) fn add(
         }
         toolset
             .add(tool.clone())
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| Failure::setup(error.to_string()))?;
     }
     Ok((toolset, Some(imported)))
 }

@@ -32,7 +32,7 @@ pub(crate) enum Stop {
 }
 
 impl Stop {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Stop::Interrupt => "SIGINT",
             Stop::Terminate => "SIGTERM",
