@@ -97,6 +97,32 @@ fn a_removed_tool_is_unknown_to_the_next_call_with_the_closest_names() {
 }
 
 #[test]
+fn a_withheld_tool_is_unavailable_with_its_reason_until_added_again() {
+    let mut toolset = Toolset::named(["changes_hello", "changes_hello_again"]).unwrap();
+    toolset.withhold("changes_hello", "this server greets only once");
+    let coordinator = Coordinator::builder().toolset(toolset).build().unwrap();
+    let result = coordinator.call_blocking(ToolCall::new("changes_hello", "{}"));
+    match result.error() {
+        Some(ToolError::Unavailable { name, reason }) => {
+            assert_eq!(name, "changes_hello");
+            assert_eq!(reason, "this server greets only once");
+        }
+        other => panic!("expected an unavailable tool, got {other:?}"),
+    }
+    assert_eq!(
+        result.text(),
+        "`changes_hello` is not available here: this server greets only once"
+    );
+    coordinator.add_tool(linked("changes_hello")).unwrap();
+    assert_eq!(
+        coordinator
+            .call_blocking(ToolCall::new("changes_hello", "{}"))
+            .text(),
+        "hello"
+    );
+}
+
+#[test]
 fn an_added_tool_is_callable_and_counted_as_a_change() {
     let coordinator = coordinator(&["changes_hello"]);
     let changes = coordinator.toolset_changes();

@@ -16,9 +16,22 @@ fn initialized_server(
     impl FnMut(&str),
     BufReader<std::process::ChildStdout>,
 ) {
+    initialized_server_with(workspace, &[])
+}
+
+/// [`initialized_server`], started with `extra` arguments.
+fn initialized_server_with(
+    workspace: &std::path::Path,
+    extra: &[&str],
+) -> (
+    std::process::Child,
+    impl FnMut(&str),
+    BufReader<std::process::ChildStdout>,
+) {
     let mut server = Command::new(env!("CARGO_BIN_EXE_toolbox"))
         .args(["serve", "--workspace"])
         .arg(workspace)
+        .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -125,6 +138,50 @@ fn tools_that_need_an_application_are_not_served() {
     assert!(
         !names.contains(&"subtask") && !names.contains(&"web_search"),
         "{names:?}"
+    );
+    drop(send);
+    server.wait().unwrap();
+}
+
+/// Found by an exploratory run: a read-only server answered a call of `write_file` with
+/// "unknown tool `write_file`, did you mean `read_file`?".
+#[test]
+fn a_tool_the_server_leaves_out_is_called_unavailable_with_the_reason() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (mut server, mut send, mut answers) =
+        initialized_server_with(workspace.path(), &["--read-only"]);
+    let mut call = |id: u32, tool: &str| -> serde_json::Value {
+        send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+        ));
+        let mut line = String::new();
+        answers.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let answer = call(2, "write_file");
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`write_file` is not available here")
+            && message.contains("toolbox serve --read-only"),
+        "{message}"
+    );
+    // By an alias too.
+    let answer = call(3, "Write");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`Write` is not available here"),
+        "{answer}"
+    );
+    let answer = call(4, "subtask");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("only an application linking tool-std"),
+        "{answer}"
     );
     drop(send);
     server.wait().unwrap();

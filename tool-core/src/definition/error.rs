@@ -46,6 +46,16 @@ pub enum ToolError {
         /// The closest available names, best first.
         suggestions: Vec<String>,
     },
+    /// The tool was taken out of this toolset on purpose
+    /// ([`Toolset::withhold`](crate::Toolset::withhold)): a read-only server's writing tools,
+    /// a tool that needs what this program cannot give it.
+    #[error("`{name}` is not available here: {reason}")]
+    Unavailable {
+        /// The name the model used.
+        name: String,
+        /// Why, as the toolset was told.
+        reason: String,
+    },
     /// The policy refused the call.
     #[error("permission denied: {reason}")]
     Denied {
@@ -163,6 +173,7 @@ impl ToolError {
         match self {
             ToolError::InvalidArguments { .. } => "invalid_arguments",
             ToolError::UnknownTool { .. } => "unknown_tool",
+            ToolError::Unavailable { .. } => "unavailable",
             ToolError::Denied { .. } => "denied",
             ToolError::Rejected { .. } => "rejected",
             ToolError::Cancelled => "cancelled",

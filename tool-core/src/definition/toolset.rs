@@ -2,6 +2,7 @@
 //! names, tags, crate, effect or a predicate) plus tools added at run time.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::definition::dialect::{Dialect, Export, ExportCache, export_toolset};
 use crate::definition::names::{Clash, NameIndex};
@@ -32,6 +33,8 @@ pub struct Toolset {
     index: NameIndex,
     /// Each tool's export in each dialect, made on first use.
     exports: ExportCache,
+    /// The tools taken out with [`Toolset::withhold`]: their names and aliases, and why.
+    withheld: Vec<(Vec<String>, Arc<str>)>,
 }
 
 impl Toolset {
@@ -112,6 +115,7 @@ impl Toolset {
             tools,
             index: NameIndex::default(),
             exports: ExportCache::default(),
+            withheld: Vec::new(),
         };
         set.reindex();
         set
@@ -159,6 +163,40 @@ impl Toolset {
         Some(removed)
     }
 
+    /// Removes the tool with this name or alias, as [`Toolset::remove`] does, and keeps
+    /// `reason`: a call of it by any of its names is then told why it is not here
+    /// ([`ToolError::Unavailable`](crate::ToolError::Unavailable)), not that no such tool
+    /// exists, and offered the names of others. Adding a tool of that name again ends it.
+    ///
+    /// ```
+    /// use tool_core::{tool, Toolset};
+    ///
+    /// /// Write a note.
+    /// #[tool(name = "doc_withhold_write", aliases("DocWrite"))]
+    /// fn write(text: String) -> String { text }
+    ///
+    /// let mut toolset = Toolset::named(["doc_withhold_write"]).unwrap();
+    /// toolset.withhold("doc_withhold_write", "this server serves only read-only tools");
+    /// assert!(!toolset.contains("doc_withhold_write"));
+    /// assert_eq!(toolset.withheld("DocWrite"), Some("this server serves only read-only tools"));
+    /// ```
+    pub fn withhold(&mut self, name: &str, reason: impl Into<String>) -> Option<ToolHandle> {
+        let removed = self.remove(name)?;
+        let names = removed.spec().names().map(str::to_owned).collect();
+        self.withheld.push((names, Arc::from(reason.into())));
+        Some(removed)
+    }
+
+    /// Why the tool with this name or alias was withheld ([`Toolset::withhold`]), if it was
+    /// and has not been added again.
+    #[must_use]
+    pub fn withheld(&self, name: &str) -> Option<&str> {
+        self.withheld
+            .iter()
+            .find(|(names, _)| names.iter().any(|withheld| withheld == name))
+            .map(|(_, reason)| &**reason)
+    }
+
     /// The tool with this name or alias.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&ToolHandle> {
@@ -199,6 +237,9 @@ impl Toolset {
 
     fn insert(&mut self, tool: ToolHandle) -> Result<(), ToolsetError> {
         let spec = tool.spec();
+        // A tool answering to a withheld name is back: that name is no longer explained away.
+        self.withheld
+            .retain(|(names, _)| !names.iter().any(|name| spec.answers_to(name)));
         for name in spec.names() {
             match self.index.check(name) {
                 Ok(()) => {}

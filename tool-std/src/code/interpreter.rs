@@ -450,7 +450,7 @@ fn exception_type(error: &ToolError) -> ExcType {
     match error {
         ToolError::Denied { .. } | ToolError::Rejected { .. } => ExcType::PermissionError,
         ToolError::InvalidArguments { .. } => ExcType::ValueError,
-        ToolError::UnknownTool { .. } => ExcType::NameError,
+        ToolError::UnknownTool { .. } | ToolError::Unavailable { .. } => ExcType::NameError,
         ToolError::TimedOut { .. } => ExcType::TimeoutError,
         _ => ExcType::RuntimeError,
     }

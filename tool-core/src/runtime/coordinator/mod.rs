@@ -539,9 +539,15 @@ impl Coordinator {
         toolset
             .get(name)
             .cloned()
-            .ok_or_else(|| ToolError::UnknownTool {
-                name: name.to_owned(),
-                suggestions: toolset.suggest(name),
+            .ok_or_else(|| match toolset.withheld(name) {
+                Some(reason) => ToolError::Unavailable {
+                    name: name.to_owned(),
+                    reason: reason.to_owned(),
+                },
+                None => ToolError::UnknownTool {
+                    name: name.to_owned(),
+                    suggestions: toolset.suggest(name),
+                },
             })
     }
 

@@ -511,7 +511,8 @@ impl ServerHandler for McpServer {
                 return Err(missing);
             }
         }
-        if let Some(ToolError::UnknownTool { .. }) = result.error() {
+        if let Some(ToolError::UnknownTool { .. } | ToolError::Unavailable { .. }) = result.error()
+        {
             return Err(ErrorData::invalid_params(result.text().into_owned(), None));
         }
         Ok(CallToolResponse::Complete(to_mcp(&result)))

@@ -149,15 +149,28 @@ pub(crate) fn serve(
     read_only: bool,
     http: &HttpArgs,
 ) -> Result<u8, Failure> {
-    let mut toolset = if read_only {
-        Toolset::with_effect(tool_core::spec::Effect::ReadOnly)
-    } else {
-        toolset
-    };
+    let mut toolset = toolset;
     // Tools that need what only an application can give them: served, every call would fail
-    // and the model would spend its turns learning so.
+    // and the model would spend its turns learning so. Withheld, not just removed: a client
+    // that calls one anyway is told why, not that no such tool exists.
     for tool in NEEDS_AN_APPLICATION {
-        toolset.remove(tool);
+        toolset.withhold(
+            tool,
+            "`toolbox serve` leaves it out: it needs a model or a search engine, which only an application linking tool-std can give it",
+        );
+    }
+    if read_only {
+        let writers: Vec<String> = toolset
+            .iter()
+            .filter(|tool| !tool.spec().effect.is_read_only())
+            .map(|tool| tool.spec().name.to_string())
+            .collect();
+        for tool in writers {
+            toolset.withhold(
+                &tool,
+                "this server serves only read-only tools (`toolbox serve --read-only`)",
+            );
+        }
     }
     let runtime = if http.http.is_some() {
         runtime()?
