@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use globset::GlobBuilder;
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
-use crate::walk::{self, Kind};
+use crate::walk::{self, Visit};
 
 /// Find files by name pattern (`**/*.rs`, `src/**/*.{ts,tsx}`, `*.md`), newest first, as paths
 /// relative to the workspace root. `.gitignore`d and hidden files are left out, unless the
@@ -77,17 +77,20 @@ fn glob(
         .compile_matcher();
     let names_dot_path = pattern.starts_with('.') || pattern.contains("/.");
     let walk = walk::builder(&root, None, names_dot_path);
-    let mut found: Vec<(Option<SystemTime>, String)> = walk::entries(&walk)
-        .into_iter()
-        .filter(|entry| entry.kind != Kind::Dir)
-        .filter(|entry| {
-            entry
-                .path
+    // Matched and stamped on the walking threads: the order is the sort's below.
+    let mut found: Vec<(Option<SystemTime>, String)> = walk::parallel(&walk, || {
+        |entry: ignore::DirEntry| {
+            let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+            let matched = entry
+                .path()
                 .strip_prefix(&root)
-                .is_ok_and(|relative| matcher.is_match(relative))
-        })
-        .map(|entry| (modified(&entry.path), walk::shown(ws, &entry.path)))
-        .collect();
+                .is_ok_and(|relative| matcher.is_match(relative));
+            if is_dir || !matched {
+                return Visit::Skip;
+            }
+            Visit::Keep((modified(entry.path()), walk::shown(ws, entry.path())))
+        }
+    });
     let total = found.len();
     if total == 0 {
         return Ok(format!(

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
 use crate::fs::anchor;
-use crate::walk;
+use crate::walk::{self, Visit};
 
 /// Lines longer than this many characters are cut in the output.
 const MAX_COLUMNS: usize = 500;
@@ -123,13 +123,15 @@ fn grep(
         include_hidden,
         no_ignore,
     };
-    let files = files(&root, &filters)?;
-    let started = Instant::now();
     let with_context = before.or(context).or(after).unwrap_or(0) > 0;
-    let (found, searched, stopped) = search_all(&files, &matcher, &searcher, started);
+    let Searched {
+        found,
+        searched,
+        stopped,
+    } = search(&root, &filters, &matcher, &searcher)?;
     let mut out: Vec<String> = Vec::new();
     for (file, sink) in found {
-        let shown = walk::shown(ws, file);
+        let shown = walk::shown(ws, &file);
         match output_mode {
             OutputMode::FilesWithMatches => out.push(shown),
             OutputMode::Count => out.push(format!("{shown}:{}", sink.matches)),
@@ -178,9 +180,8 @@ fn grep(
     if stopped {
         let _ = write!(
             text,
-            "\n(the search stopped after {} s, {searched} of {} files searched: narrow it with `path`, `glob` or `type`)",
+            "\n(the search stopped after {} s, with {searched} files searched: narrow it with `path`, `glob` or `type`)",
             TIME_LIMIT.as_secs(),
-            files.len()
         );
     }
     Ok(text)
@@ -193,11 +194,85 @@ struct Filters<'a> {
     no_ignore: bool,
 }
 
+/// What [`search`] found: the files that match, sorted by path, with their matches; how many
+/// files were searched; whether the time limit stopped it.
+struct Searched {
+    found: Vec<(PathBuf, Collect)>,
+    searched: usize,
+    stopped: bool,
+}
+
+/// Searches `root` (a file, or the files below a directory that the filters admit) on every
+/// core. The walk and the search overlap, as in ripgrep: each thread searches the files it
+/// comes to while the others walk on. Walked first and then searched, a large tree's walk
+/// (a third of the time, for the crates of `~/.cargo/registry`) ran on one thread while the
+/// others waited.
+fn search(
+    root: &Path,
+    filters: &Filters<'_>,
+    matcher: &grep_regex::RegexMatcher,
+    searcher: &FileSearcher,
+) -> Result<Searched, ToolError> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    if std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
+        let mut sink = Collect::default();
+        let matched = searcher.clone().search(matcher, root, &mut sink) && sink.matches > 0;
+        return Ok(Searched {
+            found: if matched {
+                vec![(root.to_owned(), sink)]
+            } else {
+                Vec::new()
+            },
+            searched: 1,
+            stopped: false,
+        });
+    }
+    let started = Instant::now();
+    let searched = AtomicUsize::new(0);
+    let stopped = AtomicBool::new(false);
+    let mut found = walk::parallel(&walker(root, filters)?, || {
+        let (matcher, mut searcher) = (matcher.clone(), searcher.clone());
+        let (searched, stopped) = (&searched, &stopped);
+        move |entry: ignore::DirEntry| {
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                return Visit::Skip;
+            }
+            if started.elapsed() > TIME_LIMIT {
+                stopped.store(true, Ordering::Relaxed);
+                return Visit::Stop;
+            }
+            searched.fetch_add(1, Ordering::Relaxed);
+            let mut sink = Collect::default();
+            if searcher.search(&matcher, entry.path(), &mut sink) && sink.matches > 0 {
+                Visit::Keep((entry.into_path(), sink))
+            } else {
+                Visit::Skip
+            }
+        }
+    });
+    // Paths compare component by component: the order of a walk sorted by name.
+    found.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
+    Ok(Searched {
+        found,
+        searched: searched.into_inner(),
+        stopped: stopped.into_inner(),
+    })
+}
+
 /// The files to search, in a stable order: `root` itself when it is a file.
 fn files(root: &Path, filters: &Filters<'_>) -> Result<Vec<PathBuf>, ToolError> {
     if std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
         return Ok(vec![root.to_owned()]);
     }
+    Ok(walk::entries(&walker(root, filters)?)
+        .into_iter()
+        .filter(|entry| entry.kind == walk::Kind::File)
+        .map(|entry| entry.path)
+        .collect())
+}
+
+/// The walk below `root` that the filters admit.
+fn walker(root: &Path, filters: &Filters<'_>) -> Result<ignore::WalkBuilder, ToolError> {
     let mut builder = walk::builder(root, None, filters.include_hidden);
     builder
         .ignore(!filters.no_ignore)
@@ -229,60 +304,7 @@ fn files(root: &Path, filters: &Filters<'_>) -> Result<Vec<PathBuf>, ToolError> 
         })?;
         builder.types(types);
     }
-    Ok(walk::entries(&builder)
-        .into_iter()
-        .filter(|entry| entry.kind == walk::Kind::File)
-        .map(|entry| entry.path)
-        .collect())
-}
-
-/// Searches `files` on every core, each thread taking the next file; the files that match, in
-/// the order of `files`, how many were searched, and whether the time limit stopped it.
-fn search_all<'f>(
-    files: &'f [PathBuf],
-    matcher: &grep_regex::RegexMatcher,
-    searcher: &FileSearcher,
-    started: Instant,
-) -> (Vec<(&'f PathBuf, Collect)>, usize, bool) {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let mut found: Vec<(usize, Collect)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                let (next, matcher) = (&next, matcher.clone());
-                let mut searcher = searcher.clone();
-                scope.spawn(move || {
-                    let mut found = Vec::new();
-                    loop {
-                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(file) = files.get(index) else { break };
-                        if started.elapsed() > TIME_LIMIT {
-                            break;
-                        }
-                        let mut sink = Collect::default();
-                        if searcher.search(&matcher, file, &mut sink) && sink.matches > 0 {
-                            found.push((index, sink));
-                        }
-                    }
-                    found
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| worker.join().unwrap_or_default())
-            .collect()
-    });
-    found.sort_by_key(|(index, _)| *index);
-    let searched = next
-        .load(std::sync::atomic::Ordering::Relaxed)
-        .min(files.len());
-    let stopped = searched < files.len();
-    let found = found
-        .into_iter()
-        .map(|(index, sink)| (&files[index], sink))
-        .collect();
-    (found, searched, stopped)
+    Ok(builder)
 }
 
 /// The answer when nothing matched: whether files the search left out would have.

@@ -37,6 +37,25 @@ fn the_three_output_modes() {
     );
 }
 
+/// The files are searched in parallel as they are walked, and come out in the walk's order:
+/// by path, component by component (`a/x` before `a-b/y`, though `-` sorts before `/`).
+#[test]
+fn matches_come_out_in_path_order_from_a_parallel_search() {
+    let fx = fixture();
+    let mut expected = Vec::new();
+    for dir in ["a", "a-b", "b"] {
+        for file in 0..40 {
+            let path = format!("{dir}/f{file:02}.txt");
+            fx.file(&path, b"needle\n");
+            expected.push(path);
+        }
+    }
+    fx.file("a.rs", b"needle\n");
+    expected.insert(80, "a.rs".to_owned());
+    let found = ok(&fx.grep(json!({"pattern": "needle", "head_limit": 1000})));
+    assert_eq!(found.lines().collect::<Vec<_>>(), expected);
+}
+
 #[test]
 fn context_glob_type_and_case() {
     let fx = fixture();

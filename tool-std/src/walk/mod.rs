@@ -71,6 +71,51 @@ pub(crate) fn entries(walk: &WalkBuilder) -> Vec<Entry> {
         .collect()
 }
 
+/// What a [`parallel`] walk does with an entry.
+pub(crate) enum Visit<T> {
+    /// Nothing: go on.
+    Skip,
+    /// Keep this, and go on.
+    Keep(T),
+    /// Stop the walk (a time limit ran out).
+    Stop,
+}
+
+/// Walks on every core, each thread making what it keeps of the entries it comes to with a
+/// visitor of its own from `visitor` (the root itself left out), so that the work on each
+/// entry overlaps the walk, as in ripgrep. What is kept comes in the threads' order: sort it.
+pub(crate) fn parallel<T, F>(walk: &WalkBuilder, mut visitor: impl FnMut() -> F) -> Vec<T>
+where
+    T: Send,
+    F: FnMut(ignore::DirEntry) -> Visit<T> + Send,
+{
+    use std::sync::{Mutex, PoisonError};
+    let kept = Mutex::new(Vec::new());
+    walk.build_parallel().run(|| {
+        let mut visit = visitor();
+        let kept = &kept;
+        Box::new(move |entry| {
+            let Ok(entry) = entry else {
+                return ignore::WalkState::Continue;
+            };
+            if entry.depth() == 0 {
+                return ignore::WalkState::Continue;
+            }
+            match visit(entry) {
+                Visit::Skip => ignore::WalkState::Continue,
+                Visit::Keep(value) => {
+                    kept.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(value);
+                    ignore::WalkState::Continue
+                }
+                Visit::Stop => ignore::WalkState::Quit,
+            }
+        })
+    });
+    kept.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// `path` as the model should see it: relative to the workspace root it is under.
 pub(crate) fn shown(ws: &Workspace, path: &Path) -> String {
     let relative = ws
