@@ -338,6 +338,44 @@ fn a_request_with_the_bearer_token_is_served() {
         .assert_initialized();
 }
 
+/// Found by an exploratory run: the session's `DELETE` answered 202 Accepted, which the
+/// Python SDK logs as a failed termination (it takes 200 or 204).
+#[test]
+fn deleting_a_legacy_session_answers_204_and_ends_it() {
+    let served = Served::start(&["--legacy-sessions"], None);
+    let response = served.initialize(&[]);
+    assert_eq!(response.status, 200, "{}", response.body);
+    let session = response
+        .headers
+        .iter()
+        .find(|(name, _)| name == "mcp-session-id")
+        .map(|(_, value)| value.clone())
+        .expect("a session id");
+    let delete = |session: &str| {
+        let request = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {}\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n",
+            served.authority()
+        );
+        let mut stream = TcpStream::connect(served.authority()).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).unwrap();
+        Response::parse(&raw).status
+    };
+    assert_eq!(delete(&session), 204);
+    // Gone: a request in it is told the session is not found, as the protocol says.
+    let mut stream = served.post(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#,
+        &[
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+    );
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    assert_eq!(Response::parse(&raw).status, 404, "{raw}");
+}
+
 #[test]
 fn a_public_address_without_a_token_is_refused_with_what_to_do() {
     let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))

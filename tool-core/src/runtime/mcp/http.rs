@@ -376,7 +376,9 @@ pub fn router(
                 Arc::new(sessions),
                 options.service_config(&shutdown),
             );
-        Router::new().route_service(&options.path, service)
+        Router::new()
+            .route_service(&options.path, service)
+            .route_layer(middleware::from_fn(session_ended))
     } else {
         let service: StreamableHttpService<McpServer, NeverSessionManager> =
             StreamableHttpService::new(
@@ -393,6 +395,19 @@ pub fn router(
         )),
         None => router,
     })
+}
+
+/// A `DELETE` that ended a session answers 204 No Content. rmcp answers 202 Accepted, which
+/// says the deletion is yet to happen; the MCP Python SDK takes only 200 or 204 as a session
+/// ended, and logs a failure otherwise.
+async fn session_ended(request: Request, next: Next) -> Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        response
+    }
 }
 
 /// Lets a request through only with `Authorization: Bearer <token>` (the scheme in any case,
