@@ -213,14 +213,19 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_else(default))
 }
 
-/// Runs a `blocking` tool's body on Tokio's blocking pool, or in place when that is cheaper
-/// (see `definition::blocking`).
+/// Runs a `blocking` tool's body on Tokio's blocking pool, or, for `blocking(quick)` (`quick`),
+/// in place when that is cheaper (see `definition::blocking`).
 ///
 /// # Errors
 /// The body's own error; a panic in the body becomes [`ToolError::Panicked`].
 pub async fn run_blocking(
     ctx: &ToolContext,
+    quick: bool,
     body: impl FnOnce(&ToolContext) -> Result<ToolOutput, ToolError> + Send + 'static,
 ) -> Result<ToolOutput, ToolError> {
-    crate::definition::blocking::run(ctx, body).await
+    if quick {
+        crate::definition::blocking::run(ctx, body).await
+    } else {
+        crate::definition::blocking::on_pool(ctx, body).await
+    }
 }

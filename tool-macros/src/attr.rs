@@ -28,6 +28,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) aliases: Vec<LitStr>,
     pub(crate) tags: Vec<LitStr>,
     pub(crate) blocking: Flag,
+    /// `blocking(quick)`: the body may run in place when quick (see `run_blocking`).
+    pub(crate) blocking_quick: Flag,
     pub(crate) timeout_ms: Option<LitInt>,
     pub(crate) self_approving: Flag,
     pub(crate) read_only_if: Option<Path>,
@@ -71,7 +73,10 @@ pub(crate) fn parse_tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
             "idempotent" => flag(cx, &meta).map(|v| attrs.idempotent = v),
             "open_world" => flag(cx, &meta).map(|v| attrs.open_world = v),
             "closed_world" => flag(cx, &meta).map(|v| attrs.closed_world = v),
-            "blocking" => flag(cx, &meta).map(|v| attrs.blocking = v),
+            "blocking" => blocking(cx, &meta).map(|quick| {
+                attrs.blocking = Some(span_of(&meta.path));
+                attrs.blocking_quick = quick;
+            }),
             "self_approving" => flag(cx, &meta).map(|v| attrs.self_approving = v),
             "aliases" => string_list(&meta).map(|v| attrs.aliases = v),
             "tags" => string_list(&meta).map(|v| attrs.tags = v),
@@ -221,6 +226,28 @@ fn flag(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Flag> {
         skip_value(meta)?;
     }
     Ok(Some(span_of(&meta.path)))
+}
+
+/// `blocking` alone, or `blocking(quick)`: whether (and where) it says `quick`.
+fn blocking(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Flag> {
+    if !meta.input.peek(syn::token::Paren) {
+        // `blocking = ..` is refused there, as for any flag.
+        return flag(cx, meta).map(|_| None);
+    }
+    let mut quick = None;
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("quick") && quick.is_none() {
+            quick = Some(span_of(&inner.path));
+            Ok(())
+        } else {
+            cx.error_spanned_by(
+                &inner.path,
+                "`blocking` takes only `quick`: write `blocking`, or `blocking(quick)` for a body that is usually quick and never enters the async runtime (no `Handle::block_on`)",
+            );
+            skip_value(&inner)
+        }
+    })?;
+    Ok(quick)
 }
 
 fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {

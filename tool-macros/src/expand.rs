@@ -494,7 +494,8 @@ fn invoke(
     let run = if asyncness.is_some() {
         quote!(#krate::__private::ToolFuture::new(__invoke(#prepared, #ctx)))
     } else if attrs.blocking.is_some() {
-        quote!(#krate::__private::ToolFuture::new(#private::run_blocking(#ctx, move |#ctx| __invoke(#prepared, #ctx))))
+        let quick = attrs.blocking_quick.is_some();
+        quote!(#krate::__private::ToolFuture::new(#private::run_blocking(#ctx, #quick, move |#ctx| __invoke(#prepared, #ctx))))
     } else {
         quote!(#krate::__private::ToolFuture::ready(__invoke(#prepared, #ctx)))
     };

@@ -19,7 +19,7 @@ use crate::fs;
 /// * `replace_all` - Replace every occurrence (exact or line-ending-normalized matches only).
 #[tool(
     closed_world,
-    blocking,
+    blocking(quick),
     name = "edit_file",
     aliases("Edit"),
     tags("fs")

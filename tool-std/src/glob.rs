@@ -21,7 +21,7 @@ use crate::walk::{self, Visit};
 #[tool(
     read_only,
     closed_world,
-    blocking,
+    blocking(quick),
     name = "glob",
     aliases("Glob"),
     tags("fs", "search")

@@ -59,7 +59,7 @@ pub enum OutputMode {
 #[tool(
     read_only,
     closed_world,
-    blocking,
+    blocking(quick),
     name = "grep",
     aliases("Grep"),
     tags("fs", "search")

@@ -18,7 +18,7 @@ use crate::walk;
 #[tool(
     read_only,
     closed_world,
-    blocking,
+    blocking(quick),
     name = "list_dir",
     aliases("LS"),
     tags("fs", "search")

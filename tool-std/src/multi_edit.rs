@@ -33,7 +33,7 @@ pub struct EditArgs {
 /// * `edits` - The replacements, in order.
 #[tool(
     closed_world,
-    blocking,
+    blocking(quick),
     name = "multi_edit",
     aliases("MultiEdit"),
     tags("fs")

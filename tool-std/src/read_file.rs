@@ -35,7 +35,7 @@ const CHUNK: usize = 64 * 1024;
 #[tool(
     read_only,
     closed_world,
-    blocking,
+    blocking(quick),
     name = "read_file",
     aliases("Read"),
     tags("fs")

@@ -16,7 +16,7 @@ use crate::fs::{self, DecodeError, Format, LineEnding, Seen, TextFile, io_error}
 /// * `overwrite` - Replace the file even if this session has not read it, it changed since, or the new text is empty.
 #[tool(
     closed_world,
-    blocking,
+    blocking(quick),
     name = "write_file",
     aliases("Write"),
     tags("fs")

@@ -1,5 +1,7 @@
-//! Where a `blocking` tool's body runs: on Tokio's blocking pool, or, when that hand-off
-//! would cost more than the body, on the calling thread.
+//! Where a `blocking` tool's body runs: on Tokio's blocking pool, or, for a tool declared
+//! `blocking(quick)` and when that hand-off would cost more than the body, on the calling
+//! thread. Only the tool's author can say `quick`: a body run in place must not enter the
+//! async runtime itself (`Handle::block_on` panics there, and works on the pool).
 //!
 //! A body handed to the pool costs two thread wake-ups: a pool thread's to start it, and the
 //! runtime thread's to take its result. On a current-thread runtime (the stdio MCP server's)
@@ -76,14 +78,22 @@ async fn run_judged(
     {
         running.run(ctx, body)
     } else {
-        let ctx = ctx.clone();
-        match tokio::task::spawn_blocking(move || running.run(&ctx, body)).await {
-            Ok(result) => result,
-            Err(error) if error.is_panic() => Err(ToolError::Panicked {
-                message: crate::definition::panic::panic_message(error.into_panic().as_ref()),
-            }),
-            Err(_) => Err(ToolError::Cancelled),
-        }
+        on_pool(ctx, move |ctx| running.run(ctx, body)).await
+    }
+}
+
+/// Runs a `blocking` tool's body on the pool (always, for a tool not declared `quick`).
+pub(crate) async fn on_pool(
+    ctx: &ToolContext,
+    body: impl FnOnce(&ToolContext) -> Result<ToolOutput, ToolError> + Send + 'static,
+) -> Result<ToolOutput, ToolError> {
+    let ctx = ctx.clone();
+    match tokio::task::spawn_blocking(move || body(&ctx)).await {
+        Ok(result) => result,
+        Err(error) if error.is_panic() => Err(ToolError::Panicked {
+            message: crate::definition::panic::panic_message(error.into_panic().as_ref()),
+        }),
+        Err(_) => Err(ToolError::Cancelled),
     }
 }
 
