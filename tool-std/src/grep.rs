@@ -113,7 +113,7 @@ fn grep(
         .multi_line(multiline)
         .before_context(before.or(context).unwrap_or(0))
         .after_context(after.or(context).unwrap_or(0));
-    let mut searcher = FileSearcher {
+    let searcher = FileSearcher {
         searcher: builder.build(),
         builder,
     };
@@ -128,7 +128,7 @@ fn grep(
         found,
         searched,
         stopped,
-    } = search(&root, &filters, &matcher, &searcher)?;
+    } = search(&root, &filters, &matcher, &searcher, TIME_LIMIT)?;
     let mut out: Vec<String> = Vec::new();
     for (file, sink) in found {
         let shown = walk::shown(ws, &file);
@@ -153,13 +153,7 @@ fn grep(
     }
     if out.is_empty() {
         return Ok(nothing_found(
-            ws,
-            &root,
-            &sent,
-            &pattern,
-            &filters,
-            &mut searcher,
-            &matcher,
+            ws, &root, &sent, &pattern, &filters, &searcher, &matcher,
         ));
     }
     let total = out.len();
@@ -212,6 +206,7 @@ fn search(
     filters: &Filters<'_>,
     matcher: &grep_regex::RegexMatcher,
     searcher: &FileSearcher,
+    time_limit: Duration,
 ) -> Result<Searched, ToolError> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     if std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
@@ -237,7 +232,7 @@ fn search(
             if !entry.file_type().is_some_and(|kind| kind.is_file()) {
                 return Visit::Skip;
             }
-            if started.elapsed() > TIME_LIMIT {
+            if started.elapsed() > time_limit {
                 stopped.store(true, Ordering::Relaxed);
                 return Visit::Stop;
             }
@@ -257,18 +252,6 @@ fn search(
         searched: searched.into_inner(),
         stopped: stopped.into_inner(),
     })
-}
-
-/// The files to search, in a stable order: `root` itself when it is a file.
-fn files(root: &Path, filters: &Filters<'_>) -> Result<Vec<PathBuf>, ToolError> {
-    if std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
-        return Ok(vec![root.to_owned()]);
-    }
-    Ok(walk::entries(&walker(root, filters)?)
-        .into_iter()
-        .filter(|entry| entry.kind == walk::Kind::File)
-        .map(|entry| entry.path)
-        .collect())
 }
 
 /// The walk below `root` that the filters admit.
@@ -314,7 +297,7 @@ fn nothing_found(
     sent: &str,
     pattern: &str,
     filters: &Filters<'_>,
-    searcher: &mut FileSearcher,
+    searcher: &FileSearcher,
     matcher: &grep_regex::RegexMatcher,
 ) -> String {
     let mut text = format!("no match for `{pattern}` in `{sent}`");
@@ -326,18 +309,14 @@ fn nothing_found(
         no_ignore: true,
         ..*filters
     };
-    let Ok(all) = files(root, &everything) else {
+    // Nothing the search admitted matched, so every match found now is in a file it left out.
+    let Ok(all) = search(root, &everything, matcher, searcher, TIME_LIMIT / 3) else {
         return text;
     };
-    let started = Instant::now();
     let left_out: Vec<String> = all
+        .found
         .iter()
-        .take_while(|_| started.elapsed() < TIME_LIMIT / 3)
-        .filter(|file| {
-            let mut sink = Collect::default();
-            searcher.search(matcher, file, &mut sink) && sink.matches > 0
-        })
-        .map(|file| walk::shown(ws, file))
+        .map(|(file, _)| walk::shown(ws, file))
         .collect();
     if !left_out.is_empty() {
         let example: Vec<&str> = left_out.iter().take(3).map(String::as_str).collect();

@@ -175,11 +175,7 @@ impl RuleFiles {
         }
         let files = look();
         if stamp.settled() {
-            let mut known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
-            if known.len() >= CACHE_LIMIT {
-                known.clear();
-            }
-            known.insert(dir.to_owned(), (stamp, files));
+            keep(&KNOWN, dir.to_owned(), (stamp, files));
         }
         files
     }
@@ -203,11 +199,7 @@ fn outside_level(dir: &Path) -> Level {
         }
     }
     let level = Level::of(dir);
-    let mut outside = OUTSIDE.lock().unwrap_or_else(PoisonError::into_inner);
-    if outside.len() >= CACHE_LIMIT {
-        outside.clear();
-    }
-    outside.insert(dir.to_owned(), (Instant::now(), level.clone()));
+    keep(&OUTSIDE, dir.to_owned(), (Instant::now(), level.clone()));
     level
 }
 
@@ -342,8 +334,18 @@ impl Stamp {
 /// read again on each use until it is older than this.
 const SETTLED: Duration = Duration::from_secs(2);
 
-/// At most this many compiled rule files are kept; past it the cache starts again.
+/// At most this many entries are kept in each cache here; past it the cache starts again.
 const CACHE_LIMIT: usize = 4096;
+
+/// Puts `value` in `cache` under `key`, emptying the cache first when it holds
+/// [`CACHE_LIMIT`] entries (a walk over many trees must not grow it without bound).
+fn keep<K: std::hash::Hash + Eq, V>(cache: &Mutex<HashMap<K, V>>, key: K, value: V) {
+    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    if cache.len() >= CACHE_LIMIT {
+        cache.clear();
+    }
+    cache.insert(key, value);
+}
 
 struct Cached {
     stamp: Stamp,
@@ -371,11 +373,8 @@ fn compiled(root: &Path, file: &Path) -> Option<Arc<Gitignore>> {
     let _ = builder.add(file);
     let rules = Arc::new(builder.build().unwrap_or_else(|_| Gitignore::empty()));
     if stamp.settled() {
-        let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-        if cache.len() >= CACHE_LIMIT {
-            cache.clear();
-        }
-        cache.insert(
+        keep(
+            &CACHE,
             key,
             Cached {
                 stamp,

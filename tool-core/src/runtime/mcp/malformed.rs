@@ -76,17 +76,9 @@ fn call_problem(params: Option<&Value>) -> String {
     }
 }
 
-/// A JSON value's kind, for a message.
+/// A JSON value's kind, for a message; "none" when there is no value.
 fn kind(value: Option<&Value>) -> &'static str {
-    match value {
-        None => "none",
-        Some(Value::Null) => "null",
-        Some(Value::Bool(_)) => "a boolean",
-        Some(Value::Number(_)) => "a number",
-        Some(Value::String(_)) => "a string",
-        Some(Value::Array(_)) => "an array",
-        Some(Value::Object(_)) => "an object",
-    }
+    value.map_or("none", crate::definition::args::json_kind)
 }
 
 #[cfg(test)]

@@ -386,11 +386,7 @@ impl Reader<'_> {
     fn invalid(&self, location: &str, expected: &str, found: &Value) -> McpConfigError {
         let found = match found {
             Value::String(text) => format!("the string \"{text}\""),
-            Value::Null => "null".to_owned(),
-            Value::Bool(_) => "a boolean".to_owned(),
-            Value::Number(_) => "a number".to_owned(),
-            Value::Array(_) => "an array".to_owned(),
-            Value::Object(_) => "an object".to_owned(),
+            other => crate::definition::args::json_kind(other).to_owned(),
         };
         McpConfigError::Invalid {
             origin: self.origin.to_owned(),
