@@ -224,8 +224,8 @@ pub mod toolset {
 /// directory handle and what it lists and stats, each confined beneath its directory.
 pub mod workspace {
     pub use crate::definition::workspace::{
-        BoundaryError, EscapeError, Normalization, Resolution, ResolveError, ResolvedPath,
-        WorkspaceError,
+        Access, AccessDenied, AccessPath, AccessRules, BoundaryError, EscapeError, Normalization,
+        NotAFile, Resolution, ResolveError, ResolvedPath, WorkspaceError,
     };
     pub use cap_std::fs::{Dir, DirEntry, Metadata, ReadDir};
 }

@@ -52,18 +52,15 @@ fn glob(
         )));
     }
     // An exact path finds its file whatever ignores it, but, like the walk, never through a
-    // symlinked directory (which may point outside the workspace).
+    // symlinked directory (which may point outside the workspace), and not when a rule keeps
+    // it from the tools.
     if !pattern.contains(['*', '?', '[', '{']) {
         let exact = root.join(&pattern);
-        return Ok(match std::fs::symlink_metadata(&exact) {
-            Ok(_)
-                if !through_symlink(&root, Path::new(&pattern))
-                    && walk::shown(ws, &exact) != "." =>
-            {
-                walk::shown(ws, &exact)
-            }
-            _ => format!("no file matches `{pattern}` in `{sent}`"),
-        });
+        return match ws.entry_metadata(&exact) {
+            Ok(_) if walk::shown(ws, &exact) != "." => Ok(walk::shown(ws, &exact)),
+            Err(error) if is_denied(&error) => Err(ToolError::failed(error.to_string())),
+            _ => Ok(format!("no file matches `{pattern}` in `{sent}`")),
+        };
     }
     let matcher = GlobBuilder::new(pattern.trim_start_matches("./"))
         .literal_separator(true)
@@ -76,7 +73,7 @@ fn glob(
         })?
         .compile_matcher();
     let names_dot_path = pattern.starts_with('.') || pattern.contains("/.");
-    let walk = walk::builder(&root, None, names_dot_path);
+    let (walk, held_back) = walk::builder(ws, &root, None, names_dot_path, false);
     // Matched and stamped on the walking threads: the order is the sort's below.
     let mut found: Vec<(Option<SystemTime>, String)> = walk::parallel(&walk, || {
         |entry: ignore::DirEntry| {
@@ -88,13 +85,25 @@ fn glob(
             if is_dir || !matched {
                 return Visit::Skip;
             }
-            Visit::Keep((modified(entry.path()), walk::shown(ws, entry.path())))
+            // Stat'ed beneath the root with no link followed: a name the walk read through a
+            // directory swapped for a link is not there, and is left out.
+            let Ok(metadata) = ws.entry_metadata(entry.path()) else {
+                return Visit::Skip;
+            };
+            Visit::Keep((
+                metadata.modified().ok().map(|time| time.into_std()),
+                walk::shown(ws, entry.path()),
+            ))
         }
     });
     let total = found.len();
+    let held_back = held_back
+        .note()
+        .map(|note| format!("\n{note}"))
+        .unwrap_or_default();
     if total == 0 {
         return Ok(format!(
-            "no file matches `{pattern}` in `{sent}` (files ignored by .gitignore or hidden are not searched; name a dot-path or an exact path to find one)"
+            "no file matches `{pattern}` in `{sent}` (files ignored by .gitignore or hidden are not searched; name a dot-path or an exact path to find one){held_back}"
         ));
     }
     // Newest first; the path breaks ties, so the order is the same on every run.
@@ -118,23 +127,13 @@ fn glob(
             }
         ));
     }
+    text.push_str(&held_back);
     Ok(text)
 }
 
-fn modified(path: &Path) -> Option<SystemTime> {
-    std::fs::symlink_metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-}
-
-/// Whether a directory on the way from `root` to `relative`'s file is a symlink.
-fn through_symlink(root: &Path, relative: &Path) -> bool {
-    let mut at = root.to_owned();
-    let Some(parent) = relative.parent() else {
-        return false;
-    };
-    parent.components().any(|component| {
-        at.push(component);
-        std::fs::symlink_metadata(&at).is_ok_and(|meta| meta.file_type().is_symlink())
-    })
+/// Whether an I/O error is a rule's refusal.
+fn is_denied(error: &std::io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<tool_core::workspace::AccessDenied>())
 }

@@ -93,7 +93,14 @@ fn grep(
         Some(path) => (path.in_workspace(ws), path.sent().display().to_string()),
         None => (ws.root().to_owned(), ".".to_owned()),
     };
-    std::fs::symlink_metadata(&root).map_err(|error| crate::fs::io_error(ws, &sent, &error))?;
+    let root = walk::real(ws, &root);
+    let is_file = !ws
+        .metadata(&root)
+        .map_err(|error| crate::fs::io_error(ws, &sent, &error))?
+        .is_dir();
+    if !is_file {
+        walk::check_walk(ws, &root)?;
+    }
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(case_insensitive)
         .fixed_strings(fixed_strings)
@@ -128,7 +135,10 @@ fn grep(
         found,
         searched,
         stopped,
-    } = search(&root, &filters, &matcher, &searcher, TIME_LIMIT)?;
+        held_back,
+    } = search(
+        ws, &root, is_file, &filters, &matcher, &searcher, TIME_LIMIT,
+    )?;
     let mut out: Vec<String> = Vec::new();
     for (file, sink) in found {
         let shown = walk::shown(ws, &file);
@@ -152,9 +162,13 @@ fn grep(
         }
     }
     if out.is_empty() {
-        return Ok(nothing_found(
-            ws, &root, &sent, &pattern, &filters, &searcher, &matcher,
-        ));
+        let mut text = nothing_found(
+            ws, &root, is_file, &sent, &pattern, &filters, &searcher, &matcher,
+        );
+        if let Some(note) = held_back.note() {
+            let _ = write!(text, "\n{note}");
+        }
+        return Ok(text);
     }
     let total = out.len();
     let page: Vec<String> = out
@@ -178,6 +192,9 @@ fn grep(
             TIME_LIMIT.as_secs(),
         );
     }
+    if let Some(note) = held_back.note() {
+        let _ = write!(text, "\n{note}");
+    }
     Ok(text)
 }
 
@@ -189,11 +206,12 @@ struct Filters<'a> {
 }
 
 /// What [`search`] found: the files that match, sorted by path, with their matches; how many
-/// files were searched; whether the time limit stopped it.
+/// files were searched; whether the time limit stopped it; what the access rules held back.
 struct Searched {
     found: Vec<(PathBuf, Collect)>,
     searched: usize,
     stopped: bool,
+    held_back: walk::HeldBack,
 }
 
 /// Searches `root` (a file, or the files below a directory that the filters admit) on every
@@ -202,16 +220,23 @@ struct Searched {
 /// (a third of the time, for the crates of `~/.cargo/registry`) ran on one thread while the
 /// others waited.
 fn search(
+    ws: &Workspace,
     root: &Path,
+    is_file: bool,
     filters: &Filters<'_>,
     matcher: &grep_regex::RegexMatcher,
     searcher: &FileSearcher,
     time_limit: Duration,
 ) -> Result<Searched, ToolError> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    if std::fs::symlink_metadata(root).is_ok_and(|m| m.is_file()) {
+    if is_file {
+        // One file named by the call: opened as `read_file` would open it (links inside the
+        // workspace followed, the rules asked, a FIFO or device refused).
+        let file = ws
+            .open(root)
+            .map_err(|error| crate::fs::io_error(ws, &walk::shown(ws, root), &error))?;
         let mut sink = Collect::default();
-        let matched = searcher.clone().search(matcher, root, &mut sink) && sink.matches > 0;
+        let matched = searcher.clone().search(matcher, file, &mut sink) && sink.matches > 0;
         return Ok(Searched {
             found: if matched {
                 vec![(root.to_owned(), sink)]
@@ -220,12 +245,14 @@ fn search(
             },
             searched: 1,
             stopped: false,
+            held_back: walk::HeldBack::default(),
         });
     }
     let started = Instant::now();
     let searched = AtomicUsize::new(0);
     let stopped = AtomicBool::new(false);
-    let mut found = walk::parallel(&walker(root, filters)?, || {
+    let (walk, held_back) = walker(ws, root, filters)?;
+    let mut found = walk::parallel(&walk, || {
         let (matcher, mut searcher) = (matcher.clone(), searcher.clone());
         let (searched, stopped) = (&searched, &stopped);
         move |entry: ignore::DirEntry| {
@@ -236,9 +263,14 @@ fn search(
                 stopped.store(true, Ordering::Relaxed);
                 return Visit::Stop;
             }
+            // Beneath the root with no link followed: a directory swapped for a link since
+            // the walk listed it makes the open fail, not read where the link leads.
+            let Ok(file) = ws.open_entry(entry.path()) else {
+                return Visit::Skip;
+            };
             searched.fetch_add(1, Ordering::Relaxed);
             let mut sink = Collect::default();
-            if searcher.search(&matcher, entry.path(), &mut sink) && sink.matches > 0 {
+            if searcher.search(&matcher, file, &mut sink) && sink.matches > 0 {
                 Visit::Keep((entry.into_path(), sink))
             } else {
                 Visit::Skip
@@ -251,20 +283,24 @@ fn search(
         found,
         searched: searched.into_inner(),
         stopped: stopped.into_inner(),
+        held_back,
     })
 }
 
 /// The walk below `root` that the filters admit.
-fn walker(root: &Path, filters: &Filters<'_>) -> Result<ignore::WalkBuilder, ToolError> {
-    let mut builder = walk::builder(root, None, filters.include_hidden);
+fn walker(
+    ws: &Workspace,
+    root: &Path,
+    filters: &Filters<'_>,
+) -> Result<(ignore::WalkBuilder, walk::HeldBack), ToolError> {
+    // A version-control directory is never searched.
+    let (mut builder, held_back) = walk::builder(ws, root, None, filters.include_hidden, true);
     builder
         .ignore(!filters.no_ignore)
         .git_ignore(!filters.no_ignore)
         .git_exclude(!filters.no_ignore)
         .git_global(!filters.no_ignore)
-        .parents(!filters.no_ignore)
-        // A version-control directory is never searched.
-        .filter_entry(|entry| entry.file_name() != ".git");
+        .parents(!filters.no_ignore);
     if let Some(glob) = filters.glob {
         let mut overrides = ignore::overrides::OverrideBuilder::new(root);
         overrides.add(glob).map_err(|error| {
@@ -287,13 +323,15 @@ fn walker(root: &Path, filters: &Filters<'_>) -> Result<ignore::WalkBuilder, Too
         })?;
         builder.types(types);
     }
-    Ok(builder)
+    Ok((builder, held_back))
 }
 
 /// The answer when nothing matched: whether files the search left out would have.
+#[allow(clippy::too_many_arguments)]
 fn nothing_found(
     ws: &Workspace,
     root: &Path,
+    is_file: bool,
     sent: &str,
     pattern: &str,
     filters: &Filters<'_>,
@@ -310,7 +348,15 @@ fn nothing_found(
         ..*filters
     };
     // Nothing the search admitted matched, so every match found now is in a file it left out.
-    let Ok(all) = search(root, &everything, matcher, searcher, TIME_LIMIT / 3) else {
+    let Ok(all) = search(
+        ws,
+        root,
+        is_file,
+        &everything,
+        matcher,
+        searcher,
+        TIME_LIMIT / 3,
+    ) else {
         return text;
     };
     let left_out: Vec<String> = all
@@ -366,17 +412,14 @@ impl FileSearcher {
     /// How many bytes decide a file's encoding.
     const SNIFF: usize = 8 * 1024;
 
-    /// Searches `path` into `sink`; `false` when it cannot be read.
+    /// Searches `file` into `sink`; `false` when it cannot be read.
     fn search(
         &mut self,
         matcher: &grep_regex::RegexMatcher,
-        path: &Path,
+        mut file: std::fs::File,
         sink: &mut Collect,
     ) -> bool {
         use std::io::Read as _;
-        let Ok(mut file) = std::fs::File::open(path) else {
-            return false;
-        };
         let mut head = Vec::with_capacity(Self::SNIFF);
         if (&mut file)
             .take(Self::SNIFF as u64)

@@ -42,21 +42,26 @@ fn list_dir(
         )));
     }
     let depth = depth.max(1);
-    let lines: Vec<String> = walk::rules::list(&root, depth, ws.roots())
+    let held_back = walk::HeldBack::default();
+    let lines: Vec<String> = walk::rules::list(ws, &root, depth, &held_back)
         .into_iter()
         .map(|entry| {
             let note = if entry.shown {
                 String::new()
             } else {
-                let count = std::fs::read_dir(&entry.path).map_or(0, Iterator::count);
+                let count = ws.read_entry_dir(&entry.path).map_or(0, Iterator::count);
                 format!(" (ignored or hidden: {count} entries, not listed)")
             };
             line(&entry.path, entry.depth, entry.kind.suffix(), &note)
         })
         .collect();
     let total = lines.len();
+    let note = held_back
+        .note()
+        .map(|note| format!("\n{note}"))
+        .unwrap_or_default();
     if total == 0 {
-        return Ok(format!("`{sent}` is empty"));
+        return Ok(format!("`{sent}` is empty{note}"));
     }
     let first = offset.max(1);
     let page: Vec<&str> = lines
@@ -73,6 +78,7 @@ fn list_dir(
             last + 1
         ));
     }
+    text.push_str(&note);
     Ok(text)
 }
 

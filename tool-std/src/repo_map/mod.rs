@@ -58,29 +58,38 @@ pub fn parses_under(root: &Path) -> usize {
 }
 
 /// The tags of `path` in `lang`, from the cache when its mtime and size are unchanged.
-fn tags_of(path: &Path, lang: Lang) -> Arc<FileTags> {
-    let Ok(metadata) = std::fs::symlink_metadata(path) else {
-        return Arc::default();
+/// `None` when the file is not there as the walk found it.
+fn tags_of(ws: &Workspace, path: &Path) -> Option<Arc<FileTags>> {
+    // Stat'ed and read beneath the root with no link followed (see `walk`): a name the walk
+    // read through a folder swapped for a link is not there, and is left out of the map.
+    let metadata = ws.entry_metadata(path).ok()?;
+    let Some(lang) = Lang::of(path) else {
+        return Some(Arc::default());
     };
-    let (modified, size) = (metadata.modified().ok(), metadata.len());
+    let (modified, size) = (
+        metadata.modified().ok().map(|time| time.into_std()),
+        metadata.len(),
+    );
     if size > MAX_FILE_BYTES {
-        return Arc::default();
+        return Some(Arc::default());
     }
-    let key = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    // The walk's path: its root is real and nothing below it is a link.
+    let key = path.to_owned();
     let parses = {
         let cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
         match cache.get(&key) {
             Some(cached) if cached.modified == modified && cached.size == size => {
-                return Arc::clone(&cached.tags);
+                return Some(Arc::clone(&cached.tags));
             }
             Some(cached) => cached.parses,
             None => 0,
         }
     };
-    let tags = Arc::new(match std::fs::read(path) {
-        Ok(bytes) => tags::extract(lang, &String::from_utf8_lossy(&bytes)),
-        Err(_) => FileTags::default(),
+    let read = ws.open_entry(path).and_then(|mut file| {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).map(|_| bytes)
     });
+    let tags = Arc::new(tags::extract(lang, &String::from_utf8_lossy(&read.ok()?)));
     CACHE.lock().unwrap_or_else(PoisonError::into_inner).insert(
         key,
         Cached {
@@ -90,11 +99,12 @@ fn tags_of(path: &Path, lang: Lang) -> Arc<FileTags> {
             parses: parses + 1,
         },
     );
-    tags
+    Some(tags)
 }
 
-/// The tags of every file, parsed on every core (each file once, through the cache).
-fn all_tags(files: &[PathBuf]) -> Vec<Arc<FileTags>> {
+/// The tags of every file, parsed on every core (each file once, through the cache); `None`
+/// for a file that is not there as the walk found it.
+fn all_tags(ws: &Workspace, files: &[PathBuf]) -> Vec<Option<Arc<FileTags>>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(files.len().max(1));
@@ -106,7 +116,7 @@ fn all_tags(files: &[PathBuf]) -> Vec<Arc<FileTags>> {
                 let handle = scope.spawn(move || {
                     chunk
                         .iter()
-                        .map(|file| Lang::of(file).map_or_else(Arc::default, |l| tags_of(file, l)))
+                        .map(|file| tags_of(ws, file))
                         .collect::<Vec<_>>()
                 });
                 (chunk.len(), handle)
@@ -115,7 +125,11 @@ fn all_tags(files: &[PathBuf]) -> Vec<Arc<FileTags>> {
         // A grammar that panicked leaves its files without symbols, still in their places.
         handles
             .into_iter()
-            .flat_map(|(len, handle)| handle.join().unwrap_or_else(|_| vec![Arc::default(); len]))
+            .flat_map(|(len, handle)| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| vec![Some(Arc::default()); len])
+            })
             .collect()
     })
 }
@@ -147,20 +161,29 @@ fn repo_map(
         None => (ws.root().to_owned(), ".".to_owned()),
     };
     let root = walk::root(ws, &root, &sent)?;
-    let files: Vec<PathBuf> = walk::entries(&walk::builder(&root, None, false))
+    let (walk, held_back) = walk::builder(ws, &root, None, false, false);
+    let files: Vec<PathBuf> = walk::entries(&walk)
         .into_iter()
         .filter(|entry| entry.kind == Kind::File)
         .map(|entry| entry.path)
         .collect();
+    let note = held_back
+        .note()
+        .map(|note| format!("\n{note}"))
+        .unwrap_or_default();
     if files.is_empty() {
         return Ok(format!(
-            "no files in `{sent}` (ignored and hidden files are left out)"
+            "no files in `{sent}` (ignored and hidden files are left out){note}"
         ));
     }
+    let (files, tags): (Vec<PathBuf>, Vec<Arc<FileTags>>) = files
+        .iter()
+        .zip(all_tags(ws, &files))
+        .filter_map(|(file, tags)| Some((file.clone(), tags?)))
+        .unzip();
     let shown: Vec<String> = files.iter().map(|file| walk::shown(ws, file)).collect();
-    let tags = all_tags(&files);
     let ranked = rank_files(&shown, &tags, &focus);
-    Ok(render(&shown, &tags, &ranked, max_tokens))
+    Ok(render(&shown, &tags, &ranked, max_tokens) + &note)
 }
 
 /// The files in rank order, each with its definitions' scores (index into `defs`, score).

@@ -3,12 +3,23 @@
 //! repository), never following a symbolic link, so a walk that starts inside the workspace
 //! stays inside it; and paths shown relative to the workspace root. `list_dir` lists by the
 //! same rules through [`rules`], which keeps them compiled between calls.
+//!
+//! The workspace's access rules (the policy's `Read(..)` deny rules) hold in every walk: an
+//! entry they deny is skipped, a directory they deny is not entered, and [`HeldBack`] counts
+//! both so the reply can say so; a walk of a directory they cover whole is refused
+//! ([`root`]). What a walk found is then opened or stat'ed with
+//! [`Workspace::open_entry`] and [`Workspace::entry_metadata`], which follow no symlink below
+//! the root: a directory swapped for a link after the walk passed makes them fail, not read
+//! what the link points to.
 
 pub(crate) mod rules;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use ignore::WalkBuilder;
+use tool_core::workspace::Access;
 use tool_core::{ToolError, Workspace};
 
 /// One entry of a walk.
@@ -39,8 +50,66 @@ impl Kind {
     }
 }
 
-/// A walk from `root` (an absolute path inside the workspace), sorted by file name.
-pub(crate) fn builder(root: &Path, max_depth: Option<usize>, include_hidden: bool) -> WalkBuilder {
+/// What the workspace's access rules held back from a walk: how many entries, and by which
+/// rules. Shared by the walk's threads.
+#[derive(Clone, Default)]
+pub(crate) struct HeldBack(Arc<HeldBackInner>);
+
+#[derive(Default)]
+struct HeldBackInner {
+    count: AtomicUsize,
+    rules: Mutex<Vec<String>>,
+}
+
+impl HeldBack {
+    pub(crate) fn hold(&self, rule: String) {
+        self.0.count.fetch_add(1, Ordering::Relaxed);
+        let mut rules = self.0.rules.lock().unwrap_or_else(PoisonError::into_inner);
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+
+    /// How many entries were held back.
+    pub(crate) fn count(&self) -> usize {
+        self.0.count.load(Ordering::Relaxed)
+    }
+
+    /// A note for the reply, when something was held back: `(3 entries held back by the rule
+    /// `Read(./secrets/**)`)`.
+    pub(crate) fn note(&self) -> Option<String> {
+        let count = self.count();
+        if count == 0 {
+            return None;
+        }
+        let mut rules = self
+            .0
+            .rules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        rules.sort();
+        let named: Vec<String> = rules.iter().map(|rule| format!("`{rule}`")).collect();
+        Some(format!(
+            "({count} {} held back by the rule{} {}: the user keeps {} from the tools)",
+            if count == 1 { "entry" } else { "entries" },
+            if named.len() == 1 { "" } else { "s" },
+            named.join(", "),
+            if count == 1 { "it" } else { "them" },
+        ))
+    }
+}
+
+/// A walk from `root` (an absolute path inside the workspace), sorted by file name, leaving
+/// out what the workspace's access rules deny (counted in the [`HeldBack`]) and, with
+/// `skip_git`, every `.git` directory.
+pub(crate) fn builder(
+    ws: &Workspace,
+    root: &Path,
+    max_depth: Option<usize>,
+    include_hidden: bool,
+    skip_git: bool,
+) -> (WalkBuilder, HeldBack) {
     let mut builder = WalkBuilder::new(root);
     builder
         .follow_links(false)
@@ -49,7 +118,29 @@ pub(crate) fn builder(root: &Path, max_depth: Option<usize>, include_hidden: boo
         .require_git(false)
         .max_depth(max_depth)
         .sort_by_file_name(|a, b| a.cmp(b));
-    builder
+    let held_back = HeldBack::default();
+    let governed = ws
+        .access_rules()
+        .is_some_and(|rules| rules.governs(Access::Read));
+    if governed || skip_git {
+        let (ws, held) = (ws.clone(), held_back.clone());
+        builder.filter_entry(move |entry| {
+            if skip_git && entry.file_name() == ".git" {
+                return false;
+            }
+            if entry.depth() == 0 || !governed {
+                return true;
+            }
+            match ws.check_access(Access::Read, entry.path()) {
+                Ok(()) => true,
+                Err(denied) => {
+                    held.hold(denied.rule);
+                    false
+                }
+            }
+        });
+    }
+    (builder, held_back)
 }
 
 /// Every entry below `root` the walk admits (the root itself left out).
@@ -131,14 +222,34 @@ pub(crate) fn shown(ws: &Workspace, path: &Path) -> String {
     }
 }
 
-/// The directory a search starts in: the path given, which must be a directory.
+/// The directory a search starts in: the path given, which must be a directory the access
+/// rules let a walk read (not one they deny, nor one whose every entry they deny).
 pub(crate) fn root(ws: &Workspace, path: &Path, sent: &str) -> Result<PathBuf, ToolError> {
-    let metadata =
-        std::fs::symlink_metadata(path).map_err(|error| crate::fs::io_error(ws, sent, &error))?;
+    let path = &real(ws, path);
+    let metadata = ws
+        .entry_metadata(path)
+        .map_err(|error| crate::fs::io_error(ws, sent, &error))?;
     if !metadata.is_dir() {
         return Err(ToolError::failed(format!(
             "`{sent}` is not a directory; give the directory to search in"
         )));
     }
+    check_walk(ws, path)?;
     Ok(path.to_owned())
+}
+
+/// Where `path` really is, symlinks followed as the boundary follows them (when that is
+/// inside the workspace): a walk starts from there, so that nothing below its root is a link
+/// and [`Workspace::open_entry`] can refuse every link it meets.
+pub(crate) fn real(ws: &Workspace, path: &Path) -> PathBuf {
+    match path.to_str().map(|text| ws.confine("path", text)) {
+        Some(resolved) if resolved.is_inside() => resolved.absolute,
+        _ => path.to_owned(),
+    }
+}
+
+/// Refuses a walk of `dir` the access rules cover whole.
+pub(crate) fn check_walk(ws: &Workspace, dir: &Path) -> Result<(), ToolError> {
+    ws.check_walk(dir)
+        .map_err(|denied| ToolError::failed(denied.to_string()))
 }

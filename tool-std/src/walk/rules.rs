@@ -26,7 +26,10 @@ use std::time::{Duration, Instant, SystemTime};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use super::Kind;
+use tool_core::Workspace;
+use tool_core::workspace::Access;
+
+use super::{HeldBack, Kind};
 
 /// One entry of a [`list`]: shown, or a directory the rules hide (listed so that the model
 /// knows it is there; its files are not walked).
@@ -45,14 +48,17 @@ pub(crate) struct Listed {
 /// shown entries, and the ignored or hidden directories (except `.git`), sorted by path.
 /// Symbolic links are listed, never followed; a directory that cannot be read is left out.
 ///
-/// `workspace` holds the workspace's roots: the rule files of directories above them are
-/// looked for again only every [`OUTSIDE_KEPT`], as git's global excludes are (see
+/// Each directory is listed through `ws` as a walk's entry ([`Workspace::read_entry_dir`]:
+/// no link followed below the root), and an entry the workspace's access rules deny is left
+/// out and counted in `held_back`. The rule files of directories above the workspace's roots
+/// are looked for again only every [`OUTSIDE_KEPT`], as git's global excludes are (see
 /// [`Rules::above`]).
-pub(crate) fn list(root: &Path, depth: usize, workspace: &[PathBuf]) -> Vec<Listed> {
+pub(crate) fn list(ws: &Workspace, root: &Path, depth: usize, held_back: &HeldBack) -> Vec<Listed> {
     let mut listed = Vec::new();
-    if let Some(children) = read(root) {
-        let rules = Rules::above(root, workspace).with_dir(root, &children);
-        visit(&rules, root, children, 1, depth, &mut listed);
+    let walk = Walk { ws, held_back };
+    if let Some(children) = walk.read(root) {
+        let rules = Rules::above(root, ws.roots()).with_dir(root, &children);
+        walk.visit(&rules, root, children, 1, depth, &mut listed);
     }
     listed
 }
@@ -63,51 +69,80 @@ type Children = Vec<(std::ffi::OsString, Kind)>;
 /// The entries of `dir`, sorted by name. Visited in that order, depth first, they come out
 /// sorted by path (`a`, `a/x`, `a.rs`: paths compare component by component), without
 /// sorting whole paths afterwards, which parses each into components at every comparison.
-fn read(dir: &Path) -> Option<Children> {
-    let mut children: Children = fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|entry| {
-            let kind = match entry.file_type() {
-                Ok(kind) if kind.is_symlink() => Kind::Link,
-                Ok(kind) if kind.is_dir() => Kind::Dir,
-                _ => Kind::File,
-            };
-            (entry.file_name(), kind)
-        })
-        .collect();
-    children.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
-    Some(children)
+struct Walk<'a> {
+    ws: &'a Workspace,
+    held_back: &'a HeldBack,
 }
 
-fn visit(
-    rules: &Rules,
-    dir: &Path,
-    children: Children,
-    level: usize,
-    depth: usize,
-    listed: &mut Vec<Listed>,
-) {
-    for (name, kind) in children {
-        let path = dir.join(&name);
-        let is_dir = kind == Kind::Dir;
-        let shown = rules.admits(&path, &name, is_dir);
-        if !shown && (!is_dir || name == ".git") {
-            continue;
-        }
-        listed.push(Listed {
-            path: path.clone(),
-            depth: level,
-            kind,
-            shown,
-        });
-        if shown
-            && is_dir
-            && level < depth
-            && let Some(grandchildren) = read(&path)
-        {
-            let rules = rules.with_dir(&path, &grandchildren);
-            visit(&rules, &path, grandchildren, level + 1, depth, listed);
+impl Walk<'_> {
+    fn read(&self, dir: &Path) -> Option<Children> {
+        let governed = self
+            .ws
+            .access_rules()
+            .is_some_and(|rules| rules.governs(Access::Read));
+        let mut children: Children = self
+            .ws
+            .read_entry_dir(dir)
+            .ok()?
+            .filter_map(Result::ok)
+            .filter(|entry| {
+                if !governed {
+                    return true;
+                }
+                match self
+                    .ws
+                    .check_access(Access::Read, &dir.join(entry.file_name()))
+                {
+                    Ok(()) => true,
+                    Err(denied) => {
+                        self.held_back.hold(denied.rule);
+                        false
+                    }
+                }
+            })
+            .map(|entry| {
+                let kind = match entry.file_type() {
+                    Ok(kind) if kind.is_symlink() => Kind::Link,
+                    Ok(kind) if kind.is_dir() => Kind::Dir,
+                    _ => Kind::File,
+                };
+                (entry.file_name(), kind)
+            })
+            .collect();
+        children.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
+        Some(children)
+    }
+
+    fn visit(
+        &self,
+        rules: &Rules,
+        dir: &Path,
+        children: Children,
+        level: usize,
+        depth: usize,
+        listed: &mut Vec<Listed>,
+    ) {
+        for (name, kind) in children {
+            let path = dir.join(&name);
+            let is_dir = kind == Kind::Dir;
+            let shown = rules.admits(&path, &name, is_dir);
+            if !shown && (!is_dir || name == ".git") {
+                continue;
+            }
+            listed.push(Listed {
+                path: path.clone(),
+                depth: level,
+                kind,
+                shown,
+            });
+            if shown
+                && is_dir
+                && level < depth
+                && let Some(grandchildren) = self.read(&path)
+            {
+                let rules = rules.with_dir(&path, &grandchildren);
+                self.visit(&rules, &path, grandchildren, level + 1, depth, listed);
+            }
         }
     }
 }
@@ -421,16 +456,22 @@ mod tests {
 
     /// The shown entries of [`list`], as paths relative to `root`.
     fn shown(root: &Path, depth: usize) -> Vec<String> {
-        list(root, depth, &[root.to_owned()])
-            .into_iter()
-            .filter(|entry| entry.shown)
-            .map(|entry| relative(root, &entry.path))
-            .collect()
+        list(
+            &Workspace::new(root).unwrap(),
+            root,
+            depth,
+            &HeldBack::default(),
+        )
+        .into_iter()
+        .filter(|entry| entry.shown)
+        .map(|entry| relative(root, &entry.path))
+        .collect()
     }
 
     /// What ripgrep's walker admits, as paths relative to `root`.
     fn walker(root: &Path, depth: usize) -> Vec<String> {
-        let mut paths: Vec<String> = entries(&builder(root, Some(depth), false))
+        let ws = Workspace::new(root).unwrap();
+        let mut paths: Vec<String> = entries(&builder(&ws, root, Some(depth), false, false).0)
             .into_iter()
             .map(|entry| relative(root, &entry.path))
             .collect();
@@ -506,10 +547,15 @@ mod tests {
         let workspace = dir.path().join("workspace");
         let sub = workspace.join("sub");
         let shown = |sub: &Path| -> Vec<String> {
-            list(sub, 1, std::slice::from_ref(&workspace))
-                .into_iter()
-                .map(|entry| relative(sub, &entry.path))
-                .collect()
+            list(
+                &Workspace::new(&workspace).unwrap(),
+                sub,
+                1,
+                &HeldBack::default(),
+            )
+            .into_iter()
+            .map(|entry| relative(sub, &entry.path))
+            .collect()
         };
         assert_eq!(shown(&sub), ["a.txt", "b.txt"]);
         fs::write(workspace.join(".gitignore"), "a.txt\n").unwrap();
@@ -541,10 +587,15 @@ mod tests {
         let workspace = dir.path().to_owned();
         let (sub, deeper) = (workspace.join("sub"), workspace.join("sub/deeper"));
         let shown = || -> Vec<String> {
-            list(&deeper, 1, std::slice::from_ref(&workspace))
-                .into_iter()
-                .map(|entry| relative(&deeper, &entry.path))
-                .collect()
+            list(
+                &Workspace::new(&workspace).unwrap(),
+                &deeper,
+                1,
+                &HeldBack::default(),
+            )
+            .into_iter()
+            .map(|entry| relative(&deeper, &entry.path))
+            .collect()
         };
         age(&workspace);
         age(&sub);
@@ -575,10 +626,15 @@ mod tests {
             ("B", ""),
             ("ab", ""),
         ]);
-        let listed: Vec<PathBuf> = list(dir.path(), 3, &[dir.path().to_owned()])
-            .into_iter()
-            .map(|entry| entry.path)
-            .collect();
+        let listed: Vec<PathBuf> = list(
+            &Workspace::new(dir.path()).unwrap(),
+            dir.path(),
+            3,
+            &HeldBack::default(),
+        )
+        .into_iter()
+        .map(|entry| entry.path)
+        .collect();
         let mut sorted = listed.clone();
         sorted.sort();
         assert_eq!(listed, sorted);
@@ -594,11 +650,16 @@ mod tests {
             (".git/HEAD", ""),
             ("src/lib.rs", ""),
         ]);
-        let hidden: Vec<String> = list(dir.path(), 2, &[dir.path().to_owned()])
-            .into_iter()
-            .filter(|entry| !entry.shown)
-            .map(|entry| relative(dir.path(), &entry.path))
-            .collect();
+        let hidden: Vec<String> = list(
+            &Workspace::new(dir.path()).unwrap(),
+            dir.path(),
+            2,
+            &HeldBack::default(),
+        )
+        .into_iter()
+        .filter(|entry| !entry.shown)
+        .map(|entry| relative(dir.path(), &entry.path))
+        .collect();
         assert_eq!(hidden, [".cache", "target"]);
     }
 
@@ -635,7 +696,12 @@ mod tests {
     fn symbolic_links_are_listed_not_followed() {
         let dir = tree(&[("real/file", "")]);
         std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
-        let listed = list(dir.path(), 3, &[dir.path().to_owned()]);
+        let listed = list(
+            &Workspace::new(dir.path()).unwrap(),
+            dir.path(),
+            3,
+            &HeldBack::default(),
+        );
         let link = listed
             .iter()
             .find(|entry| entry.path.ends_with("link"))

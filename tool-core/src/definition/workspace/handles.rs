@@ -28,6 +28,18 @@
 //! (the model's slips repaired), and a raw `#[arg(path)]` string is relative to the first root
 //! unless absolute, exactly as the policy checked it.
 //!
+//! Every operation also asks the workspace's [`AccessRules`](super::AccessRules) first (the
+//! `access` module): as the path is written and as the boundary follows it, and for a read
+//! again of the file the kernel opened. And a file is opened without blocking and its type
+//! checked through the handle: a FIFO, a socket or a device is refused ([`NotAFile`]), since
+//! opening or reading one can block a tool forever or reach outside the workspace.
+//!
+//! Walkers open what they find with [`Workspace::open_entry`] and
+//! [`Workspace::entry_metadata`], which follow no symlink at all below the root (openat2
+//! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, or `O_NOFOLLOW` at each step): a walk never follows
+//! links, so an entry reached through one is a directory swapped for a link mid-walk, and the
+//! open fails instead of reading what the link points to.
+//!
 //! The roots are held open (one descriptor per root, shared by every clone) rather than opened
 //! per call: opening a root by name again would follow whatever is at that name now, and the
 //! boundary would move with it. The handles are synchronous, as `std::fs` is: an async tool
@@ -41,6 +53,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use cap_std::fs::{Dir, Metadata, OpenOptions, ReadDir};
 
 use super::Workspace;
+use super::access::Access;
 
 /// Why a file operation of a tool was refused: its path leads out of the workspace. Carried
 /// inside the [`io::Error`] the handles return (of kind
@@ -106,6 +119,129 @@ impl From<EscapeError> for io::Error {
     }
 }
 
+/// Why a file operation of a tool was refused: the path names a FIFO, a socket or a device,
+/// which the file tools never open (opening a FIFO blocks until someone writes to it; a
+/// device reaches outside the workspace). Carried inside the [`io::Error`] the handles return
+/// (of kind [`InvalidInput`](io::ErrorKind::InvalidInput)).
+///
+/// ```
+/// # #[cfg(unix)] {
+/// use tool_core::{Workspace, workspace::NotAFile};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::process::Command::new("mkfifo").arg(dir.path().join("pipe")).status().unwrap();
+/// let ws = Workspace::new(dir.path()).unwrap();
+/// let error = ws.open("pipe").unwrap_err(); // at once: nothing blocks
+/// let refused = error.get_ref().and_then(|e| e.downcast_ref::<NotAFile>()).unwrap();
+/// assert_eq!(refused.kind, "a FIFO (named pipe)");
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{}` is {kind}, not a regular file: the file tools read and write regular files only",
+    path.display()
+)]
+#[non_exhaustive]
+pub struct NotAFile {
+    /// The path as given.
+    pub path: PathBuf,
+    /// What it is, in words: `a FIFO (named pipe)`, `a socket`, `a character device`, `a block
+    /// device`.
+    pub kind: &'static str,
+}
+
+impl From<NotAFile> for io::Error {
+    fn from(error: NotAFile) -> Self {
+        io::Error::new(io::ErrorKind::InvalidInput, error)
+    }
+}
+
+/// What a file type is in words, when it is one the file tools refuse.
+#[cfg(unix)]
+fn special_kind(file_type: &impl SpecialType) -> Option<&'static str> {
+    if file_type.fifo() {
+        Some("a FIFO (named pipe)")
+    } else if file_type.socket() {
+        Some("a socket")
+    } else if file_type.char_device() {
+        Some("a character device")
+    } else if file_type.block_device() {
+        Some("a block device")
+    } else {
+        None
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind<T>(_: &T) -> Option<&'static str> {
+    None
+}
+
+/// The file types of `std` and of cap-std, asked the same questions.
+#[cfg(unix)]
+trait SpecialType {
+    fn fifo(&self) -> bool;
+    fn socket(&self) -> bool;
+    fn char_device(&self) -> bool;
+    fn block_device(&self) -> bool;
+}
+
+/// Both types answer through their own `FileTypeExt`, which `$ext` names.
+macro_rules! special_type {
+    ($type:ty, $ext:path) => {
+        #[cfg(unix)]
+        impl SpecialType for $type {
+            fn fifo(&self) -> bool {
+                use $ext as _;
+                self.is_fifo()
+            }
+            fn socket(&self) -> bool {
+                use $ext as _;
+                self.is_socket()
+            }
+            fn char_device(&self) -> bool {
+                use $ext as _;
+                self.is_char_device()
+            }
+            fn block_device(&self) -> bool {
+                use $ext as _;
+                self.is_block_device()
+            }
+        }
+    };
+}
+
+special_type!(std::fs::FileType, std::os::unix::fs::FileTypeExt);
+special_type!(cap_std::fs::FileType, cap_std::fs::FileTypeExt);
+
+/// Refuses an open file that is a FIFO, a socket or a device (judged through the handle, so
+/// nothing swapped in after a look at the path can change the answer).
+fn refuse_special(path: &Path, file: &File) -> io::Result<()> {
+    match special_kind(&file.metadata()?.file_type()) {
+        Some(kind) => Err(NotAFile {
+            path: path.to_owned(),
+            kind,
+        }
+        .into()),
+        None => Ok(()),
+    }
+}
+
+/// Options that open without blocking: a FIFO's open would wait for a writer (or a reader),
+/// and a terminal's would become the process's controlling terminal. Harmless on a regular
+/// file, where `O_NONBLOCK` changes nothing.
+fn options(configure: impl FnOnce(&mut OpenOptions)) -> OpenOptions {
+    let mut options = OpenOptions::new();
+    configure(&mut options);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt as _;
+        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        options.custom_flags(flags.bits().cast_signed());
+    }
+    options
+}
+
 /// Which way a path is looked up: as written, or as the boundary follows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Lookup {
@@ -138,8 +274,17 @@ impl Workspace {
     /// assert!(ws.open("/etc/passwd").is_err());
     /// ```
     pub fn open(&self, path: impl AsRef<Path>) -> io::Result<File> {
-        self.beneath(path.as_ref(), |dir, relative| dir.open(relative))
-            .map(cap_std::fs::File::into_std)
+        let path = path.as_ref();
+        self.check_both_ways(Access::Read, path)?;
+        let read = options(|o| {
+            o.read(true);
+        });
+        let file = self
+            .beneath(path, |dir, relative| dir.open_with(relative, &read))
+            .map(cap_std::fs::File::into_std)?;
+        self.check_opened(Access::Read, path, &file)?;
+        refuse_special(path, &file)?;
+        Ok(file)
     }
 
     /// Reads a whole file as UTF-8 text; as [`open`](Self::open).
@@ -159,11 +304,21 @@ impl Workspace {
     /// # Errors
     /// As for [`open`](Self::open).
     pub fn create(&self, path: impl AsRef<Path>) -> io::Result<File> {
-        self.beneath(path.as_ref(), |dir, relative| {
-            create_parents(dir, relative)?;
-            dir.create(relative)
-        })
-        .map(cap_std::fs::File::into_std)
+        let path = path.as_ref();
+        self.check_both_ways(Access::Write, path)?;
+        let create = options(|o| {
+            o.write(true).create(true);
+        });
+        let file = self
+            .beneath(path, |dir, relative| {
+                create_parents(dir, relative)?;
+                dir.open_with(relative, &create)
+            })
+            .map(cap_std::fs::File::into_std)?;
+        // Truncated only once known to be a regular file: a device is left as it was.
+        refuse_special(path, &file)?;
+        file.set_len(0)?;
+        Ok(file)
     }
 
     /// Writes a whole file atomically: the contents go to a new file beside it, which then
@@ -185,8 +340,9 @@ impl Workspace {
     /// assert!(ws.read_to_string("src/lib.rs").unwrap().contains("42"));
     /// ```
     pub fn write(&self, path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Result<()> {
-        let contents = contents.as_ref();
-        self.beneath(path.as_ref(), |dir, relative| {
+        let (path, contents) = (path.as_ref(), contents.as_ref());
+        self.check_both_ways(Access::Write, path)?;
+        self.beneath(path, |dir, relative| {
             write_atomically(dir, relative, contents)
         })
     }
@@ -196,7 +352,9 @@ impl Workspace {
     /// # Errors
     /// As for [`open`](Self::open).
     pub fn create_dir_all(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        self.beneath(path.as_ref(), create_dir_all)
+        let path = path.as_ref();
+        self.check_both_ways(Access::Write, path)?;
+        self.beneath(path, create_dir_all)
     }
 
     /// Renames a file or directory, replacing `to` if it is a file, as [`std::fs::rename`]; the
@@ -207,6 +365,10 @@ impl Workspace {
     /// As for [`open`](Self::open), for either path.
     pub fn rename(&self, from: impl AsRef<Path>, to: impl AsRef<Path>) -> io::Result<()> {
         let (from, to) = (from.as_ref(), to.as_ref());
+        // Moving a file out of a folder the rules keep from reading would read it elsewhere.
+        self.check_both_ways(Access::Read, from)?;
+        self.check_both_ways(Access::Write, from)?;
+        self.check_both_ways(Access::Write, to)?;
         self.attempt(from, |lookup| {
             let (from_dir, from_relative) = self.locate(from, lookup)?;
             let (to_dir, to_relative) = self.locate(to, lookup)?;
@@ -219,7 +381,9 @@ impl Workspace {
     /// # Errors
     /// As for [`open`](Self::open).
     pub fn remove_file(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        self.beneath(path.as_ref(), |dir, relative| dir.remove_file(relative))
+        let path = path.as_ref();
+        self.check_both_ways(Access::Write, path)?;
+        self.beneath(path, |dir, relative| dir.remove_file(relative))
     }
 
     /// The entries of a directory. Each entry opens, lists and stats beneath that directory
@@ -239,7 +403,7 @@ impl Workspace {
     /// assert_eq!(names, ["a.txt"]);
     /// ```
     pub fn read_dir(&self, path: impl AsRef<Path>) -> io::Result<ReadDir> {
-        self.beneath(path.as_ref(), |dir, relative| dir.read_dir(relative))
+        self.open_dir(path)?.entries()
     }
 
     /// What the file system knows about a file or directory; symlinks are followed (inside the
@@ -248,7 +412,9 @@ impl Workspace {
     /// # Errors
     /// As for [`open`](Self::open).
     pub fn metadata(&self, path: impl AsRef<Path>) -> io::Result<Metadata> {
-        self.beneath(path.as_ref(), |dir, relative| dir.metadata(relative))
+        let path = path.as_ref();
+        self.check_both_ways(Access::Read, path)?;
+        self.beneath(path, |dir, relative| dir.metadata(relative))
     }
 
     /// Opens a directory as a handle of its own, for a tool that does more than these methods
@@ -257,7 +423,93 @@ impl Workspace {
     /// # Errors
     /// As for [`open`](Self::open).
     pub fn open_dir(&self, path: impl AsRef<Path>) -> io::Result<Dir> {
-        self.beneath(path.as_ref(), |dir, relative| dir.open_dir(relative))
+        let path = path.as_ref();
+        self.check_both_ways(Access::Read, path)?;
+        let dir = self.beneath(path, |dir, relative| dir.open_dir(relative))?;
+        self.check_opened(Access::Read, path, &dir)?;
+        Ok(dir)
+    }
+
+    /// Opens a regular file a walker found, for reading, following no symlink anywhere below
+    /// its root: a walk never follows links, so a link on the way is a directory swapped for
+    /// one since the walk passed, and the open fails (`ELOOP`) instead of reading where it
+    /// leads. The rules are asked as for [`open`](Self::open); a FIFO, socket or device is
+    /// refused without blocking.
+    ///
+    /// # Errors
+    /// [`EscapeError`] when the path is under no root, [`AccessDenied`](super::AccessDenied),
+    /// [`NotAFile`], or what the file system says (a link on the way: `ELOOP`).
+    ///
+    /// ```
+    /// # #[cfg(unix)] {
+    /// use std::io::Read;
+    /// use tool_core::Workspace;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir(dir.path().join("src")).unwrap();
+    /// std::fs::write(dir.path().join("src/lib.rs"), "fn f() {}").unwrap();
+    /// std::os::unix::fs::symlink(dir.path().join("src"), dir.path().join("link")).unwrap();
+    /// let ws = Workspace::new(dir.path()).unwrap();
+    ///
+    /// let mut text = String::new();
+    /// ws.open_entry("src/lib.rs").unwrap().read_to_string(&mut text).unwrap();
+    /// assert_eq!(text, "fn f() {}");
+    /// assert!(ws.open_entry("link/lib.rs").is_err()); // `ws.open` would follow it
+    /// # }
+    /// ```
+    pub fn open_entry(&self, path: impl AsRef<Path>) -> io::Result<File> {
+        let path = path.as_ref();
+        self.check_access(Access::Read, path)?;
+        let (dir, relative) = self.as_written(path).ok_or_else(|| self.outside(path))?;
+        let file = File::from(unfollowed::open(dir, &relative, unfollowed::Open::File)?);
+        refuse_special(path, &file)?;
+        Ok(file)
+    }
+
+    /// The metadata of an entry a walker found (a link itself, not what it points to),
+    /// following no symlink on the way below its root, as [`open_entry`](Self::open_entry):
+    /// an error, not what is there, when a directory on the way was swapped for a link. The
+    /// rules are asked as for [`metadata`](Self::metadata).
+    ///
+    /// # Errors
+    /// As for [`open_entry`](Self::open_entry).
+    pub fn entry_metadata(&self, path: impl AsRef<Path>) -> io::Result<Metadata> {
+        let path = path.as_ref();
+        self.check_access(Access::Read, path)?;
+        let (dir, relative) = self.as_written(path).ok_or_else(|| self.outside(path))?;
+        let (Some(name), parent) = (relative.file_name(), relative.parent()) else {
+            return dir.dir_metadata();
+        };
+        let parent = match parent {
+            Some(parent) if !parent.as_os_str().is_empty() => {
+                let fd = unfollowed::open(dir, parent, unfollowed::Open::Dir)?;
+                Dir::from_std_file(File::from(fd))
+            }
+            _ => dir.try_clone()?,
+        };
+        parent.symlink_metadata(name)
+    }
+
+    /// The entries of a directory a walker found, opened as [`open_entry`](Self::open_entry)
+    /// opens a file: no link followed below the root, the rules asked.
+    ///
+    /// # Errors
+    /// As for [`open_entry`](Self::open_entry).
+    pub fn read_entry_dir(&self, path: impl AsRef<Path>) -> io::Result<ReadDir> {
+        let path = path.as_ref();
+        self.check_access(Access::Read, path)?;
+        let (dir, relative) = self.as_written(path).ok_or_else(|| self.outside(path))?;
+        let fd = unfollowed::open(dir, &relative, unfollowed::Open::Dir)?;
+        Dir::from_std_file(File::from(fd)).entries()
+    }
+
+    /// The error for a path under no root as written.
+    fn outside(&self, path: &Path) -> io::Error {
+        EscapeError::OutsideRoots {
+            path: path.to_owned(),
+            root: self.root().to_owned(),
+        }
+        .into()
     }
 
     /// Runs `operation` on `path` beneath its root, as the module documentation says.
@@ -350,16 +602,7 @@ impl Workspace {
     /// `true` when `absolute`, with `..` taken as written (no symlink followed), is under a
     /// root.
     fn lexically_inside(&self, absolute: &Path) -> bool {
-        let mut normal = PathBuf::new();
-        for component in absolute.components() {
-            match component {
-                Component::ParentDir => {
-                    normal.pop();
-                }
-                Component::CurDir => {}
-                other => normal.push(other),
-            }
-        }
+        let normal = super::access::lexical(absolute);
         self.roots.iter().any(|root| normal.starts_with(root))
     }
 }
@@ -391,9 +634,83 @@ fn not_beneath() -> io::Error {
 /// [`EscapeError`], which is already the answer.
 fn is_escape(error: &io::Error) -> bool {
     error.kind() == io::ErrorKind::PermissionDenied
-        && error
-            .get_ref()
-            .is_some_and(|inner| !inner.is::<EscapeError>())
+        && error.get_ref().is_some_and(|inner| {
+            !inner.is::<EscapeError>() && !inner.is::<super::access::AccessDenied>()
+        })
+}
+
+/// Opening beneath a root with no symlink followed anywhere on the way: what walkers use.
+mod unfollowed {
+    use std::io;
+    use std::os::fd::OwnedFd;
+    use std::path::{Component, Path};
+
+    use cap_std::fs::Dir;
+
+    /// What is opened.
+    #[derive(Clone, Copy)]
+    pub(super) enum Open {
+        /// A file, for reading, without blocking.
+        File,
+        /// A directory, to open or stat entries beneath.
+        Dir,
+    }
+
+    #[cfg(unix)]
+    pub(super) fn open(dir: &Dir, relative: &Path, what: Open) -> io::Result<OwnedFd> {
+        use rustix::fs::{Mode, OFlags};
+        let last = match what {
+            Open::File => OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::NOFOLLOW,
+            Open::Dir => OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW,
+        } | OFlags::CLOEXEC;
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::ResolveFlags;
+            let resolve =
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+            match rustix::fs::openat2(dir, relative, last, Mode::empty(), resolve) {
+                // Before Linux 5.6: one component at a time instead.
+                Err(rustix::io::Errno::NOSYS) => {}
+                other => return other.map_err(io::Error::from),
+            }
+        }
+        // Each step opened beneath the one before with `O_NOFOLLOW`: a link anywhere fails.
+        let components: Vec<_> = relative
+            .components()
+            .filter(|c| *c != Component::CurDir)
+            .collect();
+        let mut current: Option<OwnedFd> = None;
+        for (index, component) in components.iter().enumerate() {
+            let Component::Normal(name) = component else {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "a walk's entry names no parent directory",
+                ));
+            };
+            let flags = if index + 1 == components.len() {
+                last
+            } else {
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
+            };
+            let opened = match &current {
+                Some(fd) => rustix::fs::openat(fd, *name, flags, Mode::empty()),
+                None => rustix::fs::openat(dir, *name, flags, Mode::empty()),
+            }?;
+            current = Some(opened);
+        }
+        match current {
+            Some(fd) => Ok(fd),
+            None => Ok(rustix::fs::openat(dir, ".", last, Mode::empty())?),
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub(super) fn open(dir: &Dir, relative: &Path, what: Open) -> io::Result<OwnedFd> {
+        match what {
+            Open::File => Ok(dir.open(relative)?.into_std().into()),
+            Open::Dir => Ok(dir.open_dir(relative)?.into_std_file().into()),
+        }
+    }
 }
 
 fn create_parents(dir: &Dir, relative: &Path) -> io::Result<()> {
@@ -437,6 +754,16 @@ fn write_atomically(dir: &Dir, relative: &Path, contents: &[u8]) -> io::Result<(
         ));
     };
     let existing = dir.metadata(&target).ok();
+    if let Some(kind) = existing
+        .as_ref()
+        .and_then(|metadata| special_kind(&metadata.file_type()))
+    {
+        return Err(NotAFile {
+            path: relative.to_owned(),
+            kind,
+        }
+        .into());
+    }
     let permissions = existing.as_ref().map(cap_std::fs::Metadata::permissions);
     remove_stale_temps(dir, target.parent(), name);
     let (temp_path, mut temp) = create_temp(dir, target.parent(), name)?;

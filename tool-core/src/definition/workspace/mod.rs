@@ -10,8 +10,9 @@
 //! policy decides), `handles` (the same boundary held by the kernel during a tool's I/O),
 //! `resolve` (normalizations), `suggest` (similar paths), `expand` (`~` and environment
 //! variables), `scope` (the workspace a `WorkspacePath` is parsed against) and `arguments` (the
-//! argument types).
+//! argument types), `access` (the rules handles apply at the I/O).
 
+mod access;
 mod arguments;
 mod boundary;
 mod expand;
@@ -26,11 +27,12 @@ use std::sync::Arc;
 
 use cap_std::fs::Dir;
 
+pub use access::{Access, AccessDenied, AccessPath, AccessRules};
 pub use arguments::{WebUrl, WorkspacePath};
 pub(crate) use boundary::quote_path;
 pub use boundary::{BoundaryError, ResolvedPath};
 pub(crate) use expand::expand_home;
-pub use handles::EscapeError;
+pub use handles::{EscapeError, NotAFile};
 pub use resolve::{Normalization, Resolution, ResolveError};
 #[cfg(test)]
 pub(crate) use scope::with_workspace;
@@ -77,6 +79,8 @@ pub struct Workspace {
     /// beneath. Opened once, so the boundary is the directory that was there when the
     /// workspace was made, whatever is later renamed or linked in its place.
     dirs: Arc<[Arc<Dir>]>,
+    /// The rules every handle applies before its I/O ([`Workspace::with_access_rules`]).
+    rules: Option<Arc<dyn AccessRules>>,
 }
 
 impl Workspace {
@@ -90,6 +94,7 @@ impl Workspace {
         Ok(Workspace {
             roots: Arc::from(vec![root]),
             dirs: Arc::from(vec![Arc::new(dir)]),
+            rules: None,
         })
     }
 
@@ -109,6 +114,7 @@ impl Workspace {
         Ok(Workspace {
             roots: Arc::from(roots),
             dirs: Arc::from(dirs),
+            rules: self.rules,
         })
     }
 
@@ -145,6 +151,7 @@ impl fmt::Debug for Workspace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Workspace")
             .field("roots", &self.roots)
+            .field("rules", &self.rules)
             .finish()
     }
 }

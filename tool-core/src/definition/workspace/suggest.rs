@@ -6,8 +6,8 @@
 //! and never following a symlinked directory (it may lead out of the workspace, or in a
 //! circle). Each entry is scored and ranked by `crate::suggest`, as tool names are.
 
+use super::access::Access;
 use std::collections::VecDeque;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::Workspace;
@@ -45,7 +45,7 @@ impl Workspace {
         let mut scored: Vec<(f64, String)> = Vec::new();
         let mut budget = MAX_ENTRIES;
         for (index, root) in self.roots().iter().enumerate() {
-            walk(root, &mut budget, &mut |relative| {
+            self.walk(root, &mut budget, &mut |relative| {
                 let shown = if index == 0 {
                     relative.to_owned()
                 } else {
@@ -83,40 +83,47 @@ fn slash_separated(path: &Path) -> String {
     out
 }
 
-/// Hands every entry under `root` (files and directories, root-relative with `/`) to `each`,
-/// breadth first in name order, while `budget` lasts.
-fn walk(root: &Path, budget: &mut usize, each: &mut dyn FnMut(&str)) {
-    let mut queue = VecDeque::from([(root.to_path_buf(), String::new(), 0)]);
-    while let Some((directory, relative, depth)) = queue.pop_front() {
-        let Ok(entries) = fs::read_dir(&directory) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries
-            .filter_map(Result::ok)
-            .filter_map(|entry| {
-                let name = entry.file_name().into_string().ok()?;
-                // `file_type` does not follow symlinks: a linked directory is not entered.
-                let is_dir = entry.file_type().ok()?.is_dir();
-                Some((name, is_dir))
-            })
-            .collect();
-        entries.sort_unstable();
-        for (name, is_dir) in entries {
-            if *budget == 0 {
-                return;
-            }
-            if is_dir && (name.starts_with('.') || SKIPPED.contains(&name.as_str())) {
+impl Workspace {
+    /// Hands every entry under `root` (files and directories, root-relative with `/`) to `each`,
+    /// breadth first in name order, while `budget` lasts. Listed as a walk's entries are (no link
+    /// followed below the root) and leaving out what the access rules keep from reading, so a
+    /// suggestion never names a file the tools may not see.
+    fn walk(&self, root: &Path, budget: &mut usize, each: &mut dyn FnMut(&str)) {
+        let mut queue = VecDeque::from([(root.to_path_buf(), String::new(), 0)]);
+        while let Some((directory, relative, depth)) = queue.pop_front() {
+            let Ok(entries) = self.read_entry_dir(&directory) else {
                 continue;
-            }
-            *budget -= 1;
-            let entry = if relative.is_empty() {
-                name.clone()
-            } else {
-                format!("{relative}/{name}")
             };
-            each(&entry);
-            if is_dir && depth + 1 < MAX_DEPTH {
-                queue.push_back((directory.join(&name), entry, depth + 1));
+            let mut entries: Vec<_> = entries
+                .filter_map(Result::ok)
+                .filter_map(|entry| {
+                    let name = entry.file_name().into_string().ok()?;
+                    // `file_type` does not follow symlinks: a linked directory is not entered.
+                    let is_dir = entry.file_type().ok()?.is_dir();
+                    let denied = self
+                        .check_access(Access::Read, &directory.join(&name))
+                        .is_err();
+                    (!denied).then_some((name, is_dir))
+                })
+                .collect();
+            entries.sort_unstable();
+            for (name, is_dir) in entries {
+                if *budget == 0 {
+                    return;
+                }
+                if is_dir && (name.starts_with('.') || SKIPPED.contains(&name.as_str())) {
+                    continue;
+                }
+                *budget -= 1;
+                let entry = if relative.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{relative}/{name}")
+                };
+                each(&entry);
+                if is_dir && depth + 1 < MAX_DEPTH {
+                    queue.push_back((directory.join(&name), entry, depth + 1));
+                }
             }
         }
     }

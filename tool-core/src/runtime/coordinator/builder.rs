@@ -341,6 +341,19 @@ impl CoordinatorBuilder {
             policy = policy.protect(absolute_pattern(file));
         }
         let policy = policy.build()?;
+        // The policy's path deny rules hold at the I/O too: a tool that walks reaches files
+        // no argument named (see `tool_core::workspace::AccessRules`).
+        if let Some(workspace) = self.shared.workspace.take() {
+            let workspace = match workspace.access_rules().cloned() {
+                // A program's own rules stay; the policy's join them.
+                Some(own) => workspace.with_access_rules(crate::runtime::policy::BothRules(
+                    own,
+                    Arc::new(policy.access_rules()),
+                )),
+                None => workspace.with_access_rules(policy.access_rules()),
+            };
+            self.shared.workspace = Some(workspace);
+        }
         let mode = self.mode.unwrap_or(mode);
         let mut session = PolicyContext {
             mode,

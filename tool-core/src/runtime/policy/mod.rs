@@ -53,6 +53,7 @@
 //! assert_eq!(policy.decide(&call, &PolicyContext::default()).verdict, Verdict::Deny);
 //! ```
 
+mod access;
 mod conditions;
 mod context;
 mod decision;
@@ -66,6 +67,8 @@ pub mod shell;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub(crate) use access::BothRules;
+pub use access::PolicyAccessRules;
 pub use conditions::{
     ArgCondition, Condition, ConditionError, ConditionalRule, EffectFilter, FileSizeCondition,
 };
@@ -115,6 +118,8 @@ pub const DEFAULT_PROTECTED_PATHS: &[&str] = &[".git"];
 pub struct Policy {
     /// Every rule, in evaluation order.
     rules: Arc<[Arc<dyn Rule>]>,
+    /// The path deny rules, for the workspace's handles.
+    access: Arc<PolicyAccessRules>,
 }
 
 impl Policy {
@@ -168,6 +173,14 @@ impl Policy {
     pub fn rules(&self) -> impl Iterator<Item = &dyn Rule> {
         self.rules.iter().map(AsRef::as_ref)
     }
+
+    /// The policy's path deny rules (`Read(..)`; `Edit(..)` and the protected paths), as the
+    /// workspace's handles apply them at the I/O: the coordinator gives them to its
+    /// workspace, so a file a rule denies is never opened, whichever tool walks to it.
+    #[must_use]
+    pub fn access_rules(&self) -> PolicyAccessRules {
+        PolicyAccessRules::clone(&self.access)
+    }
 }
 
 impl Default for Policy {
@@ -176,6 +189,7 @@ impl Default for Policy {
         // Only user-supplied text can fail to parse, and a default builder has none.
         built.unwrap_or_else(|_| Policy {
             rules: Arc::from(Vec::new()),
+            access: Arc::new(PolicyAccessRules::new(Vec::new(), Vec::new(), &[], None)),
         })
     }
 }
@@ -363,6 +377,22 @@ impl PolicyBuilder {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let paths_of = |wanted: fn(&pattern::ToolMatcher) -> bool| -> Vec<(String, PathPattern)> {
+            deny.rules()
+                .iter()
+                .filter(|rule| wanted(&rule.tool))
+                .filter_map(|rule| match &rule.specifier {
+                    pattern::Specifier::Glob(glob) => Some((rule.text.clone(), glob.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        let access = Arc::new(PolicyAccessRules::new(
+            paths_of(|tool| matches!(tool, pattern::ToolMatcher::ReadPaths)),
+            paths_of(|tool| matches!(tool, pattern::ToolMatcher::EditPaths)),
+            &protected,
+            home.clone(),
+        ));
         let mut rules: Vec<Arc<dyn Rule>> = vec![
             Arc::new(SafetyRule::new(protected, home.clone())),
             Arc::new(DenyRules {
@@ -396,6 +426,7 @@ impl PolicyBuilder {
         rules.sort_by_key(|rule| rule.priority());
         Ok(Policy {
             rules: rules.into(),
+            access,
         })
     }
 }

@@ -109,6 +109,35 @@ impl PathPattern {
         &self.text
     }
 
+    /// The one path this pattern names, when it names one (a file, or a directory with
+    /// everything inside): no wildcard but a trailing `/**`, and anchored (`./x`, `/x`, `a/b`,
+    /// `//abs`, `~/x`). Relative to the workspace root unless absolute; `None` for `~/` without
+    /// a home, and for a name matched at any depth (`.env`).
+    ///
+    /// ```
+    /// use std::path::{Path, PathBuf};
+    /// use tool_core::policy::PathPattern;
+    ///
+    /// let concrete = |text: &str| PathPattern::parse(text).unwrap().concrete_path(Some(Path::new("/home/ada")));
+    /// assert_eq!(concrete("./secrets/**"), Some(PathBuf::from("secrets")));
+    /// assert_eq!(concrete("//etc/shadow"), Some(PathBuf::from("/etc/shadow")));
+    /// assert_eq!(concrete("~/.ssh/**"), Some(PathBuf::from("/home/ada/.ssh")));
+    /// assert_eq!(concrete("*.pem"), None);
+    /// assert_eq!(concrete(".env"), None);
+    /// ```
+    #[must_use]
+    pub fn concrete_path(&self, home: Option<&Path>) -> Option<std::path::PathBuf> {
+        let glob = self.glob.strip_suffix("/**").unwrap_or(&self.glob);
+        if glob.is_empty() || glob.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+            return None;
+        }
+        match self.anchor {
+            Anchor::Workspace => Some(glob.into()),
+            Anchor::Absolute => Some(glob.into()),
+            Anchor::Home => Some(home?.join(glob)),
+        }
+    }
+
     /// `true` when the path, or a directory containing it, matches. `home` anchors `~/`
     /// patterns; without it they match nothing.
     #[must_use]
