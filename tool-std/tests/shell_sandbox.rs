@@ -595,3 +595,37 @@ fn the_grants_file_cannot_be_read_by_a_sandboxed_command() {
     assert!(!output.contains("deploy"), "the grants leaked: {output}");
     assert!(output.contains("done 1"), "{output}");
 }
+
+#[test]
+fn a_read_deny_rule_given_in_code_holds_for_commands_too() {
+    if !landlock() {
+        return;
+    }
+    for mode in [Mode::Default, Mode::Bypass] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("secrets")).unwrap();
+        std::fs::write(dir.path().join("secrets/key.txt"), "hunter2-SECRET\n").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "readable\n").unwrap();
+        // No SandboxConfig: the sandbox takes the rule from the coordinator's policy.
+        let artifacts = Artifacts::default();
+        let cancellation = CancellationToken::new();
+        let coordinator = Coordinator::builder()
+            .toolset(Toolset::named(SHELL_TOOLS).unwrap())
+            .workspace(Workspace::new(dir.path()).unwrap())
+            .state(artifacts.clone())
+            .policy(allow_all().deny("Read(./secrets/**)"))
+            .mode(mode)
+            .cancellation(cancellation.clone())
+            .build()
+            .unwrap();
+        let shell = Shell {
+            dir,
+            coordinator,
+            artifacts,
+            cancellation,
+        };
+        let run = shell.run("cat secrets/key.txt; cat notes.txt");
+        assert!(!run.output.contains("hunter2"), "{mode:?}: {}", run.output);
+        assert!(run.output.contains("readable"), "{mode:?}: {}", run.output);
+    }
+}

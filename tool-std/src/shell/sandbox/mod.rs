@@ -8,8 +8,9 @@
 //! - **write** only beneath the workspace roots, the session's private temporary directory
 //!   (given to the command as `TMPDIR`), the paths in [`SandboxConfig::writable`], and the
 //!   devices `/dev/null`, `/dev/zero` and `/dev/full`;
-//! - **read** everywhere except the paths in [`SandboxConfig::deny_read`] (the concrete paths of
-//!   the policy's `Read(...)` deny rules, the grants and settings files). Landlock only grants,
+//! - **read** everywhere except the paths in [`SandboxConfig::deny_read`] and the concrete paths
+//!   of the coordinator's `Read(...)` deny rules (from settings or from code, through the
+//!   workspace's access rules), the grants and settings files. Landlock only grants,
 //!   so "everywhere except" is built as a complement: along the way from `/` to each denied path
 //!   every sibling is granted and the path itself is not (the `ruleset` module);
 //! - **connect and bind TCP** only on the ports of [`Network::Ports`], or on any with
@@ -258,6 +259,17 @@ impl CallSandbox {
         // may run unasked; the coordinator names the file as state.
         if let Some(grants) = ctx.state::<tool_core::approval::GrantsFile>() {
             config.deny_read.push(grants.path().to_owned());
+        }
+        // The coordinator's path rules, from settings or from code: what a `Read(..)` deny
+        // rule keeps from the file tools, it keeps from commands too, as far as the rule names
+        // concrete paths.
+        if let Some(rules) = ws.access_rules() {
+            use tool_core::workspace::Access;
+            for path in rules.denied_paths(Access::Read) {
+                if !config.deny_read.contains(&path) {
+                    config.deny_read.push(path);
+                }
+            }
         }
         let sandbox = match config.effective() {
             Ok(sandbox) => sandbox,
