@@ -131,3 +131,127 @@ impl AccessRules for BothRules {
         paths
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::ErrorKind;
+    use std::path::Path;
+
+    use crate::Workspace;
+    use crate::definition::workspace::{Access, AccessDenied, AccessRules};
+    use crate::runtime::policy::Policy;
+
+    /// A workspace with `secrets/key.txt` and `src/lib.rs`, under `policy`'s access rules.
+    fn workspace(policy: &Policy) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("secrets")).unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("secrets/key.txt"), "hunter2").unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "fn f() {}").unwrap();
+        let ws = Workspace::new(dir.path())
+            .unwrap()
+            .with_access_rules(policy.access_rules());
+        (dir, ws)
+    }
+
+    fn denied(error: &std::io::Error) -> &AccessDenied {
+        assert_eq!(error.kind(), ErrorKind::PermissionDenied, "{error}");
+        error
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<AccessDenied>())
+            .unwrap_or_else(|| panic!("not a rule's denial: {error:?}"))
+    }
+
+    #[test]
+    fn a_read_rule_refuses_every_reading_handle_and_names_itself() {
+        let policy = Policy::builder()
+            .deny("Read(./secrets/**)")
+            .build()
+            .unwrap();
+        let (_dir, ws) = workspace(&policy);
+        let errors = [
+            ws.open("secrets/key.txt").unwrap_err(),
+            ws.read_to_string("secrets/key.txt").unwrap_err(),
+            ws.metadata("secrets/key.txt").unwrap_err(),
+            ws.open_entry("secrets/key.txt").unwrap_err(),
+            ws.entry_metadata("secrets/key.txt").unwrap_err(),
+            // Moving it away would read it elsewhere.
+            ws.rename("secrets/key.txt", "moved.txt").unwrap_err(),
+        ];
+        for error in &errors {
+            let denial = denied(error);
+            assert_eq!(
+                (denial.access, denial.rule.as_str()),
+                (Access::Read, "Read(./secrets/**)")
+            );
+        }
+        assert_eq!(ws.read_to_string("src/lib.rs").unwrap(), "fn f() {}");
+    }
+
+    #[test]
+    fn a_walk_of_a_folder_a_rule_covers_whole_is_refused_but_not_of_one_it_covers_in_part() {
+        let whole = Policy::builder()
+            .deny("Read(./secrets/**)")
+            .build()
+            .unwrap();
+        let (_dir, ws) = workspace(&whole);
+        assert!(ws.check_walk(Path::new("secrets")).is_err());
+        assert!(ws.check_walk(Path::new(".")).is_ok());
+        let part = Policy::builder()
+            .deny("Read(./secrets/*.pem)")
+            .build()
+            .unwrap();
+        let (_dir, ws) = workspace(&part);
+        assert!(ws.check_walk(Path::new("secrets")).is_ok());
+        assert!(
+            ws.check_access(Access::Read, Path::new("secrets/a.pem"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn an_edit_rule_and_a_protected_path_refuse_every_writing_handle() {
+        let policy = Policy::builder().deny("Edit(./src/**)").build().unwrap();
+        let (dir, ws) = workspace(&policy);
+        let errors = [
+            ws.write("src/lib.rs", "pwned").unwrap_err(),
+            ws.create("src/new.rs").unwrap_err(),
+            ws.create_dir_all("src/deeper").unwrap_err(),
+            ws.remove_file("src/lib.rs").unwrap_err(),
+            ws.rename("src/lib.rs", "lib.rs").unwrap_err(),
+            ws.rename("secrets/key.txt", "src/key.txt").unwrap_err(),
+        ];
+        for error in &errors {
+            assert_eq!(denied(error).access, Access::Write);
+        }
+        let error = ws.write(".git/config", "[core]").unwrap_err();
+        assert_eq!(denied(&error).rule, "protected path .git");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+            "fn f() {}"
+        );
+        assert!(!dir.path().join("src/new.rs").exists());
+        assert!(!dir.path().join(".git").exists());
+    }
+
+    #[test]
+    fn the_sandbox_gets_the_concrete_paths_only_and_never_the_protected_ones() {
+        let policy = Policy::builder()
+            .deny("Read(./secrets/**)")
+            .deny("Read(*.pem)")
+            .deny("Edit(//etc/hosts)")
+            .build()
+            .unwrap();
+        let rules = policy.access_rules();
+        assert_eq!(rules.denied_paths(Access::Read), [Path::new("secrets")]);
+        assert_eq!(rules.denied_paths(Access::Write), [Path::new("/etc/hosts")]);
+    }
+
+    #[test]
+    fn a_policy_without_path_rules_governs_writes_only_through_its_protected_paths() {
+        let rules = Policy::default().access_rules();
+        assert!(!rules.governs(Access::Read));
+        assert!(rules.governs(Access::Write));
+        assert!(rules.denied_paths(Access::Write).is_empty());
+    }
+}
