@@ -134,6 +134,10 @@ fn headline(result: &ToolResult) -> String {
     shown
 }
 
+/// An agent that runs code in-process counts its memory, so that a run is bounded in total.
+#[global_allocator]
+static ALLOCATOR: tool_std::code::CountingAllocator = tool_std::code::CountingAllocator;
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = project()?;

@@ -217,13 +217,19 @@ impl Job {
             CompileOptions::default(),
         )
         .map_err(|exception| self.failure(&exception))?;
+        // With a counting global allocator (see `memory`), monty bounds what the run adds to
+        // the process; without one, each large allocation that monty checks before making
+        // it: enough to turn `'x' * 10**12` into a `MemoryError` instead of an abort.
+        let counted = super::memory::arm();
+        let limit = if counted {
+            self.config.max_memory
+        } else {
+            self.config.max_allocation
+        };
         let limits = ResourceLimits::default()
             .max_duration(self.remaining())
             .max_recursion_depth(self.config.max_recursion_depth)
-            // Without a global allocator of monty's, this bounds each large allocation that
-            // monty checks before making it: enough to turn `'x' * 10**12` into a
-            // `MemoryError` instead of an abort of the process.
-            .max_memory(self.config.max_allocation);
+            .max_memory(limit);
         let mut progress = runner
             .start(
                 Vec::new(),

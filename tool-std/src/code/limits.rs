@@ -52,6 +52,14 @@ pub struct CodeModeConfig {
     /// not just the run. In a worker ([`Isolation::Worker`]) the worker's own allocator bounds
     /// the whole run instead.
     pub max_allocation: usize,
+    /// Bytes an in-process run may add to the process in all (default 256 MiB, what a script
+    /// that reads and reshapes a few large tool results needs, far from what starves an
+    /// agent): past it, the code raises `MemoryError` and the run ends. Kept where the program
+    /// installs [`CountingAllocator`](super::CountingAllocator) as its global allocator
+    /// (`toolbox` does; see [`counts_memory`](super::counts_memory)), where it stands for
+    /// [`max_allocation`](Self::max_allocation) too; elsewhere only each large allocation is
+    /// bounded, by `max_allocation`. A worker has its own bound ([`Isolation::Worker`]'s `max_memory`).
+    pub max_memory: usize,
     /// Where the interpreter runs (default: in this process).
     pub isolation: Isolation,
 }
@@ -68,7 +76,7 @@ pub struct CodeModeConfig {
 /// |---|---|---|
 /// | a panic in the interpreter | an error result | an error result |
 /// | an abort (native stack overflow, allocator failure) | ends the agent | ends the worker: an error result, the agent goes on |
-/// | memory | each large allocation bounded ([`CodeModeConfig::max_allocation`]) | the run's total bounded (`max_memory`) |
+/// | memory | the run's total bounded ([`CodeModeConfig::max_memory`]) where the program installs [`CountingAllocator`](super::CountingAllocator); each large allocation bounded everywhere | the run's total bounded (`max_memory`) |
 /// | steps | counted ([`CodeModeConfig::max_steps`]) | not counted: the worker reports no steps, the time limit bounds the run |
 /// | a stop (limit, cancellation) | at the next check, within [`STEPS_PER_CHECK`] instructions | at once: the worker is killed |
 /// | cost | none | a process started per run (a few milliseconds) and a pipe round trip per call |
@@ -138,6 +146,7 @@ impl Default for CodeModeConfig {
             max_printed_bytes: 64 * 1024,
             max_recursion_depth: 200,
             max_allocation: 256 * 1024 * 1024,
+            max_memory: 256 * 1024 * 1024,
             isolation: Isolation::InProcess,
         }
     }

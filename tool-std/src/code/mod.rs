@@ -33,10 +33,12 @@
 //! host-defined exception classes (a failed call raises the closest built-in exception, see
 //! [`exception types`](self#exceptions)), no step counter (steps are counted at the poll
 //! monty makes every [`STEPS_PER_CHECK`] instructions; a worker reports none, so there the
-//! time limit bounds a computation), and no limit on a run's total memory without its own
-//! global allocator (which a library cannot install): what stands in is
-//! [`CodeModeConfig::max_allocation`], a bound on each large allocation (`'x' * 10**12`
-//! raises `MemoryError` instead of aborting the process).
+//! time limit bounds a computation), and no limit on a run's total memory without a global
+//! allocator that counts it, which a library cannot install but a program can in one line
+//! ([`CountingAllocator`]; `toolbox` does): then [`CodeModeConfig::max_memory`] bounds what a
+//! run adds to the process. Without it, what stands in is [`CodeModeConfig::max_allocation`],
+//! a bound on each large allocation (`'x' * 10**12` raises `MemoryError` instead of aborting
+//! the process), or a worker.
 //!
 //! # Exceptions
 //!
@@ -56,6 +58,7 @@
 mod functions;
 mod interpreter;
 mod limits;
+mod memory;
 mod run;
 mod stubs;
 mod values;
@@ -63,6 +66,7 @@ mod worker;
 
 pub use functions::{NOT_CALLABLE_FROM_CODE, callable_from_code};
 pub use limits::{CodeModeConfig, Isolation, Limit, STEPS_PER_CHECK};
+pub use memory::{CountingAllocator, counts_memory};
 pub use stubs::python_stubs;
 
 pub(crate) use interpreter::{Evaluated, Failure};

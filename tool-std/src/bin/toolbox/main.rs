@@ -233,6 +233,11 @@ impl Failure {
     }
 }
 
+/// The process's live bytes counted, so that `execute`'s in-process runs are bounded in total
+/// (`CodeModeConfig::max_memory`), not only per allocation.
+#[global_allocator]
+static ALLOCATOR: tool_std::code::CountingAllocator = tool_std::code::CountingAllocator;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
