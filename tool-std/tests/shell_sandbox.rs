@@ -629,3 +629,147 @@ fn a_read_deny_rule_given_in_code_holds_for_commands_too() {
         assert!(run.output.contains("readable"), "{mode:?}: {}", run.output);
     }
 }
+
+/// Whether this process may make devices at all (root, or `CAP_MKNOD`): where it may not, the
+/// sandbox has nothing to add.
+fn may_make_devices() -> bool {
+    let dir = tempfile::tempdir().unwrap();
+    let made = std::process::Command::new("mknod")
+        .arg(dir.path().join("probe"))
+        .args(["c", "1", "3"])
+        .status()
+        .is_ok_and(|status| status.success());
+    if !made {
+        eprintln!("skipped: this process cannot make devices, sandboxed or not");
+    }
+    made
+}
+
+#[test]
+fn no_device_can_be_made_in_the_workspace() {
+    if !landlock() || !may_make_devices() {
+        return;
+    }
+    for mode in [Mode::Default, Mode::Bypass] {
+        let dir = tempfile::tempdir().unwrap();
+        let artifacts = Artifacts::default();
+        let cancellation = CancellationToken::new();
+        let coordinator = Coordinator::builder()
+            .toolset(Toolset::named(SHELL_TOOLS).unwrap())
+            .workspace(Workspace::new(dir.path()).unwrap())
+            .state(artifacts.clone())
+            .policy(allow_all())
+            .mode(mode)
+            .cancellation(cancellation.clone())
+            .build()
+            .unwrap();
+        let shell = Shell {
+            dir,
+            coordinator,
+            artifacts,
+            cancellation,
+        };
+        // /dev/kmsg (1, 11) and a loop device (7, 0), as an attacker would reach a disk.
+        let run = shell.run(
+            "mknod kmsg c 1 11; echo kmsg $?; mknod disk b 7 0; echo disk $?; \
+             python3 -c 'import os, stat; os.mknod(\"viapy\", stat.S_IFCHR | 0o600, os.makedev(1, 3))'; echo py $?; \
+             mkfifo fifo; echo fifo $?",
+        );
+        for device in ["kmsg", "disk", "viapy"] {
+            assert!(
+                !exists(&shell.root().join(device)),
+                "{mode:?}: `{device}` was made: {}",
+                run.output
+            );
+        }
+        assert!(
+            run.output.contains("fifo 0"),
+            "a FIFO is not a device: {}",
+            run.output
+        );
+    }
+}
+
+/// A Python client trying to reach `port` on loopback the ways Landlock's TCP rules do not
+/// see; prints what got through.
+fn sneaky_clients(port: u16) -> String {
+    format!(
+        r#"python3 - <<'EOF'
+import socket
+def attempt(name, make):
+    try:
+        make()
+        print(name, "through")
+    except OSError as error:
+        print(name, "refused", error.errno)
+def fast_open():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.sendto(b"fast open", socket.MSG_FASTOPEN, ("127.0.0.1", {port}))
+def mptcp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
+    s.connect(("127.0.0.1", {port}))
+def udp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.sendto(b"udp", ("127.0.0.1", {port}))
+attempt("fast_open", fast_open)
+attempt("mptcp", mptcp)
+attempt("udp", udp)
+EOF"#
+    )
+}
+
+#[test]
+fn with_the_network_off_no_socket_reaches_a_listener() {
+    if !landlock() {
+        return;
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let udp = std::net::UdpSocket::bind(("127.0.0.1", port)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let run = sandboxed().run(&sneaky_clients(port));
+    for name in ["fast_open", "mptcp", "udp"] {
+        assert!(
+            run.output.contains(&format!("{name} refused")),
+            "{name}: {}",
+            run.output
+        );
+    }
+    assert!(
+        listener.accept().is_err(),
+        "the listener accepted a connection"
+    );
+    let mut buffer = [0u8; 64];
+    assert!(udp.recv_from(&mut buffer).is_err(), "a datagram arrived");
+}
+
+#[test]
+fn with_some_ports_allowed_fast_open_and_mptcp_reach_no_other_port() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        return;
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let allowed = port.wrapping_add(1);
+    let shell = shell_with(
+        SandboxConfig {
+            network: Network::Ports(vec![allowed]),
+            ..SandboxConfig::default()
+        },
+        allow_all(),
+    );
+    let run = shell.run(&sneaky_clients(port));
+    for name in ["fast_open", "mptcp"] {
+        assert!(
+            run.output.contains(&format!("{name} refused")),
+            "{name}: {}",
+            run.output
+        );
+    }
+    assert!(
+        listener.accept().is_err(),
+        "the listener accepted a connection"
+    );
+}

@@ -15,16 +15,25 @@
 //!   every sibling is granted and the path itself is not (the `ruleset` module);
 //! - **connect and bind TCP** only on the ports of [`Network::Ports`], or on any with
 //!   [`Network::All`]. With [`Network::Off`] (the default) Landlock's TCP rules (ABI 4 and
-//!   later) refuse every TCP port, loopback included. UDP (DNS included) and Unix sockets by
-//!   path are not covered by Landlock and stay open: closing them needs a network namespace,
-//!   which an unprivileged process can only enter single-threaded (a fork, and uid maps
-//!   written, before every command), not built here. Landlock filters by port, not by host,
-//!   so an allow-list of hosts (served through `fetch_url`'s checks) cannot be expressed.
+//!   later) refuse every TCP port, loopback included, and the seccomp filter below refuses
+//!   every IPv4, IPv6 and packet socket (UDP and DNS included); Unix sockets by path stay open
+//!   for local IPC. Landlock filters by port, not by host, so an allow-list of hosts (served
+//!   through `fetch_url`'s checks) cannot be expressed.
 //! - **signal** only processes of its own tree, and connect only to abstract Unix sockets made
 //!   inside it (Landlock's scopes, ABI 6 and later): it cannot stop this agent, nor reach a
 //!   desktop session's or a container runtime's abstract sockets. A process started by an
 //!   earlier command (a background job) is outside a later command's tree: stop it with
 //!   `kill_shell`.
+//!
+//! - **make no device** (`mknod` of a character or block device, which as root reaches
+//!   `/dev/kmsg` or a disk), and, with the network restricted, open no socket Landlock's TCP
+//!   rules do not see (MPTCP, TCP Fast Open, io_uring; with [`Network::Off`] no IPv4, IPv6 or
+//!   packet socket at all, UDP included): a seccomp filter on the same thread (the `filter`
+//!   module).
+//!
+//! Not held yet: metadata outside the writable roots (`chmod`, `chown`, `touch -d`, extended
+//! attributes: Landlock has no right for them, and a read-only mount namespace is not built
+//! here), and under [`Network::Ports`] a `listen` on a socket never bound.
 //!
 //! Where the kernel has no Landlock (older Linux, macOS, Windows) the command runs
 //! unsandboxed and its result says so ([`status`] tells `toolbox check`). macOS Seatbelt is a
@@ -36,6 +45,8 @@
 //! `sandbox.autoAllowBashIfSandboxed`).
 
 mod denial;
+#[cfg(target_os = "linux")]
+mod filter;
 mod policy;
 #[cfg(target_os = "linux")]
 pub(crate) mod ruleset;

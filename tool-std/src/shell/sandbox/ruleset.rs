@@ -81,6 +81,8 @@ pub(crate) struct Prepared {
     pub(crate) network: Network,
     /// The paths it may not read, resolved.
     pub(crate) deny_read: Vec<PathBuf>,
+    /// The seccomp filter for what Landlock does not cover (the `filter` module).
+    filter: seccompiler::BpfProgram,
 }
 
 impl Prepared {
@@ -162,6 +164,7 @@ impl Prepared {
             writable,
             network: config.network.clone(),
             deny_read,
+            filter: filter_for(&config.network)?,
         })
     }
 
@@ -185,12 +188,14 @@ impl Prepared {
     pub(crate) fn spawn(&self, command: &mut Command) -> io::Result<Child> {
         command.env("TMPDIR", OsString::from(&self.tmpdir));
         let ruleset = self.ruleset.as_raw_fd();
+        let filter = &self.filter;
         std::thread::scope(|scope| {
             // Builder, not `scope.spawn`: a thread the system refuses is an error, not a panic.
             std::thread::Builder::new()
                 .name("sandboxed-spawn".to_owned())
                 .spawn_scoped(scope, move || {
                     restrict_this_thread(ruleset)?;
+                    super::filter::apply(filter)?;
                     command.spawn()
                 })?
                 .join()
@@ -201,6 +206,22 @@ impl Prepared {
                 })
         })
     }
+}
+
+/// The seccomp filter for `network`, compiled once per setting (the ports of
+/// [`Network::Ports`] do not change it).
+fn filter_for(network: &Network) -> io::Result<seccompiler::BpfProgram> {
+    static FILTERS: OnceLock<[Result<seccompiler::BpfProgram, String>; 3]> = OnceLock::new();
+    let filters = FILTERS.get_or_init(|| {
+        [Network::Off, Network::Ports(Vec::new()), Network::All]
+            .map(|network| super::filter::compile(&network).map_err(|error| error.to_string()))
+    });
+    let index = match network {
+        Network::Off => 0,
+        Network::Ports(_) => 1,
+        Network::All => 2,
+    };
+    filters[index].clone().map_err(io::Error::other)
 }
 
 /// Puts the calling thread (and what it starts) under the Landlock ruleset `ruleset`, for
