@@ -372,9 +372,14 @@ fn the_suggested_pattern_for_a_command_is_a_prefix_only_for_a_known_subcommand()
             "a variable set in the shell: a rule for `make` would not be this command",
         ),
         (
-            "python -c 'import os'",
-            Some("auth_shell(python -c 'import os')"),
+            "ls -la src",
+            Some("auth_shell(ls -la src)"),
             "no known subcommand: the exact command",
+        ),
+        (
+            "python -c 'import os'",
+            None,
+            "code given to an interpreter runs what only the run knows: no rule can cover it",
         ),
         (
             "make && rm -rf build",

@@ -32,7 +32,7 @@
 //! | `file` | `-C`/`--compile` (writes a magic file) |
 //! | `tree` | `-o` (writes a file), `-R` (writes `00Tree.html` in each directory) |
 //! | `hostname` | an operand, `-F`/`--file` or `-b` (set the host name) |
-//! | `git` | global options but `-C`, `--git-dir`, `--work-tree`, `--no-pager`, `-P`, `--no-optional-locks`, `--bare`, `--literal-pathspecs` (`-c` sets configuration that runs programs); a subcommand but `status`, `log`, `diff`, `show`, `blame`, `shortlog`, `describe`, `rev-parse`, `ls-files`, `ls-tree`, `cat-file`, `grep`, `branch`, `tag`, `remote`, `stash list/show`, `config --get/--list`; `--output` and `--ext-diff` (log, diff, show), `-O` (grep), anything but listing (branch, tag, remote) |
+//! | `git` | global options but `--no-pager`, `-P`, `--no-optional-locks`, `--bare`, `--literal-pathspecs` (`-c` sets configuration that runs programs; `-C`, `--git-dir` and `--work-tree` read another repository, whose configuration may have been written by the session); a subcommand but `status`, `log`, `diff`, `show`, `blame`, `shortlog`, `describe`, `rev-parse`, `ls-files`, `ls-tree`, `cat-file`, `grep`, `branch`, `tag`, `remote`, `stash list/show`, `config --get/--list`; `--output` and `--ext-diff` (log, diff, show), `-O` (grep), anything but listing (branch, tag, remote) |
 //!
 //! For the programs whose arguments are checked, an argument only known at run time (`$X`, an
 //! unquoted glob) is refused: it could expand to the refused option. A program named by a path
@@ -728,9 +728,20 @@ fn git(args: &[&str]) -> Result<(), String> {
             break;
         }
         rest = match *option {
-            "-C" | "--git-dir" | "--work-tree" => after.get(1..).unwrap_or_default(),
+            // Another repository's configuration (`core.fsmonitor`, `core.pager`, its hooks)
+            // is a file the session may have written: `write_file` can make `gd/HEAD` and
+            // `gd/config`, and `git --git-dir=gd status` runs what that config names.
+            "-C" | "--git-dir" | "--work-tree" => {
+                return Err(format!(
+                    "`git {option}` reads another repository, whose configuration can make git run programs"
+                ));
+            }
+            _ if option.starts_with("--git-dir=") || option.starts_with("--work-tree=") => {
+                return Err(format!(
+                    "`git {option}` reads another repository, whose configuration can make git run programs"
+                ));
+            }
             "--no-pager" | "-P" | "--no-optional-locks" | "--bare" | "--literal-pathspecs" => after,
-            _ if option.starts_with("--git-dir=") || option.starts_with("--work-tree=") => after,
             "-c" | "--config-env" => {
                 return Err(format!(
                     "`git {option}` sets configuration, which can make git run programs"
@@ -905,7 +916,6 @@ mod tests {
             "ls -la",
             "cat README.md | head -20",
             "git status",
-            "git -C sub status --short",
             "git log --oneline -5 && git diff HEAD~1 --stat",
             "git branch -a --contains HEAD",
             "git --no-pager show HEAD:src/lib.rs",
@@ -938,10 +948,7 @@ mod tests {
             ("PATH=.:$PATH; ls", "PATH"),
             ("for PATH in .; do ls; done", "PATH"),
             ("select PATH in .; do ls; done", "PATH"),
-            ("BASH_CMDS[ls]=/tmp/evil; ls", "BASH_CMDS[ls]"),
-            ("echo $((PATH=0)); ls", "PATH"),
             ("echo ${HOME:=/tmp/evil}; git status", "HOME"),
-            ("x='a[$(touch p)]'; echo $((x))", "x"),
         ] {
             assert_eq!(
                 verdict(command),
@@ -1031,6 +1038,31 @@ mod tests {
     }
 
     #[test]
+    fn the_hash_table_and_strings_evaluated_as_arithmetic_are_known_only_at_run_time() {
+        for (command, what) in [
+            ("BASH_CMDS[ls]=/tmp/evil; ls", "the code $BASH_CMDS names"),
+            (
+                "x='a[$(touch p)]'; echo $((x))",
+                "a string evaluated as arithmetic in $((x))",
+            ),
+            (
+                "hash -p /bin/rm ls; ls",
+                "what the hash table maps a name to",
+            ),
+            ("bash s.sh", "the script s.sh"),
+            ("rg -z needle", "the program rg runs on each file"),
+        ] {
+            assert_eq!(
+                verdict(command),
+                Err(format!(
+                    "what it runs is only known at run time: the program `{what}` is only known at run time"
+                )),
+                "{command}"
+            );
+        }
+    }
+
+    #[test]
     fn a_wrapper_named_by_a_path_is_not_read_only() {
         for (command, program) in [
             ("./nice ls", "./nice"),
@@ -1040,7 +1072,7 @@ mod tests {
             assert_eq!(
                 verdict(command),
                 Err(format!(
-                    "`{program}` is not on the list of read-only programs"
+                    "what it runs is only known at run time: the program `{program}` is only known at run time"
                 )),
                 "{command}"
             );
@@ -1156,7 +1188,7 @@ mod tests {
             ),
             (
                 "sed 's/x/rm -rf \\//e' f",
-                "`sed 's/x/rm -rf \\//e' f`: its script runs `s with the flag e`, which is not known to be read-only (only p, d, q, =, s without w/e flags, and y are)",
+                "what it runs is only known at run time: the program `the command sed's e runs` is only known at run time",
             ),
             ("sort -o f names", "`sort -o f names`: `-o` writes a file"),
             (
@@ -1172,7 +1204,7 @@ mod tests {
             ("env rm x", "it writes to the file `x`"),
             (
                 "git -c core.pager=rm log",
-                "`git -c core.pager=rm log`: `git -c` sets configuration, which can make git run programs",
+                "what it runs is only known at run time: the program `the program git's configuration names` is only known at run time",
             ),
             (
                 "git branch -d old",
@@ -1191,12 +1223,20 @@ mod tests {
                 "`git push`: `git push` is not known to be read-only",
             ),
             (
+                "git -C sub status --short",
+                "`git -C sub status --short`: `git -C` reads another repository, whose configuration can make git run programs",
+            ),
+            (
+                "git --git-dir=gd status",
+                "`git --git-dir=gd status`: `git --git-dir=gd` reads another repository, whose configuration can make git run programs",
+            ),
+            (
                 "date -s 2020-01-01",
                 "`date -s 2020-01-01`: `-s` sets the clock",
             ),
             (
                 "rg --pre ./script x",
-                "`rg --pre ./script x`: `--pre` runs a program on every file searched",
+                "what it runs is only known at run time: the program `the program rg runs on each file` is only known at run time",
             ),
             (
                 "uniq in out",
@@ -1204,7 +1244,7 @@ mod tests {
             ),
             (
                 "LD_PRELOAD=evil.so ls",
-                "`LD_PRELOAD=evil.so` can change what the command runs",
+                "what it runs is only known at run time: the program `the code $LD_PRELOAD names` is only known at run time",
             ),
             (
                 "$CMD x",

@@ -38,6 +38,7 @@
 //! ```
 
 mod parse;
+mod runtime;
 mod words;
 mod wrappers;
 mod writers;
@@ -213,18 +214,65 @@ impl Run {
         text
     }
 
-    /// The texts deny rules are matched against: [`text`](Self::text), and, for a program
-    /// named by a path (`/bin/rm`), the text with the program's file name (`rm`).
+    /// The texts deny rules are matched against: [`text`](Self::text); for a program named by
+    /// a path (`/bin/rm`), the text with the program's file name (`rm`); and for a program that
+    /// deletes what `rm` would (`rmdir`, `unlink`, `shred -u`, `find -delete`), the same
+    /// deletion written as `rm` with its operands, so that a rule on `rm` holds for the effect,
+    /// not the name.
     #[must_use]
     pub fn deny_texts(&self) -> Vec<String> {
         let text = self.text();
-        match self.program().and_then(|program| program.rsplit_once('/')) {
-            Some((_, name)) if !name.is_empty() => {
-                let mut words = self.words.clone();
-                words[0] = Word::literal(name);
-                vec![text, words::join(&words)]
+        let mut texts = vec![text];
+        let name = match self.program() {
+            Some(program) => program.rsplit('/').next().unwrap_or(program),
+            None => return texts,
+        };
+        if name != self.words[0].text && !name.is_empty() {
+            let mut words = self.words.clone();
+            words[0] = Word::literal(name);
+            texts.push(words::join(&words));
+        }
+        if let Some(operands) = self.deletes() {
+            let mut words = vec![Word::literal("rm")];
+            words.extend(operands);
+            texts.push(words::join(&words));
+        }
+        texts
+    }
+
+    /// What the run deletes as `rm` would, when its program is one that deletes: the operands
+    /// of `rmdir` and `unlink`, of `shred` with `-u`/`--remove`, the start paths of a `find`
+    /// with `-delete`.
+    fn deletes(&self) -> Option<Vec<Word>> {
+        let program = self.program()?;
+        let args = &self.words[1..];
+        let operands = || -> Vec<Word> {
+            args.iter()
+                .filter(|word| !word.text.starts_with('-'))
+                .cloned()
+                .collect()
+        };
+        match program.rsplit('/').next().unwrap_or(program) {
+            "rmdir" | "unlink" => Some(operands()),
+            "shred"
+                if args.iter().any(|word| {
+                    word.text.starts_with("--remove")
+                        || (word.text.starts_with('-')
+                            && !word.text.starts_with("--")
+                            && word.text.contains('u'))
+                }) =>
+            {
+                Some(operands())
             }
-            _ => vec![text],
+            "find" if args.iter().any(|word| word.text == "-delete") => Some(
+                args.iter()
+                    .take_while(|word| {
+                        !word.text.starts_with('-') && !matches!(word.text.as_str(), "(" | "!")
+                    })
+                    .cloned()
+                    .collect(),
+            ),
+            _ => None,
         }
     }
 }
@@ -472,15 +520,13 @@ mod tests {
             "source <(kubectl completion bash)",
             ". <(cat x)",
             "[[ $x -eq 'a[$(touch p)]' ]]",
+            // A script file runs what it holds, which the session may have written.
+            "bash install.sh",
+            "source .venv/bin/activate",
         ] {
             assert!(!CommandLine::analyze(command).is_fully_known(), "{command}");
         }
-        for command in [
-            "bash install.sh",
-            "source .venv/bin/activate",
-            "[[ \"$(uname)\" == Linux ]]",
-            "[ -v HOME ]",
-        ] {
+        for command in ["[[ \"$(uname)\" == Linux ]]", "[ -v HOME ]"] {
             assert!(CommandLine::analyze(command).is_fully_known(), "{command}");
         }
     }

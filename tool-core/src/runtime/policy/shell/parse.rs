@@ -27,7 +27,34 @@ thread_local! {
 
 /// Parses a command line and adds what it runs to `out`.
 pub(super) fn analyze_into(text: &str, out: &mut CommandLine) {
-    analyze_script(text, out, 0, None, Cwd::Start);
+    let text = super::runtime::join_continuations(text);
+    analyze_script(&text, out, 0, None, Cwd::Start);
+    super::runtime::mark(out, &text);
+}
+
+/// Whether the tree holds a `;;`, `;&` or `;;&` outside a `case` item: tree-sitter reads
+/// `ls ;; pwd` as two commands, bash refuses the line, so it must not be read as harmless.
+fn has_stray_case_terminator(root: tree_sitter::Node<'_>) -> bool {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if matches!(node.kind(), ";;" | ";&" | ";;&") {
+            let mut ancestor = node.parent();
+            let mut in_case = false;
+            while let Some(parent) = ancestor {
+                if matches!(parent.kind(), "case_item" | "case_statement") {
+                    in_case = true;
+                    break;
+                }
+                ancestor = parent.parent();
+            }
+            if !in_case {
+                return true;
+            }
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    false
 }
 
 /// Parses `text` and adds what it runs to `out`; `via` names the wrapper that runs it, `cwd`
@@ -52,13 +79,15 @@ fn analyze_script(
         ));
         return Cwd::Unknown;
     }
+    // As bash does before it splits words (a script of `sh -c` or `eval` too).
+    let text = &*super::runtime::join_continuations(text);
     let Some(tree) = parse(text) else {
         out.problems
             .push("the command could not be parsed".to_owned());
         return Cwd::Unknown;
     };
     let root = tree.root_node();
-    if root.has_error() {
+    if root.has_error() || has_stray_case_terminator(root) {
         out.problems.push(format!(
             "`{}` does not parse as a shell command",
             super::shorten(text)
