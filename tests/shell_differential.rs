@@ -1438,6 +1438,7 @@ fn generated_lines_run_only_programs_the_analysis_names() {
     let mut known: BTreeMap<String, Filed> = BTreeMap::new();
     let mut new: BTreeMap<String, Filed> = BTreeMap::new();
     let mut known_unshrunk = 0usize;
+    let count = |filed: &BTreeMap<String, Filed>| filed.values().map(|f| f.count).sum::<usize>();
     let mut killed = 0usize;
     for case in 0..cases {
         let node = strategy
@@ -1445,6 +1446,12 @@ fn generated_lines_run_only_programs_the_analysis_names() {
             .expect("a line is generated")
             .current();
         let line = node.render();
+        if case > 0 && case % 1000 == 0 {
+            eprintln!(
+                "{case} lines tried, {} disagreements so far",
+                known_unshrunk + count(&known) + count(&new)
+            );
+        }
         let verdict = check(line.clone());
         killed += usize::from(verdict.execution.killed);
         if !verdict.disagrees() {
@@ -1501,7 +1508,6 @@ fn generated_lines_run_only_programs_the_analysis_names() {
         }
     }
 
-    let count = |filed: &BTreeMap<String, Filed>| filed.values().map(|f| f.count).sum::<usize>();
     let mut summary = format!(
         "{cases} generated lines tried (seed {seed}), {bash_runs} bash runs in all (shrinking \
          included), {killed} killed at the time limit; {} new disagreements in {} classes; {} \
