@@ -24,20 +24,28 @@
 //! as its payload): a program that runs others by design (`cargo` running `rustc`, `make`
 //! running its recipes) would make every disagreement about that program, not about the line.
 //!
-//! A line bash and the analysis disagree on is shrunk to the smallest that still disagrees,
-//! by taking constructs out of it (see [`reduce`]). Findings are kept as regression cases: `findings.txt` holds those the
-//! analysis now gets right (checked every run); `open_findings.txt` those it still gets wrong,
-//! while the analysis is being fixed (that bash runs what they say is checked every run; that
-//! the analysis agrees, by an ignored test). A generated line whose disagreement goes away when
-//! the constructs of the open findings' classes are taken out of it (each replaced by what it
-//! wraps, or by `true`) counts as known and does not fail the test; any other fails it. When a
-//! fix lands, its entries move to `findings.txt` and the fuzzing holds its class again.
+//! A program that runs its own helpers to do what it was asked (`git` its `git-*`, `tar` its
+//! decompressor) is counted as the program named ([`OWN_HELPERS`]). `rg` is in the grammar but
+//! runs only where it is installed.
+//!
+//! A line bash and the analysis disagree on is shrunk to the smallest that still disagrees, by
+//! taking constructs out of it ([`reduce`]), and filed under the classes of the constructs it
+//! needs. Findings are kept as regression cases: `findings.txt` holds those the analysis gets
+//! right (checked every run); `open_findings.txt` those it still gets wrong while the analysis
+//! is being fixed (that bash runs what they say is checked every run; that the analysis sees
+//! it, by an ignored test). A generated line whose disagreement goes away when the constructs
+//! of the open findings' classes are taken out of it (each replaced by what it wraps, or by the
+//! plain command it hides) counts as known and does not fail the test; any other fails it.
+//! When a fix lands, its entries move to `findings.txt`, and the fuzzing holds its class again.
 //!
 //! Running more: `TOOLKIT_SHELL_FUZZ_CASES=5000 cargo test --test shell_differential --
-//! --nocapture` (default [`DEFAULT_CASES`]); `TOOLKIT_SHELL_FUZZ_SEED=n` for other lines (the
-//! seed is printed with every failure); `TOOLKIT_SHELL_FUZZ_SHRINK_ALL=1` also shrinks the
-//! known disagreements and lists them by class. Without `bwrap` or `strace` the tests pass
-//! with a message saying they were skipped, unless `TOOLKIT_REQUIRE_SANDBOX_TOOLS=1` (CI).
+//! --nocapture generated` (default [`DEFAULT_CASES`]; 5000 lines take about 10 to 20 minutes
+//! on two cores); `TOOLKIT_SHELL_FUZZ_SEED=n` for other lines (the seed is printed with every
+//! failure); `TOOLKIT_SHELL_FUZZ_SHRINK_ALL=1` also shrinks the known disagreements and lists
+//! them by class. One line both ways: `TOOLKIT_SHELL_LINE='…' cargo test --test
+//! shell_differential -- --ignored --nocapture one_line`. Without `bwrap` or `strace` the tests
+//! pass with a message saying they were skipped, unless `TOOLKIT_REQUIRE_SANDBOX_TOOLS=1` (as
+//! `.ci/run` sets).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
