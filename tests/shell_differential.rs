@@ -979,6 +979,35 @@ const WRAPS: &[(&str, Template)] = &[
     ("substitution", |i| format!("for w in $({i}); do :; done")),
     ("substitution", |i| format!("local_x=$(\n{i}\n)")),
     ("substitution", |i| format!("[[ -n $({i}) ]]")),
+    // Substitutions inside a parameter expansion's operand and in here-documents.
+    ("nested_substitution", |i| format!("echo ${{x:-{}}}", bq(i))),
+    ("nested_substitution", |i| {
+        format!("echo \"${{x:-{}}}\"", bq(i))
+    }),
+    ("nested_substitution", |i| format!("x=${{y:-{}}}", bq(i))),
+    ("nested_substitution", |i| {
+        format!("f=${{x:-{}}} cat f1", bq(i))
+    }),
+    ("nested_substitution", |i| {
+        format!("cat <<< ${{x:-{}}}", bq(i))
+    }),
+    ("nested_substitution", |i| format!("echo ${{x:=<({i})}}")),
+    ("nested_substitution", |i| format!("x=${{y:-<({i})}}")),
+    ("nested_substitution", |i| {
+        format!("cat <<EOF\n{}\nEOF", bq(i))
+    }),
+    ("nested_substitution", |i| {
+        format!("cat <<EOF\n${{x:-{}}}\nEOF", bq(i))
+    }),
+    // Substitutions in the subscript of an array element assigned.
+    ("subscript_assignment", |i| format!("a[$({i})]=1")),
+    ("subscript_assignment", |i| format!("a[{}]=1", bq(i))),
+    ("subscript_assignment", |i| {
+        format!("declare a[{}]=1", bq(i))
+    }),
+    ("subscript_assignment", |i| {
+        format!("a[$({i})]+=x; echo ${{a[@]}}")
+    }),
     // Redirections.
     ("redirection", |i| format!("{i} > out")),
     ("redirection", |i| format!("{i} 2>&1 >> out")),
