@@ -999,6 +999,26 @@ const WRAPS: &[(&str, Template)] = &[
     ("nested_substitution", |i| {
         format!("cat <<EOF\n${{x:-{}}}\nEOF", bq(i))
     }),
+    ("nested_substitution", |i| format!("echo ${{x-{}}}", bq(i))),
+    ("nested_substitution", |i| {
+        format!("x=a; echo ${{x/a/{}}}", bq(i))
+    }),
+    ("nested_substitution", |i| {
+        format!("x=a; echo ${{x:+{}}}", bq(i))
+    }),
+    ("nested_substitution", |i| {
+        format!("echo {}", bq(&format!("echo {}", bq(i))))
+    }),
+    // Here-documents whose lines are indented with tabs (`<<-`).
+    ("heredoc", |i| format!("cat <<-EOF\n\t$({i})\n\tEOF")),
+    ("heredoc", |i| format!("cat <<-EOF\n\t{}\n\tEOF", bq(i))),
+    // `time` and `!` in front of a compound command.
+    ("pipeline_prefix", |i| format!("time {{ {i}; }}")),
+    ("pipeline_prefix", |i| format!("! {{ {i}; }}")),
+    ("pipeline_prefix", |i| format!("time -p {{ {i}; }}")),
+    ("pipeline_prefix", |i| format!("time if true; then {i}; fi")),
+    ("pipeline_prefix", |i| format!("! for i in 1; do {i}; done")),
+    ("pipeline_prefix", |i| format!("time ( {i} )")),
     // Substitutions in the subscript of an array element assigned.
     ("subscript_assignment", |i| format!("a[$({i})]=1")),
     ("subscript_assignment", |i| format!("a[{}]=1", bq(i))),
