@@ -214,12 +214,74 @@ fn without_a_deny_rule_the_same_commands_ask_or_run_as_before() {
     }
 }
 
+/// issue 24: a rule on `rm` means the effect, so the programs that delete as `rm` does meet
+/// it, in every mode.
+#[test]
+fn a_deny_rule_on_rm_holds_for_every_program_that_deletes() {
+    let policy = policy(|b| b.deny("run_shell(rm:*)").allow("run_shell"));
+    for mode in [Mode::Default, Mode::Bypass, Mode::AcceptEdits] {
+        for command in [
+            "rmdir build",
+            "unlink f",
+            "/usr/bin/unlink f",
+            "shred -u f",
+            "find . -name '*.o' -delete",
+            "r\\\nm f",
+        ] {
+            assert_eq!(
+                decide(&policy, mode, command).verdict,
+                Verdict::Deny,
+                "{mode:?}: `{command}`"
+            );
+        }
+    }
+}
+
+/// issue 24: under a deny rule, what only bash knows at run time is never run unasked.
+#[test]
+fn under_a_deny_rule_what_only_the_run_knows_is_asked_or_denied_where_nobody_can_be_asked() {
+    let policy = policy(|b| b.deny("run_shell(rm:*)").allow("run_shell(*)"));
+    for command in [
+        "bash s.sh",
+        "./s.sh",
+        "source s.sh",
+        ". ./s.sh",
+        "BASH_ENV=s.sh bash -c :",
+        "shopt -s expand_aliases; alias ls='rm -f'; ls f",
+        "hash -p /bin/rm ls; ls f",
+        "BASH_CMDS[ls]=/bin/rm; ls f",
+        "x='a[$(rm f)]'; echo $((x))",
+        "echo ${a[x]}",
+        "declare -i y; y=$x",
+        "python3 -c 'import os; os.remove(\"f\")'",
+        "perl -e 'unlink q(f)'",
+        "awk 'BEGIN{system(\"rm f\")}'",
+        "sed -n '1e rm f' x",
+        "tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm f' x",
+        "git -c alias.x='!rm f' x",
+        "git -c core.fsmonitor='rm f' status",
+    ] {
+        assert_eq!(
+            decide(&policy, Mode::Default, command).verdict,
+            Verdict::Ask,
+            "default: `{command}`"
+        );
+        for mode in [Mode::Bypass, Mode::DontAsk] {
+            assert_eq!(
+                decide(&policy, mode, command).verdict,
+                Verdict::Deny,
+                "{mode:?}: `{command}`"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_deny_rule_denies_nothing_it_does_not_name() {
     let policy = policy(|b| b.deny("run_shell(rm *)").allow("run_shell"));
     for (command, why) in [
         (
-            "rmdir x",
+            "rmate x",
             "another program that starts with the same letters",
         ),
         ("echo rm x", "`rm` as an argument"),

@@ -1668,8 +1668,8 @@ fn open_findings_are_reproduced_by_bash() {
 }
 
 #[test]
-#[ignore = "the analysis does not yet see these (issue 24, class 5, being fixed on another \
-            branch); when it does, they move to findings.txt"]
+#[ignore = "the analysis does not yet see these (lines tree-sitter-bash misreads); when it \
+            does, they move to findings.txt"]
 fn open_findings_are_seen_by_the_analysis() {
     check_findings(
         "open_findings_are_seen_by_the_analysis",

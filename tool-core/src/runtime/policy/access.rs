@@ -86,8 +86,15 @@ impl AccessRules for PolicyAccessRules {
             relative: path.relative,
             absolute: Some(path.absolute),
         };
-        let index = set.first_match(&candidate, self.home.as_deref())?;
-        Some(rules[index].0.clone())
+        if let Some(index) = set.first_match(&candidate, self.home.as_deref()) {
+            return Some(rules[index].0.clone());
+        }
+        if access == Access::Write
+            && let Some(relative) = path.relative
+        {
+            return in_git_directory(path.absolute, relative);
+        }
+        None
     }
 
     fn governs(&self, access: Access) -> bool {
@@ -105,6 +112,30 @@ impl AccessRules for PolicyAccessRules {
             .filter_map(|(_, pattern)| pattern.concrete_path(self.home.as_deref()))
             .collect()
     }
+}
+
+/// A git directory under another name is protected like `.git`: git runs what its `config`
+/// names (`core.fsmonitor`, hooks), and `git --git-dir=gd status` would read one a tool wrote.
+/// `path` (absolute, `relative` to its root) is in one when a directory on its way inside the
+/// workspace holds both `HEAD` and `config`, or when it is one of the two and the other is
+/// beside it.
+fn in_git_directory(absolute: &std::path::Path, relative: &std::path::Path) -> Option<String> {
+    let is_git_directory =
+        |dir: &std::path::Path| dir.join("HEAD").exists() && dir.join("config").exists();
+    let named = absolute.file_name().and_then(|name| name.to_str());
+    let sibling = match named {
+        Some("HEAD") => Some("config"),
+        Some("config") => Some("HEAD"),
+        _ => None,
+    };
+    let parent = absolute.parent()?;
+    let protected = sibling.is_some_and(|other| parent.join(other).exists())
+        || absolute
+            .ancestors()
+            .skip(1)
+            .take(relative.components().count())
+            .any(is_git_directory);
+    protected.then(|| "protected path: a git directory (it holds HEAD and config)".to_owned())
 }
 
 /// Two sets of rules applied together: a path either denies is denied.
@@ -245,6 +276,28 @@ mod tests {
         let rules = policy.access_rules();
         assert_eq!(rules.denied_paths(Access::Read), [Path::new("secrets")]);
         assert_eq!(rules.denied_paths(Access::Write), [Path::new("/etc/hosts")]);
+    }
+
+    #[test]
+    fn a_git_directory_under_another_name_is_protected_like_git() {
+        let (dir, ws) = workspace(&Policy::default());
+        ws.write("gd/HEAD", "ref: refs/heads/main\n").unwrap();
+        let error = ws
+            .write("gd/config", "[core]\n\tfsmonitor = rm -rf ~\n")
+            .unwrap_err();
+        assert_eq!(
+            denied(&error).rule,
+            "protected path: a git directory (it holds HEAD and config)"
+        );
+        assert!(!dir.path().join("gd/config").exists());
+        // The other way round, and anything inside one.
+        std::fs::create_dir_all(dir.path().join("other")).unwrap();
+        std::fs::write(dir.path().join("other/config"), "").unwrap();
+        assert!(ws.write("other/HEAD", "x").is_err());
+        std::fs::write(dir.path().join("other/HEAD"), "x").unwrap();
+        assert!(ws.write("other/hooks/pre-commit", "x").is_err());
+        // A file named `config` elsewhere is just a file.
+        ws.write("src/config", "x").unwrap();
     }
 
     #[test]

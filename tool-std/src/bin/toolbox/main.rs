@@ -434,6 +434,12 @@ fn check(toolset: &Toolset) -> u8 {
         serious.len()
     );
     out!("{}", sandbox_line());
+    #[cfg(target_os = "linux")]
+    if tool_std::shell::sandbox::status().holds_files() {
+        out!(
+            "run_shell sandbox also: a seccomp filter (no device made; MPTCP, TCP Fast Open and io_uring refused with the network restricted, every IP socket with it off); not held: metadata of files outside the writable roots (chmod, chown, times, xattrs), a listen on an unbound socket under Network::Ports"
+        );
+    }
     let (code_mode, code_mode_works) = code_mode_line();
     out!("{code_mode}");
     if serious.is_empty() && code_mode_works {
@@ -629,7 +635,12 @@ fn code_mode_line() -> (String, bool) {
         ),
         _ => (
             format!(
-                "execute: in-process (a panic in the interpreter is caught, an abort is not); set {} to monty's worker binary to isolate crashes",
+                "execute: in-process (a panic in the interpreter is caught, an abort is not; {}); set {} to monty's worker binary to isolate crashes",
+                if tool_std::code::counts_memory() {
+                    "a run's total memory bounded by CodeModeConfig::max_memory"
+                } else {
+                    "only each large allocation bounded: no counting allocator"
+                },
                 Isolation::ENV
             ),
             true,

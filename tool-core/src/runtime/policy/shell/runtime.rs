@@ -94,6 +94,9 @@ pub(super) fn mark(line: &mut CommandLine, text: &str) {
     if let Some(found) = evaluated_as_arithmetic(text) {
         unknown.push(found);
     }
+    if let Some(found) = hidden_in_an_expansion(text) {
+        unknown.push(found);
+    }
     for (what, via) in unknown {
         if line
             .runs
@@ -167,6 +170,9 @@ const AWKS: &[&str] = &["awk", "gawk", "mawk", "nawk"];
 
 /// Variables whose value a shell runs, or that name a program another program runs.
 const DANGEROUS_VARIABLES: &[&str] = &[
+    "PATH",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
     "BASH_ENV",
     "ENV",
     "PROMPT_COMMAND",
@@ -217,7 +223,7 @@ fn dangerous_assignment(assignment: &str) -> Option<(String, String)> {
         || name.starts_with("GIT_CONFIG_VALUE_");
     dangerous.then(|| {
         (
-            format!("the code ${name} names"),
+            format!("what ${name} makes run"),
             format!("the variable {name}, which names code to run"),
         )
     })
@@ -287,6 +293,23 @@ fn run_unknown(run: &Run) -> Option<(String, String)> {
             );
         }
         "let" => return arithmetic(),
+        // A name with a subscript (`read 'a[$(cmd)]'`, `test -v 'a[x]'`): the subscript is
+        // evaluated as arithmetic.
+        "read" | "unset" | "printf" | "declare" | "typeset" | "local" | "export" | "readonly"
+        | "test" | "[" | "mapfile" | "readarray" | "wait"
+            if args.iter().any(|arg| evaluated_subscript(arg)) =>
+        {
+            return arithmetic();
+        }
+        "mapfile" | "readarray" if args.iter().any(|arg| arg.starts_with("-C")) => {
+            return found(
+                format!("the callback {name} runs"),
+                "a callback run for each line read",
+            );
+        }
+        "eval" if args.first() == Some(&"--") => {
+            return found("the text eval runs".to_owned(), "eval");
+        }
         "declare" | "typeset" | "local" | "readonly" | "export"
             if args
                 .iter()
@@ -297,6 +320,17 @@ fn run_unknown(run: &Run) -> Option<(String, String)> {
         _ => {}
     }
     if SHELLS.contains(&name) {
+        // An interactive or login shell runs its startup files first.
+        let startup = args.iter().any(|arg| {
+            matches!(*arg, "--login" | "--interactive")
+                || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains(['i', 'l']))
+        });
+        if startup {
+            return found(
+                format!("the startup files {name} reads"),
+                "a shell's startup files",
+            );
+        }
         return shell_script(&args)
             .map(|script| (format!("the script {script}"), format!("{name} script")));
     }
@@ -484,9 +518,13 @@ fn git_runs(run: &Run) -> bool {
             "-c" => iter.next().copied(),
             "--config-env" => iter.next().copied(),
             option if option.starts_with("--exec-path") => return true,
+            // Another repository's configuration names programs too (`core.fsmonitor`).
+            option if option.starts_with("--git-dir") || option.starts_with("--work-tree") => {
+                return true;
+            }
             option if option.starts_with("--config-env=") => Some(&option["--config-env=".len()..]),
             option if option.starts_with("-c") && option.len() > 2 => Some(&option[2..]),
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" => {
+            "-C" | "--namespace" => {
                 iter.next();
                 continue;
             }
@@ -505,52 +543,30 @@ fn git_runs(run: &Run) -> bool {
     false
 }
 
-/// A git configuration key whose value is a program git runs.
+/// Whether a git configuration key may name a program git runs: every key but a short list
+/// known to only change how output looks or who commits (git runs programs from dozens of
+/// keys, `alias.*`, `core.fsmonitor`, `core.pager`, `core.sshCommand`, `*.command`,
+/// `filter.*`, and more with each release: a list of the dangerous ones would fall behind).
 fn names_program(key: &str) -> bool {
-    const KEYS: &[&str] = &[
-        "core.fsmonitor",
-        "core.pager",
-        "core.sshcommand",
-        "core.editor",
-        "core.hookspath",
-        "core.gitproxy",
-        "core.askpass",
-        "diff.external",
-        "sequence.editor",
-        "gpg.program",
-        "uploadpack.packobjectshook",
-        "include.path",
-        "safe.directory",
+    const HARMLESS: &[&str] = &[
+        "user.name",
+        "user.email",
+        "core.quotepath",
+        "core.abbrev",
+        "core.autocrlf",
+        "init.defaultbranch",
+        "log.date",
+        "log.decorate",
+        "diff.noprefix",
+        "diff.renames",
+        "pull.rebase",
+        "column.ui",
     ];
-    const PREFIXES: &[&str] = &[
-        "alias.",
-        "pager.",
-        "filter.",
-        "credential",
-        "includeif.",
-        "remote.",
-        "url.",
-        "gpg.",
-    ];
-    const SUFFIXES: &[&str] = &[
-        ".command",
-        ".cmd",
-        ".textconv",
-        ".program",
-        ".helper",
-        ".tool",
-        ".driver",
-        ".process",
-        ".clean",
-        ".smudge",
-        ".path",
-        ".receivepack",
-        ".uploadpack",
-        ".proxy",
-    ];
-    KEYS.contains(&key)
-        || PREFIXES.iter().any(|prefix| key.starts_with(prefix))
-        || SUFFIXES.iter().any(|suffix| key.ends_with(suffix))
+    let harmless = HARMLESS.contains(&key)
+        || key.starts_with("color.")
+        || key.starts_with("advice.")
+        || key.starts_with("i18n.");
+    !harmless
 }
 
 /// Whether an rg command runs decompressors (`-z`) or a preprocessor (`--pre`).
@@ -560,6 +576,56 @@ fn rg_runs(args: &[&str]) -> bool {
             || arg.starts_with("--pre")
             || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains('z'))
     })
+}
+
+/// `name[index]` with an index bash would evaluate to more than a number: a variable, a
+/// substitution.
+fn evaluated_subscript(arg: &str) -> bool {
+    let Some((name, rest)) = arg.split_once('[') else {
+        return false;
+    };
+    let is_name = !name.is_empty()
+        && name
+            .trim_start_matches('-')
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let index = rest.rsplit_once(']').map_or(rest, |(index, _)| index);
+    is_name
+        && !matches!(index, "@" | "*")
+        && index
+            .chars()
+            .any(|c| c.is_ascii_alphabetic() || matches!(c, '$' | '`' | '_'))
+}
+
+/// What runs from inside a parameter expansion, which the analysis does not read: a value
+/// expanded as a prompt (`${x@P}` runs the command substitutions in it), or a substitution in
+/// an operand (``${x:-`cmd`}``, `${x:-$(cmd)}`).
+fn hidden_in_an_expansion(text: &str) -> Option<(String, String)> {
+    for (start, _) in text.match_indices("${") {
+        let inside = &text[start + 2..];
+        let end = inside.find('}').unwrap_or(inside.len());
+        let body = &inside[..end];
+        // `${!x}` expands the variable x names, `a[$(cmd)]` included; `${y:x}` and
+        // `${y:1:x}` evaluate their offset and length as arithmetic.
+        let name_end = body
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(body.len());
+        let offset = body[name_end..]
+            .strip_prefix(':')
+            .filter(|rest| !rest.starts_with(['-', '=', '+', '?']))
+            .is_some_and(|rest| rest.chars().any(|c| c.is_ascii_alphabetic() || c == '$'));
+        if body.starts_with('!')
+            || offset
+            || body.ends_with("@P")
+            || ["`", "$(", "<(", ">("].iter().any(|s| body.contains(s))
+        {
+            return Some((
+                format!("what the expansion ${{{body}}} runs"),
+                "a command inside a parameter expansion".to_owned(),
+            ));
+        }
+    }
+    None
 }
 
 /// A string bash evaluates as arithmetic (`$((x))`, `(( x ))`, `$[x]`, `${a[x]}`, an indexed
@@ -607,7 +673,20 @@ fn evaluated_as_arithmetic(text: &str) -> Option<(String, String)> {
             continue;
         }
         let inside = &text[open + 1..];
-        let Some(end) = inside.find(']') else {
+        // The matching `]`: a subscript may hold brackets of its own (`a[$(x 'b[1]')]`).
+        let mut depth = 0usize;
+        let Some(end) = inside.char_indices().find_map(|(at, c)| match c {
+            '[' => {
+                depth += 1;
+                None
+            }
+            ']' if depth == 0 => Some(at),
+            ']' => {
+                depth -= 1;
+                None
+            }
+            _ => None,
+        }) else {
             continue;
         };
         let index = &inside[..end];
