@@ -602,28 +602,11 @@ fn a_read_deny_rule_given_in_code_holds_for_commands_too() {
         return;
     }
     for mode in [Mode::Default, Mode::Bypass] {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("secrets")).unwrap();
-        std::fs::write(dir.path().join("secrets/key.txt"), "hunter2-SECRET\n").unwrap();
-        std::fs::write(dir.path().join("notes.txt"), "readable\n").unwrap();
         // No SandboxConfig: the sandbox takes the rule from the coordinator's policy.
-        let artifacts = Artifacts::default();
-        let cancellation = CancellationToken::new();
-        let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(SHELL_TOOLS).unwrap())
-            .workspace(Workspace::new(dir.path()).unwrap())
-            .state(artifacts.clone())
-            .policy(allow_all().deny("Read(./secrets/**)"))
-            .mode(mode)
-            .cancellation(cancellation.clone())
-            .build()
-            .unwrap();
-        let shell = Shell {
-            dir,
-            coordinator,
-            artifacts,
-            cancellation,
-        };
+        let shell = Shell::with(allow_all().deny("Read(./secrets/**)"), mode);
+        std::fs::create_dir(shell.root().join("secrets")).unwrap();
+        std::fs::write(shell.root().join("secrets/key.txt"), "hunter2-SECRET\n").unwrap();
+        std::fs::write(shell.root().join("notes.txt"), "readable\n").unwrap();
         let run = shell.run("cat secrets/key.txt; cat notes.txt");
         assert!(!run.output.contains("hunter2"), "{mode:?}: {}", run.output);
         assert!(run.output.contains("readable"), "{mode:?}: {}", run.output);
@@ -651,24 +634,7 @@ fn no_device_can_be_made_in_the_workspace() {
         return;
     }
     for mode in [Mode::Default, Mode::Bypass] {
-        let dir = tempfile::tempdir().unwrap();
-        let artifacts = Artifacts::default();
-        let cancellation = CancellationToken::new();
-        let coordinator = Coordinator::builder()
-            .toolset(Toolset::named(SHELL_TOOLS).unwrap())
-            .workspace(Workspace::new(dir.path()).unwrap())
-            .state(artifacts.clone())
-            .policy(allow_all())
-            .mode(mode)
-            .cancellation(cancellation.clone())
-            .build()
-            .unwrap();
-        let shell = Shell {
-            dir,
-            coordinator,
-            artifacts,
-            cancellation,
-        };
+        let shell = Shell::with(allow_all(), mode);
         // /dev/kmsg (1, 11) and a loop device (7, 0), as an attacker would reach a disk.
         let run = shell.run(
             "mknod kmsg c 1 11; echo kmsg $?; mknod disk b 7 0; echo disk $?; \
