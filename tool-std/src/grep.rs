@@ -93,9 +93,11 @@ fn grep(
         Some(path) => (path.in_workspace(ws), path.sent().display().to_string()),
         None => (ws.root().to_owned(), ".".to_owned()),
     };
+    // Where the path really leads: nothing below it is a link, so it is looked at as a
+    // walk's entry is (its metadata, without following it).
     let root = walk::real(ws, &root);
     let is_file = !ws
-        .metadata(&root)
+        .entry_metadata(&root)
         .map_err(|error| crate::fs::io_error(ws, &sent, &error))?
         .is_dir();
     if !is_file {

@@ -36,9 +36,8 @@ pub struct CountingAllocator;
 // memory handed out.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE_MEMORY.fetch_add(layout.size(), Ordering::Relaxed);
         // SAFETY: `layout` is the caller's, forwarded unchanged.
-        unsafe { System.alloc(layout) }
+        counted(unsafe { System.alloc(layout) }, layout.size())
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -48,22 +47,33 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        LIVE_MEMORY.fetch_add(layout.size(), Ordering::Relaxed);
         // SAFETY: `layout` is the caller's, forwarded unchanged (`System` keeps calloc's
         // pre-zeroed pages).
-        unsafe { System.alloc_zeroed(layout) }
+        counted(unsafe { System.alloc_zeroed(layout) }, layout.size())
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            LIVE_MEMORY.fetch_add(new_size - layout.size(), Ordering::Relaxed);
-        } else {
-            LIVE_MEMORY.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
         // SAFETY: `ptr` and `layout` describe a live block of this allocator; `new_size` is
         // the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
+        let moved = unsafe { System.realloc(ptr, layout, new_size) };
+        // A failed realloc leaves the old block as it was: nothing changes hands.
+        if !moved.is_null() {
+            if new_size >= layout.size() {
+                LIVE_MEMORY.fetch_add(new_size - layout.size(), Ordering::Relaxed);
+            } else {
+                LIVE_MEMORY.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        moved
     }
+}
+
+/// Counts `size` bytes when the allocation behind `ptr` was made (a null one was not).
+fn counted(ptr: *mut u8, size: usize) -> *mut u8 {
+    if !ptr.is_null() {
+        LIVE_MEMORY.fetch_add(size, Ordering::Relaxed);
+    }
+    ptr
 }
 
 /// `true` when [`CountingAllocator`] (or monty's own) is the program's global allocator, so

@@ -62,7 +62,19 @@ struct HeldBackInner {
 }
 
 impl HeldBack {
-    pub(crate) fn hold(&self, rule: String) {
+    /// Whether the workspace's access rules let a walk read `path`; when not, it is counted
+    /// here and left out.
+    pub(crate) fn admits(&self, ws: &Workspace, path: &Path) -> bool {
+        match ws.check_access(Access::Read, path) {
+            Ok(()) => true,
+            Err(denied) => {
+                self.hold(denied.rule);
+                false
+            }
+        }
+    }
+
+    fn hold(&self, rule: String) {
         self.0.count.fetch_add(1, Ordering::Relaxed);
         let mut rules = self.0.rules.lock().unwrap_or_else(PoisonError::into_inner);
         if !rules.contains(&rule) {
@@ -128,16 +140,7 @@ pub(crate) fn builder(
             if skip_git && entry.file_name() == ".git" {
                 return false;
             }
-            if entry.depth() == 0 || !governed {
-                return true;
-            }
-            match ws.check_access(Access::Read, entry.path()) {
-                Ok(()) => true,
-                Err(denied) => {
-                    held.hold(denied.rule);
-                    false
-                }
-            }
+            entry.depth() == 0 || held.admits(&ws, entry.path())
         });
     }
     (builder, held_back)

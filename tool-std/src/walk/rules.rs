@@ -27,7 +27,6 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use tool_core::Workspace;
-use tool_core::workspace::Access;
 
 use super::{HeldBack, Kind};
 
@@ -76,30 +75,12 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn read(&self, dir: &Path) -> Option<Children> {
-        let governed = self
-            .ws
-            .access_rules()
-            .is_some_and(|rules| rules.governs(Access::Read));
         let mut children: Children = self
             .ws
             .read_entry_dir(dir)
             .ok()?
             .filter_map(Result::ok)
-            .filter(|entry| {
-                if !governed {
-                    return true;
-                }
-                match self
-                    .ws
-                    .check_access(Access::Read, &dir.join(entry.file_name()))
-                {
-                    Ok(()) => true,
-                    Err(denied) => {
-                        self.held_back.hold(denied.rule);
-                        false
-                    }
-                }
-            })
+            .filter(|entry| self.held_back.admits(self.ws, &dir.join(entry.file_name())))
             .map(|entry| {
                 let kind = match entry.file_type() {
                     Ok(kind) if kind.is_symlink() => Kind::Link,

@@ -187,16 +187,30 @@ impl Workspace {
         self.rules.as_ref().filter(|rules| rules.governs(access))
     }
 
-    /// Checks `path` (as given) both as written and as the boundary follows it, symlinks and
-    /// all, so that a link inside the workspace cannot lead a handle into a denied path.
-    pub(super) fn check_both_ways(&self, access: Access, path: &Path) -> io::Result<()> {
-        let Some(rules) = self.governing(access) else {
+    /// Checks `path` (as given) for each of `accesses`, both as written and as the boundary
+    /// follows it, symlinks and all, so that a link inside the workspace cannot lead a handle
+    /// into a denied path. The path is followed once, and checked a second time only where
+    /// following it led somewhere else.
+    pub(super) fn check_both_ways(&self, accesses: &[Access], path: &Path) -> io::Result<()> {
+        let governed: Vec<(Access, &Arc<dyn AccessRules>)> = accesses
+            .iter()
+            .filter_map(|&access| Some((access, self.governing(access)?)))
+            .collect();
+        if governed.is_empty() {
             return Ok(());
-        };
-        self.check_access(access, path)?;
-        if let Some(text) = self.join(path).to_str() {
-            let followed = self.confine("path", text).absolute;
-            check_absolute(&**rules, self, access, path, &followed)?;
+        }
+        let joined = self.join(path);
+        let written = lexical(&joined);
+        // Followed as the kernel follows it: `link/..` is where the link leads, then up.
+        let followed = joined
+            .to_str()
+            .map(|text| self.confine("path", text).absolute)
+            .filter(|followed| *followed != written);
+        for (access, rules) in governed {
+            check_absolute(&**rules, self, access, path, &written)?;
+            if let Some(followed) = &followed {
+                check_absolute(&**rules, self, access, path, followed)?;
+            }
         }
         Ok(())
     }
