@@ -227,6 +227,9 @@ fn a_deny_rule_on_rm_holds_for_every_program_that_deletes() {
             "shred -u f",
             "find . -name '*.o' -delete",
             "r\\\nm f",
+            // A backslash-newline bash keeps: in a comment, in a quoted here-document.
+            "echo ok # note \\\nrm f",
+            "cat <<'EOF'\nfoo\\\nEOF\nrm f\nEOF",
         ] {
             assert_eq!(
                 decide(&policy, mode, command).verdict,

@@ -86,6 +86,24 @@ pub struct Write {
 }
 
 impl CommandLine {
+    /// Adds what a second reading of the same line found that the first did not (see
+    /// `parse::analyze_script`).
+    fn absorb(&mut self, other: CommandLine) {
+        fn new_ones<T: PartialEq>(mine: &mut Vec<T>, theirs: Vec<T>) {
+            let known = mine.len();
+            for item in theirs {
+                if !mine[..known].contains(&item) {
+                    mine.push(item);
+                }
+            }
+        }
+        new_ones(&mut self.runs, other.runs);
+        new_ones(&mut self.writes, other.writes);
+        new_ones(&mut self.problems, other.problems);
+        new_ones(&mut self.assigned, other.assigned);
+        new_ones(&mut self.reads, other.reads);
+    }
+
     /// Analyses a command line. Never fails: what cannot be read is in
     /// [`problems`](Self::problems).
     #[must_use]

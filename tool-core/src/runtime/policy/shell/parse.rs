@@ -1,6 +1,7 @@
 //! The walk over tree-sitter-bash's syntax tree that finds every simple command a command line
 //! would run, its words after quote removal, and where its output goes.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use tree_sitter::{Node, Parser};
@@ -27,9 +28,11 @@ thread_local! {
 
 /// Parses a command line and adds what it runs to `out`.
 pub(super) fn analyze_into(text: &str, out: &mut CommandLine) {
-    let text = super::runtime::join_continuations(text);
-    analyze_script(&text, out, 0, None, Cwd::Start);
-    super::runtime::mark(out, &text);
+    analyze_script(text, out, 0, None, Cwd::Start);
+    super::runtime::mark(out, text);
+    if let Cow::Owned(joined) = super::runtime::join_continuations(text) {
+        super::runtime::mark(out, &joined);
+    }
 }
 
 /// Whether the tree holds a `;;`, `;&` or `;;&` outside a `case` item: tree-sitter reads
@@ -79,8 +82,21 @@ fn analyze_script(
         ));
         return Cwd::Unknown;
     }
-    // As bash does before it splits words (a script of `sh -c` or `eval` too).
-    let text = &*super::runtime::join_continuations(text);
+    // Bash removes a backslash-newline before it splits words, but not in a comment or a
+    // quoted here-document, which the join cannot tell apart: a line holding one is read both
+    // ways, joined and as written, and what either reading runs counts (a script of `sh -c` or
+    // `eval` too).
+    let end = read_tree(text, out, depth, via, cwd.clone());
+    if let Cow::Owned(joined) = super::runtime::join_continuations(text) {
+        let mut second = CommandLine::default();
+        read_tree(&joined, &mut second, depth, via, cwd);
+        out.absorb(second);
+    }
+    end
+}
+
+/// Parses `text` and adds what it runs to `out`, as [`analyze_script`] says.
+fn read_tree(text: &str, out: &mut CommandLine, depth: usize, via: Option<&str>, cwd: Cwd) -> Cwd {
     let Some(tree) = parse(text) else {
         out.problems
             .push("the command could not be parsed".to_owned());
@@ -555,6 +571,10 @@ impl Walker<'_, '_> {
             Some(Wrapped::Script(script)) => {
                 self.push_run(words, assignments, false);
                 self.script(&script, &program_name);
+            }
+            Some(Wrapped::ScriptFile(file)) => {
+                self.push_run(words, assignments, false);
+                self.unknown_script(&program_name, &format!("the script {}", file.text));
             }
             Some(Wrapped::Stdin) => {
                 self.push_run(words, assignments, false);

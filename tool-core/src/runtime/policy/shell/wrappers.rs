@@ -25,7 +25,23 @@ pub(super) enum Wrapped {
     Script(Word),
     /// Commands read from standard input (a shell given no script).
     Stdin,
+    /// The commands of a script file (`bash s.sh`, `source s.sh`): what it holds is only known
+    /// when it runs, and the session may have written it.
+    ScriptFile(Word),
 }
+
+/// The shells whose options [`unwrap`] reads.
+pub(super) const SHELLS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "ash",
+    "yash",
+    "busybox-sh",
+];
 
 /// What `program` (a literal program name, as written) runs with these arguments, if it is a
 /// wrapper.
@@ -157,12 +173,13 @@ pub(super) fn unwrap(program: &str, args: &[Word]) -> Option<Wrapped> {
             }
             command(args, false)
         }
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "busybox-sh" => shell(args)?,
-        // `source <(curl ..)`: a script made at run time. A script file is read as named.
+        shell_name if SHELLS.contains(&shell_name) => shell(args)?,
+        // `source <(curl ..)`: a script made at run time; `source file`: a script file.
         "source" | "." => match args.first() {
             Some(file) if is_process_substitution(file) => Wrapped::Script(file.clone()),
             Some(file) if is_stdin_file(file) => Wrapped::Stdin,
-            _ => return None,
+            Some(file) => Wrapped::ScriptFile(file.clone()),
+            None => return None,
         },
         _ => return None,
     })
@@ -452,8 +469,7 @@ fn shell(args: &[Word]) -> Option<Wrapped> {
             Some(Wrapped::Script(file.clone()))
         }
         Some(file) if is_stdin_file(file) => Some(Wrapped::Stdin),
-        // A script file named here: the shell is an ordinary command.
-        Some(_) if !stdin => None,
+        Some(file) if !stdin => Some(Wrapped::ScriptFile(file.clone())),
         _ => Some(Wrapped::Stdin),
     }
 }
@@ -496,6 +512,7 @@ mod tests {
             Some(Wrapped::Script(word)) => format!("script: {}", word.text),
             Some(Wrapped::Commands(commands)) => format!("{} commands", commands.len()),
             Some(Wrapped::Stdin) => "stdin".into(),
+            Some(Wrapped::ScriptFile(word)) => format!("script file: {}", word.text),
             None => "not a wrapper".into(),
         }
     }
@@ -525,8 +542,8 @@ mod tests {
             ("bash -lc x", "script: x"),
             ("sh -e -c x", "script: x"),
             ("bash", "stdin"),
-            ("bash script.sh", "not a wrapper"),
-            ("source env.sh", "not a wrapper"),
+            ("bash script.sh", "script file: script.sh"),
+            ("source env.sh", "script file: env.sh"),
             ("command -v rm", "not a wrapper"),
             ("find . -exec rm {} ; -execdir touch {} +", "2 commands"),
             ("eval rm x", "script: rm x"),
