@@ -3,8 +3,9 @@
 //! `/dev/kmsg` or to a disk under the workspace), and with the network restricted no socket
 //! reaches anything Landlock's TCP rules do not see: MPTCP (`socket(.., IPPROTO_MPTCP)`), TCP
 //! Fast Open (`sendto`/`sendmsg` with `MSG_FASTOPEN`, which connects without `connect`) and
-//! io_uring (whose network operations no filter sees). With [`Network::Off`] every IPv4, IPv6
-//! and packet socket is refused too (UDP and DNS included; Unix sockets stay, for local IPC).
+//! io_uring (whose network operations no filter sees). With [`Network::Off`] every socket but a
+//! Unix or netlink one is refused too (UDP and DNS included, VSOCK to a hypervisor's host too;
+//! Unix sockets stay, for local IPC).
 //!
 //! A refused call fails with `EPERM`, as a Landlock refusal does; the program sees an error,
 //! not a signal. The filter is installed on the thread that starts the command, after
@@ -23,9 +24,6 @@ use seccompiler::{
 };
 
 use super::Network;
-
-/// `IPPROTO_MPTCP`, not in every libc's headers.
-const IPPROTO_MPTCP: u64 = 262;
 
 /// The filter for a command under `network`, compiled for this machine's architecture.
 pub(crate) fn compile(network: &Network) -> io::Result<BpfProgram> {
@@ -46,12 +44,22 @@ pub(crate) fn compile(network: &Network) -> io::Result<BpfProgram> {
     rules.insert(libc::SYS_mknod, file_type(1)?);
     rules.insert(libc::SYS_mknodat, file_type(2)?);
     if network.is_restricted() {
-        let mut socket = vec![rule(vec![condition(2, SeccompCmpOp::Eq, IPPROTO_MPTCP)?])?];
+        let mptcp = u64::try_from(libc::IPPROTO_MPTCP).unwrap_or_default();
+        let mut socket = vec![rule(vec![condition(2, SeccompCmpOp::Eq, mptcp)?])?];
         if *network == Network::Off {
-            for domain in [libc::AF_INET, libc::AF_INET6, libc::AF_PACKET] {
-                let domain = u64::try_from(domain).unwrap_or_default();
-                socket.push(rule(vec![condition(0, SeccompCmpOp::Eq, domain)?])?);
-            }
+            // Every family but the local ones: a list of the remote ones (IPv4, IPv6, packet)
+            // would miss VSOCK (to the hypervisor's host), TIPC, RDS and the rest.
+            let local = [libc::AF_UNIX, libc::AF_NETLINK]
+                .into_iter()
+                .map(|family| {
+                    condition(
+                        0,
+                        SeccompCmpOp::Ne,
+                        u64::try_from(family).unwrap_or_default(),
+                    )
+                })
+                .collect::<io::Result<Vec<_>>>()?;
+            socket.push(rule(local)?);
         }
         rules.insert(libc::SYS_socket, socket);
         let fast_open = u64::try_from(libc::MSG_FASTOPEN).unwrap_or_default();
