@@ -477,3 +477,57 @@ fn code_calling_the_walking_tools_meets_the_same_rules() {
         assert!(text.contains("held back"), "{from:?} {mode:?}: {text}");
     }
 }
+
+/// issue 24: `write_file` and `apply_patch` could make a git directory under another name
+/// (`gd/HEAD` and `gd/config` naming a `core.fsmonitor`), which `git --git-dir=gd status`
+/// then obeyed. The second of the two files is refused, whichever comes first and however.
+#[test]
+fn no_tool_makes_a_git_directory_under_another_name() {
+    let config = "[core]\n\tfsmonitor = touch pwned\n";
+    let attempts = [
+        vec![
+            (
+                "write_file",
+                json!({"path": "gd/HEAD", "content": "ref: refs/heads/main\n"}),
+            ),
+            (
+                "write_file",
+                json!({"path": "gd/config", "content": config}),
+            ),
+        ],
+        vec![
+            (
+                "write_file",
+                json!({"path": "gd/config", "content": config}),
+            ),
+            (
+                "write_file",
+                json!({"path": "gd/HEAD", "content": "ref: refs/heads/main\n"}),
+            ),
+        ],
+        vec![(
+            "apply_patch",
+            json!({"patch": format!(
+                "*** Begin Patch\n*** Add File: gd/HEAD\n+ref: refs/heads/main\n*** Add File: gd/config\n+{}\n*** End Patch",
+                config.trim_end().replace('\n', "\n+")
+            )}),
+        )],
+    ];
+    for calls in attempts {
+        let dir = workspace();
+        let coordinator = coordinator(
+            dir.path(),
+            "Edit(./secrets/**)",
+            From::Code,
+            Mode::AcceptEdits,
+        );
+        for (tool, arguments) in &calls {
+            call(&coordinator, tool, arguments.clone());
+        }
+        let gd = dir.path().join("gd");
+        assert!(
+            !(gd.join("HEAD").exists() && gd.join("config").exists()),
+            "{calls:?} made a git directory"
+        );
+    }
+}

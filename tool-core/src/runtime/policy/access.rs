@@ -219,6 +219,29 @@ mod tests {
         assert_eq!(ws.read_to_string("src/lib.rs").unwrap(), "fn f() {}");
     }
 
+    /// `lnk/../key.txt` reads as `key.txt` lexically, but the kernel follows `lnk` (into
+    /// `secrets/sub`) and then climbs to `secrets/key.txt`.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_the_kernel_follows_into_a_denied_folder_is_refused_however_it_is_spelt() {
+        let policy = Policy::builder()
+            .deny("Read(./secrets/**)")
+            .build()
+            .unwrap();
+        let (dir, ws) = workspace(&policy);
+        std::fs::create_dir(dir.path().join("secrets/sub")).unwrap();
+        std::os::unix::fs::symlink("secrets/sub", dir.path().join("lnk")).unwrap();
+        for path in [
+            "lnk/../key.txt",
+            "./secrets/../secrets/key.txt",
+            "src/../secrets//key.txt",
+        ] {
+            let error = ws.read_to_string(path).unwrap_err();
+            assert_eq!(denied(&error).rule, "Read(./secrets/**)", "{path}");
+        }
+        assert_eq!(ws.read_to_string("src/../src/lib.rs").unwrap(), "fn f() {}");
+    }
+
     #[test]
     fn a_walk_of_a_folder_a_rule_covers_whole_is_refused_but_not_of_one_it_covers_in_part() {
         let whole = Policy::builder()
