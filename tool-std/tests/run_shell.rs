@@ -95,8 +95,8 @@ fn short_output_is_whole_and_no_artifact_is_kept() {
 fn a_background_child_holding_stdout_does_not_hold_the_call() {
     let shell = Shell::new();
     for command in [
-        "echo $$; sleep 30 & echo started",
-        "echo $$; (sleep 30 >&1 &); echo started",
+        "echo $(cut -d' ' -f5 /proc/$$/stat); sleep 30 & echo started",
+        "echo $(cut -d' ' -f5 /proc/$$/stat); (sleep 30 >&1 &); echo started",
     ] {
         let started = Instant::now();
         let run = shell.run_with(json!({"command": command, "timeout_ms": 20_000}));
@@ -130,7 +130,7 @@ fn a_background_child_writing_without_pause_does_not_hold_the_call() {
     let shell = Shell::new();
     let started = Instant::now();
     let run = shell.run_with(json!({
-        "command": "echo $$ > pgid.txt; yes & sleep 0.2; echo started",
+        "command": "echo $(cut -d' ' -f5 /proc/$$/stat) > pgid.txt; yes & sleep 0.2; echo started",
         "timeout_ms": 20_000,
     }));
     assert!(
@@ -148,7 +148,7 @@ fn a_background_child_writing_without_pause_does_not_hold_the_call() {
 fn a_timed_out_command_leaves_no_process_of_its_group() {
     let shell = Shell::new();
     let run = shell.run_with(json!({
-        "command": "echo $$; sleep 30 & sleep 30 & wait",
+        "command": "echo $(cut -d' ' -f5 /proc/$$/stat); sleep 30 & sleep 30 & wait",
         "timeout_ms": 1000,
     }));
     assert!(run.timed_out);
@@ -161,7 +161,7 @@ fn a_timed_out_command_leaves_no_process_of_its_group() {
 fn a_command_ignoring_sigterm_is_killed_after_the_grace_period() {
     let shell = Shell::new();
     let run = shell.run_with(json!({
-        "command": "trap '' TERM; echo $$; sleep 30 & wait",
+        "command": "trap '' TERM; echo $(cut -d' ' -f5 /proc/$$/stat); sleep 30 & wait",
         "timeout_ms": 1000,
     }));
     assert!(run.timed_out);
@@ -204,7 +204,7 @@ fn a_cancelled_call_kills_its_group() {
     let call = std::thread::spawn(move || {
         coordinator.call_blocking(tool_core::ToolCall::new(
             "run_shell",
-            json!({"command": "echo $$ > pgid.txt; sleep 30 & sleep 30"}).to_string(),
+            json!({"command": "echo $(cut -d' ' -f5 /proc/$$/stat) > pgid.txt; sleep 30 & sleep 30"}).to_string(),
         ))
     });
     let pgid_file = shell.root().join("pgid.txt");

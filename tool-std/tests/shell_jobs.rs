@@ -81,7 +81,7 @@ fn a_jobs_output_is_filtered_by_a_regular_expression() {
 #[test]
 fn a_killed_job_stops_its_whole_process_group() {
     let shell = Shell::new();
-    let id = shell.start("echo $$; sleep 30 & sleep 30 & wait");
+    let id = shell.start("echo $(cut -d' ' -f5 /proc/$$/stat); sleep 30 & sleep 30 & wait");
     let pgid = first_line_pgid(&shell.read_until(&id, |seen| seen.contains('\n')));
     assert!(!live_members(pgid).is_empty());
     let killed: tool_std::JobKilled = shell.reply("kill_shell", json!({"id": id}));
@@ -149,7 +149,7 @@ fn list_shells_lists_every_job_with_its_status() {
 #[test]
 fn no_job_survives_the_coordinator_being_dropped() {
     let shell = Shell::new();
-    let id = shell.start("echo $$; sleep 30 & sleep 30");
+    let id = shell.start("echo $(cut -d' ' -f5 /proc/$$/stat); sleep 30 & sleep 30");
     let pgid = first_line_pgid(&shell.read_until(&id, |seen| seen.contains('\n')));
     assert!(!live_members(pgid).is_empty());
     drop(shell);

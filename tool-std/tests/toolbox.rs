@@ -429,6 +429,17 @@ fn check_passes_for_the_standard_tools_and_counts_its_notes() {
             tool_std::shell::sandbox::status()
         ))
     );
+    if tool_std::shell::sandbox::status().holds_files() {
+        let engine = format!(
+            "run_shell sandbox file system: {}",
+            tool_std::shell::sandbox::engine()
+        );
+        assert!(
+            stdout(&output).lines().any(|line| line == engine),
+            "{}",
+            stdout(&output)
+        );
+    }
 }
 
 #[test]

@@ -99,6 +99,8 @@ struct Shared {
     output: Mutex<OutputBuffer>,
     /// SIGTERM was sent to the group by [`Process::terminate`].
     terminated: AtomicBool,
+    /// SIGKILL was sent to the group by [`Process::terminate`] after the grace period.
+    killed: AtomicBool,
     /// When the shell was seen to exit.
     ended: Mutex<Option<Instant>>,
     /// Processes of its group were still running when the shell had exited (and were sent
@@ -123,12 +125,14 @@ impl Process {
         sandbox: Option<&Prepared>,
     ) -> std::io::Result<Process> {
         let Spawned { child, output } = spawn(command, workdir, sandbox)?;
+        let wrapped = sandbox.is_some_and(Prepared::wraps);
         let pid = Pid::from_child(&child);
         lock(&LIVE_GROUPS).push(pid);
         let shared = Arc::new(Shared {
             pid,
             output: Mutex::new(OutputBuffer::new(output_cap)),
             terminated: AtomicBool::new(false),
+            killed: AtomicBool::new(false),
             ended: Mutex::new(None),
             left_running: AtomicBool::new(false),
         });
@@ -136,7 +140,7 @@ impl Process {
         let supervisor = Arc::clone(&shared);
         let spawned = std::thread::Builder::new()
             .name(format!("shell-{}", pid.as_raw_nonzero()))
-            .spawn(move || supervise(child, output, &supervisor, &exited));
+            .spawn(move || supervise(child, output, wrapped, &supervisor, &exited));
         let process = Process {
             shared,
             exit,
@@ -211,6 +215,7 @@ impl Process {
                     std::thread::sleep(TICK);
                 }
                 if exit.borrow().is_none() {
+                    shared.killed.store(true, Ordering::Relaxed);
                     signal_group(shared.pid, Signal::KILL);
                 }
             });
@@ -239,9 +244,16 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The supervisor thread: reads the pipe until the shell has exited and the pipe is closed or
 /// quiet, reaps the shell, publishes how it ended, then stops what it left in its group.
+///
+/// `wrapped`: the child is `bwrap`, which waits for the shell and exits with its code, or with
+/// 128 + N when a signal N ended it; that is read back as the signal. A `bwrap` ended by a
+/// signal itself was signalled with its group (a timeout, a cancel): the shell may still be
+/// running, ignoring it, so its end is waited for (SIGKILL after [`GRACE`]) before it is
+/// published.
 fn supervise(
     mut child: std::process::Child,
     mut pipe: std::io::PipeReader,
+    wrapped: bool,
     shared: &Shared,
     exited: &watch::Sender<Option<Exit>>,
 ) {
@@ -291,11 +303,26 @@ fn supervise(
         }
     }
     drop(pipe);
+    let mut status = status.unwrap_or(Exit::Unknown);
+    if wrapped {
+        status = match status {
+            Exit::Code(code @ 129..=192) => Exit::Signal(code - 128),
+            Exit::Signal(signal) if signal_group(shared.pid, Signal::TERM) => {
+                // Killed here, or by `terminate`'s own escalation meanwhile.
+                if kill_leftovers(shared.pid) || shared.killed.load(Ordering::Relaxed) {
+                    Exit::Signal(libc::SIGKILL)
+                } else {
+                    Exit::Signal(signal)
+                }
+            }
+            other => other,
+        };
+    }
     // SIGTERM to what the shell left before the end is published, so the reply can say so;
     // the wait for them to go (and SIGKILL) after.
     let left = signal_group(shared.pid, Signal::TERM);
     shared.left_running.store(left, Ordering::Relaxed);
-    let _ = exited.send(Some(status.unwrap_or(Exit::Unknown)));
+    let _ = exited.send(Some(status));
     if left {
         kill_leftovers(shared.pid);
     }
@@ -335,16 +362,49 @@ fn exit_of(status: std::process::ExitStatus) -> Exit {
 }
 
 /// Waits [`GRACE`] for what a shell that has ended left running in its group (and was sent
-/// SIGTERM) to go, then sends SIGKILL to whatever is left.
-fn kill_leftovers(pgid: Pid) {
+/// SIGTERM) to go, then sends SIGKILL to whatever is left; `true` when that was needed.
+fn kill_leftovers(pgid: Pid) -> bool {
     let deadline = Instant::now() + GRACE;
     while Instant::now() < deadline {
-        if rustix::process::test_kill_process_group(pgid).is_err() {
-            return;
+        if !group_running(pgid) {
+            return false;
         }
         std::thread::sleep(TICK);
     }
-    signal_group(pgid, Signal::KILL);
+    signal_group(pgid, Signal::KILL)
+}
+
+/// Whether a process of group `pgid` is still running: not only there, as a zombie its parent
+/// has not reaped is (an orphan of `bwrap` waits for init, which in a container may be slow or
+/// never come), but alive.
+fn group_running(pgid: Pid) -> bool {
+    if rustix::process::test_kill_process_group(pgid).is_err() {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    let wanted = pgid.as_raw_nonzero().get().to_string();
+    entries.flatten().any(|entry| {
+        let is_pid = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| name.bytes().all(|byte| byte.is_ascii_digit()));
+        if !is_pid {
+            return false;
+        }
+        // `pid (comm) state ppid pgrp ...`; the command name may hold spaces and parentheses.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        let Some((_, fields)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        let mut fields = fields.split_whitespace();
+        let state = fields.next();
+        let group = fields.nth(1);
+        state != Some("Z") && group == Some(wanted.as_str())
+    })
 }
 
 /// Whether `pipe` has something to read (or is closed) within `wait`.

@@ -105,21 +105,27 @@ pub(crate) fn spawn(
 
 /// Starts `command` in `workdir`, cut off from the terminal by `detach`, confined by `sandbox`
 /// when given: directly when a shell would only have started its program (see
-/// [`direct`](super::direct)), else under [`shell()`].
+/// [`direct`](super::direct)) and no bubblewrap stands between, else under [`shell()`].
 pub(crate) fn spawn_detached(
     command: &str,
     workdir: &Path,
     detach: Detach,
     sandbox: Option<&Prepared>,
 ) -> io::Result<Spawned> {
-    if let Some(direct) = Direct::plan(command) {
+    let wrapped = sandbox.is_some_and(Prepared::wraps);
+    // Under bubblewrap `bwrap` is the program started, and the saving of not starting bash is
+    // small beside it; the shell then starts the program exactly as it would.
+    if let Some(direct) = Direct::plan(command).filter(|_| !wrapped) {
         // A program the kernel would not execute (a script without `#!`, removed since it was
         // found) is the shell's to run or to report, as it would have been.
         if let Ok(spawned) = start(direct.command(workdir), workdir, detach, sandbox) {
             return Ok(spawned);
         }
     }
-    let mut shell = Command::new(shell());
+    let mut shell = match sandbox {
+        Some(sandbox) => sandbox.command(shell()),
+        None => Command::new(shell()),
+    };
     shell.arg("-c").arg(command);
     start(shell, workdir, detach, sandbox)
 }

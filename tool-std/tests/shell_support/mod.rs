@@ -33,18 +33,30 @@ impl Shell {
 
     /// The shell tools under `policy`, in `mode`.
     pub fn with(policy: PolicyBuilder, mode: Mode) -> Self {
+        Self::sandboxed(policy, mode, None)
+    }
+
+    /// The shell tools under `policy`, in `mode`, with `sandbox` as the sandbox's
+    /// configuration (the default without one).
+    pub fn sandboxed(
+        policy: PolicyBuilder,
+        mode: Mode,
+        sandbox: Option<tool_std::shell::sandbox::SandboxConfig>,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let artifacts = Artifacts::default();
         let cancellation = CancellationToken::new();
-        let coordinator = Coordinator::builder()
+        let mut builder = Coordinator::builder()
             .toolset(Toolset::named(SHELL_TOOLS).unwrap())
             .workspace(Workspace::new(dir.path()).unwrap())
             .state(artifacts.clone())
             .policy(policy)
             .mode(mode)
-            .cancellation(cancellation.clone())
-            .build()
-            .unwrap();
+            .cancellation(cancellation.clone());
+        if let Some(sandbox) = sandbox {
+            builder = builder.state(sandbox);
+        }
+        let coordinator = builder.build().unwrap();
         Shell {
             dir,
             coordinator,
@@ -172,8 +184,8 @@ pub fn group_gone(pgid: u32) -> Result<(), Vec<u32>> {
     }
 }
 
-/// The process group id a command printed as the first line of its output (`echo $$`: the
-/// shell is its group's leader).
+/// The process group id a command printed as the first line of its output (read from
+/// `/proc/$$/stat`: under bubblewrap the group's leader is `bwrap`, not the shell).
 pub fn first_line_pgid(output: &str) -> u32 {
     output
         .lines()

@@ -437,7 +437,11 @@ fn check(toolset: &Toolset) -> u8 {
     #[cfg(target_os = "linux")]
     if tool_std::shell::sandbox::status().holds_files() {
         out!(
-            "run_shell sandbox also: a seccomp filter (no device made; MPTCP, TCP Fast Open and io_uring refused with the network restricted, every IP socket with it off); not held: metadata of files outside the writable roots (chmod, chown, times, xattrs), a listen on an unbound socket under Network::Ports"
+            "run_shell sandbox file system: {}",
+            tool_std::shell::sandbox::engine()
+        );
+        out!(
+            "run_shell sandbox also: a seccomp filter (no device made; MPTCP, TCP Fast Open and io_uring refused with the network restricted, every IP socket with it off); not held: a listen on an unbound socket under Network::Ports"
         );
     }
     let (code_mode, code_mode_works) = code_mode_line();

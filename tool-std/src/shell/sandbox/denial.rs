@@ -11,12 +11,18 @@
 
 use std::path::{Path, PathBuf};
 
-/// The words programs print for `EACCES` and `EPERM`, which is what Landlock answers.
+/// The words programs print for what the sandbox answers: `EACCES` and `EPERM` (Landlock, the
+/// seccomp filter, a covered path under bubblewrap), `EROFS` (a write outside the writable
+/// paths under bubblewrap) and `EBUSY` (a covered path moved or removed under bubblewrap).
 const REFUSALS: &[&str] = &[
     "Permission denied",
     "Operation not permitted",
+    "Read-only file system",
+    "Device or resource busy",
     "EACCES",
     "EPERM",
+    "EROFS",
+    "EBUSY",
 ];
 
 /// Words of a refused network operation, on a line that also holds a refusal.
@@ -32,6 +38,8 @@ pub(crate) struct Bounds {
     pub(crate) writable: Vec<PathBuf>,
     /// Not readable (resolved).
     pub(crate) deny_read: Vec<PathBuf>,
+    /// Not writable though beneath a writable path (resolved).
+    pub(crate) deny_write: Vec<PathBuf>,
     /// TCP refused (on every port, or all but some).
     pub(crate) network_off: bool,
 }
@@ -65,6 +73,16 @@ pub(crate) fn denial_note(output: &str, bounds: &Bounds) -> Option<String> {
                 paths_seen.push(resolved.clone());
                 notes.push(format!(
                     "the sandbox refused reading `{candidate}`: `{}` is denied to commands (SandboxConfig::deny_read, from the policy's Read deny rules)",
+                    denied.display()
+                ));
+            } else if let Some(denied) = bounds
+                .deny_write
+                .iter()
+                .find(|denied| resolved.starts_with(denied))
+            {
+                paths_seen.push(resolved.clone());
+                notes.push(format!(
+                    "the sandbox refused writing `{candidate}`: `{}` is read-only to commands (SandboxConfig::deny_write, from the policy's Edit deny rules)",
                     denied.display()
                 ));
             } else if !bounds
@@ -178,6 +196,7 @@ mod tests {
             workdir: PathBuf::from("/work/project"),
             writable: writable.to_vec(),
             deny_read: deny.to_vec(),
+            deny_write: Vec::new(),
             network_off: true,
         }
     }
@@ -191,6 +210,18 @@ mod tests {
         )
         .unwrap();
         assert!(note.contains("`/etc/passwd.new`"), "{note}");
+        assert!(note.contains("SandboxConfig::writable"), "{note}");
+    }
+
+    #[test]
+    fn a_read_only_file_system_outside_the_workspace_is_named_too() {
+        let writable = [PathBuf::from("/work/project")];
+        let note = denial_note(
+            "chmod: changing permissions of '/etc/hostname': Read-only file system\n",
+            &bounds(&writable, &[]),
+        )
+        .unwrap();
+        assert!(note.contains("`/etc/hostname`"), "{note}");
         assert!(note.contains("SandboxConfig::writable"), "{note}");
     }
 

@@ -31,9 +31,19 @@
 //!   packet socket at all, UDP included): a seccomp filter on the same thread (the `filter`
 //!   module).
 //!
-//! Not held yet: metadata outside the writable roots (`chmod`, `chown`, `touch -d`, extended
-//! attributes: Landlock has no right for them, and a read-only mount namespace is not built
-//! here), and under [`Network::Ports`] a `listen` on a socket never bound.
+//! **Bubblewrap**, where it is installed and works ([`engine`] says), builds the command's file
+//! system as a mount namespace of its own: everything read-only but the writable paths, the
+//! denied paths covered, a fresh `/dev` (the `bubblewrap` module). It holds what Landlock
+//! cannot: metadata outside the writable roots (`chmod`, `chown`, `touch -d`, extended
+//! attributes), a denied file moved away to be read at another name, and the
+//! [`SandboxConfig::deny_write`] paths inside the workspace. Landlock then holds only the
+//! network and the scopes (a Landlock domain that handles files forbids the mounts bubblewrap
+//! makes). Without bubblewrap, Landlock alone holds the files as described above, and keeps a
+//! denied path from being moved by refusing removals and renames in the directories on its
+//! way; metadata outside the roots and `deny_write` are not held there.
+//!
+//! Not held by either: under [`Network::Ports`] a `listen` on a socket never bound (the kernel
+//! binds it to a free port no rule sees; under [`Network::Off`] no such socket can be made).
 //!
 //! Where the kernel has no Landlock (older Linux, macOS, Windows) the command runs
 //! unsandboxed and its result says so ([`status`] tells `toolbox check`). macOS Seatbelt is a
@@ -44,6 +54,8 @@
 //! sandboxed command no rule denies or asks about runs without asking (Claude Code's
 //! `sandbox.autoAllowBashIfSandboxed`).
 
+#[cfg(target_os = "linux")]
+mod bubblewrap;
 mod denial;
 #[cfg(target_os = "linux")]
 mod filter;
@@ -119,6 +131,16 @@ pub struct SandboxConfig {
     /// Relative paths are taken from the workspace root. Glob rules (`Read(**/*.pem)`) cannot
     /// be expressed: Landlock grants by directory, so list the files they mean.
     pub deny_read: Vec<PathBuf>,
+    /// Paths a command may not write even beneath a writable one (files, or directories with
+    /// everything beneath): the concrete paths of the policy's `Edit(...)` deny rules. Held
+    /// where bubblewrap is the engine (bound read-only); Landlock alone cannot take a right
+    /// back beneath a directory that has it, so there they are held for the file tools only.
+    pub deny_write: Vec<PathBuf>,
+    /// Build the file system of a command with bubblewrap where it is installed and works
+    /// (default `true`): a read-only mount namespace, which also holds metadata outside the
+    /// writable roots and keeps a denied file from being moved away. `false` holds files with
+    /// Landlock alone. See [`engine`].
+    pub bubblewrap: bool,
     /// Behave as on a kernel without Landlock, to exercise the fallback.
     #[doc(hidden)]
     pub assume_unsupported: bool,
@@ -131,15 +153,22 @@ impl Default for SandboxConfig {
             network: Network::Off,
             writable: Vec::new(),
             deny_read: Vec::new(),
+            deny_write: Vec::new(),
+            bubblewrap: true,
             assume_unsupported: false,
         }
     }
 }
 
-/// The path a `Read(...)` rule names, when it names one path (or one directory with `/**`);
-/// relative paths are taken from the workspace root.
-fn concrete_read_path(rule: &str) -> Option<PathBuf> {
-    let pattern = rule.trim().strip_prefix("Read(")?.strip_suffix(')')?.trim();
+/// The path a `Read(...)` rule (or another `tool` given) names, when it names one path (or
+/// one directory with `/**`); relative paths are taken from the workspace root.
+fn concrete_path(rule: &str, tool: &str) -> Option<PathBuf> {
+    let pattern = rule
+        .trim()
+        .strip_prefix(tool)?
+        .strip_prefix('(')?
+        .strip_suffix(')')?
+        .trim();
     let pattern = pattern.strip_suffix("/**").unwrap_or(pattern);
     if pattern.is_empty() || pattern.contains(['*', '?', '[', ']', '{', '}']) {
         return None;
@@ -226,6 +255,70 @@ pub fn status() -> Sandbox {
     }
 }
 
+/// What builds a sandboxed command's file system on this machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Engine {
+    /// Bubblewrap: a read-only mount namespace with the writable paths bound writable and the
+    /// denied ones covered; Landlock holds TCP and the scopes, the seccomp filter the rest.
+    Bubblewrap {
+        /// What `bwrap --version` says.
+        version: String,
+    },
+    /// Landlock alone (with the seccomp filter).
+    Landlock {
+        /// Why not bubblewrap, in words for `toolbox check`.
+        why_not_bubblewrap: String,
+    },
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Engine::Bubblewrap { version } => write!(
+                f,
+                "{version} (a read-only mount namespace: metadata outside the writable paths held, denied paths covered, Edit deny rules read-only)"
+            ),
+            Engine::Landlock { why_not_bubblewrap } => write!(
+                f,
+                "Landlock alone ({why_not_bubblewrap}; not held: metadata of files outside the writable paths, SandboxConfig::deny_write)"
+            ),
+        }
+    }
+}
+
+/// What builds a sandboxed command's file system here when [`SandboxConfig::bubblewrap`] is
+/// on (the default): bubblewrap where it is installed and works (tried once per process),
+/// else Landlock alone.
+///
+/// ```
+/// use tool_std::shell::sandbox::{Engine, engine};
+///
+/// match engine() {
+///     Engine::Bubblewrap { version } => assert!(version.contains("bubblewrap")),
+///     Engine::Landlock { why_not_bubblewrap } => assert!(!why_not_bubblewrap.is_empty()),
+/// }
+/// ```
+#[must_use]
+pub fn engine() -> Engine {
+    #[cfg(target_os = "linux")]
+    {
+        match bubblewrap::find() {
+            Ok(found) => Engine::Bubblewrap {
+                version: found.version.clone(),
+            },
+            Err(why) => Engine::Landlock {
+                why_not_bubblewrap: why.to_owned(),
+            },
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Engine::Landlock {
+            why_not_bubblewrap: "bubblewrap is Linux only".to_owned(),
+        }
+    }
+}
+
 /// A ruleset ready for a command: never made where there is no Landlock.
 #[cfg(not(target_os = "linux"))]
 pub(crate) enum Prepared {}
@@ -240,6 +333,14 @@ impl Prepared {
     }
 
     pub(crate) fn bounds(&self, _: &std::path::Path) -> Bounds {
+        match *self {}
+    }
+
+    pub(crate) fn wraps(&self) -> bool {
+        match *self {}
+    }
+
+    pub(crate) fn command(&self, _: &std::path::Path) -> std::process::Command {
         match *self {}
     }
 }
@@ -281,6 +382,11 @@ impl CallSandbox {
                     config.deny_read.push(path);
                 }
             }
+            for path in rules.denied_paths(Access::Write) {
+                if !config.deny_write.contains(&path) {
+                    config.deny_write.push(path);
+                }
+            }
         }
         let sandbox = match config.effective() {
             Ok(sandbox) => sandbox,
@@ -310,11 +416,16 @@ impl CallSandbox {
         };
         let temp = ctx.session_state::<SandboxTemp>();
         let tmpdir = temp.dir().map_err(failed)?;
+        let unreadable = temp.unreadable().map_err(failed)?;
         let abi = match sandbox {
             Sandbox::Enforced { abi } | Sandbox::Partial { abi, .. } => *abi,
             Sandbox::Unsupported { .. } => 0,
         };
-        let prepared = Prepared::new(config, abi, ws.roots(), &tmpdir).map_err(failed)?;
+        let private = ruleset::Private {
+            tmpdir: &tmpdir,
+            unreadable: &unreadable,
+        };
+        let prepared = Prepared::new(config, abi, ws.roots(), &private).map_err(failed)?;
         let unsandboxed = match sandbox {
             Sandbox::Partial { why, .. } if config.network.is_restricted() => Some(format!(
                 "the sandbox holds files but not the network: {why}"
@@ -372,12 +483,19 @@ impl SandboxConfig {
             .permissions
             .deny
             .iter()
-            .filter_map(|rule| concrete_read_path(rule))
+            .filter_map(|rule| concrete_path(rule, "Read"))
             .collect();
         deny_read.extend(settings.files.iter().cloned());
+        let deny_write = settings
+            .permissions
+            .deny
+            .iter()
+            .filter_map(|rule| concrete_path(rule, "Edit").or_else(|| concrete_path(rule, "Write")))
+            .collect();
         SandboxConfig {
             enabled: settings.sandbox.enabled.unwrap_or(true),
             deny_read,
+            deny_write,
             ..SandboxConfig::default()
         }
     }

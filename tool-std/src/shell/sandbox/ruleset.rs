@@ -11,7 +11,7 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd as _, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::OnceLock;
@@ -70,9 +70,13 @@ pub(crate) fn kernel_status() -> Sandbox {
         .clone()
 }
 
-/// A ruleset ready for a command, and what it lets the command write.
+/// A command's sandbox ready to start it under, and what it lets the command write.
 pub(crate) struct Prepared {
-    ruleset: OwnedFd,
+    /// The Landlock ruleset: files, TCP ports and scopes with Landlock alone; under bubblewrap
+    /// only TCP ports and scopes (none at all when the kernel has neither).
+    ruleset: Option<OwnedFd>,
+    /// Under bubblewrap: the program, and its arguments up to the `--` before the command.
+    bubblewrap: Option<(PathBuf, Vec<OsString>)>,
     /// The private temporary directory, given as `TMPDIR`.
     pub(crate) tmpdir: PathBuf,
     /// Every path the command may write beneath, resolved.
@@ -81,91 +85,96 @@ pub(crate) struct Prepared {
     pub(crate) network: Network,
     /// The paths it may not read, resolved.
     pub(crate) deny_read: Vec<PathBuf>,
+    /// The paths it may not write though beneath a writable one, resolved (held under
+    /// bubblewrap only).
+    pub(crate) deny_write: Vec<PathBuf>,
     /// The seccomp filter for what Landlock does not cover (the `filter` module).
     filter: seccompiler::BpfProgram,
 }
 
+/// Where a command's sandbox keeps its own files (the session's [`SandboxTemp`](super::SandboxTemp)).
+pub(crate) struct Private<'a> {
+    /// The command's `TMPDIR`.
+    pub(crate) tmpdir: &'a Path,
+    /// An empty file of mode 000 out of the command's reach.
+    pub(crate) unreadable: &'a Path,
+}
+
 impl Prepared {
-    /// Builds the ruleset of `config` for a command in a workspace with `roots`, `tmpdir` its
-    /// temporary directory, on a kernel with Landlock `abi`.
+    /// Builds the sandbox of `config` for a command in a workspace with `roots`, on a kernel
+    /// with Landlock `abi`: under bubblewrap where [`SandboxConfig::bubblewrap`] asks for it
+    /// and it works here, else under Landlock alone.
     pub(crate) fn new(
         config: &SandboxConfig,
         abi: i32,
         roots: &[PathBuf],
-        tmpdir: &Path,
+        private: &Private<'_>,
     ) -> io::Result<Prepared> {
-        // TCP rules came with ABI 4, scopes with ABI 6; asking an older kernel for them would
-        // only fail (no rights to handle), so they are left out there.
-        let tcp = abi >= 4;
-        let scoped = abi >= 6;
-        let abi = ABI::from(abi.min(NEWEST_USED_ABI));
-        let read = AccessFs::from_read(abi);
-        let write = AccessFs::from_write(abi);
-        let mut ruleset = Ruleset::default()
-            .handle_access(AccessFs::from_all(abi))
-            .map_err(landlock_error)?;
-        if tcp && config.network.is_restricted() {
-            // An ABI without TCP rules leaves the network open (`Sandbox::Partial`).
-            ruleset = ruleset
-                .handle_access(AccessNet::from_all(abi))
-                .map_err(landlock_error)?;
-        }
-        if scoped {
-            // ABI 6: no signal to a process outside the command's own domain (this agent, the
-            // user's other programs) and no connection to an abstract Unix socket made
-            // outside it (a desktop session's, a container runtime's).
-            ruleset = ruleset
-                .scope(Scope::from_all(abi))
-                .map_err(landlock_error)?;
-        }
-        let mut created = ruleset.create().map_err(landlock_error)?;
-        if let (true, Network::Ports(ports)) = (tcp, &config.network) {
-            for port in ports {
-                created = created
-                    .add_rule(NetPort::new(*port, AccessNet::from_all(abi)))
-                    .map_err(landlock_error)?;
-            }
-        }
-
-        let deny_read: Vec<PathBuf> = config
-            .deny_read
-            .iter()
-            .map(|path| roots.first().map_or(path.clone(), |root| root.join(path)))
-            // A denied path that does not exist has nothing to protect yet (the ruleset is
-            // built anew for each command), and denying it would cost its directory's new files
-            // their reads (see `read_grants`).
-            .filter_map(|path| std::fs::canonicalize(path).ok())
-            .collect();
-        for (path, access) in read_grants(&deny_read, read) {
-            created = grant(created, &path, access, abi)?;
-        }
-
+        let bubblewrap = if config.bubblewrap {
+            super::bubblewrap::find().ok()
+        } else {
+            None
+        };
+        // A denied path that does not exist has nothing to protect yet (the sandbox is built
+        // anew for each command), and with Landlock alone denying it would cost its
+        // directory's new files their reads (see `complement`).
+        let resolve = |paths: &[PathBuf]| -> Vec<PathBuf> {
+            paths
+                .iter()
+                .map(|path| roots.first().map_or(path.clone(), |root| root.join(path)))
+                .filter_map(|path| std::fs::canonicalize(path).ok())
+                .collect()
+        };
+        let deny_read = resolve(&config.deny_read);
+        let deny_write = resolve(&config.deny_write);
         let mut writable: Vec<PathBuf> = roots.to_vec();
-        writable.push(tmpdir.to_owned());
+        writable.push(private.tmpdir.to_owned());
         writable.extend(config.writable.iter().cloned());
-        let writable: Vec<PathBuf> = writable
-            .into_iter()
-            .filter_map(|path| std::fs::canonicalize(path).ok())
-            .collect();
-        for path in &writable {
-            created = grant(created, path, write, abi)?;
-        }
-        let device = AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
-        for path in WRITABLE_DEVICES {
-            created = grant(created, Path::new(path), device & write, abi)?;
-        }
-        let ruleset: Option<OwnedFd> = created.into();
-        let ruleset = ruleset.ok_or_else(|| {
-            io::Error::other("the kernel gave no Landlock ruleset (Landlock is unsupported)")
-        })?;
+        let writable = resolve(&writable);
+
+        let ruleset = landlock_ruleset(
+            config,
+            abi,
+            (bubblewrap.is_none()).then_some((&writable, &deny_read)),
+        )?;
+        let bubblewrap = bubblewrap.map(|found| {
+            let mounts = super::bubblewrap::Mounts {
+                writable: &writable,
+                deny_write: &deny_write,
+                deny_read: &deny_read,
+                unreadable: private.unreadable,
+            };
+            (found.program.clone(), mounts.arguments())
+        });
         Ok(Prepared {
             ruleset,
-            tmpdir: tmpdir.to_owned(),
+            bubblewrap,
+            tmpdir: private.tmpdir.to_owned(),
             writable,
             network: config.network.clone(),
             deny_read,
+            deny_write,
             filter: filter_for(&config.network)?,
         })
+    }
+
+    /// `true` when the command runs under bubblewrap, so must be started through
+    /// [`command`](Self::command).
+    pub(crate) fn wraps(&self) -> bool {
+        self.bubblewrap.is_some()
+    }
+
+    /// A command that runs `program` in the sandbox (under bubblewrap: `bwrap`, its
+    /// arguments, then `program`), for the caller to add `program`'s own arguments to.
+    pub(crate) fn command(&self, program: &Path) -> Command {
+        match &self.bubblewrap {
+            Some((bwrap, arguments)) => {
+                let mut command = Command::new(bwrap);
+                command.args(arguments).arg(program);
+                command
+            }
+            None => Command::new(program),
+        }
     }
 
     /// What it lets a command started in `workdir` do, for explaining its refusals.
@@ -174,6 +183,7 @@ impl Prepared {
             workdir: workdir.to_owned(),
             writable: self.writable.clone(),
             deny_read: self.deny_read.clone(),
+            deny_write: self.deny_write.clone(),
             network_off: self.network.is_restricted(),
         }
     }
@@ -187,7 +197,7 @@ impl Prepared {
     /// in the child between fork and exec, where only async-signal-safe calls are allowed).
     pub(crate) fn spawn(&self, command: &mut Command) -> io::Result<Child> {
         command.env("TMPDIR", OsString::from(&self.tmpdir));
-        let ruleset = self.ruleset.as_raw_fd();
+        let ruleset = self.ruleset.as_ref().map(AsRawFd::as_raw_fd);
         let filter = &self.filter;
         std::thread::scope(|scope| {
             // Builder, not `scope.spawn`: a thread the system refuses is an error, not a panic.
@@ -208,6 +218,72 @@ impl Prepared {
     }
 }
 
+/// The Landlock ruleset of `config` on a kernel with `abi`: TCP ports (ABI 4 on) and scopes
+/// (ABI 6 on), and with `files` (Landlock alone: the resolved writable paths and denied reads)
+/// the file rules too. `None` when there is nothing for Landlock to hold.
+fn landlock_ruleset(
+    config: &SandboxConfig,
+    abi: i32,
+    files: Option<(&Vec<PathBuf>, &Vec<PathBuf>)>,
+) -> io::Result<Option<OwnedFd>> {
+    // TCP rules came with ABI 4, scopes with ABI 6; asking an older kernel for them would
+    // only fail (no rights to handle), so they are left out there.
+    let tcp = abi >= 4 && config.network.is_restricted();
+    let scoped = abi >= 6;
+    if files.is_none() && !tcp && !scoped {
+        return Ok(None);
+    }
+    let abi = ABI::from(abi.min(NEWEST_USED_ABI));
+    let mut ruleset = Ruleset::default();
+    if files.is_some() {
+        ruleset = ruleset
+            .handle_access(AccessFs::from_all(abi))
+            .map_err(landlock_error)?;
+    }
+    if tcp {
+        // An ABI without TCP rules leaves the network open (`Sandbox::Partial`).
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(landlock_error)?;
+    }
+    if scoped {
+        // ABI 6: no signal to a process outside the command's own domain (this agent, the
+        // user's other programs) and no connection to an abstract Unix socket made
+        // outside it (a desktop session's, a container runtime's).
+        ruleset = ruleset
+            .scope(Scope::from_all(abi))
+            .map_err(landlock_error)?;
+    }
+    let mut created = ruleset.create().map_err(landlock_error)?;
+    if let (true, Network::Ports(ports)) = (tcp, &config.network) {
+        for port in ports {
+            created = created
+                .add_rule(NetPort::new(*port, AccessNet::from_all(abi)))
+                .map_err(landlock_error)?;
+        }
+    }
+    if let Some((writable, deny_read)) = files {
+        let read = AccessFs::from_read(abi);
+        let write = AccessFs::from_write(abi);
+        for (path, access) in read_grants(deny_read, read) {
+            created = grant(created, &path, access, abi)?;
+        }
+        for (path, access) in write_grants(writable, deny_read, write) {
+            created = grant(created, &path, access, abi)?;
+        }
+        let device = AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+        for path in WRITABLE_DEVICES {
+            created = grant(created, Path::new(path), device & write, abi)?;
+        }
+    }
+    let ruleset: Option<OwnedFd> = created.into();
+    ruleset
+        .ok_or_else(|| {
+            io::Error::other("the kernel gave no Landlock ruleset (Landlock is unsupported)")
+        })
+        .map(Some)
+}
+
 /// The seccomp filter for `network`, compiled once per setting (the ports of
 /// [`Network::Ports`] do not change it).
 fn filter_for(network: &Network) -> io::Result<seccompiler::BpfProgram> {
@@ -224,16 +300,21 @@ fn filter_for(network: &Network) -> io::Result<seccompiler::BpfProgram> {
     filters[index].clone().map_err(io::Error::other)
 }
 
-/// Puts the calling thread (and what it starts) under the Landlock ruleset `ruleset`, for
-/// good: call it only on a thread that ends after starting the command.
-fn restrict_this_thread(ruleset: std::os::fd::RawFd) -> io::Result<()> {
+/// Sets `no_new_privs` on the calling thread and puts it (and what it starts) under the
+/// Landlock ruleset `ruleset` when there is one, for good: call it only on a thread that ends
+/// after starting the command.
+fn restrict_this_thread(ruleset: Option<std::os::fd::RawFd>) -> io::Result<()> {
     // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers only; it is required of an
-    // unprivileged thread before it may restrict itself, and keeps a setuid program the command
-    // runs from gaining what the sandbox withholds. Flags 0 restricts this thread only.
+    // unprivileged thread before it may restrict itself or install a seccomp filter, and keeps
+    // a setuid program the command runs from gaining what the sandbox withholds. Flags 0
+    // restricts this thread only.
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             return Err(io::Error::last_os_error());
         }
+        let Some(ruleset) = ruleset else {
+            return Ok(());
+        };
         // SAFETY: landlock_restrict_self takes a descriptor, open for the caller's lifetime
         // (it belongs to the `Prepared` borrowed by `spawn`), and flags.
         if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
@@ -279,17 +360,64 @@ fn grant(
 ///
 /// The siblings are those that exist when the command starts: a file the command creates in a
 /// directory on the way to a denied path cannot be read by it (the rest of the tree can).
+///
+/// A sibling that is a hard link of a denied file (made by an earlier command in the same
+/// directory, where Landlock cannot refuse it) is left out too: it is the denied file under
+/// another name.
 fn read_grants(denied: &[PathBuf], read: BitFlags<AccessFs>) -> Vec<(PathBuf, BitFlags<AccessFs>)> {
+    use std::os::unix::fs::MetadataExt as _;
     let mut grants = Vec::new();
-    let denied: Vec<&Path> = denied.iter().map(PathBuf::as_path).collect();
-    complement(Path::new("/"), &denied, read, &mut grants);
+    let denied_paths: Vec<&Path> = denied.iter().map(PathBuf::as_path).collect();
+    complement(
+        Path::new("/"),
+        &denied_paths,
+        (read, read & AccessFs::ReadDir),
+        &mut grants,
+    );
+    let denied_files: Vec<(u64, u64)> = denied
+        .iter()
+        .filter_map(|path| std::fs::symlink_metadata(path).ok())
+        .filter(|metadata| metadata.is_file())
+        .map(|metadata| (metadata.dev(), metadata.ino()))
+        .collect();
+    if !denied_files.is_empty() {
+        grants.retain(|(path, _)| {
+            std::fs::symlink_metadata(path).map_or(true, |metadata| {
+                !(metadata.is_file()
+                    && metadata.nlink() > 1
+                    && denied_files.contains(&(metadata.dev(), metadata.ino())))
+            })
+        });
+    }
     grants
 }
 
+/// The write rules: each writable path whole, except around the denied reads beneath it.
+/// There, as for reads, each sibling off the way is granted whole, and each directory on the
+/// way everything but removing and re-linking (`RemoveFile`, `RemoveDir`, `Refer`), which its
+/// subtree inherits: a denied file or folder cannot be moved out from under its rule and read
+/// at its new name. The cost: an entry directly in a directory on the way (a file beside a
+/// denied `.env` at the root) cannot be removed or renamed. Bubblewrap has no such cost.
+fn write_grants(
+    writable: &[PathBuf],
+    denied: &[PathBuf],
+    write: BitFlags<AccessFs>,
+) -> Vec<(PathBuf, BitFlags<AccessFs>)> {
+    let on_the_way = write & !(AccessFs::RemoveFile | AccessFs::RemoveDir | AccessFs::Refer);
+    let denied: Vec<&Path> = denied.iter().map(PathBuf::as_path).collect();
+    let mut grants = Vec::new();
+    for path in writable {
+        complement(path, &denied, (write, on_the_way), &mut grants);
+    }
+    grants
+}
+
+/// Grants `whole` beneath `dir` except on the `denied` paths beneath it: `on_the_way` on each
+/// directory leading to one, `whole` on each sibling off the way, nothing on a denied path.
 fn complement(
     dir: &Path,
     denied: &[&Path],
-    read: BitFlags<AccessFs>,
+    (whole, on_the_way): (BitFlags<AccessFs>, BitFlags<AccessFs>),
     grants: &mut Vec<(PathBuf, BitFlags<AccessFs>)>,
 ) {
     if denied.contains(&dir) {
@@ -301,10 +429,10 @@ fn complement(
         .filter(|path| path.starts_with(dir))
         .collect();
     if beneath.is_empty() {
-        grants.push((dir.to_owned(), read));
+        grants.push((dir.to_owned(), whole));
         return;
     }
-    grants.push((dir.to_owned(), read & AccessFs::ReadDir));
+    grants.push((dir.to_owned(), on_the_way));
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -317,9 +445,9 @@ fn complement(
             continue;
         }
         if kind.is_dir() && beneath.iter().any(|denied| denied.starts_with(&path)) {
-            complement(&path, &beneath, read, grants);
+            complement(&path, &beneath, (whole, on_the_way), grants);
         } else if !beneath.contains(&path.as_path()) {
-            grants.push((path, read));
+            grants.push((path, whole));
         }
     }
 }
@@ -350,7 +478,10 @@ mod tests {
                     &config,
                     abi,
                     &[workspace.path().to_owned()],
-                    workspace.path(),
+                    &Private {
+                        tmpdir: workspace.path(),
+                        unreadable: workspace.path(),
+                    },
                 );
                 assert!(built.is_ok(), "ABI {abi}: {:?}", built.err());
             }
@@ -365,19 +496,21 @@ mod tests {
         let workspace = tempfile::tempdir().unwrap();
         let tmpdir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
+        let unreadable = tmpdir.path().join("unreadable");
+        std::fs::write(&unreadable, "").unwrap();
         let prepared = Prepared::new(
             &SandboxConfig::default(),
             abi,
             &[workspace.path().to_owned()],
-            tmpdir.path(),
+            &Private {
+                tmpdir: tmpdir.path(),
+                unreadable: &unreadable,
+            },
         )
         .unwrap();
         let target = outside.path().join("from_command");
-        let status = prepared
-            .spawn(Command::new("touch").arg(&target))
-            .unwrap()
-            .wait()
-            .unwrap();
+        let mut touch = prepared.command(Path::new("touch"));
+        let status = prepared.spawn(touch.arg(&target)).unwrap().wait().unwrap();
         assert!(!status.success());
         assert!(!target.exists());
         std::fs::write(outside.path().join("from_this_thread"), "x").unwrap();

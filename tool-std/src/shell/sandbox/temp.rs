@@ -1,7 +1,8 @@
-//! [`SandboxTemp`]: the session's private temporary directory, the one place outside the
-//! workspace a sandboxed command may write by default. It is given to commands as `TMPDIR`,
-//! made on first use (mode 0700, under the system's temporary directory) and removed with
-//! everything in it when the coordinator is dropped.
+//! [`SandboxTemp`]: the session's private directory (mode 0700, under the system's temporary
+//! directory, made on first use, removed with everything in it when the coordinator is
+//! dropped). It holds the one place outside the workspace a sandboxed command may write by
+//! default, `tmp/` (given to commands as `TMPDIR`), and beside it, out of the command's reach,
+//! `unreadable`: the empty file of mode 000 that bubblewrap lays over each denied file.
 
 use std::io;
 use std::path::PathBuf;
@@ -15,13 +16,35 @@ pub(crate) struct SandboxTemp {
 }
 
 impl SandboxTemp {
-    /// The directory, made on the first call (and again if that failed).
+    /// The commands' temporary directory, made on the first call (and again if that failed).
     pub(crate) fn dir(&self) -> io::Result<PathBuf> {
+        Ok(self.base()?.join("tmp"))
+    }
+
+    /// The empty file no one may read, made on the first call.
+    pub(crate) fn unreadable(&self) -> io::Result<PathBuf> {
+        Ok(self.base()?.join("unreadable"))
+    }
+
+    fn base(&self) -> io::Result<PathBuf> {
         let mut dir = self.dir.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(dir) = dir.as_ref() {
             return Ok(dir.clone());
         }
         let made = make()?;
+        let filled = std::fs::create_dir(made.join("tmp")).and_then(|()| {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o000)
+                .open(made.join("unreadable"))
+                .map(drop)
+        });
+        if let Err(error) = filled {
+            let _ = std::fs::remove_dir_all(&made);
+            return Err(error);
+        }
         *dir = Some(made.clone());
         Ok(made)
     }

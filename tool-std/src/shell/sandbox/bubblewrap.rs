@@ -1,0 +1,251 @@
+//! The file system of a sandboxed command as bubblewrap (`bwrap`, the engine Claude Code's
+//! sandbox uses on Linux) builds it: a mount namespace of its own in which the whole tree is a
+//! read-only view of this one, the writable roots are bound writable again, every denied path
+//! is covered (a file by an unreadable empty file, a directory by an empty unreadable
+//! `tmpfs`), and `/dev` is a fresh one holding only `null`, `zero`, `full`, `random`,
+//! `urandom`, `tty` and a private `shm`.
+//!
+//! What this holds beyond Landlock: nothing outside the writable roots changes, metadata
+//! included (`chmod`, `chown`, `touch -d`, extended attributes fail with "Read-only file
+//! system"); a denied file cannot be moved out from under its name (it is a mount point: "Device
+//! or resource busy"), nor a denied folder's files reached at all; the paths of `Edit(..)` deny
+//! rules are read-only even inside the workspace; and no device but the harmless ones is there
+//! to open.
+//!
+//! Landlock still holds the network (its TCP rules) and the scopes (signals, abstract Unix
+//! sockets), and the seccomp filter still holds devices and sockets: both are put on the thread
+//! that starts `bwrap`, so `bwrap` and the command inherit them. Landlock's file rules cannot
+//! come with them: a Landlock domain that handles file access forbids `mount`, which `bwrap`
+//! needs; the mount namespace takes their place.
+//!
+//! The sandbox also runs in a user namespace of its own in which no further one can be made
+//! (`--disable-userns`: the mounts cannot be rearranged from inside), with every capability
+//! dropped (`--cap-drop ALL`, which matters when the agent runs as root).
+//!
+//! `bwrap` is used where it is installed (on the `PATH`, or `/usr/bin/bwrap`) and works: it is
+//! tried once per process with the same options (user namespaces may be turned off, or
+//! refused by AppArmor); where it does not, Landlock alone holds the files and
+//! [`engine`](super::engine) says why.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// The options every sandboxed command starts with, before its own mounts.
+const BASE: &[&str] = &[
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--unshare-user",
+    "--disable-userns",
+    "--cap-drop",
+    "ALL",
+];
+
+/// A working `bwrap` program.
+#[derive(Debug, Clone)]
+pub(crate) struct Bubblewrap {
+    /// Where it is.
+    pub(crate) program: PathBuf,
+    /// What `bwrap --version` says (`bubblewrap 0.8.0`).
+    pub(crate) version: String,
+}
+
+/// The `bwrap` this process can use, or why there is none. Tried once per process.
+pub(crate) fn find() -> Result<&'static Bubblewrap, &'static str> {
+    static FOUND: OnceLock<Result<Bubblewrap, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let program = locate().ok_or_else(|| {
+                "bubblewrap is not installed (`bwrap` is on neither the PATH nor /usr/bin)"
+                    .to_owned()
+            })?;
+            let version = Command::new(&program)
+                .arg("--version")
+                .stdin(Stdio::null())
+                .output()
+                .ok()
+                .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+                .filter(|version| !version.is_empty())
+                .unwrap_or_else(|| "bubblewrap (version unknown)".to_owned());
+            try_it(&program).map_err(|why| format!("{version} at {}: {why}", program.display()))?;
+            Ok(Bubblewrap { program, version })
+        })
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+fn locate() -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .chain([PathBuf::from("/usr/bin")])
+        .map(|dir| dir.join("bwrap"))
+        .find(|path| path.is_file())
+}
+
+/// Runs `/bin/sh -c :` under `program` with the options every command gets, on a thread with
+/// `no_new_privs` set as a sandboxed command's is (a setuid `bwrap` would fail there).
+fn try_it(program: &Path) -> Result<(), String> {
+    let run = || -> io::Result<std::process::Output> {
+        // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers only and changes this thread,
+        // which ends after the one start.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Command::new(program)
+            .args(BASE)
+            .args(["--", "/bin/sh", "-c", ":"])
+            .stdin(Stdio::null())
+            .output()
+    };
+    let output = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("bwrap-probe".to_owned())
+            .spawn_scoped(scope, run)
+            .map_err(|error| error.to_string())?
+            .join()
+            .map_err(|_| "the thread trying it panicked".to_owned())?
+            .map_err(|error| error.to_string())
+    })?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+    Err(if said.is_empty() {
+        format!("it failed ({})", output.status)
+    } else {
+        format!("it failed: {said}")
+    })
+}
+
+/// What a command's mount namespace is made of, all paths resolved.
+pub(crate) struct Mounts<'a> {
+    /// Bound writable.
+    pub(crate) writable: &'a [PathBuf],
+    /// Bound read-only again, beneath a writable one (the `Edit(..)` deny rules).
+    pub(crate) deny_write: &'a [PathBuf],
+    /// Covered.
+    pub(crate) deny_read: &'a [PathBuf],
+    /// An empty file of mode 000 outside every writable path, laid over each denied file.
+    pub(crate) unreadable: &'a Path,
+}
+
+impl Mounts<'_> {
+    /// The `bwrap` arguments, up to and including the `--` before the command.
+    ///
+    /// Later mounts cover earlier ones, so the order is: everything read-only, the writable
+    /// roots, the read-only paths within them, the covers. A path beneath a covered folder is
+    /// left out (the cover already hides it, and `bwrap` could not make its mount point in the
+    /// read-only `tmpfs`); so is a denied path that no longer exists.
+    pub(crate) fn arguments(&self) -> Vec<OsString> {
+        let mut arguments: Vec<OsString> = BASE.iter().map(OsString::from).collect();
+        let mut covered: Vec<&Path> = self.deny_read.iter().map(PathBuf::as_path).collect();
+        covered.sort();
+        covered.dedup();
+        let covered: Vec<&Path> = covered
+            .iter()
+            .copied()
+            .filter(|path| {
+                !covered
+                    .iter()
+                    .any(|other| other != path && path.starts_with(other))
+            })
+            .collect();
+        let hidden = |path: &Path| covered.iter().any(|cover| path.starts_with(cover));
+        let mut push = |words: &[&std::ffi::OsStr]| {
+            arguments.extend(words.iter().map(|word| word.to_os_string()));
+        };
+        for path in self.writable.iter().filter(|path| !hidden(path)) {
+            push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+        }
+        for path in self.deny_write.iter().filter(|path| !hidden(path)) {
+            if path.symlink_metadata().is_ok() {
+                push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+            }
+        }
+        for path in covered {
+            match path.symlink_metadata() {
+                Ok(metadata) if metadata.is_dir() => push(&[
+                    "--perms".as_ref(),
+                    "0000".as_ref(),
+                    "--tmpfs".as_ref(),
+                    path.as_os_str(),
+                    "--remount-ro".as_ref(),
+                    path.as_os_str(),
+                ]),
+                Ok(_) => push(&[
+                    "--ro-bind".as_ref(),
+                    self.unreadable.as_os_str(),
+                    path.as_os_str(),
+                ]),
+                Err(_) => {}
+            }
+        }
+        arguments.push("--".into());
+        arguments
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(arguments: &[OsString]) -> Vec<String> {
+        arguments
+            .iter()
+            .map(|argument| argument.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn writable_roots_come_after_the_read_only_root_and_covers_come_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("secrets/deeper")).unwrap();
+        std::fs::write(root.join(".env"), "S=1").unwrap();
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        let unreadable = root.join("unreadable");
+        let writable = [root.clone()];
+        let deny_write = [root.join(".claude")];
+        let deny_read = [
+            root.join("secrets/deeper"),
+            root.join("secrets"),
+            root.join(".env"),
+            root.join("gone"),
+        ];
+        let arguments = strings(
+            &Mounts {
+                writable: &writable,
+                deny_write: &deny_write,
+                deny_read: &deny_read,
+                unreadable: &unreadable,
+            }
+            .arguments(),
+        );
+        let at = |word: &str| arguments.iter().position(|argument| argument == word);
+        let root_text = root.display().to_string();
+        let position_of = |path: &Path| {
+            let text = path.display().to_string();
+            arguments.iter().position(|argument| *argument == text)
+        };
+        assert_eq!(arguments[..3], ["--ro-bind", "/", "/"]);
+        assert!(at("--bind") < position_of(&root.join(".claude")));
+        assert_eq!(
+            arguments.iter().filter(|a| **a == root_text).count(),
+            2,
+            "{arguments:?}"
+        );
+        assert!(position_of(&root.join("secrets/deeper")).is_none());
+        assert!(position_of(&root.join("gone")).is_none());
+        let cover = position_of(&root.join(".env")).unwrap();
+        assert_eq!(arguments[cover - 1], unreadable.display().to_string());
+        let tmpfs = position_of(&root.join("secrets")).unwrap();
+        assert_eq!(arguments[tmpfs - 1], "--tmpfs");
+        assert_eq!(arguments.last().map(String::as_str), Some("--"));
+    }
+}

@@ -1,0 +1,959 @@
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use tool_core::ToolCall;
+use tool_core::policy::{Mode, PolicyBuilder, Verdict};
+use tool_core::{Coordinator, Toolset, Workspace};
+use tool_std::shell::sandbox::{AutoAllowSandboxedShell, Network, SandboxConfig, status};
+
+#[path = "../shell_support/mod.rs"]
+mod shell_support;
+use shell_support::{SHELL_TOOLS, Shell, allow_all};
+
+/// The shell tools under `policy`, with `config` as the sandbox's configuration.
+fn shell_with(config: SandboxConfig, policy: PolicyBuilder) -> Shell {
+    shell_in(config, policy, Mode::Default)
+}
+
+/// The shell tools under `policy` in `mode`, with `config` as the sandbox's configuration.
+fn shell_in(config: SandboxConfig, policy: PolicyBuilder, mode: Mode) -> Shell {
+    Shell::sandboxed(policy, mode, Some(config))
+}
+
+/// The default configuration, on this file's engine.
+fn config() -> SandboxConfig {
+    SandboxConfig {
+        bubblewrap: BUBBLEWRAP,
+        ..SandboxConfig::default()
+    }
+}
+
+/// Every shell tool allowed, the sandbox as configured by default.
+fn sandboxed() -> Shell {
+    shell_with(config(), allow_all())
+}
+
+/// `false` (with a note) where the kernel has no Landlock, so the test has nothing to check.
+fn landlock() -> bool {
+    let held = status().holds_files();
+    if !held {
+        eprintln!("skipped: this kernel has no Landlock ({})", status());
+    }
+    held
+}
+
+/// A path in the system's temporary directory that nothing has made yet, removed on drop.
+struct Outside(PathBuf);
+
+impl Outside {
+    fn new(name: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap().keep();
+        Outside(dir.join(name))
+    }
+
+    fn shell_path(&self) -> String {
+        self.0.display().to_string()
+    }
+}
+
+impl Drop for Outside {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// `script` written to `name` in the workspace, for a command to run: a path the policy
+/// would refuse in the command line itself (`echo x > ../x` is outside the workspace) reaches
+/// the kernel only from inside a program, as it does from `python build.py` or `make`.
+/// The command that runs `script`, written to `name` in the workspace. The policy reads the
+/// command line, not the script's content: a write the script makes outside the workspace
+/// reaches the kernel sandbox, which these tests are about (written on the command line, the
+/// policy would refuse it first).
+fn script(shell: &Shell, name: &str, script: &str) -> String {
+    std::fs::write(shell.root().join(name), script).unwrap();
+    format!("bash {name}")
+}
+
+fn exists(path: &Path) -> bool {
+    path.symlink_metadata().is_ok()
+}
+
+#[test]
+fn a_write_in_the_workspace_succeeds() {
+    let shell = sandboxed();
+    let run = shell.run("mkdir -p src && echo made > src/new.txt && cat src/new.txt");
+    assert_eq!((run.exit_code, run.output.as_str()), (Some(0), "made\n"));
+    assert_eq!(run.note, None, "nothing to say about a sandboxed success");
+}
+
+#[test]
+fn a_write_to_the_parent_of_the_workspace_fails_and_the_result_names_it() {
+    if !landlock() {
+        return;
+    }
+    let shell = sandboxed();
+    // `../x`, named after the workspace so that no other test's file can be in the way.
+    let name = format!("{}.x", shell.root().file_name().unwrap().to_string_lossy());
+    let run = shell.run(&script(
+        &shell,
+        "build.sh",
+        &format!("echo x > ../{name}\n"),
+    ));
+    assert_ne!(run.exit_code, Some(0));
+    assert!(!exists(&shell.root().join("..").join(&name)));
+    let note = run.note.expect("a note on the refusal");
+    assert!(
+        note.contains(&format!("the sandbox refused `../{name}`")),
+        "{note}"
+    );
+    assert!(note.contains("SandboxConfig::writable"), "{note}");
+}
+
+#[test]
+fn a_write_in_tmp_outside_the_temporary_directory_fails() {
+    if !landlock() {
+        return;
+    }
+    let outside = Outside::new("escaped");
+    let shell = sandboxed();
+    let command = script(
+        &shell,
+        "probe.sh",
+        &format!("touch {}", outside.shell_path()),
+    );
+    let run = shell.run(&command);
+    assert_ne!(run.exit_code, Some(0), "{}", run.output);
+    assert!(!exists(&outside.0));
+}
+
+#[test]
+fn the_temporary_directory_is_given_as_tmpdir_and_is_writable() {
+    let run = sandboxed().run(r#"echo kept > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMPDIR""#);
+    assert_eq!(run.exit_code, Some(0), "{}", run.output);
+    let mut lines = run.output.lines();
+    assert_eq!(lines.next(), Some("kept"));
+    let tmpdir = lines.next().unwrap();
+    assert!(tmpdir.contains("tool-std-sandbox-"), "{tmpdir}");
+}
+
+#[test]
+fn the_temporary_directory_is_removed_with_the_coordinator() {
+    let shell = sandboxed();
+    let run = shell.run(r#"echo "$TMPDIR""#);
+    let tmpdir = PathBuf::from(run.output.trim());
+    assert!(tmpdir.is_dir());
+    drop(shell);
+    assert!(!exists(&tmpdir));
+}
+
+#[test]
+fn a_write_to_home_fails() {
+    if !landlock() {
+        return;
+    }
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+        return;
+    };
+    let probe = home.join(format!(".tool-std-sandbox-probe-{}", std::process::id()));
+    let shell = sandboxed();
+    let command = script(&shell, "probe.sh", &format!("touch '{}'", probe.display()));
+    let run = shell.run(&command);
+    let escaped = exists(&probe);
+    let _ = std::fs::remove_file(&probe);
+    assert!(!escaped, "the command wrote to $HOME");
+    assert_ne!(run.exit_code, Some(0));
+}
+
+#[test]
+fn a_write_through_a_symlink_in_the_workspace_pointing_outside_fails() {
+    if !landlock() {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let shell = sandboxed();
+    std::os::unix::fs::symlink(outside.path(), shell.root().join("link")).unwrap();
+    let run = shell.run(&script(&shell, "build.sh", "echo x > link/escaped\n"));
+    assert_ne!(run.exit_code, Some(0));
+    assert!(!exists(&outside.path().join("escaped")));
+}
+
+#[test]
+fn writes_to_dev_null_and_dev_stdout_keep_working() {
+    let shell = sandboxed();
+    // In a script: the policy judges `/dev/stdout` in a command line by what it resolves to in
+    // this process.
+    let command = script(
+        &shell,
+        "print.sh",
+        "echo gone > /dev/null && echo gone 2>/dev/null >&2 && echo ok > /dev/stdout && echo err > /dev/stderr\n",
+    );
+    let run = shell.run(&command);
+    assert_eq!((run.exit_code, run.output.as_str()), (Some(0), "ok\nerr\n"));
+}
+
+#[test]
+fn mktemp_makes_its_file_in_the_temporary_directory() {
+    let run = sandboxed().run(r#"file=$(mktemp) && echo kept > "$file" && cat "$file""#);
+    assert_eq!((run.exit_code, run.output.as_str()), (Some(0), "kept\n"));
+}
+
+#[test]
+fn a_child_process_and_a_sh_c_grandchild_are_confined() {
+    if !landlock() {
+        return;
+    }
+    let shell = sandboxed();
+    let child = script(&shell, "child.sh", "bash -c 'touch ../child'");
+    let grandchild = script(
+        &shell,
+        "grandchild.sh",
+        r#"sh -c "sh -c 'touch ../grandchild'""#,
+    );
+    let run = shell.run(&format!("{child}; {grandchild}; touch inside"));
+    assert_eq!(run.exit_code, Some(0), "{}", run.output);
+    assert!(!exists(&shell.root().join("../child")));
+    assert!(!exists(&shell.root().join("../grandchild")));
+    assert!(exists(&shell.root().join("inside")));
+}
+
+#[test]
+fn a_background_job_is_confined() {
+    if !landlock() {
+        return;
+    }
+    let shell = sandboxed();
+    let command = script(&shell, "job.sh", "touch ../from_job; echo status $?");
+    let id = shell.start(&command);
+    let output = shell.read_until(&id, |seen| seen.contains("status"));
+    assert!(!output.contains("status 0"), "{output}");
+    assert!(!exists(&shell.root().join("../from_job")));
+}
+
+#[test]
+fn a_background_job_that_failed_in_the_sandbox_says_what_was_refused() {
+    if !landlock() {
+        return;
+    }
+    let shell = sandboxed();
+    let command = script(&shell, "build.sh", "sleep 0.2; echo x > ../from_job.out\n");
+    let id = shell.start(&command);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let ended = loop {
+        let read = shell.job_output(&id, json!({ "since_last": false }));
+        if read.status != "running" {
+            break read;
+        }
+        assert!(std::time::Instant::now() < deadline, "the job never ended");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_ne!(ended.exit_code, Some(0));
+    let note = ended.note.expect("a note on the refusal");
+    assert!(
+        note.contains("the sandbox refused `../from_job.out`"),
+        "{note}"
+    );
+}
+
+#[test]
+fn reading_a_denied_path_fails_and_the_rest_of_the_workspace_reads() {
+    if !landlock() {
+        return;
+    }
+    let shell = shell_with(
+        SandboxConfig {
+            deny_read: vec![".env".into()],
+            ..config()
+        },
+        allow_all(),
+    );
+    std::fs::write(shell.root().join(".env"), "SECRET=1\n").unwrap();
+    std::fs::write(shell.root().join("main.rs"), "fn main() {}\n").unwrap();
+    let run = shell.run("cat .env");
+    assert_ne!(run.exit_code, Some(0));
+    assert!(!run.output.contains("SECRET"), "{}", run.output);
+    let note = run.note.expect("a note on the refusal");
+    assert!(note.contains("SandboxConfig::deny_read"), "{note}");
+    let run = shell.run("cat main.rs && ls -a | grep -c env");
+    assert_eq!(run.exit_code, Some(0), "{}", run.output);
+    assert_eq!(run.output, "fn main() {}\n1\n");
+}
+
+/// The exit code of a TCP connection (bash's `/dev/tcp`) to a listener on loopback.
+fn connect_to_loopback(shell: &Shell) -> tool_std::ShellRun {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    shell.run(&format!(
+        "exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+    ))
+}
+
+#[test]
+fn a_connection_to_a_loopback_listener_fails_with_the_network_off() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        eprintln!(
+            "skipped: this kernel's Landlock has no TCP rules ({})",
+            status()
+        );
+        return;
+    }
+    let run = connect_to_loopback(&sandboxed());
+    assert_ne!(run.exit_code, Some(0), "{}", run.output);
+    assert!(!run.output.contains("connected"));
+    let note = run.note.expect("a note on the refusal");
+    assert!(note.contains("network off"), "{note}");
+}
+
+#[test]
+fn a_connection_to_a_loopback_listener_succeeds_when_the_network_is_allowed() {
+    let shell = shell_with(
+        SandboxConfig {
+            network: Network::All,
+            ..config()
+        },
+        allow_all(),
+    );
+    let run = connect_to_loopback(&shell);
+    assert_eq!(
+        (run.exit_code, run.output.as_str()),
+        (Some(0), "connected\n")
+    );
+}
+
+#[test]
+fn a_command_denied_by_a_rule_never_runs_sandbox_or_not() {
+    for enabled in [true, false] {
+        let config = SandboxConfig {
+            enabled,
+            ..config()
+        };
+        let policy = PolicyBuilder::default()
+            .deny("run_shell(touch:*)")
+            .rule(AutoAllowSandboxedShell::new(&config));
+        let shell = shell_with(config, policy);
+        let result = shell.call("run_shell", json!({ "command": "touch marker" }));
+        assert!(result.is_error(), "sandbox enabled: {enabled}");
+        assert!(
+            !exists(&shell.root().join("marker")),
+            "sandbox enabled: {enabled}"
+        );
+    }
+}
+
+#[test]
+fn a_sandboxed_command_no_rule_denies_runs_without_asking_and_explain_says_why() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        eprintln!("skipped: the sandbox is not enforced here ({})", status());
+        return;
+    }
+    let config = config();
+    let policy = PolicyBuilder::default().rule(AutoAllowSandboxedShell::new(&config));
+    let shell = shell_with(config, policy);
+    let run = shell.run("touch made");
+    assert_eq!(run.exit_code, Some(0));
+    assert!(exists(&shell.root().join("made")));
+    let explanation = shell
+        .coordinator
+        .explain(&ToolCall::new("run_shell", r#"{"command": "touch made"}"#))
+        .unwrap();
+    assert_eq!(explanation.decision.verdict, Verdict::Allow);
+    let decider = explanation.decider().unwrap();
+    assert!(
+        decider
+            .name
+            .starts_with("sandboxed run_shell runs without asking: sandbox enforced (Landlock ABI"),
+        "{}",
+        decider.name
+    );
+}
+
+#[test]
+fn an_ask_rule_still_asks_under_the_auto_allow() {
+    let config = config();
+    let policy = PolicyBuilder::default()
+        .ask("run_shell(git push:*)")
+        .rule(AutoAllowSandboxedShell::new(&config));
+    let shell = shell_with(config, policy);
+    let explanation = shell
+        .coordinator
+        .explain(&ToolCall::new("run_shell", r#"{"command": "git push"}"#))
+        .unwrap();
+    assert_eq!(explanation.decision.verdict, Verdict::Ask);
+}
+
+/// The configuration of a kernel without Landlock.
+fn without_landlock() -> SandboxConfig {
+    SandboxConfig {
+        assume_unsupported: true,
+        ..config()
+    }
+}
+
+#[test]
+fn without_landlock_the_command_runs_unsandboxed_and_the_result_says_so() {
+    let shell = shell_with(without_landlock(), allow_all());
+    let outside = Outside::new("written");
+    let command = script(
+        &shell,
+        "probe.sh",
+        &format!("touch {}", outside.shell_path()),
+    );
+    let run = shell.run(&command);
+    assert_eq!(run.exit_code, Some(0), "{}", run.output);
+    assert!(exists(&outside.0), "unsandboxed, the write goes through");
+    let note = run
+        .note
+        .expect("a note saying the command was not sandboxed");
+    assert!(
+        note.starts_with("not sandboxed: the kernel has no Landlock"),
+        "{note}"
+    );
+    let id = shell.start("true");
+    assert!(!id.is_empty());
+}
+
+#[test]
+fn without_landlock_the_auto_allow_does_not_apply() {
+    let config = without_landlock();
+    let rule = AutoAllowSandboxedShell::new(&config);
+    assert!(!rule.applies());
+    let shell = shell_with(config, PolicyBuilder::default().rule(rule));
+    let explanation = shell
+        .coordinator
+        .explain(&ToolCall::new("run_shell", r#"{"command": "touch made"}"#))
+        .unwrap();
+    assert_eq!(explanation.decision.verdict, Verdict::Ask);
+    assert!(
+        explanation.steps.iter().any(|step| step
+            .name
+            .starts_with("sandboxed run_shell auto-allow not applied: the kernel has no Landlock")),
+        "{explanation}"
+    );
+    let result = shell.call("run_shell", json!({ "command": "touch made" }));
+    assert!(result.is_error(), "asked, with no one to answer");
+    assert!(!exists(&shell.root().join("made")));
+}
+
+#[test]
+fn the_sandbox_turned_off_runs_unsandboxed_and_says_so() {
+    let shell = shell_with(
+        SandboxConfig {
+            enabled: false,
+            ..config()
+        },
+        allow_all(),
+    );
+    let note = shell.run("true").note.unwrap();
+    assert!(note.contains("SandboxConfig::enabled"), "{note}");
+}
+
+#[test]
+fn settings_give_the_deny_rules_to_the_sandbox_and_turn_the_auto_allow_on() {
+    if !landlock() {
+        return;
+    }
+    let settings = tool_core::settings::Settings::from_json(
+        r#"{"permissions": {"deny": ["Read(./.env)"]}, "sandbox": {"autoAllowBashIfSandboxed": true}}"#,
+    )
+    .unwrap();
+    let config = SandboxConfig::from_settings(&settings);
+    let rule = AutoAllowSandboxedShell::from_settings(&settings, &config).expect("turned on");
+    let shell = shell_with(config, PolicyBuilder::default().rule(rule));
+    std::fs::write(shell.root().join(".env"), "SECRET=1\n").unwrap();
+    let run = shell.run("cat .env; echo read $?");
+    assert!(!run.output.contains("SECRET"), "{}", run.output);
+    assert!(run.output.ends_with("read 1\n"), "{}", run.output);
+}
+
+#[test]
+fn settings_without_the_auto_allow_add_no_rule() {
+    let settings =
+        tool_core::settings::Settings::from_json(r#"{"sandbox": {"enabled": true}}"#).unwrap();
+    let config = SandboxConfig::from_settings(&settings);
+    assert!(AutoAllowSandboxedShell::from_settings(&settings, &config).is_none());
+}
+
+#[test]
+fn a_connection_succeeds_on_an_allowed_port_and_fails_on_another() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        eprintln!(
+            "skipped: this kernel's Landlock has no TCP rules ({})",
+            status()
+        );
+        return;
+    }
+    let allowed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let other = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = |listener: &TcpListener| listener.local_addr().unwrap().port();
+    let shell = shell_with(
+        SandboxConfig {
+            network: Network::Ports(vec![port(&allowed)]),
+            ..config()
+        },
+        allow_all(),
+    );
+    let connect = |port: u16| {
+        shell.run(&format!(
+            "exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+        ))
+    };
+    assert_eq!(connect(port(&allowed)).output, "connected\n");
+    let refused = connect(port(&other));
+    assert_ne!(refused.exit_code, Some(0), "{}", refused.output);
+}
+
+#[test]
+fn a_command_cannot_signal_a_process_outside_its_sandbox() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { abi } if abi >= 6) {
+        eprintln!(
+            "skipped: this kernel's Landlock has no signal scope ({})",
+            status()
+        );
+        return;
+    }
+    let mut outside = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let run = sandboxed().run(&format!("kill -TERM {}", outside.id()));
+    let still_running = outside.try_wait().unwrap().is_none();
+    outside.kill().unwrap();
+    outside.wait().unwrap();
+    assert_ne!(run.exit_code, Some(0), "{}", run.output);
+    assert!(
+        still_running,
+        "the signal reached a process outside the sandbox"
+    );
+    let note = run.note.expect("a note on the refusal");
+    assert!(note.contains("kill_shell"), "{note}");
+}
+
+#[test]
+fn a_later_settings_file_overrides_the_sandbox_flags_it_sets() {
+    use tool_core::settings::Settings;
+    let mut settings =
+        Settings::from_json(r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#)
+            .unwrap();
+    settings.merge(Settings::from_json(r#"{"sandbox": {"enabled": false}}"#).unwrap());
+    assert_eq!(settings.sandbox.enabled, Some(false));
+    assert_eq!(settings.sandbox.auto_allow_bash_if_sandboxed, Some(true));
+    assert!(!SandboxConfig::from_settings(&settings).enabled);
+}
+
+#[test]
+fn sandbox_keys_not_read_here_are_listed_as_ignored() {
+    let settings = tool_core::settings::Settings::from_json(
+        r#"{"sandbox": {"excludedCommands": ["docker"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(settings.ignored[0].location, "sandbox.excludedCommands");
+}
+
+#[test]
+fn the_grants_file_cannot_be_read_by_a_sandboxed_command() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        eprintln!("skipped: no Landlock on this kernel ({})", status());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let grants = dir.path().join("grants.json");
+    std::fs::write(&grants, r#"{"allow": ["run_shell(deploy *)"]}"#).unwrap();
+    std::fs::write(dir.path().join("notes.md"), "readable\n").unwrap();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(SHELL_TOOLS).unwrap())
+        .workspace(Workspace::new(dir.path()).unwrap())
+        .grants_file(&grants)
+        .policy(allow_all())
+        .build()
+        .unwrap();
+    let result = coordinator.call_blocking(ToolCall::new(
+        "run_shell",
+        json!({"command": "cat notes.md; cat grants.json; echo done $?"}).to_string(),
+    ));
+    let output = result.structured().unwrap()["output"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(output.contains("readable"), "{output}");
+    assert!(!output.contains("deploy"), "the grants leaked: {output}");
+    assert!(output.contains("done 1"), "{output}");
+}
+
+#[test]
+fn a_read_deny_rule_given_in_code_holds_for_commands_too() {
+    if !landlock() {
+        return;
+    }
+    for mode in [Mode::Default, Mode::Bypass] {
+        // No SandboxConfig: the sandbox takes the rule from the coordinator's policy.
+        let shell = shell_in(config(), allow_all().deny("Read(./secrets/**)"), mode);
+        std::fs::create_dir(shell.root().join("secrets")).unwrap();
+        std::fs::write(shell.root().join("secrets/key.txt"), "hunter2-SECRET\n").unwrap();
+        std::fs::write(shell.root().join("notes.txt"), "readable\n").unwrap();
+        let run = shell.run("cat secrets/key.txt; cat notes.txt");
+        assert!(!run.output.contains("hunter2"), "{mode:?}: {}", run.output);
+        assert!(run.output.contains("readable"), "{mode:?}: {}", run.output);
+    }
+}
+
+/// Whether this process may make devices at all (root, or `CAP_MKNOD`): where it may not, the
+/// sandbox has nothing to add.
+fn may_make_devices() -> bool {
+    let dir = tempfile::tempdir().unwrap();
+    let made = std::process::Command::new("mknod")
+        .arg(dir.path().join("probe"))
+        .args(["c", "1", "3"])
+        .status()
+        .is_ok_and(|status| status.success());
+    if !made {
+        eprintln!("skipped: this process cannot make devices, sandboxed or not");
+    }
+    made
+}
+
+#[test]
+fn no_device_can_be_made_in_the_workspace() {
+    if !landlock() || !may_make_devices() {
+        return;
+    }
+    for mode in [Mode::Default, Mode::Bypass] {
+        let shell = shell_in(config(), allow_all(), mode);
+        // /dev/kmsg (1, 11) and a loop device (7, 0), as an attacker would reach a disk.
+        let run = shell.run(
+            "mknod kmsg c 1 11; echo kmsg $?; mknod disk b 7 0; echo disk $?; \
+             python3 -c 'import os, stat; os.mknod(\"viapy\", stat.S_IFCHR | 0o600, os.makedev(1, 3))'; echo py $?; \
+             mkfifo fifo; echo fifo $?",
+        );
+        for device in ["kmsg", "disk", "viapy"] {
+            assert!(
+                !exists(&shell.root().join(device)),
+                "{mode:?}: `{device}` was made: {}",
+                run.output
+            );
+        }
+        assert!(
+            run.output.contains("fifo 0"),
+            "a FIFO is not a device: {}",
+            run.output
+        );
+    }
+}
+
+/// A Python client trying to reach `port` on loopback the ways Landlock's TCP rules do not
+/// see; prints what got through.
+fn sneaky_clients(port: u16) -> String {
+    format!(
+        r#"python3 - <<'EOF'
+import socket
+def attempt(name, make):
+    try:
+        make()
+        print(name, "through")
+    except OSError as error:
+        print(name, "refused", error.errno)
+def fast_open():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.sendto(b"fast open", socket.MSG_FASTOPEN, ("127.0.0.1", {port}))
+def mptcp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
+    s.connect(("127.0.0.1", {port}))
+def udp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.sendto(b"udp", ("127.0.0.1", {port}))
+def vsock():
+    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)
+attempt("fast_open", fast_open)
+attempt("mptcp", mptcp)
+attempt("udp", udp)
+attempt("vsock", vsock)
+EOF"#
+    )
+}
+
+/// Each of `attempts` (a client's name, and the errno if it matters) was refused.
+fn assert_refused(run: &tool_std::ShellRun, attempts: &[&str]) {
+    for attempt in attempts {
+        let (name, errno) = attempt.split_once(' ').unwrap_or((attempt, ""));
+        let refused = format!("{name} refused");
+        let matches = |line: &str| match line.strip_prefix(&refused) {
+            Some(rest) => errno.is_empty() || rest.trim() == errno,
+            None => false,
+        };
+        assert!(run.output.lines().any(matches), "{attempt}: {}", run.output);
+    }
+}
+
+#[test]
+fn with_the_network_off_no_socket_reaches_a_listener() {
+    if !landlock() {
+        return;
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let udp = std::net::UdpSocket::bind(("127.0.0.1", port)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let run = sandboxed().run(&sneaky_clients(port));
+    // `EPERM` is the filter's answer (a missing VSOCK module would say `EAFNOSUPPORT`).
+    assert_refused(&run, &["fast_open 1", "mptcp 1", "udp 1", "vsock 1"]);
+    assert!(
+        listener.accept().is_err(),
+        "the listener accepted a connection"
+    );
+    let mut buffer = [0u8; 64];
+    assert!(udp.recv_from(&mut buffer).is_err(), "a datagram arrived");
+}
+
+#[test]
+fn with_some_ports_allowed_fast_open_and_mptcp_reach_no_other_port() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        return;
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let allowed = port.wrapping_add(1);
+    let shell = shell_with(
+        SandboxConfig {
+            network: Network::Ports(vec![allowed]),
+            ..config()
+        },
+        allow_all(),
+    );
+    let run = shell.run(&sneaky_clients(port));
+    assert_refused(&run, &["fast_open", "mptcp"]);
+    assert!(
+        listener.accept().is_err(),
+        "the listener accepted a connection"
+    );
+}
+
+/// `true` when these cases run under bubblewrap; `false` (with a note) on the Landlock run, or
+/// where bubblewrap is not installed or does not work (a failure instead under
+/// `TOOLKIT_REQUIRE_SANDBOX_TOOLS=1`, as in CI).
+fn bubblewrap() -> bool {
+    if !BUBBLEWRAP || !landlock() {
+        return false;
+    }
+    match tool_std::shell::sandbox::engine() {
+        tool_std::shell::sandbox::Engine::Bubblewrap { .. } => true,
+        tool_std::shell::sandbox::Engine::Landlock { why_not_bubblewrap } => {
+            let required = std::env::var_os("TOOLKIT_REQUIRE_SANDBOX_TOOLS")
+                .is_some_and(|value| value == "1");
+            assert!(
+                !required,
+                "bubblewrap is required (TOOLKIT_REQUIRE_SANDBOX_TOOLS=1): {why_not_bubblewrap}"
+            );
+            eprintln!("skipped: {why_not_bubblewrap}");
+            false
+        }
+    }
+}
+
+/// Where a rule comes from: the sandbox's configuration (as settings give it) or the
+/// coordinator's policy (code).
+#[derive(Debug, Clone, Copy)]
+enum From {
+    Config,
+    Code,
+}
+
+/// The shell tools in `mode` with `secrets/` and `.env` denied to reads, the rules given
+/// `from` where they may come; `secrets/key.txt` and `.env` hold secrets.
+fn with_denied_secrets(from: From, mode: Mode) -> Shell {
+    let shell = match from {
+        From::Config => shell_in(
+            SandboxConfig {
+                deny_read: vec!["secrets".into(), ".env".into()],
+                ..config()
+            },
+            allow_all(),
+            mode,
+        ),
+        From::Code => shell_in(
+            config(),
+            allow_all().deny("Read(./secrets/**)").deny("Read(./.env)"),
+            mode,
+        ),
+    };
+    std::fs::create_dir(shell.root().join("secrets")).unwrap();
+    std::fs::write(shell.root().join("secrets/key.txt"), "hunter2-KEY\n").unwrap();
+    std::fs::write(shell.root().join(".env"), "SECRET=ENV\n").unwrap();
+    shell
+}
+
+#[test]
+fn a_denied_file_moved_renamed_or_linked_is_not_read_at_its_new_name() {
+    if !landlock() {
+        return;
+    }
+    for from in [From::Config, From::Code] {
+        for mode in [Mode::Default, Mode::Bypass] {
+            let shell = with_denied_secrets(from, mode);
+            let run = shell.run(&script(
+                &shell,
+                "steal.sh",
+                "mv secrets/key.txt moved.txt; mv secrets taken; mv .env env.txt; \
+                 ln .env linked; ln secrets/key.txt linked_key; cp .env copied; \
+                 cat moved.txt taken/key.txt env.txt linked linked_key copied; echo end\n",
+            ));
+            let seen = format!("{from:?} {mode:?}: {}", run.output);
+            assert!(!run.output.contains("hunter2"), "{seen}");
+            assert!(!run.output.contains("SECRET"), "{seen}");
+            assert_eq!(
+                std::fs::read_to_string(shell.root().join("secrets/key.txt")).unwrap(),
+                "hunter2-KEY\n",
+                "{seen}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(shell.root().join(".env")).unwrap(),
+                "SECRET=ENV\n",
+                "{seen}"
+            );
+            for name in ["moved.txt", "taken", "env.txt"] {
+                assert!(!exists(&shell.root().join(name)), "{name} made; {seen}");
+            }
+            // A hard link Landlock let be made (same directory) is not read by the next
+            // command either: it is the denied file under another name.
+            let again = shell.run("cat linked linked_key copied");
+            assert!(!again.output.contains("SECRET"), "{from:?} {mode:?}: {}", again.output);
+            assert!(!again.output.contains("hunter2"), "{from:?} {mode:?}: {}", again.output);
+        }
+    }
+}
+
+#[test]
+fn the_rest_of_the_workspace_stays_writable_beside_a_denied_path() {
+    if !landlock() {
+        return;
+    }
+    let shell = with_denied_secrets(From::Code, Mode::Default);
+    std::fs::create_dir(shell.root().join("src")).unwrap();
+    let run = shell.run(
+        "echo a > src/new.rs && mv src/new.rs src/renamed.rs && cat src/renamed.rs && \
+         rm src/renamed.rs && echo b > top.txt",
+    );
+    assert_eq!(run.exit_code, Some(0), "{}", run.output);
+    assert_eq!(run.output, "a\n");
+    // With Landlock alone a file new beside the denied one is readable from the next command
+    // on (its grants are made when a command starts); under bubblewrap at once.
+    let run = shell.run("cat top.txt");
+    assert_eq!(run.output, "b\n");
+}
+
+/// `path`'s mode, owner, modification time and whether it has the extended attribute
+/// `user.planted`.
+fn file_state(path: &Path) -> (u32, u32, i64, bool) {
+    use std::os::unix::fs::MetadataExt as _;
+    let metadata = std::fs::metadata(path).unwrap();
+    let name = std::ffi::CString::new("user.planted").unwrap();
+    let file = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: both strings are NUL-terminated and live across the call; a null buffer of
+    // size 0 asks only for the value's size.
+    let size = unsafe { libc::getxattr(file.as_ptr(), name.as_ptr(), std::ptr::null_mut(), 0) };
+    (
+        metadata.mode(),
+        metadata.uid(),
+        metadata.mtime(),
+        size >= 0,
+    )
+}
+
+#[test]
+fn metadata_outside_the_writable_paths_cannot_change() {
+    if !bubblewrap() {
+        return;
+    }
+    let outside = Outside::new("victim.txt");
+    std::fs::write(&outside.0, "untouched\n").unwrap();
+    let before = file_state(&outside.0);
+    let victim = outside.shell_path();
+    for mode in [Mode::Default, Mode::Bypass] {
+        let shell = shell_in(config(), allow_all(), mode);
+        let run = shell.run(&script(
+            &shell,
+            "meta.sh",
+            &format!(
+                "chmod 777 '{victim}'; echo chmod $?\n\
+                 chown 65534:65534 '{victim}'; echo chown $?\n\
+                 touch -d 2001-01-01 '{victim}'; echo touch $?\n\
+                 python3 -c \"import os; os.setxattr('{victim}', 'user.planted', b'1')\"; echo xattr $?\n\
+                 exit 1\n"
+            ),
+        ));
+        assert_eq!(file_state(&outside.0), before, "{mode:?}: {}", run.output);
+        assert!(run.output.contains("Read-only file system"), "{}", run.output);
+        let note = run.note.unwrap_or_default();
+        assert!(note.contains("SandboxConfig::writable"), "{note}");
+    }
+    assert_eq!(std::fs::read_to_string(&outside.0).unwrap(), "untouched\n");
+}
+
+#[test]
+fn an_edit_deny_rule_makes_its_path_read_only_to_commands() {
+    if !bubblewrap() {
+        return;
+    }
+    for from in [From::Config, From::Code] {
+        let shell = match from {
+            From::Config => shell_with(
+                SandboxConfig {
+                    deny_write: vec!["protected".into()],
+                    ..config()
+                },
+                allow_all(),
+            ),
+            From::Code => shell_with(config(), allow_all().deny("Edit(./protected/**)")),
+        };
+        std::fs::create_dir(shell.root().join("protected")).unwrap();
+        std::fs::write(shell.root().join("protected/settings.json"), "{}\n").unwrap();
+        let run = shell.run(&script(
+            &shell,
+            "edit.sh",
+            "echo '{\"evil\": 1}' > protected/settings.json; touch protected/new; \
+             rm protected/settings.json; chmod 777 protected; echo edited > elsewhere.txt; exit 1\n",
+        ));
+        let seen = format!("{from:?}: {}", run.output);
+        assert_eq!(
+            std::fs::read_to_string(shell.root().join("protected/settings.json")).unwrap(),
+            "{}\n",
+            "{seen}"
+        );
+        assert!(!exists(&shell.root().join("protected/new")), "{seen}");
+        assert!(exists(&shell.root().join("elsewhere.txt")), "{seen}");
+        let note = run.note.unwrap_or_default();
+        assert!(note.contains("SandboxConfig::deny_write"), "{note}; {seen}");
+    }
+}
+
+#[test]
+fn only_harmless_devices_are_there_to_open() {
+    if !bubblewrap() {
+        return;
+    }
+    let run = sandboxed().run("ls /dev | tr '\\n' ' '; echo; echo x > /dev/null && echo null ok");
+    assert!(run.output.contains("null ok"), "{}", run.output);
+    for absent in ["kmsg", "mem", "sda", "vda", "loop0"] {
+        assert!(
+            !run.output.split_whitespace().any(|name| name == absent),
+            "/dev/{absent} is there: {}",
+            run.output
+        );
+    }
+}
+
+#[test]
+fn a_killed_command_is_reported_killed_through_bubblewrap() {
+    if !landlock() {
+        return;
+    }
+    let run = sandboxed().run("kill -KILL $$");
+    assert_eq!(
+        (run.exit_code, run.signal.as_deref()),
+        (None, Some("SIGKILL"))
+    );
+    let run = sandboxed().run("exit 7");
+    assert_eq!(run.exit_code, Some(7));
+}
