@@ -98,6 +98,9 @@ pub(super) fn mark(line: &mut CommandLine, text: &str) {
     if let Some(found) = hidden_in_an_expansion(text) {
         unknown.push(found);
     }
+    if let Some(found) = misread(line, text) {
+        unknown.push(found);
+    }
     for (what, via) in unknown {
         let said = |run: &Run| {
             run.program().is_none()
@@ -601,6 +604,86 @@ fn hidden_in_an_expansion(text: &str) -> Option<(String, String)> {
     None
 }
 
+/// Bash's reserved words that open or continue a compound command: none is a program, so a
+/// run the analysis names by one is a line tree-sitter-bash read otherwise than bash
+/// (`! { x; }`, `time if ..; then x; fi`). `time` and `!` themselves are left out: before a
+/// simple command (`time ls`) the analysis reads them as bash does.
+const RESERVED_WORDS: &[&str] = &[
+    "{", "}", "[[", "]]", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for",
+    "function", "if", "in", "select", "then", "until", "while",
+];
+
+/// A form tree-sitter-bash is known to read otherwise than bash, found by the differential
+/// fuzzing (`tests/shell_differential`): what it hides is known only at run time.
+///
+/// - a run named by a reserved word (`time` or `!` before a compound command);
+/// - backquotes nested in backquotes (`` `echo \`x\`` ``);
+/// - a backquote in an unquoted here-document, or any substitution in an unquoted `<<-` one
+///   (whose lines' leading tabs hide them from the analysis);
+/// - a function defined inside a pipeline (`a | f() { ..; } | b`).
+fn misread(line: &CommandLine, text: &str) -> Option<(String, String)> {
+    let found = |what: &str| {
+        Some((
+            format!("what bash runs in {what}"),
+            "a line the analysis reads otherwise than bash".to_owned(),
+        ))
+    };
+    let named_by_reserved_word = line.runs.iter().any(|run| {
+        run.words
+            .first()
+            .is_some_and(|word| RESERVED_WORDS.contains(&word.text.as_str()))
+    });
+    if named_by_reserved_word {
+        return found("a compound command after `time` or `!`");
+    }
+    if text.contains("\\`") {
+        return found("backquotes nested in backquotes");
+    }
+    for (start, _) in text.match_indices("<<") {
+        let after = &text[start + 2..];
+        if after.starts_with('<') || text[..start].ends_with('<') {
+            continue;
+        }
+        let strips_tabs = after.starts_with('-');
+        let delimiter = after
+            .trim_start_matches('-')
+            .trim_start_matches([' ', '\t']);
+        let delimiter_end = delimiter
+            .find([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')'])
+            .unwrap_or(delimiter.len());
+        // A quoted delimiter (`'EOF'`, `"EOF"`, `\EOF`, `E"O"F`) makes the body plain text.
+        if delimiter[..delimiter_end].contains(['\'', '"', '\\']) {
+            continue;
+        }
+        let body = after.find('\n').map_or("", |newline| &after[newline + 1..]);
+        if body.contains('`') || (strips_tabs && body.contains("$(")) {
+            return found("a substitution in a here-document");
+        }
+    }
+    let bytes = text.as_bytes();
+    for (bar, _) in text.match_indices('|') {
+        let single = bytes.get(bar + 1) != Some(&b'|') && (bar == 0 || bytes[bar - 1] != b'|');
+        if !single {
+            continue;
+        }
+        let rest = text[bar + 1..].trim_start();
+        if rest.starts_with("function ") {
+            return found("a function defined inside a pipeline");
+        }
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(rest.len());
+        let after_name = rest[name_end..].trim_start();
+        if name_end > 0
+            && after_name.starts_with('(')
+            && after_name[1..].trim_start().starts_with(')')
+        {
+            return found("a function defined inside a pipeline");
+        }
+    }
+    None
+}
+
 /// A string bash evaluates as arithmetic (`$((x))`, `(( x ))`, `$[x]`, `${a[x]}`, an indexed
 /// assignment `a[x]=1`, `[[ x -eq 1 ]]`) naming a variable, whose value bash evaluates in
 /// turn: `x='a[$(rm f)]'; echo $((x))` runs `rm`. Read from the text as written (quoted or
@@ -694,6 +777,31 @@ mod tests {
 
     fn known(command: &str) -> bool {
         CommandLine::analyze(command).is_fully_known()
+    }
+
+    #[test]
+    fn forms_tree_sitter_reads_otherwise_than_bash_are_known_only_at_run_time() {
+        for line in [
+            "! { hit; }",
+            "time { hit; }",
+            "time if true; then hit; fi",
+            "echo `echo \\`hit\\``",
+            "cat <<EOF\n`hit`\nEOF",
+            "cat <<-EOF\n\t$(hit)\n\tEOF",
+            "pwd | f() { :; } | cat\nhit || g() { :; }",
+            "pwd | function f { :; }",
+        ] {
+            assert!(!known(line), "{line:?} was read as fully known");
+        }
+        for line in [
+            "cat <<'EOF'\n`x`\nEOF",
+            "cat <<-\"EOF\"\n\t$(x)\n\tEOF",
+            "ls | grep -c x",
+            "time ls",
+            "true || false",
+        ] {
+            assert!(known(line), "{line:?} was not read as fully known");
+        }
     }
 
     #[test]
