@@ -13,7 +13,7 @@ use tool_core::coordinator::CoordinatorBuilder;
 use tool_core::events::CallEvent;
 use tool_core::policy::{Mode, PolicyBuilder};
 use tool_core::{Coordinator, Json, ToolCall, ToolError, ToolResult, Toolset, Workspace, tool};
-use tool_std::code::{CodeModeConfig, python_stubs};
+use tool_std::code::{CodeModeConfig, Isolation, python_stubs};
 use tool_std::fs::FileSession;
 
 mod common;
@@ -405,6 +405,9 @@ fn an_infinite_loop_is_stopped_by_the_time_limit() {
 fn a_long_computation_is_stopped_by_the_step_limit() {
     let fx = limited(CodeModeConfig {
         max_steps: 10_000,
+        // Steps are counted in-process only; a worker (the default where its binary
+        // exists) is bounded by the time limit instead.
+        isolation: Isolation::InProcess,
         ..CodeModeConfig::default()
     });
     let text = err(&fx.execute("total = 0\nfor i in range(10_000_000):\n    total += i\n"));
@@ -418,6 +421,9 @@ fn a_long_computation_is_stopped_by_the_step_limit() {
 fn a_limit_the_code_catches_still_stops_the_run() {
     let fx = limited(CodeModeConfig {
         max_steps: 10_000,
+        // Steps are counted in-process only; a worker (the default where its binary
+        // exists) is bounded by the time limit instead.
+        isolation: Isolation::InProcess,
         ..CodeModeConfig::default()
     });
     let text = err(&fx.execute(

@@ -60,17 +60,20 @@ pub struct CodeModeConfig {
     /// [`max_allocation`](Self::max_allocation) too; elsewhere only each large allocation is
     /// bounded, by `max_allocation`. A worker has its own bound ([`Isolation::Worker`]'s `max_memory`).
     pub max_memory: usize,
-    /// Where the interpreter runs (default: in this process).
+    /// Where the interpreter runs (default: [`Isolation::detect`], a worker where its binary
+    /// exists, else this process).
     pub isolation: Isolation,
 }
 
 /// Where `execute` runs the interpreter.
 ///
-/// In-process is the default because it needs nothing but this crate. A worker needs monty's
-/// `monty` binary of the same release as the monty this crate links (0.0.23): PyPI's
-/// `pydantic-monty-runtime==0.0.23` installs it (`pip install`, then `bin/monty`), as does
-/// `cargo install monty-runtime@0.0.23`. [`Isolation::from_env`] reads its path from
-/// `TOOLKIT_MONTY_WORKER`, which is how `toolbox` chooses.
+/// A worker needs monty's `monty` binary of the same release as the monty this crate links
+/// ([`Isolation::MONTY_RELEASE`]): PyPI's `pydantic-monty-runtime==0.0.23` installs it
+/// (`pip install`, then `bin/monty`), as does `cargo install monty-runtime@0.0.23`. Where it
+/// exists, the worker is the default ([`Isolation::detect`], which
+/// [`CodeModeConfig::default`] takes): named by `TOOLKIT_MONTY_WORKER`, or the `monty` on the
+/// `PATH` when it is that release. Elsewhere the run is in-process, which needs nothing but
+/// this crate.
 ///
 /// | | in-process | worker |
 /// |---|---|---|
@@ -90,11 +93,10 @@ pub struct CodeModeConfig {
 /// };
 /// assert!(matches!(config.isolation, Isolation::Worker { max_memory, .. } if max_memory == 512 * 1024 * 1024));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Isolation {
     /// On a thread of this process: a panic is caught and becomes an error; an abort is not.
-    #[default]
     InProcess,
     /// In a worker process of monty's own, started for the run and killed at its end.
     Worker {
@@ -119,10 +121,52 @@ impl Isolation {
         }
     }
 
+    /// The release of monty this crate links, which a worker binary must be.
+    pub const MONTY_RELEASE: &'static str = "0.0.23";
+
     /// A worker when `TOOLKIT_MONTY_WORKER` names the `monty` binary, else in-process.
     #[must_use]
     pub fn from_env() -> Self {
         Self::from_var(std::env::var_os(Self::ENV))
+    }
+
+    /// The default: a worker where its binary exists, else in-process. The binary is the one
+    /// `TOOLKIT_MONTY_WORKER` names, else the `monty` on the `PATH` when `monty --version`
+    /// says it is [`MONTY_RELEASE`](Self::MONTY_RELEASE) (another release speaks another
+    /// protocol). Looked for once per process.
+    ///
+    /// ```
+    /// use tool_std::code::Isolation;
+    ///
+    /// match Isolation::detect() {
+    ///     Isolation::Worker { program, .. } => assert!(!program.as_os_str().is_empty()),
+    ///     _ => {}
+    /// }
+    /// ```
+    #[must_use]
+    pub fn detect() -> Self {
+        static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+        if let Isolation::Worker { program, .. } = Self::from_env() {
+            return Isolation::worker(program);
+        }
+        let found = FOUND.get_or_init(|| {
+            let monty = std::env::var_os("PATH")
+                .iter()
+                .flat_map(std::env::split_paths)
+                .map(|dir| dir.join("monty"))
+                .find(|path| path.is_file())?;
+            let said = std::process::Command::new(&monty)
+                .arg("--version")
+                .stdin(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .output()
+                .ok()?;
+            is_our_release(&String::from_utf8_lossy(&said.stdout)).then_some(monty)
+        });
+        match found {
+            Some(program) => Isolation::worker(program),
+            None => Isolation::InProcess,
+        }
     }
 
     fn from_var(value: Option<OsString>) -> Self {
@@ -131,6 +175,12 @@ impl Isolation {
             _ => Isolation::InProcess,
         }
     }
+}
+
+/// Whether `monty --version` said it is the worker of [`Isolation::MONTY_RELEASE`].
+fn is_our_release(said: &str) -> bool {
+    let mut words = said.split_whitespace();
+    words.next() == Some("monty-runtime") && words.next() == Some(Isolation::MONTY_RELEASE)
 }
 
 /// How many interpreter instructions run between two checks of the limits: monty checks its
@@ -147,7 +197,7 @@ impl Default for CodeModeConfig {
             max_recursion_depth: 200,
             max_allocation: 256 * 1024 * 1024,
             max_memory: 256 * 1024 * 1024,
-            isolation: Isolation::InProcess,
+            isolation: Isolation::detect(),
         }
     }
 }
@@ -181,7 +231,14 @@ pub enum Limit {
 
 #[cfg(test)]
 mod tests {
-    use super::Isolation;
+    use super::{Isolation, is_our_release};
+
+    #[test]
+    fn a_monty_on_the_path_is_the_worker_only_when_it_is_our_release() {
+        assert!(is_our_release("monty-runtime 0.0.23\n"));
+        assert!(!is_our_release("monty-runtime 0.0.22\n"));
+        assert!(!is_our_release("monty 0.0.23\n"));
+    }
 
     #[test]
     fn the_environment_chooses_a_worker_only_when_it_names_one() {

@@ -551,10 +551,7 @@ fn coordinator(
         .workspace(workspace)
         .output_limit(30_000)
         .cancellation(calls)
-        .state(CodeModeConfig {
-            isolation: Isolation::from_env(),
-            ..CodeModeConfig::default()
-        });
+        .state(CodeModeConfig::default());
     if let Some(path) = &session.settings {
         let settings = Settings::load(path).map_err(|error| Failure::setup(error.to_string()))?;
         // What loaded but may not do what it seems, and what is understood but not run here:
@@ -621,7 +618,7 @@ fn sandbox_from(
 
 /// What `check` says about where `execute` runs its interpreter, and whether that works.
 fn code_mode_line() -> (String, bool) {
-    match Isolation::from_env() {
+    match Isolation::detect() {
         Isolation::Worker { program, .. } if !program.is_file() => (
             format!(
                 "execute: {} names `{}`, which is not a file; install monty's worker (pip install pydantic-monty-runtime==0.0.23) and name its bin/monty",
@@ -639,7 +636,7 @@ fn code_mode_line() -> (String, bool) {
         ),
         _ => (
             format!(
-                "execute: in-process (a panic in the interpreter is caught, an abort is not; {}); set {} to monty's worker binary to isolate crashes",
+                "execute: in-process (a panic in the interpreter is caught, an abort is not; {}); put monty's worker binary (pip install pydantic-monty-runtime==0.0.23) on the PATH or name it in {} to isolate crashes",
                 if tool_std::code::counts_memory() {
                     "a run's total memory bounded by CodeModeConfig::max_memory"
                 } else {
