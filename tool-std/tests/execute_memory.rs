@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
-use tool_std::code::{CodeModeConfig, CountingAllocator, counts_memory};
+use tool_std::code::{CodeModeConfig, CountingAllocator, Isolation, counts_memory};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -27,7 +27,12 @@ fn coordinator(dir: &std::path::Path, config: CodeModeConfig) -> Coordinator {
     Coordinator::builder()
         .toolset(Toolset::named(["execute"]).unwrap())
         .workspace(Workspace::new(dir).unwrap())
-        .state(config)
+        // The in-process run is what this file is about; a worker (the default where its
+        // binary exists) has its own bound, tested in execute_worker.rs.
+        .state(CodeModeConfig {
+            isolation: Isolation::InProcess,
+            ..config
+        })
         .build()
         .unwrap()
 }

@@ -634,9 +634,9 @@ fn misread(line: &CommandLine, text: &str) -> Option<(String, String)> {
             .is_some_and(|word| RESERVED_WORDS.contains(&word.text.as_str()))
     });
     if named_by_reserved_word {
-        return found("a compound command after `time` or `!`");
+        return found("a compound command it reads as programs");
     }
-    if text.contains("\\`") {
+    if nested_backquotes(text) {
         return found("backquotes nested in backquotes");
     }
     for (start, _) in text.match_indices("<<") {
@@ -682,6 +682,29 @@ fn misread(line: &CommandLine, text: &str) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// Whether `text` holds an escaped backquote inside a backquoted substitution (`` `a \`b\`` ``),
+/// which bash runs as a substitution nested in it. Outside one (`echo \``, or within single
+/// or double quotes) an escaped backquote is text.
+fn nested_backquotes(text: &str) -> bool {
+    let (mut single, mut double, mut backquoted) = (false, false, false);
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if single {
+            single = c != '\'';
+            continue;
+        }
+        match c {
+            '\\' if chars.next() == Some('`') && backquoted => return true,
+            '\\' => {}
+            '\'' if !double => single = true,
+            '"' => double = !double,
+            '`' => backquoted = !backquoted,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A string bash evaluates as arithmetic (`$((x))`, `(( x ))`, `$[x]`, `${a[x]}`, an indexed
@@ -786,6 +809,7 @@ mod tests {
             "time { hit; }",
             "time if true; then hit; fi",
             "echo `echo \\`hit\\``",
+            "x=\"`echo \\`hit\\``\"",
             "cat <<EOF\n`hit`\nEOF",
             "cat <<-EOF\n\t$(hit)\n\tEOF",
             "pwd | f() { :; } | cat\nhit || g() { :; }",
@@ -797,6 +821,8 @@ mod tests {
             "cat <<'EOF'\n`x`\nEOF",
             "cat <<-\"EOF\"\n\t$(x)\n\tEOF",
             "ls | grep -c x",
+            "printf 'run \\`fmt\\` to fix'",
+            "echo \"a \\` b\"",
             "time ls",
             "true || false",
         ] {
