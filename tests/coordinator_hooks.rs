@@ -554,7 +554,10 @@ fn a_call_cancelled_while_its_pre_tool_use_hook_runs_never_runs_the_tool() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (result, hook_pid, took) = runtime.block_on(async {
         let stop = tool_core::context::CancellationToken::new();
-        let call = coordinator.call_cancellable(write_call("a.txt"), &stop);
+        let call = coordinator.call_with(
+            write_call("a.txt"),
+            tool_core::coordinator::CallOptions::new().cancel(stop.clone()),
+        );
         tokio::pin!(call);
         let started = std::time::Instant::now();
         // Cancel once the hook is running.

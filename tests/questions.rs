@@ -254,7 +254,10 @@ async fn a_call_cancelled_while_its_question_waits_stops_waiting() {
         let (coordinator, cancel) = (coordinator.clone(), cancel.clone());
         tokio::spawn(async move {
             coordinator
-                .call_cancellable(ToolCall::new("q_greet", "{}"), &cancel)
+                .call_with(
+                    ToolCall::new("q_greet", "{}"),
+                    tool_core::coordinator::CallOptions::new().cancel(cancel.clone()),
+                )
                 .await
         })
     };

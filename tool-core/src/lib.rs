@@ -118,8 +118,8 @@ pub mod tool {
 /// [`Session`](context::Session) (mode and approver).
 pub mod context {
     pub use crate::definition::context::{
-        CallInfo, CancellationToken, FromContext, Progress, ProgressSink, ProgressUpdate,
-        ToolContext,
+        CallInfo, CancellationToken, Extensions, FromContext, Progress, ProgressSink,
+        ProgressUpdate, ToolContext,
     };
     #[cfg(feature = "runtime")]
     pub use crate::runtime::coordinator::{MAX_NESTING, Session, ToolCaller};

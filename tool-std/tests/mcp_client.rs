@@ -338,7 +338,12 @@ async fn cancelling_the_importing_call_cancels_the_remote_command() {
                 "mcp__self__run_shell",
                 r#"{"command": "echo $$ > sleeper.pid; exec sleep 300"}"#,
             );
-            coordinator.call_cancellable(call, &cancel).await
+            coordinator
+                .call_with(
+                    call,
+                    tool_core::coordinator::CallOptions::new().cancel(cancel.clone()),
+                )
+                .await
         }
     });
     let pid_file = dir.path().join("sleeper.pid");

@@ -128,7 +128,7 @@ fn on_local_disk(dir: &Path) -> bool {
     local
 }
 
-#[cfg(all(target_os = "linux", feature = "runtime"))]
+#[cfg(target_os = "linux")]
 fn file_system_is_local(dir: &Path) -> bool {
     /// `statfs`'s `f_type` of the local disk file systems (linux/magic.h).
     const LOCAL: [i64; 7] = [
@@ -147,7 +147,7 @@ fn file_system_is_local(dir: &Path) -> bool {
     rustix::fs::statfs(dir).is_ok_and(|stat| LOCAL.contains(&i64::from(stat.f_type)))
 }
 
-#[cfg(not(all(target_os = "linux", feature = "runtime")))]
+#[cfg(not(target_os = "linux"))]
 fn file_system_is_local(_dir: &Path) -> bool {
     false
 }
@@ -305,7 +305,7 @@ mod tests {
         });
     }
 
-    #[cfg(all(target_os = "linux", feature = "runtime"))]
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_workspace_on_a_local_disk_runs_in_place_and_one_elsewhere_never() {
         use crate::Workspace;

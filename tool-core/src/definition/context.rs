@@ -65,14 +65,62 @@ pub struct ToolContext {
     /// When this call's time limit runs out, if it has one.
     deadline: Option<Instant>,
     shared: Arc<SharedContext>,
-    /// The coordinator running this call, through which the tool may call others.
-    #[cfg(feature = "runtime")]
-    pub(crate) coordinator: Option<crate::Coordinator>,
-    /// The call's own progress sink and approver, when its caller gave them
-    /// ([`CallOptions`](crate::coordinator::CallOptions)).
-    #[cfg(feature = "runtime")]
-    pub(crate) scope: crate::runtime::coordinator::CallScope,
+    /// What the runtime attaches to this call (the coordinator a tool may call others through,
+    /// the call's own approver), read by the `FromContext` impls that live with it.
+    extensions: Extensions,
 }
+
+/// A map of values by type that the runtime (or a middleware) attaches to one call, as
+/// axum's request extensions: the definition side never names what is in it, and the
+/// [`FromContext`] impl of a type that needs one reads it from here.
+///
+/// ```
+/// use tool_core::context::{CallInfo, Extensions, ToolContext};
+///
+/// #[derive(Clone, Debug, PartialEq)]
+/// struct TenantId(u32);
+///
+/// let mut ctx = ToolContext::detached(CallInfo::new("call_1", "some_tool", 0));
+/// assert_eq!(ctx.extensions().get::<TenantId>(), None);
+/// ctx.extensions_mut().insert(TenantId(7));
+/// assert_eq!(ctx.extensions().get::<TenantId>(), Some(&TenantId(7)));
+/// assert_eq!(ctx.clone().extensions().get::<TenantId>(), Some(&TenantId(7)));
+/// ```
+#[derive(Clone, Default)]
+pub struct Extensions {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl Extensions {
+    /// Attaches `value`, replacing (and returning) the value of its type attached before.
+    pub fn insert<T: Clone + Send + Sync + 'static>(&mut self, value: T) -> Option<T> {
+        self.values
+            .insert(TypeId::of::<T>(), Arc::new(value))
+            .and_then(|old| old.downcast_ref::<T>().cloned())
+    }
+
+    /// The value of type `T` attached, if any.
+    #[must_use]
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+    }
+}
+
+impl fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Extensions")
+            .field("values", &self.values.len())
+            .finish()
+    }
+}
+
+/// The progress sink a call's caller gave for this call alone
+/// ([`CallOptions`](crate::coordinator::CallOptions)), attached as an extension: it takes the
+/// place of the coordinator's.
+#[derive(Clone)]
+pub(crate) struct CallProgress(pub(crate) Arc<dyn ProgressSink>);
 
 /// The context that is the same for every call of one coordinator.
 #[derive(Default)]
@@ -108,10 +156,7 @@ impl Clone for ToolContext {
             parent_cancellation: self.parent_cancellation.clone(),
             deadline: self.deadline,
             shared: Arc::clone(&self.shared),
-            #[cfg(feature = "runtime")]
-            coordinator: self.coordinator.clone(),
-            #[cfg(feature = "runtime")]
-            scope: self.scope.clone(),
+            extensions: self.extensions.clone(),
         }
     }
 }
@@ -128,10 +173,7 @@ impl ToolContext {
             parent_cancellation,
             deadline: None,
             shared,
-            #[cfg(feature = "runtime")]
-            coordinator: None,
-            #[cfg(feature = "runtime")]
-            scope: crate::runtime::coordinator::CallScope::default(),
+            extensions: Extensions::default(),
         }
     }
 
@@ -179,6 +221,18 @@ impl ToolContext {
     #[must_use]
     pub fn call(&self) -> &CallInfo {
         &self.call
+    }
+
+    /// What the runtime or a middleware attached to this call.
+    #[must_use]
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// What is attached to this call, to attach more (a middleware, before it hands the call
+    /// on).
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        &mut self.extensions
     }
 
     /// The workspace, if the coordinator has one.
@@ -276,14 +330,11 @@ impl ToolContext {
     /// A handle for reporting this call's progress.
     #[must_use]
     pub fn progress(&self) -> Progress {
-        #[cfg(feature = "runtime")]
         let sink = self
-            .scope
-            .progress
-            .as_ref()
+            .extensions
+            .get::<CallProgress>()
+            .map(|CallProgress(sink)| sink)
             .or(self.shared.progress.as_ref());
-        #[cfg(not(feature = "runtime"))]
-        let sink = self.shared.progress.as_ref();
         Progress {
             sink: sink.map(|sink| (Arc::clone(sink), self.call.clone())),
         }

@@ -148,16 +148,15 @@ impl ToolError {
     /// assert!(ToolError::from_error(Unanswered::pending("waiting")).is_pending());
     /// assert!(!ToolError::failed("waiting").is_pending());
     /// ```
-    #[cfg(feature = "runtime")]
     #[must_use]
     pub fn is_pending(&self) -> bool {
         self.unanswered()
-            .is_some_and(crate::approval::Unanswered::is_pending)
+            .is_some_and(crate::definition::unanswered::Unanswered::is_pending)
     }
 
-    /// The [`Unanswered`](crate::approval::Unanswered) this error carries, if it is one.
-    #[cfg(feature = "runtime")]
-    pub(crate) fn unanswered(&self) -> Option<&crate::approval::Unanswered> {
+    /// The [`Unanswered`](crate::definition::unanswered::Unanswered) this error carries, if it
+    /// is one.
+    pub(crate) fn unanswered(&self) -> Option<&crate::definition::unanswered::Unanswered> {
         match self {
             ToolError::Failed {
                 source: Some(source),

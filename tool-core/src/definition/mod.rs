@@ -35,4 +35,5 @@ pub(crate) mod spec;
 pub(crate) mod suggest;
 pub(crate) mod tool;
 pub(crate) mod toolset;
+pub(crate) mod unanswered;
 pub(crate) mod workspace;

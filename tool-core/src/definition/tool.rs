@@ -74,6 +74,22 @@ pub trait Tool: Send + Sync + 'static {
     fn invoke<'a>(&'a self, prepared: Prepared, ctx: &'a ToolContext) -> ToolFuture<'a>;
 }
 
+/// Runs `tool` on `prepared` arguments: the one place a tool's code is called (the end of the
+/// coordinator's middleware chain). A panic, while the tool starts or while its future is
+/// polled, becomes [`ToolError::Panicked`].
+#[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+pub(crate) async fn invoke_guarded(
+    tool: &dyn Tool,
+    prepared: Prepared,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    use crate::definition::panic::{CatchUnwind, guard};
+    let future = guard(|| Ok(tool.invoke(prepared, ctx)))?;
+    CatchUnwind::new(future)
+        .await
+        .unwrap_or_else(|message| Err(ToolError::Panicked { message }))
+}
+
 /// A call's arguments after [`Tool::prepare`]: parsed, validated, classified, with the values of
 /// resource arguments extracted for the policy. `Send + Sync`, so a call can be looked at from
 /// anywhere while it waits (for an approval, a hook).

@@ -108,6 +108,13 @@ pub enum Isolation {
     },
 }
 
+/// [`Isolation::detect`]: a worker where its binary exists, else in-process.
+impl Default for Isolation {
+    fn default() -> Self {
+        Isolation::detect()
+    }
+}
+
 impl Isolation {
     /// The variable [`from_env`](Self::from_env) reads.
     pub const ENV: &'static str = "TOOLKIT_MONTY_WORKER";

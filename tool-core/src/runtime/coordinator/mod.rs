@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 use tokio::runtime::{Handle, Runtime, RuntimeFlavor};
 
 use crate::definition::context::{CallInfo, CancellationToken, SharedContext, ToolContext};
-use crate::definition::panic::{CatchUnwind, guard};
+use crate::definition::panic::guard;
 use crate::definition::spec::{Effect, ResourceKind};
 use crate::definition::tool::{Prepared, Resource, ToolHandle};
 use crate::definition::workspace::{
@@ -62,7 +62,7 @@ use crate::runtime::policy::shell::CommandLine;
 use crate::runtime::policy::{
     ClassifiedCall, Explanation, Mode, Policy, PolicyContext, RulePattern,
 };
-use crate::{Tool, ToolCall, ToolError, ToolOutput, ToolResult, Toolset};
+use crate::{ToolCall, ToolError, ToolResult, Toolset};
 
 pub use batch::BatchOptions;
 pub use builder::{BuildError, CoordinatorBuilder};
@@ -350,38 +350,6 @@ impl Coordinator {
         }
     }
 
-    /// Runs one call that `cancel` can stop on its own (an MCP client's
-    /// `notifications/cancelled`, a UI's stop button): cancelling it cancels the call's token,
-    /// as the coordinator's own cancellation or a timeout would, and the call ends as
-    /// [`ToolError::Cancelled`] once the tool has stopped. The coordinator's cancellation still
-    /// stops it too.
-    ///
-    /// ```
-    /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset, context::CancellationToken};
-    ///
-    /// /// Wait until stopped.
-    /// #[tool(read_only, name = "doc_call_cancellable_wait")]
-    /// async fn wait(stop: CancellationToken) -> Result<String, ToolError> {
-    ///     stop.cancelled().await;
-    ///     Err(ToolError::Cancelled)
-    /// }
-    ///
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let coordinator = Coordinator::builder()
-    ///     .toolset(Toolset::named(["doc_call_cancellable_wait"]).unwrap())
-    ///     .build()
-    ///     .unwrap();
-    /// let stop = CancellationToken::new();
-    /// let call = coordinator.call_cancellable(ToolCall::new("doc_call_cancellable_wait", "{}"), &stop);
-    /// stop.cancel();
-    /// assert!(matches!(call.await.error(), Some(ToolError::Cancelled)));
-    /// # });
-    /// ```
-    pub async fn call_cancellable(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
-        self.call_with(call, CallOptions::new().cancel(cancel.clone()))
-            .await
-    }
-
     /// Runs one call with options of its own ([`CallOptions`]): a token that cancels it, a
     /// progress sink and an approver for it and its nested calls. What the options leave out
     /// is the coordinator's. An MCP server calls this way, so each client hears its own
@@ -509,7 +477,7 @@ impl Coordinator {
         let mut ctx = self
             .open(call_id, &tool, depth, parent_cancellation)
             .with_deadline(self.deadline(&tool, parent_deadline));
-        ctx.scope = scope;
+        scope.attach(&mut ctx);
         let invocation = Invocation {
             spec: tool.spec(),
             effect,
@@ -750,7 +718,7 @@ impl Coordinator {
             parent_cancellation,
         );
         // Through which the tool may call other tools (`ToolCaller`).
-        ctx.coordinator = Some(self.clone());
+        ctx.extensions_mut().insert(self.clone());
         if let Some(events) = &self.inner.events {
             events.send(CallEvent::Started {
                 call_id: ctx.call().call_id.clone(),
@@ -876,19 +844,6 @@ impl Coordinator {
             })
             .as_ref()
     }
-}
-
-/// Runs the tool itself: the one place a tool's code is called. A panic, while the tool starts
-/// or while its future is polled, becomes [`ToolError::Panicked`].
-pub(crate) async fn invoke(
-    tool: &dyn Tool,
-    prepared: Prepared,
-    ctx: &ToolContext,
-) -> Result<ToolOutput, ToolError> {
-    let future = guard(|| Ok(tool.invoke(prepared, ctx)))?;
-    CatchUnwind::new(future)
-        .await
-        .unwrap_or_else(|message| Err(ToolError::Panicked { message }))
 }
 
 /// Each command argument of a prepared call, analysed, in order.

@@ -154,7 +154,7 @@ impl std::fmt::Debug for ToolCaller {
 
 impl FromContext<'_> for ToolCaller {
     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        let Some(coordinator) = &ctx.coordinator else {
+        let Some(coordinator) = ctx.extensions().get::<Coordinator>() else {
             return Err(ToolError::failed(format!(
                 "`{}` calls other tools, so it must run under a Coordinator (it was called with a detached context)",
                 ctx.call().tool
@@ -165,7 +165,7 @@ impl FromContext<'_> for ToolCaller {
             parent: ctx.call().clone(),
             cancellation: ctx.cancellation().clone(),
             deadline: ctx.deadline(),
-            scope: ctx.scope.clone(),
+            scope: CallScope::of(ctx),
         })
     }
 }

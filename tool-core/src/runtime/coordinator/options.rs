@@ -9,7 +9,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::definition::context::{CancellationToken, ProgressSink};
+use crate::definition::context::{CallProgress, CancellationToken, ProgressSink, ToolContext};
 use crate::runtime::approval::Approver;
 
 /// One call's own cancellation, progress sink and approver, for
@@ -72,6 +72,22 @@ pub(crate) struct CallScope {
 }
 
 impl CallScope {
+    /// Attaches this scope to `ctx`, with its progress sink where
+    /// [`ToolContext::progress`] reads it.
+    pub(crate) fn attach(self, ctx: &mut ToolContext) {
+        if let Some(sink) = &self.progress {
+            ctx.extensions_mut().insert(CallProgress(Arc::clone(sink)));
+        }
+        ctx.extensions_mut().insert(self);
+    }
+
+    /// The scope attached to `ctx`: none for a detached context, which has the default.
+    pub(crate) fn of(ctx: &ToolContext) -> CallScope {
+        ctx.extensions()
+            .get::<CallScope>()
+            .cloned()
+            .unwrap_or_default()
+    }
     /// Who answers this call's approvals and the user's questions: none when nobody can be
     /// asked, else its own approver, else the coordinator's (`fallback`).
     pub(crate) fn approver<'a>(
@@ -109,7 +125,34 @@ impl CallOptions {
     }
 
     /// A token that stops this call on its own (an MCP client's `notifications/cancelled`, a
-    /// UI's stop button); see [`Coordinator::call_cancellable`](super::Coordinator::call_cancellable).
+    /// UI's stop button): cancelling it cancels the call's token, as the coordinator's own
+    /// cancellation or a timeout would, and the call ends as
+    /// [`ToolError::Cancelled`](crate::ToolError::Cancelled) once the tool has stopped. The
+    /// coordinator's cancellation still stops it too.
+    ///
+    /// ```
+    /// use tool_core::coordinator::CallOptions;
+    /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset, context::CancellationToken};
+    ///
+    /// /// Wait until stopped.
+    /// #[tool(read_only, name = "doc_call_cancellable_wait")]
+    /// async fn wait(stop: CancellationToken) -> Result<String, ToolError> {
+    ///     stop.cancelled().await;
+    ///     Err(ToolError::Cancelled)
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let coordinator = Coordinator::builder()
+    ///     .toolset(Toolset::named(["doc_call_cancellable_wait"]).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// let stop = CancellationToken::new();
+    /// let call = ToolCall::new("doc_call_cancellable_wait", "{}");
+    /// let call = coordinator.call_with(call, CallOptions::new().cancel(stop.clone()));
+    /// stop.cancel();
+    /// assert!(matches!(call.await.error(), Some(ToolError::Cancelled)));
+    /// # });
+    /// ```
     #[must_use]
     pub fn cancel(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);

@@ -385,7 +385,7 @@ impl std::fmt::Debug for Session {
 
 impl FromContext<'_> for Session {
     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        let Some(coordinator) = &ctx.coordinator else {
+        let Some(coordinator) = ctx.extensions().get::<Coordinator>() else {
             return Err(ToolError::failed(format!(
                 "`{}` works on the session's mode and approvals, so it must run under a Coordinator (it was called with a detached context)",
                 ctx.call().tool
@@ -395,7 +395,7 @@ impl FromContext<'_> for Session {
             coordinator: coordinator.clone(),
             call: ctx.call().clone(),
             approved: Arc::default(),
-            scope: ctx.scope.clone(),
+            scope: CallScope::of(ctx),
             cancellation: ctx.cancellation().clone(),
         })
     }

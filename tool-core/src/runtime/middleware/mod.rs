@@ -132,7 +132,8 @@ impl<'a> Downstream<'a> {
             }
             // The chain's end: the tool itself.
             None => {
-                crate::runtime::coordinator::invoke(self.tool, self.prepared, self.call.ctx).await
+                crate::definition::tool::invoke_guarded(self.tool, self.prepared, self.call.ctx)
+                    .await
             }
         }
     }
