@@ -1,64 +1,44 @@
 //! The [`Coordinator`]: runs a model's tool calls against a [`Toolset`].
 //!
-//! One call goes through fixed stages, each in one place:
+//! One call goes through fixed stages, read top to bottom in `pipeline.rs`: look up, prepare
+//! and classify (`prepare.rs`), authorize (`authorize.rs`), run through the middleware chain
+//! to the tool (`context.rs` opens the call's context), the hooks after it (`authorize.rs`),
+//! finish. Every failure is a [`ToolResult`] the model can read; nothing a tool does can crash
+//! the coordinator.
 //!
-//! 1. **look up** the tool (an unknown name answers with the closest names);
-//! 2. **prepare**: parse and validate the arguments, with the workspace in scope so
-//!    `WorkspacePath` arguments arrive resolved; classify the call (its effect, per call for
-//!    `read_only_if` tools) and extract its resources; resolve every path argument against
-//!    the workspace boundary;
-//! 3. **authorize** (`authorize.rs`): the [`Policy`](crate::policy::Policy) decides from an
-//!    immutable snapshot (mode, session grants, allow-list); the budget is charged; PreToolUse
-//!    hooks may block, change the input (validated and decided again) or settle an ask; an ask
-//!    goes to PermissionRequest hooks, then to the [`Approver`](crate::approval::Approver);
-//!    after each of these waits the paths are confined again and the call decided again;
-//! 4. **invoke** through the middleware chain (built once, at `build()`), which ends in
-//!    `invoke` below: the one place a tool's code is called, its panics caught;
-//! 5. **PostToolUse / PostToolUseFailure hooks**, then the result.
-//!
-//! PreToolUse hooks run after the policy and before the approver, not after it: a hook's
-//! `permissionDecision` (Claude Code's protocol) settles whether to ask at all, and a hook
-//! never overrides a deny from safety or the user's deny rules.
-//!
-//! Every failure is a [`ToolResult`] the model can read; nothing a tool does can crash the
-//! coordinator.
-//!
-//! Files: this one holds the call path, top to bottom from [`Coordinator::call`] to `invoke`;
+//! The other files: this one holds the coordinator and its public face
+//! ([`Coordinator::call`], [`call_with`](Coordinator::call_with),
+//! [`call_blocking`](Coordinator::call_blocking), [`explain`](Coordinator::explain));
 //! `builder.rs` puts settings, policy, grants, hooks and middleware together once;
-//! `authorize.rs` is stage 3 and the hooks after the call; `batch.rs` and `schedule.rs` run
-//! many calls ([`Coordinator::call_batch`]); `nested.rs` lets a running tool call others
+//! `options.rs` is what one call may bring ([`CallOptions`]); `batch.rs` and `schedule.rs`
+//! run many calls ([`Coordinator::call_batch`]); `nested.rs` lets a running tool call others
 //! ([`ToolCaller`]); `session.rs` lets it change the session's mode and ask the approver
-//! ([`Session`]).
+//! ([`Session`]); `live.rs` changes the toolset while it runs.
 
 mod authorize;
 mod batch;
 mod builder;
+mod context;
 mod live;
 mod nested;
 mod options;
+mod pipeline;
+mod prepare;
 mod schedule;
 mod session;
 
-use std::borrow::Cow;
-use std::path::Path;
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use tokio::runtime::{Handle, Runtime, RuntimeFlavor};
 
-use crate::definition::context::{CallInfo, CancellationToken, SharedContext, ToolContext};
-use crate::definition::panic::guard;
-use crate::definition::spec::{Effect, ResourceKind};
-use crate::definition::tool::{Prepared, Resource, ToolHandle};
-use crate::definition::workspace::{
-    Normalization, ParsedPath, ResolvedPath, with_workspace_recording,
-};
+use crate::definition::context::SharedContext;
+use crate::definition::tool::ToolHandle;
 use crate::runtime::approval::{Approver, GrantsFile};
 use crate::runtime::budget::Budget;
-use crate::runtime::events::{CallEvent, EventSink};
+use crate::runtime::events::EventSink;
 use crate::runtime::hooks::Hooks;
-use crate::runtime::middleware::{Downstream, Invocation, Middleware};
-use crate::runtime::policy::shell::CommandLine;
+use crate::runtime::middleware::Middleware;
 use crate::runtime::policy::{
     ClassifiedCall, Explanation, Mode, Policy, PolicyContext, RulePattern,
 };
@@ -71,6 +51,7 @@ pub use live::ToolsetChanges;
 pub use nested::{MAX_NESTING, ToolCaller};
 pub use options::CallOptions;
 pub(crate) use options::CallScope;
+pub(crate) use pipeline::Staged;
 pub use session::Session;
 
 /// Runs tool calls. Cheap to clone; clones share everything, including the session's mode and
@@ -140,66 +121,6 @@ impl WeakCoordinator {
     pub(crate) fn upgrade(&self) -> Option<Coordinator> {
         self.0.upgrade().map(|inner| Coordinator { inner })
     }
-}
-
-/// Sends a call's `Finished` event (as cancelled) if the call's future is dropped before the
-/// call ends; disarmed when it ends. Nothing at all without an event sink.
-struct Unfinished(Option<Armed>);
-
-struct Armed {
-    events: Arc<dyn EventSink>,
-    call_id: String,
-    tool: Cow<'static, str>,
-    started: Instant,
-}
-
-impl Unfinished {
-    fn arm(coordinator: &Coordinator, staged: &Staged, started: Instant) -> Self {
-        Unfinished(coordinator.inner.events.as_ref().map(|events| Armed {
-            events: Arc::clone(events),
-            call_id: staged.call_id.clone(),
-            tool: staged.tool.spec().name.clone(),
-            started,
-        }))
-    }
-
-    fn disarm(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for Unfinished {
-    fn drop(&mut self) {
-        if let Some(armed) = self.0.take() {
-            armed.events.send(CallEvent::Finished {
-                call_id: armed.call_id,
-                tool: armed.tool,
-                is_error: true,
-                error_kind: Some(ToolError::Cancelled.kind()),
-                elapsed: armed.started.elapsed(),
-            });
-        }
-    }
-}
-
-/// A call after lookup and preparation: everything later stages need.
-pub(crate) struct Staged {
-    pub(crate) call_id: String,
-    pub(crate) tool: ToolHandle,
-    pub(crate) arguments: String,
-    pub(crate) depth: u32,
-    pub(crate) prepared: Prepared,
-    pub(crate) effect: Effect,
-    /// Each command argument, analysed (in the order of the command resources).
-    pub(crate) commands: Vec<CommandLine>,
-    pub(crate) paths: Vec<ResolvedPath>,
-    /// The calling tool's token, for a nested call: cancelling it cancels this call.
-    pub(crate) parent_cancellation: Option<CancellationToken>,
-    /// The calling tool's deadline, for a nested call: this call's is no later.
-    pub(crate) parent_deadline: Option<Instant>,
-    /// The call's own progress sink and approver ([`CallOptions`]), handed on to its nested
-    /// calls.
-    pub(crate) scope: CallScope,
 }
 
 impl Coordinator {
@@ -377,148 +298,6 @@ impl Coordinator {
         }
     }
 
-    /// Stages 1 and 2: looks the tool up and prepares the call. A failure is the call's result.
-    #[expect(
-        clippy::result_large_err,
-        reason = "the failure is the call's answer, moved once to the caller"
-    )]
-    pub(crate) fn stage(&self, call: ToolCall, started: Instant) -> Result<Staged, ToolResult> {
-        let ToolCall {
-            call_id,
-            name,
-            arguments,
-            depth,
-            // The provider's data is for the reply the caller formats, not for running the call.
-            provider_data: _,
-        } = call;
-        if let Some(events) = &self.inner.events {
-            events.send(CallEvent::Requested {
-                call_id: call_id.clone(),
-                tool: name.clone(),
-            });
-        }
-        let tool = match self.lookup(&name) {
-            Ok(tool) => tool,
-            Err(error) => {
-                return Err(self.finish(ToolResult::failure(call_id, error), name.into(), started));
-            }
-        };
-        let prepared = match self.prepare(&tool, &arguments) {
-            Ok(prepared) => prepared,
-            Err(error) => {
-                let name = tool.spec().name.clone();
-                return Err(self.finish(ToolResult::failure(call_id, error), name, started));
-            }
-        };
-        let (effect, commands, paths) = self.classify(&tool, &prepared);
-        Ok(Staged {
-            call_id,
-            tool,
-            arguments,
-            depth,
-            prepared,
-            effect,
-            commands,
-            paths,
-            parent_cancellation: None,
-            parent_deadline: None,
-            scope: CallScope::default(),
-        })
-    }
-
-    /// Stages 3 to 5 of a staged call: authorize, invoke through the middleware chain, the
-    /// hooks after it; then the result. `batch_abort` is cancelled when the user aborts.
-    pub(crate) async fn run(
-        &self,
-        mut staged: Staged,
-        started: Instant,
-        batch_abort: Option<&CancellationToken>,
-    ) -> ToolResult {
-        // Should this future be dropped before the call ends (the caller gave up, a batch was
-        // dropped), the event sink still hears that the call finished, as cancelled.
-        let unfinished = Unfinished::arm(self, &staged, started);
-        let snapshot = self.snapshot();
-        // A call cancelled while it waits to be authorized (on a PreToolUse hook, a
-        // PermissionRequest hook, the approver) ends there: the wait is dropped, which kills a
-        // hook's processes, and the tool never runs.
-        let cancelled = staged
-            .parent_cancellation
-            .clone()
-            .unwrap_or_else(|| self.inner.shared.cancellation.clone());
-        let authorized = tokio::select! {
-            biased;
-            () = cancelled.cancelled() => Err(authorize::Refusal::from(ToolError::Cancelled)),
-            authorized = self.authorize(&mut staged, &snapshot, batch_abort) => authorized,
-        };
-        let context = match authorized {
-            Ok(context) => context,
-            Err(refusal) => {
-                unfinished.disarm();
-                let name = staged.tool.spec().name.clone();
-                let mut result = ToolResult::failure(staged.call_id, refusal.error);
-                result.stop = refusal.stop;
-                return self.finish(result, name, started);
-            }
-        };
-
-        let Staged {
-            call_id,
-            tool,
-            arguments,
-            depth,
-            prepared,
-            effect,
-            commands: _,
-            paths: _,
-            parent_cancellation,
-            parent_deadline,
-            scope,
-        } = staged;
-        let mut ctx = self
-            .open(call_id, &tool, depth, parent_cancellation)
-            .with_deadline(self.deadline(&tool, parent_deadline));
-        scope.attach(&mut ctx);
-        let invocation = Invocation {
-            spec: tool.spec(),
-            effect,
-            mode: snapshot.mode,
-            ctx: &ctx,
-        };
-        // Cancelled between its authorization and now: the tool is not started at all.
-        let outcome = if ctx.cancellation().is_cancelled() {
-            Err(ToolError::Cancelled)
-        } else {
-            Downstream::new(&self.inner.chain, &*tool, prepared, &invocation)
-                .run()
-                .await
-        };
-        let mut result = ToolResult::from_outcome(ctx.into_call().call_id, outcome);
-        result.context.extend(context);
-
-        self.after_hooks(&tool, &arguments, &mut result, snapshot.mode)
-            .await;
-        unfinished.disarm();
-        self.finish(result, tool.spec().name.clone(), started)
-    }
-
-    /// The tool answering to `name` now, or an error naming the closest names.
-    fn lookup(&self, name: &str) -> Result<ToolHandle, ToolError> {
-        let toolset = self.toolset();
-        toolset
-            .get(name)
-            .cloned()
-            .ok_or_else(|| match toolset.withheld(name) {
-                Some(reason) => ToolError::Unavailable {
-                    name: name.to_owned(),
-                    reason: reason.to_owned(),
-                },
-                None => ToolError::UnknownTool {
-                    name: name.to_owned(),
-                    suggestions: toolset.suggest(name),
-                },
-            })
-    }
-
     /// How the policy would decide `call` now, rule by rule, without running it: nothing is
     /// asked and no hook runs. The arguments are parsed and the paths resolved as for a real
     /// call, so path rules and the workspace boundary see what the tool would.
@@ -557,193 +336,8 @@ impl Coordinator {
         Ok(self.inner.policy.explain(&classified, &self.snapshot()))
     }
 
-    /// Parses and validates arguments, with the workspace in scope so `WorkspacePath`
-    /// arguments arrive resolved.
-    pub(crate) fn prepare(
-        &self,
-        tool: &ToolHandle,
-        arguments: &str,
-    ) -> Result<Prepared, ToolError> {
-        let Some(workspace) = self.inner.shared.workspace.as_ref() else {
-            // Nothing to put in scope (and nothing can be in scope: scopes never outlive
-            // `prepare`), so skip the thread-local.
-            return guard(|| tool.prepare(arguments));
-        };
-        let (prepared, parsed) =
-            with_workspace_recording(Some(workspace), || guard(|| tool.prepare(arguments)));
-        let mut prepared = prepared?;
-        // Every `WorkspacePath` parsed counts as a path of the call, also those the macro
-        // cannot see (inside an `Args<T>` struct, a list of edits): each is confined and
-        // matched by path rules like a top-level one.
-        for ParsedPath { path, .. } in &parsed {
-            let value = path.to_string_lossy();
-            let known = prepared
-                .resources()
-                .iter()
-                .any(|r| r.kind == ResourceKind::Path && r.value == value);
-            if !known {
-                let value = value.into_owned();
-                prepared = prepared.with_resource(Resource {
-                    arg: Cow::Borrowed("path"),
-                    kind: ResourceKind::Path,
-                    value,
-                });
-            }
-        }
-        Ok(prepared.with_parsed_paths(parsed))
-    }
-
-    /// What the policy judges of a prepared call besides its tool: its effect, its command
-    /// arguments analysed, and its paths resolved against the workspace boundary.
-    ///
-    /// A command line that writes a file, or that runs something known only at run time, is
-    /// never read-only, whatever the tool's own classifier said.
-    pub(crate) fn classify(
-        &self,
-        tool: &ToolHandle,
-        prepared: &Prepared,
-    ) -> (Effect, Vec<CommandLine>, Vec<ResolvedPath>) {
-        let commands = analyze_commands(prepared);
-        let mut effect = prepared.effect(tool.spec());
-        let writes_or_unknown =
-            |line: &CommandLine| !line.writes().is_empty() || !line.is_fully_known();
-        if effect.is_read_only() && commands.iter().any(writes_or_unknown) {
-            effect = Effect::Mutating;
-        }
-        let paths = self.resolve_paths_of(prepared, &commands, effect);
-        (effect, commands, paths)
-    }
-
-    /// Every path the call names, resolved against the workspace boundary (none without a
-    /// workspace): its path arguments, and the files its commands write.
-    ///
-    /// A `WorkspacePath` is checked where it was resolved, which is where the tool will look;
-    /// for a call that is not read-only, also as sent when the resolution guessed at another
-    /// file that exists, since a tool that creates or deletes files acts there
-    /// ([`WorkspacePath::to_create`](crate::WorkspacePath::to_create)).
-    /// Any other path argument reaches the tool as text, as sent, so it is checked everywhere
-    /// the tool might take it: where a shell would (`~` and `$VAR` expanded), as it reads
-    /// literally when it has something to expand, and where the workspace would resolve it (a
-    /// dropped first component).
-    pub(crate) fn resolve_paths(&self, prepared: &Prepared, effect: Effect) -> Vec<ResolvedPath> {
-        self.resolve_paths_of(prepared, &analyze_commands(prepared), effect)
-    }
-
-    fn resolve_paths_of(
-        &self,
-        prepared: &Prepared,
-        commands: &[CommandLine],
-        effect: Effect,
-    ) -> Vec<ResolvedPath> {
-        let Some(workspace) = &self.inner.shared.workspace else {
-            return Vec::new();
-        };
-        let mut paths = Vec::new();
-        let mut lines = commands.iter();
-        for resource in prepared.resources() {
-            match resource.kind {
-                ResourceKind::Path => {
-                    let (arg, value) = (&resource.arg, resource.value.as_str());
-                    let parsed = prepared
-                        .parsed_paths()
-                        .iter()
-                        .find(|parsed| parsed.path.as_os_str() == value);
-                    if let Some(parsed) = parsed {
-                        paths.push(workspace.confine_target(
-                            arg.clone(),
-                            &parsed.sent,
-                            &parsed.path,
-                        ));
-                        if let Some(unrepaired) = parsed
-                            .unrepaired
-                            .as_ref()
-                            .filter(|_| !effect.is_read_only())
-                        {
-                            paths.push(workspace.confine_target(
-                                arg.clone(),
-                                &parsed.sent,
-                                unrepaired,
-                            ));
-                        }
-                        continue;
-                    }
-                    paths.push(workspace.confine(arg.clone(), value));
-                    let lenient = workspace.resolve_lenient(value);
-                    match lenient.normalization {
-                        None => {}
-                        Some(Normalization::Expanded { .. }) => {
-                            paths.push(workspace.confine_target(
-                                arg.clone(),
-                                value,
-                                Path::new(value),
-                            ));
-                        }
-                        Some(_) => {
-                            paths.push(workspace.confine_target(arg.clone(), value, &lenient.path));
-                        }
-                    }
-                }
-                // A redirection writes a file, relative to the workspace root where commands
-                // run: confined like a path argument. (A target known only at run time makes
-                // the command unknown, which no allow rule covers.)
-                ResourceKind::Command => {
-                    let Some(line) = lines.next() else { continue };
-                    for write in line.writes().iter().filter(|write| write.target.is_exact()) {
-                        paths.push(workspace.confine(resource.arg.clone(), &write.target.text));
-                    }
-                }
-                ResourceKind::Url => {}
-            }
-        }
-        paths
-    }
-
-    /// The context of a call about to run, with its own cancellation token; tells the event
-    /// sink the call started.
-    pub(crate) fn open(
-        &self,
-        call_id: String,
-        tool: &ToolHandle,
-        depth: u32,
-        parent_cancellation: Option<CancellationToken>,
-    ) -> ToolContext {
-        let spec = tool.spec();
-        let mut ctx = ToolContext::new(
-            CallInfo {
-                call_id,
-                tool: spec.name.clone(),
-                depth,
-            },
-            Arc::clone(&self.inner.shared),
-            parent_cancellation,
-        );
-        // Through which the tool may call other tools (`ToolCaller`).
-        ctx.extensions_mut().insert(self.clone());
-        if let Some(events) = &self.inner.events {
-            events.send(CallEvent::Started {
-                call_id: ctx.call().call_id.clone(),
-                tool: spec.name.clone(),
-            });
-        }
-        ctx
-    }
-
-    /// When a call of `tool` starting now must end: its time limit from now, and no later than
-    /// its caller's deadline.
-    fn deadline(&self, tool: &ToolHandle, parent: Option<Instant>) -> Option<Instant> {
-        let own = tool
-            .spec()
-            .timeout
-            .or(self.inner.default_timeout)
-            .and_then(|limit| Instant::now().checked_add(limit));
-        match (own, parent) {
-            (Some(own), Some(parent)) => Some(own.min(parent)),
-            (own, parent) => own.or(parent),
-        }
-    }
-
     /// The value of type `T` kept for this session, as tools reach it with
-    /// [`ToolContext::session_state`]: made with `T::default()` by the first caller that asks,
+    /// [`ToolContext::session_state`](crate::context::ToolContext::session_state): made with `T::default()` by the first caller that asks,
     /// tool or application. For an application that shows what its tools keep (a todo list in
     /// an agent's UI, say).
     ///
@@ -771,25 +365,6 @@ impl Coordinator {
     #[must_use]
     pub fn session_state<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
         self.inner.shared.session_value::<T>()
-    }
-
-    /// Tells the event sink the call finished; returns its result.
-    pub(crate) fn finish(
-        &self,
-        result: ToolResult,
-        tool: Cow<'static, str>,
-        started: Instant,
-    ) -> ToolResult {
-        if let Some(events) = &self.inner.events {
-            events.send(CallEvent::Finished {
-                call_id: result.call_id.clone(),
-                tool,
-                is_error: result.is_error(),
-                error_kind: result.error().map(ToolError::kind),
-                elapsed: started.elapsed(),
-            });
-        }
-        result
     }
 
     /// Runs one call from synchronous code and waits for its result.
@@ -844,16 +419,6 @@ impl Coordinator {
             })
             .as_ref()
     }
-}
-
-/// Each command argument of a prepared call, analysed, in order.
-fn analyze_commands(prepared: &Prepared) -> Vec<CommandLine> {
-    prepared
-        .resources()
-        .iter()
-        .filter(|resource| resource.kind == ResourceKind::Command)
-        .map(|resource| CommandLine::analyze(&resource.value))
-        .collect()
 }
 
 impl std::fmt::Debug for Coordinator {
