@@ -5,7 +5,7 @@
 //! from `/proc/PID/status` when idle, once the clients are connected, at each quarter of the
 //! calls and at the end, to show it stays flat once the 50 streams are under way.
 //!
-//! Run with `cargo bench -p tool-std --bench mcp_http_load`; `MCP_LOAD_CALLS` and
+//! Run with `cargo bench -p tool-std --features cli --bench mcp_http_load`; `MCP_LOAD_CALLS` and
 //! `MCP_LOAD_CLIENTS` change the totals. The server is started as `toolbox serve --http
 //! 127.0.0.1:0 --read-only --workspace TREE` and announces its URL on stderr.
 

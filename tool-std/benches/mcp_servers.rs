@@ -16,7 +16,7 @@
 //! configured with before its first turn. After them, each server's resident memory: idle once
 //! connected, at the end, and its peak.
 //!
-//! Run with `cargo bench -p tool-std --bench mcp_servers`; `MCP_BENCH_CALLS` sets the calls per
+//! Run with `cargo bench -p tool-std --features cli --bench mcp_servers`; `MCP_BENCH_CALLS` sets the calls per
 //! operation (default 300), a server stopping early once its calls of an operation took 15 s
 //! (its row then says how many it made), so the whole run stays within a few minutes. The
 //! peers: `rust-mcp-filesystem` from `RUST_MCP_FILESYSTEM`,
