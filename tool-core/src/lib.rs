@@ -55,6 +55,8 @@
 //!   and builds on any target the definition side builds on.
 
 #![warn(missing_docs)]
+// On docs.rs (`--cfg docsrs`, nightly) every item gated by a feature says which one.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod definition;
 #[cfg(feature = "runtime")]

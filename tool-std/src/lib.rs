@@ -37,6 +37,8 @@
 //! the search providers; configure them with a [`web::WebConfig`] given as state.
 
 #![warn(missing_docs)]
+// On docs.rs (`--cfg docsrs`, nightly) every item gated by a feature says which one.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod apply_patch;
 pub mod code;
