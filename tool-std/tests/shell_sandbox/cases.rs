@@ -957,3 +957,25 @@ fn a_killed_command_is_reported_killed_through_bubblewrap() {
     let run = sandboxed().run("exit 7");
     assert_eq!(run.exit_code, Some(7));
 }
+
+#[test]
+fn an_edit_deny_rule_on_a_path_not_made_yet_still_keeps_commands_from_making_it() {
+    if !bubblewrap() {
+        return;
+    }
+    for rule in ["Edit(./config/settings.json)", "Edit(./config/deeper/**)"] {
+        let shell = shell_with(config(), allow_all().deny(rule));
+        std::fs::create_dir(shell.root().join("config")).unwrap();
+        let run = shell.run(&script(
+            &shell,
+            "plant.sh",
+            "mkdir -p config/deeper; echo evil > config/settings.json; \
+             echo evil > config/deeper/hook.sh; exit 1\n",
+        ));
+        let seen = format!("{rule}: {}", run.output);
+        assert!(!exists(&shell.root().join("config/settings.json")), "{seen}");
+        assert!(!exists(&shell.root().join("config/deeper/hook.sh")), "{seen}");
+        let note = run.note.unwrap_or_default();
+        assert!(note.contains("SandboxConfig::deny_write"), "{note}; {seen}");
+    }
+}

@@ -136,6 +136,28 @@ pub(crate) struct Mounts<'a> {
 }
 
 impl Mounts<'_> {
+    /// What is bound read-only for the denied write `path`: the path itself when it exists;
+    /// else its nearest existing folder, when that lies beneath a writable path without
+    /// being one (a command could otherwise make the denied file or folder: `mkdir -p
+    /// config/deeper` under `Edit(./config/deeper/**)`), which keeps its other entries
+    /// from being written too; else nothing. A folder missing right beneath a writable root
+    /// (`Edit(./.claude/**)` with no `.claude`) cannot be held without making the whole root
+    /// read-only or making the folder in the user's tree, and is not.
+    fn read_only_for<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        if path.symlink_metadata().is_ok() {
+            return Some(path);
+        }
+        let existing = path
+            .ancestors()
+            .skip(1)
+            .find(|ancestor| ancestor.symlink_metadata().is_ok())?;
+        let strictly_beneath_a_writable = self
+            .writable
+            .iter()
+            .any(|root| existing.starts_with(root) && existing != root.as_path());
+        strictly_beneath_a_writable.then_some(existing)
+    }
+
     /// The `bwrap` arguments, up to and including the `--` before the command.
     ///
     /// Later mounts cover earlier ones, so the order is: everything read-only, the writable
@@ -164,8 +186,12 @@ impl Mounts<'_> {
             push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
         }
         for path in self.deny_write.iter().filter(|path| !hidden(path)) {
-            if path.symlink_metadata().is_ok() {
-                push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+            if let Some(read_only) = self.read_only_for(path) {
+                push(&[
+                    "--ro-bind".as_ref(),
+                    read_only.as_os_str(),
+                    read_only.as_os_str(),
+                ]);
             }
         }
         for path in covered {

@@ -122,17 +122,27 @@ pub(crate) fn denial_note(output: &str, bounds: &Bounds) -> Option<String> {
     Some(notes.join("; "))
 }
 
-/// The paths a line names: quoted (`'p'`, `"p"`, `` `p` ``) or between colons
+/// The paths a line names: quoted (`'p'`, `"p"`, `` `p` ``, GNU's `‘p’` and `` `p' ``) or between colons
 /// (`bash: p: Permission denied`), and that look like paths (they hold a `/`, or start with
 /// `.` or `~`).
 fn path_candidates(line: &str) -> Vec<String> {
     let mut found = Vec::new();
-    for quote in ['\'', '"', '`', '‘', '’'] {
-        let mut parts = line.split(quote);
-        parts.next();
-        while let Some(inside) = parts.next() {
-            found.push(inside.to_owned());
-            parts.next();
+    // GNU tools quote with ‘…’ in a UTF-8 locale and `…' in the C locale.
+    for (open, close) in [
+        ('\'', '\''),
+        ('"', '"'),
+        ('`', '`'),
+        ('`', '\''),
+        ('‘', '’'),
+    ] {
+        let mut rest = line;
+        while let Some(start) = rest.find(open) {
+            let after = &rest[start + open.len_utf8()..];
+            let Some(end) = after.find(close) else {
+                break;
+            };
+            found.push(after[..end].to_owned());
+            rest = &after[end + close.len_utf8()..];
         }
     }
     found.extend(line.split(": ").map(|part| part.trim().to_owned()));
@@ -158,7 +168,7 @@ fn path_candidates(line: &str) -> Vec<String> {
 
 /// `path` with `..` taken away and its nearest existing ancestor resolved (the refused file
 /// itself usually does not exist).
-fn resolve(path: &Path) -> PathBuf {
+pub(crate) fn resolve(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut existing = PathBuf::new();
     for component in path.components() {
@@ -223,6 +233,18 @@ mod tests {
         .unwrap();
         assert!(note.contains("`/etc/hostname`"), "{note}");
         assert!(note.contains("SandboxConfig::writable"), "{note}");
+    }
+
+    #[test]
+    fn paths_in_the_quotes_of_a_utf8_or_c_locale_are_recognised() {
+        let writable = [PathBuf::from("/work/project")];
+        for line in [
+            "mkdir: cannot create directory ‘/etc/new’: Read-only file system\n",
+            "mkdir: cannot create directory `/etc/new': Read-only file system\n",
+        ] {
+            let note = denial_note(line, &bounds(&writable, &[])).unwrap();
+            assert!(note.contains("`/etc/new`"), "{line}: {note}");
+        }
     }
 
     #[test]

@@ -66,7 +66,7 @@ mod temp;
 
 use std::path::PathBuf;
 
-pub(crate) use denial::{Bounds, denial_note};
+pub(crate) use denial::{Bounds, denial_note, resolve};
 pub use policy::AutoAllowSandboxedShell;
 #[cfg(target_os = "linux")]
 pub(crate) use ruleset::Prepared;

@@ -126,7 +126,12 @@ impl Prepared {
                 .collect()
         };
         let deny_read = resolve(&config.deny_read);
-        let deny_write = resolve(&config.deny_write);
+        // A path not made yet is kept too: making it is the write its rule denies.
+        let deny_write: Vec<PathBuf> = config
+            .deny_write
+            .iter()
+            .map(|path| super::resolve(&roots.first().map_or(path.clone(), |root| root.join(path))))
+            .collect();
         let mut writable: Vec<PathBuf> = roots.to_vec();
         writable.push(private.tmpdir.to_owned());
         writable.extend(config.writable.iter().cloned());
