@@ -271,7 +271,7 @@ fn runs_the_same_without_bash(name: &str, arguments: &[String]) -> bool {
 
 /// Where the shell would find `name`: the first executable regular file of that name in the
 /// directories of `path`, if every directory before it is absolute.
-fn find_on_path(name: &str, path: &OsStr) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str, path: &OsStr) -> Option<PathBuf> {
     for dir in std::env::split_paths(path) {
         if !dir.is_absolute() {
             return None;

@@ -393,16 +393,11 @@ fn group_running(pgid: Pid) -> bool {
         if !is_pid {
             return false;
         }
-        // `pid (comm) state ppid pgrp ...`; the command name may hold spaces and parentheses.
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+        let Some(fields) = super::spawn::stat_fields(&entry.path().join("stat")) else {
             return false;
         };
-        let Some((_, fields)) = stat.rsplit_once(')') else {
-            return false;
-        };
-        let mut fields = fields.split_whitespace();
-        let state = fields.next();
-        let group = fields.nth(1);
+        let state = fields.first().map(String::as_str);
+        let group = fields.get(2).map(String::as_str);
         state != Some("Z") && group == Some(wanted.as_str())
     })
 }

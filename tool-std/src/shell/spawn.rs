@@ -79,18 +79,23 @@ impl Detach {
     pub(crate) fn needed() -> Detach {
         // `/proc/self/stat`: `pid (comm) state ppid pgrp session tty_nr ...`; tty_nr is 0
         // without a controlling terminal. The command name may hold spaces and parentheses.
-        let tty = std::fs::read_to_string("/proc/self/stat")
-            .ok()
-            .and_then(|stat| {
-                let (_, fields) = stat.rsplit_once(')')?;
-                fields.split_whitespace().nth(4)?.parse::<i64>().ok()
-            });
+        let tty = stat_fields(Path::new("/proc/self/stat"))
+            .and_then(|fields| fields.get(4)?.parse::<i64>().ok());
         if tty == Some(0) {
             Detach::Group
         } else {
             Detach::Session
         }
     }
+}
+
+/// The fields of a `/proc/<pid>/stat` file after the command name (`state ppid pgrp session
+/// tty_nr ...`): the name may hold spaces and parentheses, so the fields start after its last
+/// `)`.
+pub(crate) fn stat_fields(stat: &Path) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(stat).ok()?;
+    let (_, fields) = text.rsplit_once(')')?;
+    Some(fields.split_whitespace().map(str::to_owned).collect())
 }
 
 /// Starts `command` in `workdir` (see [`spawn_detached`]), cut off from the terminal as

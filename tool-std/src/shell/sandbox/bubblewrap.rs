@@ -80,12 +80,9 @@ pub(crate) fn find() -> Result<&'static Bubblewrap, &'static str> {
 }
 
 fn locate() -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .iter()
-        .flat_map(std::env::split_paths)
-        .chain([PathBuf::from("/usr/bin")])
-        .map(|dir| dir.join("bwrap"))
-        .find(|path| path.is_file())
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    crate::shell::direct::find_on_path("bwrap", &path)
+        .or_else(|| crate::shell::direct::find_on_path("bwrap", "/usr/bin".as_ref()))
 }
 
 /// Runs `/bin/sh -c :` under `program` with the options every command gets, on a thread with
