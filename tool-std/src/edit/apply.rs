@@ -85,7 +85,7 @@ pub(crate) fn apply_edit(
     } else {
         new.to_owned()
     };
-    let applied = replace(text, &found, &new);
+    let applied = replace(text, &found, &new)?;
     if applied.text == text {
         return Err(EditError::Unchanged { level: found.level });
     }
@@ -110,7 +110,7 @@ pub(crate) fn apply_edits(
     Ok((current, applied))
 }
 
-fn replace(text: &str, found: &Found, new: &str) -> Applied {
+fn replace(text: &str, found: &Found, new: &str) -> Result<Applied, EditError> {
     let mut out = String::with_capacity(text.len() + new.len());
     let mut copied = 0;
     let mut first_start = 0;
@@ -119,7 +119,7 @@ fn replace(text: &str, found: &Found, new: &str) -> Applied {
         if i == 0 {
             first_start = out.len();
         }
-        out.push_str(&render(text, hit, found, new));
+        out.push_str(&render(text, hit, found, new)?);
         copied = hit.range.end;
     }
     let last_end = out.len();
@@ -130,24 +130,31 @@ fn replace(text: &str, found: &Found, new: &str) -> Applied {
     } else {
         start
     };
-    Applied {
+    Ok(Applied {
         text: out,
         level: found.level,
         span: (start, end),
         replacements: found.hits.len(),
-    }
+    })
 }
 
 /// The new text as it goes in at `hit`: re-indented if the block moved, then with the line
 /// ends of what it replaces.
-fn render(text: &str, hit: &Hit, found: &Found, new: &str) -> String {
+fn render(text: &str, hit: &Hit, found: &Found, new: &str) -> Result<String, EditError> {
     let lf = new.replace("\r\n", "\n");
-    let mut shaped = match &hit.shift {
-        Some(shift) => shift.apply(&lf, &found.block.lines),
-        None => lf,
-    };
+    let mut shaped =
+        match &hit.shift {
+            Some(shift) => shift.apply(&lf, &found.block.lines).map_err(|unclear| {
+                EditError::UnclearIndent {
+                    line: line_of(text, hit.range.start),
+                    file_unit: unclear.file_unit,
+                    model_unit: unclear.model_unit,
+                }
+            })?,
+            None => lf,
+        };
     if hit.drop_final_newline && shaped.ends_with('\n') {
         shaped.pop();
     }
-    with_eol(&shaped, eol_for(text, hit.range.clone()))
+    Ok(with_eol(&shaped, eol_for(text, hit.range.clone())))
 }

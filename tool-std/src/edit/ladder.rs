@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::indent::Shift;
+use super::indent::{Shift, Unit};
 use super::normalize::{LfText, ascii_punctuation, unescape};
 use super::text::{Block, Line};
 
@@ -26,7 +26,7 @@ pub(crate) enum MatchLevel {
     /// As `TrimmedLines`, after mapping typographic dashes, quotes and spaces to ASCII.
     Punctuation,
     /// As `Punctuation`, with the block at another indentation than the model wrote;
-    /// `new_string` is shifted by the same difference, in the file's indent character.
+    /// `new_string` is re-indented step for step in the file's unit and indent character.
     Indentation,
     /// After unescaping `\n`, `\t`, `\"` and the like that the model wrote literally, at any
     /// of the levels above.
@@ -196,13 +196,15 @@ fn punctuation(text: &str, lines: &[Line], block: &Block) -> Vec<Hit> {
 
 fn indentation(text: &str, lines: &[Line], block: &Block) -> Vec<Hit> {
     let mut hits = scan(text, lines, block, punctuation_key, |_, _| true);
+    let file_unit = std::cell::OnceCell::new();
+    let file_unit = || *file_unit.get_or_init(|| Unit::of([lines.iter().map(|l| l.content(text))]));
     for hit in &mut hits {
         let first = lines.partition_point(|l| l.start < hit.range.start);
         let file: Vec<&str> = lines[first..first + block.lines.len()]
             .iter()
             .map(|l| l.content(text))
             .collect();
-        hit.shift = Shift::between(&file, &block.lines);
+        hit.shift = Shift::between(&file, &block.lines, file_unit);
     }
     hits
 }
@@ -213,7 +215,7 @@ fn punctuation_key(line: &str) -> Cow<'_, str> {
 
 /// The block starts at the indentation the model wrote (so nothing needs re-indenting).
 fn same_first_indent(file: &[&str], block: &Block) -> bool {
-    Shift::between(file, &block.lines).is_none()
+    !Shift::needed(file, &block.lines)
 }
 
 /// Every run of whole lines equal to `block` line by line under `key`, that `accept` takes.

@@ -11,8 +11,9 @@
 //! 3. trailing whitespace ignored, line by line;
 //! 4. whole lines compared trimmed, the block at the indentation the model wrote;
 //! 5. Unicode punctuation normalized (dashes, quotes, odd spaces, as Codex's `seek_sequence`);
-//! 6. indentation-flexible: the block at another indentation, `new_string` re-indented by the
-//!    difference, in the file's indent character (tabs stay tabs);
+//! 6. indentation-flexible: the block at another indentation, `new_string` re-indented step
+//!    for step in the file's unit and character (tabs stay tabs), or refused when how the
+//!    model's steps map onto the file's cannot be told;
 //! 7. escapes the model wrote literally (`\n`, `\t`, `\"`) unescaped, then 1–6 again.
 //!
 //! Levels 3–7 compare every line of the block, never only its first and last ("no anchor-only

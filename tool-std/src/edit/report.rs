@@ -49,6 +49,33 @@ pub(crate) enum EditError {
         /// The level that found it.
         level: MatchLevel,
     },
+    /// It matched at another indentation, `new_string` nests its lines, and nothing shows
+    /// how the model's indent steps map onto the file's.
+    #[error("{}", unclear_indent(*.line, *.file_unit, *.model_unit))]
+    UnclearIndent {
+        /// 1-based line where the block starts.
+        line: usize,
+        /// The file's indent unit in columns, when one could be told.
+        file_unit: Option<usize>,
+        /// The model's, likewise.
+        model_unit: Option<usize>,
+    },
+}
+
+fn unclear_indent(line: usize, file: Option<usize>, model: Option<usize>) -> String {
+    let unit = |u: Option<usize>| match u {
+        Some(n) => format!("{n} columns"),
+        None => "unclear (two step sizes are equally common)".to_owned(),
+    };
+    format!(
+        "old_string was found at line {line} at another indentation than it was written with, \
+         and new_string nests lines deeper or shallower than its first line, but how one \
+         indent step of yours maps onto the file's cannot be told (the file's step: {}; yours: \
+         {}), so nothing was changed; write old_string and new_string with the file's own \
+         indentation, as read_file shows it",
+        unit(file),
+        unit(model)
+    )
 }
 
 /// The block of the file most like `old_string`, offered when nothing matched.

@@ -18,6 +18,8 @@ pub(super) enum Want {
     Identical,
     Empty,
     Unchanged,
+    /// Matched at another indentation, but the steps cannot be mapped.
+    UnclearIndent,
 }
 
 pub(super) struct Case {
@@ -77,7 +79,8 @@ pub(super) fn run(cases: &[Case]) {
             }
             (Want::Identical, Err(EditError::Identical))
             | (Want::Empty, Err(EditError::Empty))
-            | (Want::Unchanged, Err(EditError::Unchanged { .. })) => true,
+            | (Want::Unchanged, Err(EditError::Unchanged { .. }))
+            | (Want::UnclearIndent, Err(EditError::UnclearIndent { .. })) => true,
             _ => false,
         };
         if !ok {

@@ -301,6 +301,84 @@ fn tabs_stay_tabs() {
     ]);
 }
 
+/// Indentation maps step by step, not by the first line's offset (issue 28).
+#[test]
+fn indentation_maps_by_unit() {
+    run(&[
+        // Issue 28, a case ported into the hidden edit ladder: a 2-space model, a file of
+        // 4-space steps. Shifting by the first line's offset (+2) gave the body 6 spaces.
+        case(
+            "two-space model, four-space file",
+            "def f():\n    if x:\n        a()\n    return 1\n",
+            "  if x:\n    a()",
+            "  if x:\n    b()\n    c()",
+            Text(
+                "def f():\n    if x:\n        b()\n        c()\n    return 1\n",
+                L::Indentation,
+            ),
+        ),
+        case(
+            "four-space model, two-space file",
+            "a:\n  b:\n    c\n",
+            "    b:\n        c",
+            "    b:\n        d\n        e:\n            f",
+            Text("a:\n  b:\n    d\n    e:\n      f\n", L::Indentation),
+        ),
+        // The block shows no depth of its own; the units of both sides decide.
+        case(
+            "units from new_string and the whole file",
+            "class A:\n    def f(self):\n        a()\n        b()\n",
+            "  a()\n  b()",
+            "  a()\n  if c:\n    b()",
+            Text(
+                "class A:\n    def f(self):\n        a()\n        if c:\n            b()\n",
+                L::Indentation,
+            ),
+        ),
+        // An alignment remainder (a continuation under an opening parenthesis, off the
+        // model's 4-column grid) stays beside the converted steps.
+        case(
+            "alignment kept beside the steps",
+            "fn f() {\n  if x {\n    g();\n  }\n}\n",
+            "    if x {\n        g();\n    }",
+            "    if x {\n        g(a,\n          b);\n    }",
+            Text(
+                "fn f() {\n  if x {\n    g(a,\n      b);\n  }\n}\n",
+                L::Indentation,
+            ),
+        ),
+        // The file steps by 2 and by 4 equally often: deeper lines cannot be placed.
+        case(
+            "file unit unclear and new_string nests",
+            "p\n  q\nr\n    s\nt\n",
+            " r\n s",
+            " r\n   u",
+            UnclearIndent,
+        ),
+        // ...but lines all at the first line's depth need no unit.
+        case(
+            "file unit unclear, new_string flat",
+            "p\n  q\nr\n    s\nt\n",
+            " r\n s",
+            " R\n S",
+            Text("p\n  q\nR\nS\nt\n", L::Indentation),
+        ),
+    ]);
+}
+
+#[test]
+fn unclear_indentation_says_what_to_do() {
+    let err = apply_edit("p\n  q\nr\n    s\nt\n", " r\n s", " r\n   u", false).unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("found at line 3"), "{message}");
+    assert!(message.contains("nothing was changed"), "{message}");
+    assert!(message.contains("yours: 2 columns"), "{message}");
+    assert!(
+        message.contains("with the file's own indentation"),
+        "{message}"
+    );
+}
+
 #[test]
 fn replace_all_uses_only_the_first_two_levels() {
     run(&[
