@@ -110,8 +110,8 @@ fn new_bytes(
     content: &str,
     overwrite: bool,
 ) -> Result<Vec<u8>, ToolError> {
-    let format = match TextFile::decode(old) {
-        Ok(file) => file.format,
+    let (format, old_text) = match TextFile::decode(old) {
+        Ok(file) => (file.format, file.text),
         Err(error @ DecodeError::Binary { .. }) if !overwrite => {
             return Err(ToolError::failed(format!(
                 "`{shown}`: {error}; set overwrite=true to replace it with text"
@@ -122,16 +122,14 @@ fn new_bytes(
                 "`{shown}`: {error}; set overwrite=true to replace it with UTF-8 text"
             )));
         }
-        Err(_) => Format::NEW,
+        Err(_) => (Format::NEW, String::new()),
     };
-    let line_ending = match format.line_ending {
+    let text = match format.line_ending {
         // A file of one line says nothing: the new text keeps its own breaks.
-        LineEnding::None => LineEnding::of(content),
-        found => found,
-    };
-    let text = match line_ending {
-        LineEnding::Crlf | LineEnding::Mixed { .. } => line_ending.apply(content),
-        _ => content.to_owned(),
+        LineEnding::None | LineEnding::Lf => content.to_owned(),
+        LineEnding::Crlf => LineEnding::Crlf.apply(content),
+        // Each line the new text keeps keeps its own break; a new line takes its neighbour's.
+        LineEnding::Mixed { .. } => fs::keep_line_breaks(&old_text, content),
     };
     fs::encode(format, &text).map_err(|error| ToolError::failed(format!("`{shown}`: {error}")))
 }

@@ -109,6 +109,41 @@ fn hashline_edits_and_patches_keep_every_byte_outside_their_change() {
     }
 }
 
+/// A model rewrites a file whole as it read it, with `\n` breaks and one line changed: every
+/// other byte stays, mixed line endings included (issue 28).
+#[test]
+fn whole_file_rewrites_keep_every_byte_outside_their_change() {
+    let mut cases = cases();
+    cases.push(Case {
+        name: "three-crlf-one-lf.txt",
+        before: b"one\r\ntwo\r\nthree\nfour\r\n".to_vec(),
+        after: b"one\r\nTWO\r\nthree\nfour\r\n".to_vec(),
+    });
+    for case in cases {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(case.name), &case.before).unwrap();
+        let coordinator = coordinator(dir.path());
+        let read = call(&coordinator, "read_file", json!({"path": case.name}));
+        assert!(!read.is_error(), "{}: {}", case.name, read.text());
+        let content = tool_std::fs::TextFile::decode(&case.after)
+            .unwrap()
+            .text
+            .replace("\r\n", "\n");
+        let result = call(
+            &coordinator,
+            "write_file",
+            json!({"path": case.name, "content": content}),
+        );
+        assert!(!result.is_error(), "{}: {}", case.name, result.text());
+        assert_eq!(
+            std::fs::read(dir.path().join(case.name)).unwrap(),
+            case.after,
+            "{}",
+            case.name
+        );
+    }
+}
+
 #[test]
 fn no_tool_writes_outside_the_workspace() {
     let parent = tempfile::tempdir().unwrap();

@@ -1,15 +1,19 @@
-//! The file engine under the file tools: text as found ([`TextFile`], [`Format`]), what a
-//! session has read ([`FileSession`]), and the shared steps of reading and writing through the
-//! workspace's confined handles.
+//! The file engine under the file tools: text as found ([`TextFile`], [`Format`]), images
+//! told by their header ([`check_image`]), what a session has read ([`FileSession`]), and the
+//! shared steps of reading and writing through the workspace's confined handles.
 
+mod image;
+mod line_breaks;
 mod session;
 mod text;
 
+pub use image::{BrokenImage, ImageHeader, check_image};
 pub use session::{FileSession, KEPT_CONTENT, Seen};
 pub use text::{
     DecodeError, EncodeError, Format, LineEnding, TextFile, binary_kind, detect, encode,
 };
 
+pub(crate) use line_breaks::keep_line_breaks;
 pub(crate) use session::{Hasher, line_hash};
 pub(crate) use text::{SNIFF, utf8_prefix};
 
