@@ -10,7 +10,7 @@ use tool_core::context::ToolContext;
 use tool_core::output::Content;
 use tool_core::{ToolError, ToolOutput, Workspace, WorkspacePath, tool};
 
-use crate::fs::{self, Seen, io_error};
+use crate::fs::{self, BrokenImage, ImageHeader, Seen, io_error};
 
 /// Lines longer than this are cut, with a marker saying how long they were.
 const MAX_LINE_CHARS: usize = 2_000;
@@ -61,8 +61,8 @@ fn read_file(
     let mut head = vec![0u8; fs::SNIFF];
     let head_len = read_full(&mut file, &mut head).map_err(|error| io_error(ws, &shown, &error))?;
     head.truncate(head_len);
-    if let Some(mime_type) = image_type(&head) {
-        return image(file, head, metadata.len(), mime_type, &shown);
+    if let Some(header) = fs::check_image(&head) {
+        return image(file, head, metadata.len(), header, &shown);
     }
     let (encoding, bom_len) = match Encoding::for_bom(&head) {
         Some(found) => found,
@@ -408,44 +408,49 @@ fn listing(ws: &Workspace, path: &WorkspacePath, shown: &str) -> Result<String, 
     ))
 }
 
-/// The MIME type of an image by its header, for the formats models read.
-fn image_type(head: &[u8]) -> Option<&'static str> {
-    if head.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if head.starts_with(b"\xff\xd8\xff") {
-        Some("image/jpeg")
-    } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
-        Some("image/gif")
-    } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else {
-        None
-    }
-}
-
+/// A file with an image's signature: sent as an image when its header holds together (checked
+/// on the whole file, so a JPEG's frame header past the first bytes is found), refused as the
+/// binary file it is otherwise.
 fn image(
     mut file: std::fs::File,
     mut bytes: Vec<u8>,
     size: u64,
-    mime_type: &str,
+    from_head: Result<ImageHeader, BrokenImage>,
     shown: &str,
 ) -> Result<ToolOutput, ToolError> {
+    let not_an_image = |broken: BrokenImage| {
+        ToolError::failed(format!(
+            "`{shown}` is a binary file ({size} bytes, {broken}), not text; read_file only reads text and images it can decode the header of"
+        ))
+    };
     if size > IMAGE_CAP {
+        let kind = match from_head {
+            Err(broken) if !broken.truncated => return Err(not_an_image(broken)),
+            Ok(header) => header.mime_type,
+            // A JPEG's frame header can lie past the bytes read so far.
+            Err(broken) => broken.format,
+        };
         return Err(ToolError::failed(format!(
-            "`{shown}` is a {mime_type} image of {size} bytes, more than the {} MiB sent to a model",
+            "`{shown}` is a {kind} image of {size} bytes, more than the {} MiB sent to a model",
             IMAGE_CAP >> 20
         )));
     }
     file.read_to_end(&mut bytes)?;
+    let header = fs::check_image(&bytes)
+        .unwrap_or(from_head)
+        .map_err(not_an_image)?;
     let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
     Ok(ToolOutput::from_content(vec![
         Content::text(format!(
-            "`{shown}`: a {mime_type} image, {} bytes",
+            "`{shown}`: a {} image, {}×{} pixels, {} bytes",
+            header.mime_type,
+            header.width,
+            header.height,
             bytes.len()
         )),
         Content::Image {
             data,
-            mime_type: mime_type.to_owned(),
+            mime_type: header.mime_type.to_owned(),
         },
     ]))
 }

@@ -164,6 +164,30 @@ fn an_image_comes_back_as_an_image() {
     assert!(
         matches!(&result.content[1], Content::Image { mime_type, .. } if mime_type == "image/png")
     );
+    assert!(result.text().contains("1×1 pixels"), "{}", result.text());
+}
+
+/// Issue 28: a PNG signature followed by garbage is not sent to a model as an image.
+#[test]
+fn an_image_signature_without_a_valid_header_is_a_binary_file() {
+    let fx = fixture();
+    let mut garbage = b"\x89PNG\r\n\x1a\n".to_vec();
+    garbage.extend(std::iter::repeat_n(b'x', 92));
+    fx.file("fake.png", &garbage);
+    let error = err(&fx.read(json!({"path": "fake.png"})));
+    assert!(
+        error.contains(
+            "binary file (100 bytes, a PNG signature, but not a valid PNG: its first chunk is not a 13-byte IHDR)"
+        ),
+        "{error}"
+    );
+    // A JPEG whose segments break off before any frame header, likewise.
+    fx.file(
+        "fake.jpg",
+        b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00",
+    );
+    let error = err(&fx.read(json!({"path": "fake.jpg"})));
+    assert!(error.contains("not a valid JPEG"), "{error}");
 }
 
 #[test]
