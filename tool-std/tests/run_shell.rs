@@ -523,6 +523,45 @@ fn programs_that_write_by_argument_cannot_write_under_git_either() {
     );
 }
 
+/// Issue 26: with `run_shell` allowed, `find .. -delete` ran; the policy, which refuses
+/// `rm ../x`, did not see a delete named by an option. Every program that writes or removes
+/// through an option or operand is confined like `rm`'s arguments.
+#[test]
+fn writes_named_by_options_are_confined_like_rm() {
+    let shell = Shell::new();
+    let outside = tempfile::NamedTempFile::new_in(shell.root().parent().unwrap()).unwrap();
+    std::fs::write(outside.path(), "kept\n").unwrap();
+    let name = outside.path().file_name().unwrap().to_str().unwrap();
+    for command in [
+        format!("find .. -maxdepth 1 -name {name} -delete"),
+        format!("find . -fprint ../{name}"),
+        format!("tar -cf ../{name} ."),
+        format!("tar -x -f a.tar -C ../{name}.d"),
+        format!("mv ../{name} here"),
+        format!("truncate -s 0 ../{name}"),
+        format!("chmod 000 ../{name}"),
+        format!("rsync -a . ../{name}.d"),
+        "git -C .. commit -m x".to_owned(),
+        format!("cp -t .. ../{name}"),
+        format!("dd if=/dev/zero of=../{name} count=1"),
+    ] {
+        let result = shell.call("run_shell", json!({ "command": command }));
+        assert_eq!(
+            result.error().map(ToolError::kind),
+            Some("denied"),
+            "{command}: {}",
+            result.text()
+        );
+        assert!(
+            result.text().contains("outside"),
+            "{command}: {}",
+            result.text()
+        );
+    }
+    assert_eq!(std::fs::read_to_string(outside.path()).unwrap(), "kept\n");
+    assert!(!shell.root().join("here").exists());
+}
+
 /// Found by an exploratory run: an empty command ran, and answered exit code 0 with no output.
 #[test]
 fn an_empty_command_is_an_invalid_argument() {

@@ -115,16 +115,16 @@ pub(crate) fn denial_note(output: &str, bounds: &Bounds) -> Option<String> {
     }
     if notes.is_empty() {
         return Some(
-            "the command ran in the sandbox and something was refused (`Permission denied`): commands may write only beneath the workspace, $TMPDIR and SandboxConfig::writable, read everything but SandboxConfig::deny_read, and have the network only with Network::All"
+            "the command ran in the sandbox and something was refused (`Permission denied`), at a path its output does not name: commands may write only beneath the workspace, $TMPDIR and SandboxConfig::writable, read everything but SandboxConfig::deny_read, and have the network only with Network::All"
                 .to_owned(),
         );
     }
     Some(notes.join("; "))
 }
 
-/// The paths a line names: quoted (`'p'`, `"p"`, `` `p` ``, GNU's `‘p’` and `` `p' ``) or between colons
-/// (`bash: p: Permission denied`), and that look like paths (they hold a `/`, or start with
-/// `.` or `~`).
+/// The paths a line names: quoted (`'p'`, `"p"`, `` `p` ``, GNU's `‘p’` and `` `p' ``) or in
+/// the field before the refusal (`bash: p: Permission denied`), and that look like paths (they
+/// hold a `/`, or start with `.` or `~`).
 fn path_candidates(line: &str) -> Vec<String> {
     let mut found = Vec::new();
     // GNU tools quote with ‘…’ in a UTF-8 locale and `…' in the C locale.
@@ -145,7 +145,22 @@ fn path_candidates(line: &str) -> Vec<String> {
             rest = &after[end + close.len_utf8()..];
         }
     }
-    found.extend(line.split(": ").map(|part| part.trim().to_owned()));
+    // `prog: [line N: ]PATH: Permission denied`: the path is the field just before the
+    // refusal, never the first, which is the program that printed the line (bash prints its
+    // own path there: `/usr/bin/bash: line 1: /x: Read-only file system`).
+    let fields: Vec<&str> = line.split(": ").collect();
+    if let Some(at) = fields
+        .iter()
+        .position(|field| REFUSALS.iter().any(|word| field.contains(word)))
+        && at >= 2
+    {
+        let field = fields[at - 1].trim();
+        found.push(field.to_owned());
+        // dash: `/bin/sh: 1: cannot create /x: Permission denied`.
+        if let Some((_, last)) = field.rsplit_once(' ') {
+            found.push(last.to_owned());
+        }
+    }
     found.retain(|candidate| {
         !candidate.is_empty()
             && !candidate.contains(' ')
@@ -256,6 +271,31 @@ mod tests {
         )
         .unwrap();
         assert!(note.contains("`../x`"), "{note}");
+    }
+
+    /// Issue 26: bash starts its error lines with its own path, which the note named.
+    #[test]
+    fn the_note_names_the_refused_path_not_the_program_that_printed_it() {
+        let writable = [PathBuf::from("/work/project")];
+        for line in [
+            "/usr/bin/bash: line 1: /etc/x: Read-only file system\n",
+            "/bin/sh: 1: cannot create /etc/x: Permission denied\n",
+            "./build.sh: line 3: /etc/x: Permission denied\n",
+        ] {
+            let note = denial_note(line, &bounds(&writable, &[])).unwrap();
+            assert!(
+                !note.contains("bash`") && !note.contains("/bin/sh`"),
+                "{line}: {note}"
+            );
+            assert!(!note.contains("build.sh"), "{line}: {note}");
+            assert!(note.contains("`/etc/x`"), "{line}: {note}");
+        }
+        let note = denial_note(
+            "/usr/bin/bash: line 1: cannot write: Permission denied\n",
+            &bounds(&writable, &[]),
+        )
+        .unwrap();
+        assert!(note.contains("does not name"), "{note}");
     }
 
     #[test]

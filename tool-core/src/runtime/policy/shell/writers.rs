@@ -1,8 +1,9 @@
 //! The files well-known programs write or remove through their arguments rather than through
-//! a redirection: `tee FILE`, `cp SRC DEST`, `sed -i .. FILE`, `rm FILE`, `dd of=FILE`. Each is
-//! a write of the command line like `> FILE`, so the workspace boundary and the protected
-//! paths (`.git`) judge it: `echo x | tee .git/hooks/post-merge` is refused as
-//! `echo x > .git/hooks/post-merge` is.
+//! a redirection: `tee FILE`, `cp SRC DEST`, `sed -i .. FILE`, `rm FILE`, `dd of=FILE`,
+//! `find DIR -delete`, `tar -x -C DIR`, `rsync SRC DEST`, `git -C DIR commit`. Each is a write
+//! of the command line like `> FILE`, so the workspace boundary and the protected paths
+//! (`.git`) judge it: `echo x | tee .git/hooks/post-merge` is refused as
+//! `echo x > .git/hooks/post-merge` is, and `find .. -name x -delete` as `rm ../x` is.
 //!
 //! This reads the common programs by their documented options; it is not a sandbox. A program
 //! not listed here (an interpreter, a build tool) writes where this cannot see, as it always
@@ -39,6 +40,193 @@ const SED: Valued = Valued {
     short: b"efl",
     long: &["expression", "file", "line-length"],
 };
+const MKDIR: Valued = Valued {
+    short: b"m",
+    long: &["mode"],
+};
+const CHOWN: Valued = Valued {
+    short: b"",
+    long: &["from", "reference"],
+};
+const TAR: Valued = Valued {
+    short: b"bCfFgHIKLNTVX",
+    long: &[
+        "blocking-factor",
+        "directory",
+        "file",
+        "info-script",
+        "new-volume-script",
+        "listed-incremental",
+        "format",
+        "use-compress-program",
+        "starting-file",
+        "tape-length",
+        "newer",
+        "after-date",
+        "files-from",
+        "label",
+        "exclude-from",
+        "exclude",
+        "owner",
+        "group",
+        "mode",
+        "mtime",
+        "transform",
+        "xform",
+        "suffix",
+    ],
+};
+const RSYNC: Valued = Valued {
+    short: b"BefMT",
+    long: &[
+        "rsh",
+        "rsync-path",
+        "filter",
+        "exclude",
+        "include",
+        "exclude-from",
+        "include-from",
+        "files-from",
+        "temp-dir",
+        "compare-dest",
+        "copy-dest",
+        "link-dest",
+        "partial-dir",
+        "backup-dir",
+        "suffix",
+        "chmod",
+        "chown",
+        "usermap",
+        "groupmap",
+        "block-size",
+        "max-size",
+        "min-size",
+        "max-delete",
+        "timeout",
+        "contimeout",
+        "port",
+        "address",
+        "sockopts",
+        "log-file",
+        "log-file-format",
+        "out-format",
+        "password-file",
+        "bwlimit",
+        "write-batch",
+        "only-write-batch",
+        "read-batch",
+        "iconv",
+        "checksum-choice",
+        "compress-choice",
+        "compress-level",
+        "skip-compress",
+        "info",
+        "debug",
+        "outbuf",
+        "modify-window",
+        "stop-after",
+        "stop-at",
+        "protocol",
+        "remote-option",
+    ],
+};
+const GIT: Valued = Valued {
+    short: b"Cc",
+    long: &[
+        "git-dir",
+        "work-tree",
+        "namespace",
+        "config-env",
+        "super-prefix",
+        "list-cmds",
+        "attr-source",
+    ],
+};
+const CURL: Valued = Valued {
+    short: b"AbcCdDeEFHKmoPQrTtuUwxXyYz",
+    long: &[
+        "output",
+        "output-dir",
+        "dump-header",
+        "cookie-jar",
+        "trace",
+        "trace-ascii",
+        "stderr",
+        "etag-save",
+        "user-agent",
+        "cookie",
+        "data",
+        "data-binary",
+        "data-raw",
+        "data-urlencode",
+        "form",
+        "header",
+        "request",
+        "url",
+        "user",
+        "proxy",
+        "referer",
+        "range",
+        "upload-file",
+        "max-time",
+        "connect-timeout",
+        "config",
+        "cert",
+        "key",
+        "cacert",
+        "write-out",
+    ],
+};
+const WGET: Valued = Valued {
+    short: b"aABDeilLoOPQRtTUwXI",
+    long: &[
+        "output-document",
+        "output-file",
+        "append-output",
+        "directory-prefix",
+        "input-file",
+        "tries",
+        "timeout",
+        "wait",
+        "quota",
+        "level",
+        "accept",
+        "reject",
+        "domains",
+        "user-agent",
+        "header",
+        "user",
+        "password",
+    ],
+};
+const UNZIP: Valued = Valued {
+    short: b"dPIO",
+    long: &[],
+};
+
+/// `git` subcommands that leave the repository as it is: `-C` and `--git-dir` before them
+/// only say where to read.
+const GIT_READS: &[&str] = &[
+    "status",
+    "log",
+    "show",
+    "diff",
+    "blame",
+    "grep",
+    "ls-files",
+    "ls-tree",
+    "ls-remote",
+    "rev-parse",
+    "rev-list",
+    "describe",
+    "shortlog",
+    "cat-file",
+    "whatchanged",
+    "help",
+    "version",
+    "--version",
+    "--help",
+];
 
 /// The files `program` (its name, or a path to it) writes or removes, given its arguments,
 /// each with whether it is appended to.
@@ -55,11 +243,71 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
         "truncate" => replaced(split(args, &TRUNCATE).1),
         "rm" | "rmdir" | "unlink" => replaced(split(args, &NONE).1),
         "shred" => replaced(split(args, &SHRED).1),
+        "mkdir" => replaced(split(args, &MKDIR).1),
+        "chmod" => replaced(chmod_files(args)),
+        "chown" | "chgrp" => {
+            let (options, mut operands) = split(args, &CHOWN);
+            // The owner comes first unless another file's is taken.
+            if !CHOWN.has(&options, b"", &["reference"]) && !operands.is_empty() {
+                operands.remove(0);
+            }
+            replaced(operands)
+        }
+        "find" => replaced(find_files(args)),
+        "tar" => replaced(tar_files(args)),
+        "rsync" => replaced(rsync_files(args)),
+        "git" => replaced(git_files(args)),
+        "curl" => {
+            let (options, _) = split(args, &CURL);
+            replaced(
+                [
+                    (b'o', "output"),
+                    (b'D', "dump-header"),
+                    (b'c', "cookie-jar"),
+                    (0, "output-dir"),
+                    (0, "trace"),
+                    (0, "trace-ascii"),
+                    (0, "stderr"),
+                    (0, "etag-save"),
+                ]
+                .into_iter()
+                .flat_map(|(short, long)| values(&options, &CURL, short, long))
+                .filter(|file| file.text != "-")
+                .collect(),
+            )
+        }
+        "wget" => {
+            let (options, _) = split(args, &WGET);
+            let mut files: Vec<(Word, bool)> = [
+                (b'O', "output-document"),
+                (b'o', "output-file"),
+                (b'P', "directory-prefix"),
+            ]
+            .into_iter()
+            .flat_map(|(short, long)| values(&options, &WGET, short, long))
+            .filter(|file| file.text != "-")
+            .map(|file| (file, false))
+            .collect();
+            files.extend(values(&options, &WGET, b'a', "append-output").map(|f| (f, true)));
+            files
+        }
+        "unzip" => values(&split(args, &UNZIP).0, &UNZIP, b'd', "")
+            .map(|directory| (directory, false))
+            .collect(),
         "cp" | "mv" | "ln" | "install" => {
             let valued = if name == "install" { &INSTALL } else { &COPY };
             let (options, operands) = split(args, valued);
+            // A move removes its sources: they are written as much as its destination.
+            let removed = if name == "mv" {
+                operands.clone()
+            } else {
+                Vec::new()
+            };
             if let Some(directory) = valued.value(&options, b't', "target-directory") {
-                return vec![(directory, false)];
+                return replaced([directory].into_iter().chain(removed).collect());
+            }
+            if name == "mv" {
+                return replaced(removed);
             }
             if name == "install" && valued.has(&options, b"d", &["directory"]) {
                 return replaced(operands);
@@ -95,6 +343,263 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// `chmod`'s files: its operands after the mode, which may look like an option (`-x`).
+fn chmod_files(args: &[Word]) -> Vec<Word> {
+    let mut files = Vec::new();
+    let mut mode_seen = false;
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let text = word.text.as_str();
+        if text == "--" {
+            files.extend(words.by_ref().cloned());
+            break;
+        }
+        if text.starts_with("--reference") {
+            mode_seen = true;
+            if !text.contains('=') {
+                words.next();
+            }
+        } else if text.starts_with("--")
+            || (text.len() > 1
+                && text.starts_with('-')
+                && text[1..].bytes().all(|b| b"cfvR".contains(&b)))
+        {
+            // --recursive, --verbose, -R, -cfv: flags.
+        } else if !mode_seen {
+            mode_seen = true;
+        } else {
+            files.push(word.clone());
+        }
+    }
+    if !mode_seen {
+        return Vec::new();
+    }
+    files
+}
+
+/// What `find` writes: its starting points when it deletes what it finds (`.` when it names
+/// none), and the files its `-fprint`, `-fprint0`, `-fprintf` and `-fls` actions write.
+fn find_files(args: &[Word]) -> Vec<Word> {
+    // Leading options, then the starting points up to the first word of the expression.
+    let mut at = 0;
+    while let Some(word) = args.get(at) {
+        match word.text.as_str() {
+            "-H" | "-L" | "-P" => at += 1,
+            "-D" => at += 2,
+            text if text.starts_with("-O") => at += 1,
+            _ => break,
+        }
+    }
+    let starts = args[at.min(args.len())..]
+        .iter()
+        .take_while(|w| !w.text.starts_with('-') && !matches!(w.text.as_str(), "(" | "!" | ")"))
+        .cloned()
+        .collect::<Vec<_>>();
+    let expression = &args[(at + starts.len()).min(args.len())..];
+    let mut files = Vec::new();
+    let mut words = expression.iter();
+    while let Some(word) = words.next() {
+        match word.text.as_str() {
+            "-delete" => {
+                if starts.is_empty() {
+                    files.push(Word {
+                        text: ".".to_owned(),
+                        ..word.clone()
+                    });
+                } else {
+                    files.extend(starts.iter().cloned());
+                }
+            }
+            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => files.extend(words.next().cloned()),
+            // The commands of -exec and -ok are read as commands of their own.
+            _ => {}
+        }
+    }
+    files
+}
+
+/// What `tar` writes: the archive when it creates, appends to, updates or deletes from one;
+/// the directory it extracts into (`-C`, else the current one); a snapshot file (`-g`); the
+/// files it removes after archiving them (`--remove-files`).
+fn tar_files(args: &[Word]) -> Vec<Word> {
+    // Old style: `tar xzf a.tgz dir` is `tar -x -z -f a.tgz dir`.
+    let expanded: Vec<Word>;
+    let args = match args.first() {
+        Some(first)
+            if !first.text.starts_with('-')
+                && !first.text.is_empty()
+                && first.text.bytes().all(|b| b.is_ascii_alphabetic()) =>
+        {
+            let mut rest = args[1..].iter();
+            let mut words = Vec::new();
+            for flag in first.text.chars() {
+                words.push(Word {
+                    text: format!("-{flag}"),
+                    ..first.clone()
+                });
+                if TAR.short.contains(&(flag as u8))
+                    && let Some(value) = rest.next()
+                {
+                    words.push(value.clone());
+                }
+            }
+            words.extend(rest.cloned());
+            expanded = words;
+            &expanded
+        }
+        _ => args,
+    };
+    let (options, operands) = split(args, &TAR);
+    let mut files: Vec<Word> = values(&options, &TAR, b'g', "listed-incremental").collect();
+    let archive = values(&options, &TAR, b'f', "file").filter(|f| f.text != "-");
+    let creates = TAR.has(
+        &options,
+        b"cruA",
+        &[
+            "create",
+            "append",
+            "update",
+            "catenate",
+            "concatenate",
+            "delete",
+        ],
+    );
+    if creates {
+        files.extend(archive);
+    }
+    if TAR.has(&options, b"x", &["extract", "get"]) {
+        let into: Vec<Word> = values(&options, &TAR, b'C', "directory").collect();
+        if into.is_empty() {
+            files.push(Word::literal("."));
+        } else {
+            files.extend(into);
+        }
+    }
+    if TAR.has(&options, b"", &["remove-files"]) {
+        files.extend(operands);
+    }
+    files
+}
+
+/// What `rsync` writes: its destination (the last operand, unless on another host), the
+/// sources it removes (`--remove-source-files`), and the files and folders its options name
+/// for it to write.
+fn rsync_files(args: &[Word]) -> Vec<Word> {
+    let (options, operands) = split(args, &RSYNC);
+    let local = |w: &Word| {
+        !w.text.starts_with("rsync://")
+            && w.text
+                .split_once(':')
+                .is_none_or(|(host, _)| host.contains('/'))
+    };
+    let mut files: Vec<Word> = [
+        (0, "log-file"),
+        (0, "write-batch"),
+        (0, "only-write-batch"),
+        (0, "backup-dir"),
+        (b'T', "temp-dir"),
+        (0, "partial-dir"),
+    ]
+    .into_iter()
+    .flat_map(|(short, long)| values(&options, &RSYNC, short, long))
+    .collect();
+    if let [sources @ .., destination] = operands.as_slice()
+        && !sources.is_empty()
+    {
+        files.extend(Some(destination.clone()).filter(local));
+        if RSYNC.has(&options, b"", &["remove-source-files"]) {
+            files.extend(sources.iter().filter(|w| local(w)).cloned());
+        }
+    }
+    files.sort_by(|a, b| a.text.cmp(&b.text));
+    files.dedup_by(|a, b| a.text == b.text);
+    files
+}
+
+/// What `git` writes through its global options: the folders `-C`, `--git-dir` and
+/// `--work-tree` point at, unless the subcommand only reads.
+fn git_files(args: &[Word]) -> Vec<Word> {
+    let at = args
+        .iter()
+        .scan(false, |value_next, word| {
+            let takes = *value_next;
+            *value_next = !takes
+                && ((word.text == "-C" || word.text == "-c")
+                    || word
+                        .text
+                        .strip_prefix("--")
+                        .is_some_and(|long| GIT.long.contains(&long)));
+            Some(takes || word.text.starts_with('-'))
+        })
+        .take_while(|&option| option)
+        .count();
+    let options = &args[..at];
+    match args.get(at) {
+        Some(command) if GIT_READS.contains(&command.text.as_str()) => return Vec::new(),
+        None => return Vec::new(),
+        Some(_) => {}
+    }
+    [(b'C', "C"), (0, "git-dir"), (0, "work-tree")]
+        .into_iter()
+        .flat_map(|(short, long)| values(options, &GIT, short, long))
+        .collect()
+}
+
+/// Every value of option `-short` or `--long` among `options` (as [`split`] leaves them: a
+/// valued option followed by its value unless attached). `short` 0 means none.
+fn values<'a>(
+    options: &'a [Word],
+    valued: &'a Valued,
+    short: u8,
+    long: &'a str,
+) -> impl Iterator<Item = Word> + 'a {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while let Some(word) = options.get(at) {
+            at += 1;
+            let text = word.text.as_str();
+            let value_of = |value: &str| Word {
+                text: value.to_owned(),
+                ..word.clone()
+            };
+            if let Some(name) = text.strip_prefix("--") {
+                match name.split_once('=') {
+                    Some((name, value)) if name == long => return Some(value_of(value)),
+                    None if name == long && !long.is_empty() => {
+                        at += 1;
+                        return options.get(at - 1).cloned();
+                    }
+                    None if valued.long.contains(&name) => at += 1,
+                    _ => {}
+                }
+                continue;
+            }
+            let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+                continue;
+            };
+            for (index, flag) in cluster.bytes().enumerate() {
+                if !valued.short.contains(&flag) {
+                    continue;
+                }
+                let attached = &cluster[index + 1..];
+                if flag == short && short != 0 {
+                    if !attached.is_empty() {
+                        return Some(value_of(attached));
+                    }
+                    at += 1;
+                    return options.get(at - 1).cloned();
+                }
+                // Another valued flag: the rest of the cluster, or the next word, is its value.
+                if attached.is_empty() {
+                    at += 1;
+                }
+                break;
+            }
+        }
+        None
+    })
 }
 
 /// `args` as options (each followed by the value it takes) and operands. Unlike a wrapper's,
@@ -167,7 +672,7 @@ mod tests {
             written("cp -r src .git/hooks/post-checkout"),
             [".git/hooks/post-checkout"]
         );
-        assert_eq!(written("mv a b c dir"), ["dir"]);
+        assert_eq!(written("mv a b c dir"), ["a", "b", "c", "dir"]);
         assert_eq!(written("cp -t .git/hooks a b"), [".git/hooks"]);
         assert_eq!(written("cp --target-directory=out a"), ["out"]);
         assert_eq!(written("cp -S .bak a b"), ["b"]);
@@ -196,6 +701,89 @@ mod tests {
         assert_eq!(written("truncate -s 0 log"), ["log"]);
         assert_eq!(written("dd if=/dev/zero of=.git/x bs=1"), [".git/x"]);
         assert_eq!(written("/bin/rm -- -weird"), ["-weird"]);
+    }
+
+    /// Issue 26: deletes and writes named by options are writes.
+    #[test]
+    fn find_writes_where_it_deletes_and_what_it_prints_to() {
+        assert_eq!(written("find .. -maxdepth 2 -name x -delete"), [".."]);
+        assert_eq!(written("find -name '*.o' -delete"), ["."]);
+        assert_eq!(written("find -L a b -type f -delete"), ["a", "b"]);
+        assert_eq!(written("find . -fprint ../list"), ["../list"]);
+        assert_eq!(
+            written("find . -fprintf ../out %p -fls ../ls"),
+            ["../out", "../ls"]
+        );
+        assert!(written("find .. -name x -print").is_empty());
+    }
+
+    #[test]
+    fn tar_writes_its_archive_or_where_it_extracts() {
+        assert_eq!(written("tar -x -f a.tar -C ../out"), ["../out"]);
+        assert_eq!(written("tar -xzf a.tgz --directory=../out"), ["../out"]);
+        assert_eq!(written("tar xzf a.tgz -C ../out"), ["../out"]);
+        assert_eq!(written("tar -xf a.tar"), ["."]);
+        assert_eq!(written("tar -czf ../backup.tgz src"), ["../backup.tgz"]);
+        assert_eq!(written("tar cf ../b.tar src"), ["../b.tar"]);
+        assert_eq!(written("tar --create --file ../c.tar src"), ["../c.tar"]);
+        assert_eq!(written("tar -rf ../c.tar more"), ["../c.tar"]);
+        assert_eq!(written("tar -cf - src --remove-files"), ["src"]);
+        assert!(written("tar -tf ../a.tar").is_empty());
+        assert!(written("tar -cf - src").is_empty());
+    }
+
+    #[test]
+    fn rsync_writes_its_local_destination() {
+        assert_eq!(written("rsync -a src/ ../dest"), ["../dest"]);
+        assert_eq!(written("rsync -av -e ssh src host:dest").len(), 0);
+        assert_eq!(
+            written("rsync -a --remove-source-files ../in/ out"),
+            ["../in/", "out"]
+        );
+        assert_eq!(
+            written("rsync -a --log-file=../log src dest"),
+            ["../log", "dest"]
+        );
+        assert!(written("rsync --list-only src").is_empty());
+    }
+
+    #[test]
+    fn git_writes_where_c_points_unless_it_only_reads() {
+        assert_eq!(written("git -C ../other commit -am x"), ["../other"]);
+        assert_eq!(
+            written("git --git-dir=../r/.git reset --hard"),
+            ["../r/.git"]
+        );
+        assert_eq!(written("git -c user.name=x -C .. push"), [".."]);
+        assert!(written("git -C ../other status").is_empty());
+        assert!(written("git -C ../other log --oneline").is_empty());
+        assert!(written("git commit -m x").is_empty());
+    }
+
+    #[test]
+    fn a_move_writes_its_sources_too() {
+        assert_eq!(written("mv ../x y"), ["../x", "y"]);
+        assert_eq!(written("mv -t dir ../a b"), ["dir", "../a", "b"]);
+        assert_eq!(written("ln -s target ../link"), ["../link"]);
+        assert_eq!(written("ln -t ../dir a"), ["../dir"]);
+    }
+
+    #[test]
+    fn modes_owners_folders_and_downloads_name_their_files() {
+        assert_eq!(written("chmod -R 755 ../bin"), ["../bin"]);
+        assert_eq!(written("chmod -x ../script"), ["../script"]);
+        assert_eq!(written("chmod --reference=a ../b"), ["../b"]);
+        assert_eq!(written("chown -R me:me ../dir"), ["../dir"]);
+        assert_eq!(written("mkdir -p -m 700 ../new"), ["../new"]);
+        assert_eq!(
+            written("curl -sSo ../page.html https://x"),
+            ["../page.html"]
+        );
+        assert_eq!(written("curl -o - https://x").len(), 0);
+        assert_eq!(written("curl --output=../a https://x"), ["../a"]);
+        assert_eq!(written("wget -O ../f https://x"), ["../f"]);
+        assert_eq!(written("wget -P ../dl https://x"), ["../dl"]);
+        assert_eq!(written("unzip a.zip -d ../out"), ["../out"]);
     }
 
     #[test]
