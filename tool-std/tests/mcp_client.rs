@@ -580,6 +580,60 @@ fn toolbox_call_with_mcp_config_calls_an_imported_tool() {
     assert!(stdout.contains("buy milk"), "{stdout}");
 }
 
+/// Issue 26: run from another folder, an imported stdio server started in toolbox's current
+/// directory, not the workspace, and served the files there.
+#[test]
+fn an_imported_server_starts_in_the_workspace_not_the_current_directory() {
+    let dir = workspace();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("secret.md"), "not for the model\n").unwrap();
+    let config = dir.path().join("servers.json");
+    // `toolbox serve` without --workspace serves the directory it starts in.
+    let server = serde_json::json!({"mcpServers": {"self": {
+        "command": env!("CARGO_BIN_EXE_toolbox"),
+        "args": ["serve", "--mode", "bypass"],
+    }}});
+    std::fs::write(&config, server.to_string()).unwrap();
+    let call = |path: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolbox"))
+            .current_dir(elsewhere.path())
+            .args(["call", "mcp__self__read_file"])
+            .arg(serde_json::json!({ "path": path }).to_string())
+            .args(["--mode", "bypass", "--workspace"])
+            .arg(dir.path())
+            .arg("--mcp-config")
+            .arg(&config)
+            .output()
+            .unwrap()
+    };
+    let output = call("notes.md");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("buy milk"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = call("secret.md");
+    assert!(!output.status.success());
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("not for the model"));
+
+    // A `cwd` is confined like any path.
+    let outside = serde_json::json!({"mcpServers": {"self": {
+        "command": env!("CARGO_BIN_EXE_toolbox"),
+        "args": ["serve"],
+        "cwd": elsewhere.path(),
+    }}});
+    std::fs::write(&config, outside.to_string()).unwrap();
+    let output = call("notes.md");
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the MCP server `self` cannot start in its `cwd`")
+            && stderr.contains("outside"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn toolbox_with_a_broken_mcp_config_is_a_setup_error_naming_the_field() {
     let dir = workspace();

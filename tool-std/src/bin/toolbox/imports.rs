@@ -1,15 +1,16 @@
 //! `--mcp-config FILE`: the tools of the MCP servers a `.mcp.json` names, imported into the
 //! toolset as `mcp__<server>__<tool>`. The servers the settings' `toolkit.trustedMcpServers`
-//! names have their annotations believed. A server that does not start is reported on stderr
+//! names have their annotations believed. Stdio servers start in the workspace
+//! ([`McpConfig::start_in`]). A server that does not start is reported on stderr
 //! and the others are still imported; a file that cannot be read or parsed is a set-up error.
 //! `toolbox serve` keeps the imported tools in step with their servers' lists
 //! ([`Imported::keep_in_sync`]), so a server's change reaches `serve`'s own clients.
 
 use std::path::Path;
 
-use tool_core::Toolset;
 use tool_core::mcp::client::{self, Imported, McpConfig};
 use tool_core::settings::Settings;
+use tool_core::{Toolset, Workspace};
 
 use crate::{Failure, signals};
 
@@ -22,12 +23,17 @@ pub(crate) fn add(
     toolset: Toolset,
     config: Option<&Path>,
     settings: Option<&Path>,
+    workspace: &Workspace,
     read_only: bool,
 ) -> Result<(Toolset, Option<Imported>), Failure> {
     let Some(config) = config else {
         return Ok((toolset, None));
     };
     let mut config = McpConfig::load(config).map_err(|error| Failure::setup(error.to_string()))?;
+    // Started where the session's tools work, never in whatever directory toolbox ran from.
+    config
+        .start_in(workspace)
+        .map_err(|error| Failure::setup(error.to_string()))?;
     if let Some(settings) = settings {
         let settings =
             Settings::load(settings).map_err(|error| Failure::setup(error.to_string()))?;

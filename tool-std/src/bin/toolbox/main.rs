@@ -254,7 +254,14 @@ fn run(command: Command) -> Result<u8, Failure> {
     match command {
         Command::List { json, mcp_config } => {
             let runtime = runtime()?;
-            let (toolset, _) = imports::add(&runtime, toolset, mcp_config.as_deref(), None, false)?;
+            let (toolset, _) = imports::add(
+                &runtime,
+                toolset,
+                mcp_config.as_deref(),
+                None,
+                &workspace(None)?,
+                false,
+            )?;
             list(&toolset, json);
             Ok(0)
         }
@@ -507,6 +514,7 @@ fn with_imports(
         toolset,
         session.mcp_config.as_deref(),
         session.settings.as_deref(),
+        &workspace(session.workspace.as_deref())?,
         read_only,
     )
     .map(|(toolset, _)| toolset)
@@ -525,6 +533,22 @@ fn start_runtime(mut builder: tokio::runtime::Builder) -> Result<tokio::runtime:
         .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))
 }
 
+/// The workspace at `root`, the current directory by default.
+fn workspace(root: Option<&std::path::Path>) -> Result<Workspace, Failure> {
+    let root = match root {
+        Some(root) => root.to_owned(),
+        None => std::env::current_dir().map_err(|error| {
+            Failure::setup(format!("cannot read the current directory: {error}"))
+        })?,
+    };
+    Workspace::new(&root).map_err(|error| {
+        Failure::setup(format!(
+            "cannot use `{}` as the workspace: {error}",
+            root.display()
+        ))
+    })
+}
+
 /// The coordinator of a session: `toolset` in the session's workspace, mode and settings, with
 /// the console approver when `interactive`; cancelling `calls` cancels every call it runs.
 fn coordinator(
@@ -533,18 +557,7 @@ fn coordinator(
     interactive: bool,
     calls: CancellationToken,
 ) -> Result<Coordinator, Failure> {
-    let root = match &session.workspace {
-        Some(root) => root.clone(),
-        None => std::env::current_dir().map_err(|error| {
-            Failure::setup(format!("cannot read the current directory: {error}"))
-        })?,
-    };
-    let workspace = Workspace::new(&root).map_err(|error| {
-        Failure::setup(format!(
-            "cannot use `{}` as the workspace: {error}",
-            root.display()
-        ))
-    })?;
+    let workspace = workspace(session.workspace.as_deref())?;
     let roots = workspace.roots().to_vec();
     let mut builder = Coordinator::builder()
         .toolset(toolset)

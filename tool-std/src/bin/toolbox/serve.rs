@@ -182,6 +182,7 @@ pub(crate) fn serve(
         toolset,
         session.mcp_config.as_deref(),
         session.settings.as_deref(),
+        &crate::workspace(session.workspace.as_deref())?,
         read_only,
     )?;
     // stdin and stdout carry the protocol (or the server runs unattended): nobody can be

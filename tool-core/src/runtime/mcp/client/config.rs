@@ -238,7 +238,7 @@ pub enum McpConfigError {
     },
     /// A server's key is a misspelling of one this module reads.
     #[error(
-        "{origin}: `{location}` is not a key of a server (its keys are `type`, `command`, `args`, `env`, `url`, `headers`); did you mean `{meant}`?"
+        "{origin}: `{location}` is not a key of a server (its keys are `type`, `command`, `args`, `env`, `cwd`, `url`, `headers`); did you mean `{meant}`?"
     )]
     MisspeltKey {
         /// The file, or `.mcp.json`.
@@ -247,6 +247,18 @@ pub enum McpConfigError {
         location: String,
         /// The key it is closest to.
         meant: String,
+    },
+    /// A server's `cwd` lies outside the workspace it is started in.
+    #[error(
+        "the MCP server `{server}` cannot start in its `cwd`: {reason} (Without a `cwd` it starts at the workspace root.)"
+    )]
+    CwdOutside {
+        /// The server's name.
+        server: String,
+        /// Its `cwd` as configured.
+        cwd: String,
+        /// Why it is not inside, and what would be right.
+        reason: String,
     },
     /// A `${VAR}` names a variable that is not set, and gives no default.
     #[error(
@@ -295,6 +307,54 @@ impl McpConfig {
         lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<McpConfig, McpConfigError> {
         parse(text, ".mcp.json", &lookup)
+    }
+
+    /// Starts every stdio server in `workspace`: one without a `cwd` at its first root, one
+    /// with a `cwd` there (a relative one joined onto the first root), confined like any path
+    /// a tool is given. A server started in whatever directory the process happens to be in
+    /// would see, and serve, files outside the workspace. Its MCP roots are the workspace's
+    /// roots already (see the module docs).
+    ///
+    /// ```
+    /// use tool_core::Workspace;
+    /// use tool_core::mcp::client::{McpConfig, McpTransport};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = Workspace::new(dir.path()).unwrap();
+    /// let mut config = McpConfig::from_json(r#"{"mcpServers": {"files": {"command": "mcp-files"}}}"#).unwrap();
+    /// config.start_in(&workspace).unwrap();
+    /// let McpTransport::Stdio { cwd, .. } = &config.servers[0].transport else { panic!() };
+    /// assert_eq!(cwd.as_deref(), Some(workspace.root()));
+    ///
+    /// let mut config = McpConfig::from_json(
+    ///     r#"{"mcpServers": {"files": {"command": "mcp-files", "cwd": "/"}}}"#,
+    /// ).unwrap();
+    /// assert!(config.start_in(&workspace).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`McpConfigError::CwdOutside`] for a `cwd` outside every root of the workspace.
+    pub fn start_in(&mut self, workspace: &crate::Workspace) -> Result<(), McpConfigError> {
+        for server in &mut self.servers {
+            let McpTransport::Stdio { cwd, .. } = &mut server.transport else {
+                continue;
+            };
+            let Some(given) = cwd.as_ref() else {
+                *cwd = Some(workspace.root().to_owned());
+                continue;
+            };
+            let shown = given.display().to_string();
+            let confined = workspace.confine("cwd", &shown);
+            if !confined.is_inside() {
+                return Err(McpConfigError::CwdOutside {
+                    server: server.name.clone(),
+                    cwd: shown,
+                    reason: confined.denial().unwrap_or_default(),
+                });
+            }
+            *cwd = Some(confined.absolute);
+        }
+        Ok(())
     }
 
     /// Trusts the annotations of the servers that an entry of `trusted` (the user's settings,
@@ -497,11 +557,17 @@ impl Reader<'_> {
                     Some(env) => self.pairs(env, &format!("{at}.env"))?,
                     None => Vec::new(),
                 };
+                // Confined to the workspace when the server is started in one
+                // (`McpConfig::start_in`).
+                let cwd = match field("cwd") {
+                    Some(cwd) => Some(PathBuf::from(self.string(cwd, &format!("{at}.cwd"))?)),
+                    None => None,
+                };
                 McpTransport::Stdio {
                     command,
                     args,
                     env,
-                    cwd: None,
+                    cwd,
                 }
             }
             "http" | "streamable-http" | "streamableHttp" => {
@@ -574,12 +640,11 @@ impl Reader<'_> {
 }
 
 /// The keys of a server this module reads.
-const SERVER_KEYS: [&str; 6] = ["type", "command", "args", "env", "url", "headers"];
+const SERVER_KEYS: [&str; 7] = ["type", "command", "args", "env", "cwd", "url", "headers"];
 
 /// The server key that `key`, not one of them, misspells: within two edits of it, case aside
 /// (one edit for the three-letter `env` and `url`, which two edits reach from most short
-/// words). Other clients' keys (`envFile`, `headersHelper`, `timeout`, `cwd`) are further
-/// away.
+/// words). Other clients' keys (`envFile`, `headersHelper`, `timeout`) are further away.
 fn misspelt(key: &str) -> Option<&'static str> {
     if SERVER_KEYS.contains(&key) {
         return None;
