@@ -245,6 +245,85 @@ fn a_hook_allow_does_not_override_the_users_ask_rules() {
     assert_eq!(fixture.asked(), 1, "the user's ask rule still asks");
 }
 
+/// Issue 26, Claude Code's order ("How permissions are evaluated"): PreToolUse hooks run
+/// first, for every call, so an audit hook sees the calls the rules deny.
+#[test]
+fn a_pre_tool_use_hook_sees_calls_the_deny_rules_and_the_boundary_refuse() {
+    let fixture = Fixture::new();
+    let log = fixture.dir.path().join("audit.log");
+    let hook = fixture.script(
+        "audit.sh",
+        &format!("cat >> '{}'; echo >> '{}'", log.display(), log.display()),
+    );
+    let coordinator = fixture.coordinator_with(
+        "PreToolUse",
+        "ch_write",
+        &hook,
+        serde_json::json!({"deny": ["ch_write(path:denied.txt)"]}),
+    );
+    let denied = coordinator.call_blocking(write_call("denied.txt"));
+    assert_eq!(denied.error().map(ToolError::kind), Some("denied"));
+    let outside = coordinator.call_blocking(write_call("../outside.txt"));
+    assert_eq!(outside.error().map(ToolError::kind), Some("denied"));
+    let audit = std::fs::read_to_string(&log).unwrap();
+    assert!(audit.contains("denied.txt"), "{audit}");
+    assert!(audit.contains("../outside.txt"), "{audit}");
+    assert!(!fixture.root().join("denied.txt").exists());
+    assert!(!fixture.dir.path().join("outside.txt").exists());
+}
+
+/// The hook's own message reaches the model for a call the rules would deny too.
+#[test]
+fn a_hook_deny_is_the_answer_even_where_a_rule_denies() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "deny.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "audit: generated files are read-only"}}'"#,
+    );
+    let coordinator = fixture.coordinator_with(
+        "PreToolUse",
+        "ch_write",
+        &hook,
+        serde_json::json!({"deny": ["ch_write"]}),
+    );
+    let result = coordinator.call_blocking(write_call("a.txt"));
+    assert!(
+        result
+            .text()
+            .contains("audit: generated files are read-only"),
+        "{}",
+        result.text()
+    );
+}
+
+/// A hook's allow never lifts a deny rule or the workspace boundary.
+#[test]
+fn a_hook_allow_does_not_override_a_deny_rule_or_the_boundary() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "allow.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'"#,
+    );
+    let coordinator = fixture.coordinator_with(
+        "PreToolUse",
+        "ch_write",
+        &hook,
+        serde_json::json!({"deny": ["ch_write(path:denied.txt)"]}),
+    );
+    for path in ["denied.txt", "../outside.txt"] {
+        let result = coordinator.call_blocking(write_call(path));
+        assert_eq!(
+            result.error().map(ToolError::kind),
+            Some("denied"),
+            "{path}: {}",
+            result.text()
+        );
+    }
+    assert!(!fixture.root().join("denied.txt").exists());
+    assert!(!fixture.dir.path().join("outside.txt").exists());
+    assert_eq!(fixture.asked(), 0);
+}
+
 #[test]
 fn a_hook_deny_stops_the_call_with_its_reason() {
     let fixture = Fixture::new();

@@ -253,23 +253,6 @@ impl Budget {
         Ok(())
     }
 
-    /// Moves a charged call from the budget of effect `from` to that of `to` (a hook changed
-    /// its input, and with it what the call does). If `to`'s budget is used up, the call stays
-    /// charged as it was and the exhausted budget is returned.
-    pub(crate) fn recharge(
-        &self,
-        from: Effect,
-        to: Effect,
-        mode: Mode,
-    ) -> Result<(), BudgetExhausted> {
-        let ([_, old], [_, new]) = (kinds_for(from), kinds_for(to));
-        if old != new {
-            self.take(new, mode)?;
-            self.counter(old).fetch_sub(1, Ordering::Relaxed);
-        }
-        Ok(())
-    }
-
     /// Starts the budgets over (a new task in the same session).
     pub fn reset(&self) {
         for counter in [&self.tool_calls, &self.exploration, &self.action] {

@@ -1,19 +1,22 @@
 //! The authorize stage of a call, and the hooks after it.
 //!
-//! Order, and why:
-//! 1. the policy decides on the session snapshot; a deny ends the call here (no hook, no user
-//!    can overrule safety or the user's deny rules);
-//! 2. the budget is charged, so nobody is asked about a call that could not run (a call the
-//!    user then rejects has still been made, and counts);
-//! 3. PreToolUse hooks may block, replace the input (which is then validated and decided again,
-//!    so a hook cannot smuggle a path out of the workspace, and charged to the budget of what
-//!    it now does), force an ask, or settle an ask with an allow;
-//! 4. an ask goes to PermissionRequest hooks, then to the approver; without an approver it is
+//! Order, Claude Code's ("How permissions are evaluated"), and why:
+//! 1. PreToolUse hooks, for every call, so an audit hook sees the calls the rules deny too: a
+//!    hook may stop the call with its reason, replace the input (validated, classified and
+//!    confined again like model input), ask, or allow;
+//! 2. the policy decides on the input as it now is: safety (the workspace boundary, protected
+//!    paths), deny rules, the mode, ask rules, allow rules; a deny ends the call, whatever the
+//!    hook said;
+//! 3. the budget is charged for what the call now does, so nobody is asked about a call that
+//!    could not run (a call the user then rejects has still been made, and counts);
+//! 4. a hook's ask makes the call ask; its allow settles the default ask, never an ask rule or
+//!    the mode's ask;
+//! 5. an ask goes to PermissionRequest hooks, then to the approver; without an approver it is
 //!    a deny that says so.
 //!
-//! After each wait (PreToolUse hooks; PermissionRequest hooks and the approver) the call's
-//! paths are confined again and the call decided again, on the file system and the session as
-//! they are then (`decide_after_wait`).
+//! Nothing of the call's own effect happens before the policy: a hook only reads its input.
+//! After the approver's wait the call's paths are confined again and the call decided again,
+//! on the file system and the session as they are then (`decide_after_wait`).
 
 use serde_json::Value;
 
@@ -54,18 +57,10 @@ impl Coordinator {
         snapshot: &PolicyContext,
         batch_abort: Option<&CancellationToken>,
     ) -> Result<Vec<String>, Refusal> {
-        let mut decision = self.decide(staged, snapshot);
-        if decision.verdict == Verdict::Deny {
-            return Err(self.refuse(staged, decision));
-        }
-        if let Some(budget) = &self.inner.budget
-            && let Err(exhausted) = budget.charge(staged.effect, snapshot.mode)
-        {
-            return Err(self.refuse(staged, exhausted_decision(&exhausted)));
-        }
-
         let mut context = Vec::new();
-        if self.inner.hooks.has(HookEvent::PreToolUse) {
+        let mut hook_decision = None;
+        let hooked = self.inner.hooks.has(HookEvent::PreToolUse);
+        if hooked {
             let input = self.hook_input(
                 HookInput::pre_tool_use(
                     staged.tool.spec().name.to_string(),
@@ -87,39 +82,52 @@ impl Coordinator {
                 refusal.stop = Some(stop.message.clone());
                 return Err(refusal);
             }
-            let hook_decision = outcome.decision();
-            if let Some(updated) = outcome.updated_input {
-                let charged = staged.effect;
-                self.restage(staged, Value::Object(updated))?;
-                // The new input may do something else (a read became a write): it draws on
-                // that budget instead.
-                if let Some(budget) = &self.inner.budget
-                    && let Err(exhausted) = budget.recharge(charged, staged.effect, snapshot.mode)
+            hook_decision = outcome.decision();
+            if let Some(denied) = hook_decision
+                .as_ref()
+                .filter(|d| d.verdict == Verdict::Deny)
+            {
+                return Err(self.refuse(staged, denied.clone()));
+            }
+            match outcome.updated_input {
+                // Validated like model input, classified and confined again.
+                Some(updated) => self.restage(staged, Value::Object(updated))?,
+                // The hook took time: the paths are confined as they are now.
+                None => staged.paths = self.resolve_paths(&staged.prepared, staged.effect),
+            }
+        }
+
+        // The rules, the mode and the boundary, on the session as it is after the hooks.
+        let after_hooks;
+        let snapshot = if hooked {
+            after_hooks = self.snapshot();
+            &after_hooks
+        } else {
+            snapshot
+        };
+        let mut decision = self.decide(staged, snapshot);
+        if decision.verdict == Verdict::Deny {
+            return Err(self.refuse(staged, decision));
+        }
+        if let Some(budget) = &self.inner.budget
+            && let Err(exhausted) = budget.charge(staged.effect, snapshot.mode)
+        {
+            return Err(self.refuse(staged, exhausted_decision(&exhausted)));
+        }
+        if let Some(hook_decision) = hook_decision {
+            match hook_decision.verdict {
+                // A hook may ask about a call the policy allows.
+                Verdict::Ask => decision = hook_decision,
+                // A hook's allow skips the default prompt; never the user's ask rules, an ask
+                // of the mode, or a deny (that returned above), as in Claude Code.
+                Verdict::Allow
+                    if decision.verdict == Verdict::Ask
+                        && decision.source.layer == PolicyLayer::Default =>
                 {
-                    return Err(self.refuse(staged, exhausted_decision(&exhausted)));
+                    decision = hook_decision;
                 }
-                decision = self.decide(staged, snapshot);
-                if decision.verdict == Verdict::Deny {
-                    return Err(self.refuse(staged, decision));
-                }
+                Verdict::Allow | Verdict::Deny => {}
             }
-            if let Some(hook_decision) = hook_decision {
-                match hook_decision.verdict {
-                    Verdict::Deny => return Err(self.refuse(staged, hook_decision)),
-                    // A hook may ask about a call the policy allows, and may settle the
-                    // default ask; it never overrides the user's ask rules (as in Claude Code)
-                    // nor a deny (that returned above).
-                    Verdict::Ask => decision = hook_decision,
-                    Verdict::Allow
-                        if decision.verdict == Verdict::Ask
-                            && decision.source.layer == PolicyLayer::Default =>
-                    {
-                        decision = hook_decision;
-                    }
-                    Verdict::Allow => {}
-                }
-            }
-            self.decide_after_wait(staged)?;
         }
         self.decided(staged, &decision);
 

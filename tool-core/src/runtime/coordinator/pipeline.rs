@@ -8,20 +8,20 @@
 //!    scope so `WorkspacePath` arguments arrive resolved;
 //! 3. **classify** (`prepare.rs`): the call's effect (per call for `read_only_if` tools), its
 //!    command arguments analysed, every path resolved against the workspace boundary;
-//! 4. **authorize** (`authorize.rs`): the [`Policy`](crate::policy::Policy) decides from an
-//!    immutable snapshot (mode, session grants, allow-list); the budget is charged; PreToolUse
-//!    hooks may block, change the input (validated and decided again) or settle an ask; an ask
-//!    goes to PermissionRequest hooks, then to the [`Approver`](crate::approval::Approver);
-//!    after each of these waits the paths are confined again and the call decided again;
+//! 4. **authorize** (`authorize.rs`), in Claude Code's order: PreToolUse hooks for every call
+//!    (they may stop it, change the input, which is then validated and classified again, ask
+//!    or allow); the [`Policy`](crate::policy::Policy) decides from a snapshot of the session;
+//!    the budget is charged; an ask goes to PermissionRequest hooks, then to the
+//!    [`Approver`](crate::approval::Approver), after whose wait the paths are confined again and
+//!    the call decided again;
 //! 5. **run** (`context.rs` opens the call's context): the middleware chain (built once, at
 //!    `build()`), which ends in the one place a tool's code is called, beside the `Tool`
 //!    trait, its panics caught;
 //! 6. **after** (`authorize.rs`): PostToolUse / PostToolUseFailure hooks;
 //! 7. **finish** (here): the event sink hears the call ended, and the result is the answer.
 //!
-//! PreToolUse hooks run after the policy and before the approver, not after it: a hook's
-//! `permissionDecision` (Claude Code's protocol) settles whether to ask at all, and a hook
-//! never overrides a deny from safety or the user's deny rules.
+//! A hook's `permissionDecision` (Claude Code's protocol) may settle whether to ask at all, but
+//! never overrides a deny from safety or the user's deny rules, nor an ask rule.
 //!
 //! Every failure is a [`ToolResult`] the model can read; nothing a tool does can crash the
 //! coordinator.
