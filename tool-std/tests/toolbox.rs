@@ -595,3 +595,214 @@ fn call_execute_runs_in_the_worker_the_environment_names() {
         "{text}"
     );
 }
+
+/// `toolbox` with `home` as the user's home and `managed` as the managed settings file, so
+/// that the machine's own Claude Code settings do not take part.
+fn toolbox_at_home(args: &[&str], dir: &Path, home: &Path, managed: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("TOOLKIT_MANAGED_SETTINGS", managed)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("toolbox runs")
+}
+
+/// A project with Claude Code's settings in every place it looks: the user's, the project's,
+/// the local file and the managed file.
+struct Discovered {
+    project: tempfile::TempDir,
+    home: tempfile::TempDir,
+    managed: std::path::PathBuf,
+}
+
+impl Discovered {
+    fn new() -> Self {
+        let project = project();
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir(project.path().join(".claude")).unwrap();
+        std::fs::create_dir(home.path().join(".claude")).unwrap();
+        let managed = home.path().join("managed-settings.json");
+        Discovered {
+            project,
+            home,
+            managed,
+        }
+    }
+
+    fn write(&self, scope: &str, json: &str) {
+        let path = match scope {
+            "user" => self.home.path().join(".claude/settings.json"),
+            "project" => self.project.path().join(".claude/settings.json"),
+            "local" => self.project.path().join(".claude/settings.local.json"),
+            _ => self.managed.clone(),
+        };
+        std::fs::write(path, json).unwrap();
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        toolbox_at_home(args, self.project.path(), self.home.path(), &self.managed)
+    }
+
+    fn explain(&self, tool: &str, arguments: &str, extra: &[&str]) -> String {
+        let mut args = vec!["policy", "explain", tool, arguments];
+        args.extend_from_slice(extra);
+        let output = self.run(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+    }
+}
+
+/// Issue 26: `policy explain` said "ask" for a call the project's own settings deny, since
+/// `.claude/settings.json` was read only when passed with `--settings`.
+#[test]
+fn the_projects_settings_are_found_where_claude_code_finds_them() {
+    let fx = Discovered::new();
+    fx.write(
+        "project",
+        r#"{"permissions": {"deny": ["run_shell(rm *)"]}}"#,
+    );
+    let command = r#"{"command": "rm -rf build"}"#;
+    let text = fx.explain("run_shell", command, &[]);
+    assert!(text.starts_with("`run_shell`: deny"), "{text}");
+    // Turned off, only what is named counts.
+    let text = fx.explain("run_shell", command, &["--no-discover"]);
+    assert!(text.starts_with("`run_shell`: ask"), "{text}");
+}
+
+#[test]
+fn every_settings_file_takes_part_with_claude_codes_precedence() {
+    let fx = Discovered::new();
+    fx.write(
+        "user",
+        r#"{"permissions": {"defaultMode": "plan", "deny": ["fetch_url"]}}"#,
+    );
+    fx.write(
+        "project",
+        r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#,
+    );
+    let write = r#"{"path": "a.txt", "content": "x"}"#;
+    // The project's mode outranks the user's; the user's deny still applies.
+    let text = fx.explain("write_file", write, &[]);
+    assert!(text.starts_with("`write_file`: allow"), "{text}");
+    let text = fx.explain("fetch_url", r#"{"url": "https://example.com"}"#, &[]);
+    assert!(text.starts_with("`fetch_url`: deny"), "{text}");
+    // The local file outranks the project's, --settings the local file, managed everything.
+    fx.write("local", r#"{"permissions": {"defaultMode": "plan"}}"#);
+    assert!(
+        fx.explain("write_file", write, &[])
+            .starts_with("`write_file`: deny")
+    );
+    std::fs::write(
+        fx.project.path().join("cli.json"),
+        r#"{"permissions": {"defaultMode": "acceptEdits"}}"#,
+    )
+    .unwrap();
+    let text = fx.explain("write_file", write, &["--settings", "cli.json"]);
+    assert!(text.starts_with("`write_file`: allow"), "{text}");
+    fx.write("managed", r#"{"permissions": {"defaultMode": "plan"}}"#);
+    let text = fx.explain("write_file", write, &["--settings", "cli.json"]);
+    assert!(text.starts_with("`write_file`: deny"), "{text}");
+}
+
+#[test]
+fn a_malformed_discovered_file_is_a_setup_error_naming_it() {
+    let fx = Discovered::new();
+    fx.write("local", r#"{"permissions": {"allow": "Read"}}"#);
+    let output = fx.run(&["policy", "explain", "think", r#"{"thought": "x"}"#]);
+    assert_eq!(output.status.code(), Some(3));
+    let said = stderr(&output);
+    assert!(said.contains("settings.local.json"), "{said}");
+    assert!(said.contains("`permissions.allow`"), "{said}");
+}
+
+#[test]
+fn policy_sources_names_each_file_and_where_each_rule_came_from() {
+    let fx = Discovered::new();
+    fx.write("user", r#"{"permissions": {"allow": ["read_file"]}}"#);
+    fx.write(
+        "project",
+        r#"{"permissions": {"deny": ["run_shell(rm *)"]}}"#,
+    );
+    let output = fx.run(&["policy", "sources"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let project = fx.project.path().join(".claude/settings.json");
+    let local = fx.project.path().join(".claude/settings.local.json");
+    assert!(
+        text.contains(&format!("project       {}\n", project.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("local         {} (absent)", local.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "deny  run_shell(rm *)  (project: {})",
+            project.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("allow  read_file  (user: "), "{text}");
+}
+
+/// Issue 26: a misspelt settings key was silently ignored, while a misspelt `.mcp.json` key
+/// was an error. Claude Code's keys are now checked too, and a stranger is named.
+#[test]
+fn a_misspelt_top_level_settings_key_is_reported_with_the_likely_key() {
+    let fx = Discovered::new();
+    fx.write(
+        "project",
+        r#"{"permisions": {"deny": ["read_file"]}, "env": {"A": "1"}}"#,
+    );
+    let output = fx.run(&["policy", "explain", "think", r#"{"thought": "x"}"#]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains("`permisions`: not a key of Claude Code's settings, so it has no effect; did you mean `permissions`?"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("`env`"),
+        "Claude Code's own keys are not reported: {said}"
+    );
+}
+
+/// Issue 26: the project's `.mcp.json` is read as Claude Code reads it: its servers start
+/// once the settings approve them.
+#[test]
+fn the_projects_mcp_json_servers_start_once_approved() {
+    let fx = Discovered::new();
+    let server = serde_json::json!({"mcpServers": {"self": {
+        "command": env!("CARGO_BIN_EXE_toolbox"),
+        "args": ["serve", "--mode", "bypass", "--no-discover"],
+    }}});
+    std::fs::write(fx.project.path().join(".mcp.json"), server.to_string()).unwrap();
+    let call = || {
+        fx.run(&[
+            "call",
+            "mcp__self__read_file",
+            r#"{"path": "notes.md"}"#,
+            "--mode",
+            "bypass",
+        ])
+    };
+    let output = call();
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("server `self` is not started: approve it"),
+        "{}",
+        stderr(&output)
+    );
+    fx.write("local", r#"{"enabledMcpjsonServers": ["self"]}"#);
+    let output = call();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("buy milk"), "{}", stdout(&output));
+    fx.write(
+        "local",
+        r#"{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["self"]}"#,
+    );
+    assert!(!call().status.success());
+}

@@ -1,5 +1,6 @@
-//! `--mcp-config FILE`: the tools of the MCP servers a `.mcp.json` names, imported into the
-//! toolset as `mcp__<server>__<tool>`. The servers the settings' `toolkit.trustedMcpServers`
+//! `--mcp-config FILE`, else the workspace's own `.mcp.json` (its servers once approved in
+//! the settings): the tools of the MCP servers it names, imported into the toolset as
+//! `mcp__<server>__<tool>`. The servers the settings' `toolkit.trustedMcpServers`
 //! names have their annotations believed. Stdio servers start in the workspace
 //! ([`McpConfig::start_in`]). A server that does not start is reported on stderr
 //! and the others are still imported; a file that cannot be read or parsed is a set-up error.
@@ -14,29 +15,60 @@ use tool_core::{Toolset, Workspace};
 
 use crate::{Failure, signals};
 
-/// `toolset` with the servers' tools added, and the servers imported (none without
-/// `config`); `read_only` keeps only the read-only tools (those of trusted servers that say
-/// so: [`keeps`]). Must run on `runtime`, which then runs the calls: the connections live on
-/// it.
+/// Where the servers to import are named: `--mcp-config`, else (when discovering) the
+/// workspace's `.mcp.json`, whose servers start only when the settings approve them
+/// (`enableAllProjectMcpServers`, `enabledMcpjsonServers`, `disabledMcpjsonServers`).
+pub(crate) struct Servers<'a> {
+    /// `--mcp-config`.
+    pub(crate) config: Option<&'a Path>,
+    /// Whether to look for the workspace's `.mcp.json`.
+    pub(crate) discover: bool,
+    /// The session's settings: which servers are trusted, which project servers approved.
+    pub(crate) settings: Option<&'a Settings>,
+    /// Where the servers start.
+    pub(crate) workspace: &'a Workspace,
+}
+
+/// `toolset` with the servers' tools added, and the servers imported (none when no
+/// configuration names any); `read_only` keeps only the read-only tools (those of trusted
+/// servers that say so: [`keeps`]). Must run on `runtime`, which then runs the calls: the
+/// connections live on it.
 pub(crate) fn add(
     runtime: &tokio::runtime::Runtime,
     toolset: Toolset,
-    config: Option<&Path>,
-    settings: Option<&Path>,
-    workspace: &Workspace,
+    servers: &Servers<'_>,
     read_only: bool,
 ) -> Result<(Toolset, Option<Imported>), Failure> {
-    let Some(config) = config else {
-        return Ok((toolset, None));
+    let project = servers.workspace.root().join(".mcp.json");
+    let mut config = match servers.config {
+        Some(path) => McpConfig::load(path).map_err(|error| Failure::setup(error.to_string()))?,
+        None if servers.discover && project.is_file() => {
+            let mut config =
+                McpConfig::load(&project).map_err(|error| Failure::setup(error.to_string()))?;
+            // A project's servers come with its repository: they start once the user approves.
+            config.servers.retain(|server| {
+                let approved = servers
+                    .settings
+                    .is_some_and(|settings| settings.mcp_json.approves(&server.name));
+                if !approved {
+                    eprintln!(
+                        "toolbox: note: `{}`'s server `{}` is not started: approve it with \"enabledMcpjsonServers\": [\"{}\"] (or \"enableAllProjectMcpServers\": true) in .claude/settings.local.json",
+                        project.display(),
+                        server.name,
+                        server.name
+                    );
+                }
+                approved
+            });
+            config
+        }
+        None => return Ok((toolset, None)),
     };
-    let mut config = McpConfig::load(config).map_err(|error| Failure::setup(error.to_string()))?;
     // Started where the session's tools work, never in whatever directory toolbox ran from.
     config
-        .start_in(workspace)
+        .start_in(servers.workspace)
         .map_err(|error| Failure::setup(error.to_string()))?;
-    if let Some(settings) = settings {
-        let settings =
-            Settings::load(settings).map_err(|error| Failure::setup(error.to_string()))?;
+    if let Some(settings) = servers.settings {
         config.trust(&settings.trusted_mcp_servers);
     }
     // Servers start in process groups of their own, which a Ctrl-C at the terminal does not

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use tool_core::context::CancellationToken;
 use tool_core::policy::Mode;
 use tool_core::schema::{self, Dialect, ExportProblem, GeminiForm, OpenAiApi};
-use tool_core::settings::Settings;
+use tool_core::settings::{Settings, SettingsLocations, SettingsScope, SettingsSource};
 use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
 use tool_std::code::{CodeModeConfig, Isolation};
 
@@ -123,6 +123,12 @@ enum Command {
 
 #[derive(Subcommand)]
 enum PolicyCommand {
+    /// Show the settings files a session reads (those found and those absent), and which file
+    /// each permission rule came from.
+    Sources {
+        #[command(flatten)]
+        session: SessionArgs,
+    },
     /// Show every rule the policy considers for a call, and which one decides.
     Explain {
         /// The tool (name or alias).
@@ -145,13 +151,38 @@ struct SessionArgs {
     /// The permission mode [default: the settings' `permissions.defaultMode`, else default].
     #[arg(long, value_parser = mode_parser())]
     mode: Option<Mode>,
-    /// A settings file in Claude Code's format (permissions, hooks, default mode).
+    /// A settings file in Claude Code's format (permissions, hooks, default mode), above the
+    /// discovered ones (below managed settings).
     #[arg(long, value_name = "FILE")]
     settings: Option<PathBuf>,
     /// Import the tools of the MCP servers this `.mcp.json` (Claude Code's format) names, as
     /// `mcp__<server>__<tool>`; the settings' `toolkit.trustedMcpServers` are trusted.
     #[arg(long, value_name = "FILE")]
     mcp_config: Option<PathBuf>,
+    /// Read only `--settings` and `--mcp-config`: not Claude Code's settings files (managed,
+    /// `~/.claude/settings.json`, the workspace's `.claude/settings.json` and
+    /// `.claude/settings.local.json`) nor the workspace's `.mcp.json`.
+    #[arg(long)]
+    no_discover: bool,
+}
+
+impl SessionArgs {
+    /// The session's settings: discovered where Claude Code finds them, with `--settings` on
+    /// top (below managed settings); only `--settings` with `--no-discover`.
+    fn settings(&self, workspace: &Workspace) -> Result<Option<Settings>, Failure> {
+        let settings = if self.no_discover {
+            self.settings.as_ref().map(Settings::load)
+        } else {
+            Some(Settings::discover_in(
+                &SettingsLocations::of_this_machine(),
+                workspace.root(),
+                self.settings.as_slice(),
+            ))
+        };
+        settings
+            .transpose()
+            .map_err(|error| Failure::setup(error.to_string()))
+    }
 }
 
 /// The modes as clap's possible values (so `--help` lists them and shell completions offer
@@ -254,14 +285,14 @@ fn run(command: Command) -> Result<u8, Failure> {
     match command {
         Command::List { json, mcp_config } => {
             let runtime = runtime()?;
-            let (toolset, _) = imports::add(
-                &runtime,
-                toolset,
-                mcp_config.as_deref(),
-                None,
-                &workspace(None)?,
-                false,
-            )?;
+            let workspace = workspace(None)?;
+            let servers = imports::Servers {
+                config: mcp_config.as_deref(),
+                discover: false,
+                settings: None,
+                workspace: &workspace,
+            };
+            let (toolset, _) = imports::add(&runtime, toolset, &servers, false)?;
             list(&toolset, json);
             Ok(0)
         }
@@ -284,6 +315,12 @@ fn run(command: Command) -> Result<u8, Failure> {
             read_only,
             http,
         } => serve::serve(toolset, &session, read_only, &http),
+        Command::Policy {
+            command: PolicyCommand::Sources { session },
+        } => {
+            sources(&session)?;
+            Ok(0)
+        }
         Command::Policy {
             command:
                 PolicyCommand::Explain {
@@ -509,15 +546,15 @@ fn with_imports(
     session: &SessionArgs,
     read_only: bool,
 ) -> Result<Toolset, Failure> {
-    imports::add(
-        runtime,
-        toolset,
-        session.mcp_config.as_deref(),
-        session.settings.as_deref(),
-        &workspace(session.workspace.as_deref())?,
-        read_only,
-    )
-    .map(|(toolset, _)| toolset)
+    let workspace = workspace(session.workspace.as_deref())?;
+    let settings = session.settings(&workspace)?;
+    let servers = imports::Servers {
+        config: session.mcp_config.as_deref(),
+        discover: !session.no_discover,
+        settings: settings.as_ref(),
+        workspace: &workspace,
+    };
+    imports::add(runtime, toolset, &servers, read_only).map(|(toolset, _)| toolset)
 }
 
 /// The async runtime a call or a server runs on.
@@ -531,6 +568,48 @@ fn start_runtime(mut builder: tokio::runtime::Builder) -> Result<tokio::runtime:
         .enable_all()
         .build()
         .map_err(|error| Failure::setup(format!("cannot start the async runtime: {error}")))
+}
+
+/// `toolbox policy sources`: every settings file the session would read, found or not, in
+/// precedence order, and each permission rule with the file it came from.
+fn sources(session: &SessionArgs) -> Result<(), Failure> {
+    let workspace = workspace(session.workspace.as_deref())?;
+    let mut text = String::from("Settings files, lowest precedence first:\n");
+    let files: Vec<SettingsSource> = if session.no_discover {
+        session
+            .settings
+            .iter()
+            .map(|path| SettingsSource {
+                scope: SettingsScope::CommandLine,
+                path: path.clone(),
+            })
+            .collect()
+    } else {
+        SettingsLocations::of_this_machine().sources(workspace.root(), session.settings.as_slice())
+    };
+    for file in &files {
+        let state = if file.path.exists() { "" } else { " (absent)" };
+        text.push_str(&format!(
+            "  {:<12}  {}{state}\n",
+            file.scope.to_string(),
+            file.path.display()
+        ));
+    }
+    let settings = session.settings(&workspace)?.unwrap_or_default();
+    if settings.rule_sources.is_empty() {
+        text.push_str("No permission rules.\n");
+    } else {
+        text.push_str("Permission rules, in the order they apply:\n");
+        for rule in &settings.rule_sources {
+            text.push_str(&format!("  {rule}\n"));
+        }
+    }
+    let mcp_json = workspace.root().join(".mcp.json");
+    if !session.no_discover && mcp_json.exists() {
+        text.push_str(&format!("MCP servers: {}\n", mcp_json.display()));
+    }
+    out_raw(&text);
+    Ok(())
 }
 
 /// The workspace at `root`, the current directory by default.
@@ -558,6 +637,7 @@ fn coordinator(
     calls: CancellationToken,
 ) -> Result<Coordinator, Failure> {
     let workspace = workspace(session.workspace.as_deref())?;
+    let workspace_of_builder = workspace.clone();
     let roots = workspace.roots().to_vec();
     let mut builder = Coordinator::builder()
         .toolset(toolset)
@@ -565,8 +645,7 @@ fn coordinator(
         .output_limit(30_000)
         .cancellation(calls)
         .state(CodeModeConfig::default());
-    if let Some(path) = &session.settings {
-        let settings = Settings::load(path).map_err(|error| Failure::setup(error.to_string()))?;
+    if let Some(settings) = session.settings(&workspace_of_builder)? {
         // What loaded but may not do what it seems, and what is understood but not run here:
         // said once, on stderr, so a mistake in the file is not silently without effect.
         for warning in &settings.warnings {

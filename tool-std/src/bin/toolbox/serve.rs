@@ -177,14 +177,15 @@ pub(crate) fn serve(
     } else {
         stdio_runtime()?
     };
-    let (toolset, imported) = imports::add(
-        &runtime,
-        toolset,
-        session.mcp_config.as_deref(),
-        session.settings.as_deref(),
-        &crate::workspace(session.workspace.as_deref())?,
-        read_only,
-    )?;
+    let workspace = crate::workspace(session.workspace.as_deref())?;
+    let settings = session.settings(&workspace)?;
+    let servers = imports::Servers {
+        config: session.mcp_config.as_deref(),
+        discover: !session.no_discover,
+        settings: settings.as_ref(),
+        workspace: &workspace,
+    };
+    let (toolset, imported) = imports::add(&runtime, toolset, &servers, read_only)?;
     // stdin and stdout carry the protocol (or the server runs unattended): nobody can be
     // asked at the terminal.
     // Over stdio, SIGINT, SIGTERM and SIGHUP cancel every call in flight through this.

@@ -1,14 +1,16 @@
 //! Claude Code style `settings.json`: permission rules, the default mode, additional
-//! directories, and hooks.
+//! directories, hooks, and which of a project's `.mcp.json` servers may start.
 //!
-//! Rules stay strings here (the policy parses them); hooks become a [`Hooks`]. Settings from
-//! several files (user, project, local) merge with [`Settings::merge`]: later lists append,
-//! a later `defaultMode` wins.
+//! Rules stay strings here (the policy parses them), each with where it came from
+//! ([`Settings::rule_sources`]); hooks become a [`Hooks`]. [`Settings::discover`] finds the
+//! files where Claude Code finds them (managed, user, project, local) and merges them with its
+//! precedence ([`Settings::merge`]: later lists append, a later `defaultMode` wins).
 //!
 //! What Claude Code has and this framework does not run (events such as `UserPromptSubmit` or
 //! `Stop`, hook types other than `command`) is not an error: it is kept in
-//! [`Settings::ignored`] so that a `toolbox check` can say so. Keys this module does not know
-//! (`env`, `model`, ...) are skipped silently, as they configure other things.
+//! [`Settings::ignored`] so that a `toolbox check` can say so. Claude Code's keys that
+//! configure other things (`env`, `model`, ...) are skipped; a key that is not Claude Code's
+//! (`permisions`) is a [warning](Settings::warnings) naming the key it likely means.
 //!
 //! `additionalDirectories` entries belong to the project the settings belong to, not to the
 //! process's working directory. For a file, that project is the directory holding its `.claude`
@@ -149,6 +151,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+mod discover;
+mod keys;
+
+pub use discover::{McpJsonApproval, RuleSource, SettingsLocations, SettingsScope, SettingsSource};
+
 use crate::definition::suggest::{Backticked, closest};
 use crate::definition::workspace::expand_home;
 use crate::runtime::hooks::{
@@ -226,6 +233,10 @@ pub struct Settings {
     /// The files these settings were read from. A coordinator protects them: a tool that could
     /// rewrite them could grant itself anything.
     pub files: Vec<std::path::PathBuf>,
+    /// Where each permission rule came from, in the order the rules apply.
+    pub rule_sources: Vec<RuleSource>,
+    /// Which servers of the project's `.mcp.json` may start.
+    pub mcp_json: McpJsonApproval,
 }
 
 /// An MCP server the user trusts (`toolkit.trustedMcpServers`): a name, and, pinned, the
@@ -604,6 +615,12 @@ impl Settings {
         self.ignored.extend(later.ignored);
         self.warnings.extend(later.warnings);
         self.files.extend(later.files);
+        self.rule_sources.extend(later.rule_sources);
+        if later.mcp_json.enable_all.is_some() {
+            self.mcp_json.enable_all = later.mcp_json.enable_all;
+        }
+        self.mcp_json.enabled.extend(later.mcp_json.enabled);
+        self.mcp_json.disabled.extend(later.mcp_json.disabled);
     }
 
     /// Where these settings came from, for errors: their files, or `settings` for text.
@@ -643,6 +660,12 @@ impl Settings {
                             source: Box::new(source),
                         });
                     }
+                    settings.rule_sources.push(RuleSource {
+                        list,
+                        rule: rule.clone(),
+                        origin: origin.to_owned(),
+                        scope: None,
+                    });
                 }
             }
             // A misspelt key (`allwo`) would leave its rules without effect, unsaid.
@@ -686,6 +709,18 @@ impl Settings {
         if let Some(sandbox) = present(root, "sandbox") {
             reader.sandbox(sandbox, &mut settings)?;
         }
+        if let Some(all) = present(root, "enableAllProjectMcpServers") {
+            settings.mcp_json.enable_all = Some(all.as_bool().ok_or_else(|| {
+                reader.invalid("enableAllProjectMcpServers", "true or false", all)
+            })?);
+        }
+        if let Some(enabled) = present(root, "enabledMcpjsonServers") {
+            settings.mcp_json.enabled = reader.strings(enabled, "enabledMcpjsonServers")?;
+        }
+        if let Some(disabled) = present(root, "disabledMcpjsonServers") {
+            settings.mcp_json.disabled = reader.strings(disabled, "disabledMcpjsonServers")?;
+        }
+        settings.warnings.extend(keys::unknown(root, origin));
         Ok(settings)
     }
 }
