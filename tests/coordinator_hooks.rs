@@ -112,6 +112,18 @@ impl Fixture {
             .unwrap()
     }
 
+    /// A coordinator with `hooks` as the settings' `hooks` section.
+    fn coordinator_with_hooks(&self, hooks: serde_json::Value) -> Coordinator {
+        let settings = serde_json::json!({ "hooks": hooks });
+        Coordinator::builder()
+            .toolset(Toolset::named(["ch_write", "ch_read", "ch_fail"]).unwrap())
+            .workspace(Workspace::new(self.root()).unwrap())
+            .settings(Settings::from_json(&settings.to_string()).unwrap())
+            .approver(CountingApprover(Arc::clone(&self.asked)))
+            .build()
+            .unwrap()
+    }
+
     fn asked(&self) -> usize {
         self.asked.load(Ordering::SeqCst)
     }
@@ -322,6 +334,69 @@ fn a_hook_allow_does_not_override_a_deny_rule_or_the_boundary() {
     assert!(!fixture.root().join("denied.txt").exists());
     assert!(!fixture.dir.path().join("outside.txt").exists());
     assert_eq!(fixture.asked(), 0);
+}
+
+/// Claude Code's `defer`: the call is not decided now; it ends pending, for the embedding
+/// program to settle, and nothing of it runs.
+#[test]
+fn a_hook_defer_leaves_the_call_pending_and_unrun() {
+    let fixture = Fixture::new();
+    let hook = fixture.script(
+        "defer.sh",
+        r#"echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer", "permissionDecisionReason": "the release manager decides"}}'"#,
+    );
+    let coordinator = fixture.coordinator("PreToolUse", "ch_write", &hook);
+    let result = coordinator.call_blocking(write_call("a.txt"));
+    let error = result.error().expect("not run");
+    assert!(error.is_pending(), "{error:?}");
+    assert!(
+        result.text().contains("the release manager decides"),
+        "{}",
+        result.text()
+    );
+    assert!(!fixture.root().join("a.txt").exists());
+    assert_eq!(fixture.asked(), 0);
+}
+
+/// Claude Code's PermissionDenied: after the policy denies a call, the hook hears why, and
+/// may tell the model it can retry.
+#[test]
+fn a_permission_denied_hook_hears_the_denial_and_may_offer_a_retry() {
+    let fixture = Fixture::new();
+    let log = fixture.dir.path().join("denied.log");
+    let hook = fixture.script(
+        "denied.sh",
+        &format!(
+            "cat > '{}'\necho '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PermissionDenied\", \"retry\": true}}}}'",
+            log.display()
+        ),
+    );
+    let coordinator = fixture.coordinator_with(
+        "PermissionDenied",
+        "ch_write",
+        &hook,
+        serde_json::json!({"deny": ["ch_write(path:denied.txt)"]}),
+    );
+    let result = coordinator.call_blocking(write_call("denied.txt"));
+    assert_eq!(result.error().map(ToolError::kind), Some("denied"));
+    assert!(
+        result.text().contains("may be retried"),
+        "{}",
+        result.text()
+    );
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "PermissionDenied");
+    assert_eq!(input["tool_input"]["path"], "denied.txt");
+    assert!(
+        input["reason"].as_str().unwrap().contains("deny rule"),
+        "{input}"
+    );
+    // A call that runs does not reach it.
+    std::fs::remove_file(&log).unwrap();
+    let allowed = coordinator.call_blocking(write_call("fine.txt"));
+    assert_eq!(allowed.text(), "written");
+    assert!(!log.exists());
 }
 
 #[test]
@@ -670,4 +745,137 @@ fn a_call_cancelled_while_its_pre_tool_use_hook_runs_never_runs_the_tool() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(!process_is_running(hook_pid), "the hook's process lives on");
+}
+
+/// One HTTP exchange on a loopback listener: the request as received, and the reply sent.
+struct HookServer {
+    url: String,
+    request: std::sync::mpsc::Receiver<String>,
+}
+
+impl HookServer {
+    /// Answers one request with `status` and `body`.
+    fn answering(status: u16, body: &'static str) -> Self {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/hook", listener.local_addr().unwrap());
+        let (send, request) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut head = String::new();
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap();
+                }
+                head.push_str(&line);
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut received = vec![0; length];
+            reader.read_exact(&mut received).unwrap();
+            head.push_str(&String::from_utf8_lossy(&received));
+            send.send(head).unwrap();
+            let mut stream = stream;
+            write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+        });
+        HookServer { url, request }
+    }
+}
+
+/// Claude Code's `"type": "http"` hook: the event POSTed as JSON, the reply read like a
+/// command's stdout, header variables expanded only when allowed.
+#[test]
+fn an_http_hook_posts_the_event_and_its_answer_decides() {
+    let fixture = Fixture::new();
+    let server = HookServer::answering(
+        200,
+        r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "the audit service says no"}}"#,
+    );
+    // SAFETY: set before the hook reads it, and only this test names these variables.
+    unsafe {
+        std::env::set_var("CH_HOOK_TOKEN", "t0ken");
+        std::env::set_var("CH_HOOK_SECRET", "s3cret");
+    }
+    let coordinator = fixture.coordinator_with_hooks(serde_json::json!({
+        "PreToolUse": [{"matcher": "ch_write", "hooks": [{
+            "type": "http", "url": server.url, "timeout": 10,
+            "headers": {"Authorization": "Bearer $CH_HOOK_TOKEN", "X-Leak": "${CH_HOOK_SECRET}"},
+            "allowedEnvVars": ["CH_HOOK_TOKEN"]
+        }]}]
+    }));
+    let result = coordinator.call_blocking(write_call("a.txt"));
+    assert!(
+        result.text().contains("the audit service says no"),
+        "{}",
+        result.text()
+    );
+    assert!(!fixture.root().join("a.txt").exists());
+    let request = server.request.recv().unwrap();
+    assert!(request.starts_with("POST /hook HTTP/1.1\r\n"), "{request}");
+    let lower = request.to_ascii_lowercase();
+    assert!(
+        lower.contains("content-type: application/json"),
+        "{request}"
+    );
+    assert!(request.contains("Bearer t0ken"), "{request}");
+    assert!(!request.contains("s3cret"), "{request}");
+    assert!(
+        request.contains(r#""hook_event_name":"PreToolUse""#),
+        "{request}"
+    );
+    assert!(request.contains(r#""tool_name":"ch_write""#), "{request}");
+}
+
+/// A reply that is not 2xx is a non-blocking error, as a command's exit code 1 is: the call
+/// goes on.
+#[test]
+fn an_http_hook_answering_an_error_status_does_not_block() {
+    let fixture = Fixture::new();
+    let server = HookServer::answering(
+        500,
+        r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}"#,
+    );
+    let coordinator = fixture.coordinator_with_hooks(serde_json::json!({
+        "PreToolUse": [{"matcher": "ch_read", "hooks": [{"type": "http", "url": server.url}]}]
+    }));
+    let result = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(result.text(), "hello");
+    server.request.recv().unwrap();
+}
+
+/// `"async": true`: the call does not wait for the hook, so the hook decides nothing.
+#[test]
+fn an_async_hook_cannot_decide_the_call() {
+    let fixture = Fixture::new();
+    let marker = fixture.dir.path().join("ran");
+    let hook = fixture.script(
+        "async.sh",
+        &format!(
+            "touch '{}'\necho '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\"}}}}'",
+            marker.display()
+        ),
+    );
+    let coordinator = fixture.coordinator_with_hooks(serde_json::json!({
+        "PreToolUse": [{"matcher": "ch_read", "hooks": [
+            {"type": "command", "command": hook.to_string_lossy(), "async": true}
+        ]}]
+    }));
+    let result = coordinator.call_blocking(ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#));
+    assert_eq!(result.text(), "hello");
+    // It did run, beside the call.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !marker.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(marker.exists(), "the async hook never ran");
 }

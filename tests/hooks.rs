@@ -54,6 +54,10 @@ impl Scripts {
             HookEvent::PostToolUseFailure => {
                 HookInput::post_tool_use_failure("Bash", arguments, "no such file")
             }
+            HookEvent::PermissionDenied => {
+                HookInput::permission_denied("Bash", arguments, "a deny rule")
+            }
+            other => panic!("no input for {other}"),
         };
         input.session_id("session-1").cwd(self.path())
     }
@@ -225,7 +229,7 @@ async fn an_answer_that_breaks_the_protocol_is_a_non_blocking_error_naming_the_p
         ),
         (
             r#"echo '{"hookSpecificOutput": {"permissionDecision": "maybe"}}'"#,
-            "\"allow\", \"deny\" or \"ask\"",
+            "\"allow\", \"deny\", \"ask\" or \"defer\"",
             "an unknown permission decision",
         ),
         (
@@ -810,6 +814,7 @@ fn hook_events_have_claude_code_names() {
     let cases = [
         (HookEvent::PreToolUse, "PreToolUse"),
         (HookEvent::PermissionRequest, "PermissionRequest"),
+        (HookEvent::PermissionDenied, "PermissionDenied"),
         (HookEvent::PostToolUse, "PostToolUse"),
         (HookEvent::PostToolUseFailure, "PostToolUseFailure"),
     ];

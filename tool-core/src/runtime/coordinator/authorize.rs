@@ -25,6 +25,7 @@ use crate::definition::call::arguments_value;
 use crate::definition::context::CancellationToken;
 use crate::definition::output::Content;
 use crate::definition::tool::ToolHandle;
+use crate::definition::unanswered::Unanswered;
 use crate::runtime::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
 use crate::runtime::budget::BudgetExhausted;
 use crate::runtime::events::CallEvent;
@@ -40,11 +41,18 @@ use crate::{ToolError, ToolResult};
 pub(super) struct Refusal {
     pub(super) error: ToolError,
     pub(super) stop: Option<String>,
+    /// The policy denied the call (not a hook, not the budget): PermissionDenied hooks hear
+    /// of it, with this reason.
+    pub(super) permission_denied: Option<String>,
 }
 
 impl From<ToolError> for Refusal {
     fn from(error: ToolError) -> Self {
-        Refusal { error, stop: None }
+        Refusal {
+            error,
+            stop: None,
+            permission_denied: None,
+        }
     }
 }
 
@@ -88,6 +96,21 @@ impl Coordinator {
                 .filter(|d| d.verdict == Verdict::Deny)
             {
                 return Err(self.refuse(staged, denied.clone()));
+            }
+            // Deferred: not decided now. The call ends pending (`ToolError::is_pending`), for
+            // the embedding program to settle and run again; nothing of it has run.
+            if let Some(deferred) = outcome.defers.first() {
+                let why = if deferred.message.is_empty() {
+                    format!("hook `{}` deferred the decision", deferred.hook)
+                } else {
+                    format!(
+                        "hook `{}` deferred the decision: {}",
+                        deferred.hook, deferred.message
+                    )
+                };
+                return Err(Refusal::from(ToolError::from_error(Unanswered::pending(
+                    format!("`{}` was not run: {why}", staged.tool.spec().name),
+                ))));
             }
             match outcome.updated_input {
                 // Validated like model input, classified and confined again.
@@ -176,10 +199,53 @@ impl Coordinator {
 
     fn refuse(&self, staged: &Staged, decision: Decision) -> Refusal {
         self.decided(staged, &decision);
-        Refusal::from(ToolError::denied(
-            decision.reason,
+        let by_policy = !matches!(
+            decision.source.layer,
+            PolicyLayer::Hook | PolicyLayer::Budget
+        );
+        let mut refusal = Refusal::from(ToolError::denied(
+            decision.reason.clone(),
             decision.source.to_string(),
-        ))
+        ));
+        refusal.permission_denied = by_policy.then(|| decision.reason.into_owned());
+        refusal
+    }
+
+    /// PermissionDenied hooks, after the policy denied a call: they may log or escalate it,
+    /// and tell the model it may retry (`retry: true`), which the denial then says.
+    pub(super) async fn permission_denied_hooks(
+        &self,
+        staged: &Staged,
+        reason: &str,
+        mode: Mode,
+        refusal: &mut Refusal,
+    ) {
+        if !self.inner.hooks.has(HookEvent::PermissionDenied) {
+            return;
+        }
+        let input = self.hook_input(
+            HookInput::permission_denied(
+                staged.tool.spec().name.to_string(),
+                arguments_value(&staged.arguments),
+                reason,
+            ),
+            &staged.call_id,
+            mode,
+        );
+        let outcome = self
+            .run_hooks(HookEvent::PermissionDenied, &staged.tool, &input)
+            .await;
+        if let ToolError::Denied { reason, .. } = &mut refusal.error {
+            if outcome.retry {
+                reason.push_str(
+                    " (a PermissionDenied hook says this call may be retried, changed to fit the rule)",
+                );
+            }
+            for context in &outcome.additional_context {
+                reason.push('\n');
+                reason.push_str(context);
+            }
+        }
     }
 
     /// The call with the input a hook gave it: validated like any model input, classified and

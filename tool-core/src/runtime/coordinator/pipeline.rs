@@ -17,7 +17,8 @@
 //! 5. **run** (`context.rs` opens the call's context): the middleware chain (built once, at
 //!    `build()`), which ends in the one place a tool's code is called, beside the `Tool`
 //!    trait, its panics caught;
-//! 6. **after** (`authorize.rs`): PostToolUse / PostToolUseFailure hooks;
+//! 6. **after** (`authorize.rs`): PostToolUse / PostToolUseFailure hooks (PermissionDenied
+//!    hooks instead, for a call the policy denied);
 //! 7. **finish** (here): the event sink hears the call ended, and the result is the answer.
 //!
 //! A hook's `permissionDecision` (Claude Code's protocol) may settle whether to ask at all, but
@@ -178,7 +179,11 @@ impl Coordinator {
         };
         let context = match authorized {
             Ok(context) => context,
-            Err(refusal) => {
+            Err(mut refusal) => {
+                if let Some(reason) = refusal.permission_denied.take() {
+                    self.permission_denied_hooks(&staged, &reason, snapshot.mode, &mut refusal)
+                        .await;
+                }
                 unfinished.disarm();
                 let name = staged.tool.spec().name.clone();
                 let mut result = ToolResult::failure(staged.call_id, refusal.error);

@@ -20,9 +20,10 @@ use crate::runtime::policy::Mode;
 /// assert!("Stop".parse::<HookEvent>().is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[non_exhaustive]
 pub enum HookEvent {
-    /// Before the tool runs, after the policy allowed it: may block it, decide its permission,
-    /// or replace its input.
+    /// Before the policy decides and the tool runs: may block the call, decide its
+    /// permission (never lifting a deny or ask rule), defer it, or replace its input.
     PreToolUse,
     /// After the tool succeeded: may add context for the model or replace what it reads.
     PostToolUse,
@@ -30,13 +31,17 @@ pub enum HookEvent {
     PostToolUseFailure,
     /// When the user would be asked to approve the call: may allow or deny in their place.
     PermissionRequest,
+    /// After the policy (safety, a deny rule, the mode, a condition) or the user denied the
+    /// call: may tell the model it can retry (`retry: true`), to log or escalate a denial.
+    PermissionDenied,
 }
 
 impl HookEvent {
     /// Every event, in the order of a call.
-    pub const ALL: [HookEvent; 4] = [
+    pub const ALL: [HookEvent; 5] = [
         HookEvent::PreToolUse,
         HookEvent::PermissionRequest,
+        HookEvent::PermissionDenied,
         HookEvent::PostToolUse,
         HookEvent::PostToolUseFailure,
     ];
@@ -49,6 +54,7 @@ impl HookEvent {
             HookEvent::PostToolUse => "PostToolUse",
             HookEvent::PostToolUseFailure => "PostToolUseFailure",
             HookEvent::PermissionRequest => "PermissionRequest",
+            HookEvent::PermissionDenied => "PermissionDenied",
         }
     }
 
@@ -59,6 +65,7 @@ impl HookEvent {
             HookEvent::PermissionRequest => 1,
             HookEvent::PostToolUse => 2,
             HookEvent::PostToolUseFailure => 3,
+            HookEvent::PermissionDenied => 4,
         }
     }
 }
@@ -72,7 +79,7 @@ impl fmt::Display for HookEvent {
 /// An event name that is none of the events hooks run for here.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown hook event `{0}`; expected one of `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PermissionRequest`"
+    "unknown hook event `{0}`; expected one of `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PermissionRequest`, `PermissionDenied`"
 )]
 pub struct UnknownHookEvent(pub String);
 
@@ -146,6 +153,9 @@ pub struct HookInput {
     /// Why the tool failed (`PostToolUseFailure` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why the call was denied (`PermissionDenied` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// The session's permission mode, by Claude Code's name.
     #[serde(serialize_with = "serialize_claude_mode")]
     pub permission_mode: Mode,
@@ -169,6 +179,7 @@ impl HookInput {
             tool_use_id: None,
             tool_response: None,
             error: None,
+            reason: None,
             permission_mode: Mode::Default,
         }
     }
@@ -181,6 +192,17 @@ impl HookInput {
     /// The input of a `PermissionRequest` hook.
     pub fn permission_request(tool_name: impl Into<String>, tool_input: Value) -> Self {
         HookInput::new(HookEvent::PermissionRequest, tool_name, tool_input)
+    }
+
+    /// The input of a `PermissionDenied` hook, with why the call was denied.
+    pub fn permission_denied(
+        tool_name: impl Into<String>,
+        tool_input: Value,
+        reason: impl Into<String>,
+    ) -> Self {
+        let mut input = HookInput::new(HookEvent::PermissionDenied, tool_name, tool_input);
+        input.reason = Some(reason.into());
+        input
     }
 
     /// The input of a `PostToolUse` hook, with what the tool returned.

@@ -5,6 +5,8 @@
 //! - [`output`](HookOutput): what one hook answers, and how a command's exit code and JSON
 //!   become that answer;
 //! - [`CommandHook`]: shell commands (spawn, stdin, timeout, process-group kill);
+//! - [`BackgroundHook`]: a hook the call does not wait for (`async: true`);
+//! - `HttpHook` (feature `http-hooks`): the input POSTed to a URL, the reply read like stdout;
 //! - [`Matcher`]: which tools a hook applies to;
 //! - [`CombinedOutput`]: what all the hooks of an event answered together;
 //! - [`Hooks`] (here): the registry, and running the matching hooks of an event in parallel.
@@ -30,8 +32,11 @@
 //! # }).unwrap();
 //! ```
 
+mod background;
 mod command;
 mod event;
+#[cfg(feature = "http-hooks")]
+mod http;
 mod matcher;
 mod outcome;
 mod output;
@@ -43,8 +48,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+pub use background::BackgroundHook;
 pub use command::{CommandHook, DEFAULT_TIMEOUT, OUTPUT_CAP};
 pub use event::{HookEvent, HookInput, UnknownHookEvent};
+#[cfg(feature = "http-hooks")]
+pub use http::{HttpHook, HttpHookError};
 pub use matcher::{Matcher, MatcherError};
 pub use outcome::{CombinedOutput, HookDecision, HookMessage};
 pub use output::{HookOutput, HookPermission};
@@ -211,7 +219,7 @@ struct Entry {
 /// [`CoordinatorBuilder::hooks`](crate::coordinator::CoordinatorBuilder::hooks).
 #[derive(Clone, Default)]
 pub struct Hooks {
-    by_event: Arc<[Vec<Entry>; 4]>,
+    by_event: Arc<[Vec<Entry>; HookEvent::ALL.len()]>,
 }
 
 impl Hooks {

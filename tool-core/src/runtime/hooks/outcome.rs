@@ -82,6 +82,12 @@ pub struct CombinedOutput {
     pub blocks: Vec<HookMessage>,
     /// The strictest permission decision.
     pub permission: Option<HookDecision>,
+    /// PreToolUse hooks that deferred the decision (`permissionDecision: "defer"`), with
+    /// their reasons. Outranks every decision but a deny (Claude Code: deny > defer > ask >
+    /// allow).
+    pub defers: Vec<HookMessage>,
+    /// A PermissionDenied hook said the model may retry the call (`retry: true`).
+    pub retry: bool,
     /// A replacement tool input, to be validated like any model input.
     pub updated_input: Option<Map<String, Value>>,
     /// Text added for the model.
@@ -169,6 +175,10 @@ impl CombinedOutput {
                 });
             }
         }
+        if let Some(reason) = output.defer {
+            self.defers.push(message(reason));
+        }
+        self.retry |= output.retry;
         if output.updated_input.is_some() {
             self.updated_input = output.updated_input;
         }

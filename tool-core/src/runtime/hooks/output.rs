@@ -56,6 +56,11 @@ pub struct HookOutput {
     /// `permissionDecision` (or the legacy `decision: "approve"/"block"` before a call, or a
     /// permission request's `decision.behavior`).
     pub permission: Option<HookPermission>,
+    /// `permissionDecision: "defer"` (PreToolUse): the call is not decided now; it ends
+    /// pending, for the embedding program to settle and run again. The reason, if given.
+    pub defer: Option<String>,
+    /// `retry: true` (PermissionDenied): the model may try the call again.
+    pub retry: bool,
     /// `updatedInput`: an object replacing the tool's input.
     pub updated_input: Option<Map<String, Value>>,
     /// `additionalContext`: text added for the model.
@@ -247,7 +252,10 @@ fn parse_json(event: HookEvent, value: &Value) -> Result<HookOutput, String> {
                     reason,
                 });
             }
-            HookEvent::PostToolUse | HookEvent::PostToolUseFailure => {
+            // The call is over (or was denied already): the reason goes to the model.
+            HookEvent::PostToolUse
+            | HookEvent::PostToolUseFailure
+            | HookEvent::PermissionDenied => {
                 output.block = Some(reason.unwrap_or_else(|| "blocked by a hook".to_owned()));
             }
         },
@@ -296,18 +304,37 @@ fn parse_specific(
                 "allow" => Verdict::Allow,
                 "ask" => Verdict::Ask,
                 "deny" => Verdict::Deny,
+                "defer" if event == HookEvent::PreToolUse => {
+                    output.defer = Some(reason.clone().unwrap_or_default());
+                    return parse_rest(&fields, object, output);
+                }
                 other => {
+                    let expected = if event == HookEvent::PreToolUse {
+                        "\"allow\", \"deny\", \"ask\" or \"defer\""
+                    } else {
+                        "\"allow\", \"deny\" or \"ask\""
+                    };
                     return Err(format!(
-                        "`hookSpecificOutput.permissionDecision` should be \"allow\", \"deny\" or \"ask\", found \"{other}\""
+                        "`hookSpecificOutput.permissionDecision` should be {expected}, found \"{other}\""
                     ));
                 }
             };
             output.permission = Some(HookPermission { verdict, reason });
         }
     }
+    parse_rest(&fields, object, output)
+}
+
+/// The fields of `hookSpecificOutput` besides the permission decision.
+fn parse_rest(
+    fields: &Fields<'_>,
+    object: &Map<String, Value>,
+    output: &mut HookOutput,
+) -> Result<(), String> {
     if let Some(input) = fields.object("updatedInput")? {
         output.updated_input = Some(input.clone());
     }
+    output.retry = fields.bool("retry")?.unwrap_or(false);
     output.additional_context = fields.string("additionalContext")?.map(str::to_owned);
     output.updated_tool_output = object.get("updatedToolOutput").cloned();
 

@@ -7,7 +7,7 @@
 //! precedence ([`Settings::merge`]: later lists append, a later `defaultMode` wins).
 //!
 //! What Claude Code has and this framework does not run (events such as `UserPromptSubmit` or
-//! `Stop`, hook types other than `command`) is not an error: it is kept in
+//! `Stop`, hook types other than `command` and `http`) is not an error: it is kept in
 //! [`Settings::ignored`] so that a `toolbox check` can say so. Claude Code's keys that
 //! configure other things (`env`, `model`, ...) are skipped; a key that is not Claude Code's
 //! (`permisions`) is a [warning](Settings::warnings) naming the key it likely means.
@@ -159,7 +159,7 @@ pub use discover::{McpJsonApproval, RuleSource, SettingsLocations, SettingsScope
 use crate::definition::suggest::{Backticked, closest};
 use crate::definition::workspace::expand_home;
 use crate::runtime::hooks::{
-    CommandHook, DEFAULT_TIMEOUT, HookEvent, Hooks, Matcher, MatcherError,
+    BackgroundHook, CommandHook, DEFAULT_TIMEOUT, Hook, HookEvent, Hooks, Matcher, MatcherError,
 };
 use crate::runtime::policy::{
     Condition, ConditionError, ConditionalRule, EffectFilter, Mode, RulePattern, Verdict,
@@ -954,31 +954,106 @@ impl Reader<'_> {
                 Some(value) => self.string(value, &type_location)?,
                 None => return Err(self.missing(&type_location, "a hook type such as \"command\"")),
             };
-            if kind != "command" {
-                settings.ignored.push(self.ignored(
-                    &hook_location,
-                    format!(
-                        "hooks of type \"{kind}\" are not run here; only \"command\" hooks are"
-                    ),
-                ));
-                continue;
-            }
-            let command_location = format!("{hook_location}.command");
-            let command = match present(hook_object, "command") {
-                Some(value) => self.string(value, &command_location)?,
-                None => return Err(self.missing(&command_location, "the command to run")),
-            };
             let timeout = match present(hook_object, "timeout") {
                 Some(value) => self.timeout(value, &format!("{hook_location}.timeout"))?,
                 None => DEFAULT_TIMEOUT,
             };
-            settings.hooks.register_shared(
-                event,
-                matcher.clone(),
-                Arc::new(CommandHook::new(command).timeout(timeout)),
-            );
+            let hook: Arc<dyn Hook> = match kind {
+                "command" => {
+                    let command_location = format!("{hook_location}.command");
+                    let command = match present(hook_object, "command") {
+                        Some(value) => self.string(value, &command_location)?,
+                        None => return Err(self.missing(&command_location, "the command to run")),
+                    };
+                    Arc::new(CommandHook::new(command).timeout(timeout))
+                }
+                "http" => match self.http_hook(hook_object, &hook_location, timeout)? {
+                    Some(hook) => hook,
+                    None => {
+                        settings.ignored.push(self.ignored(
+                            &hook_location,
+                            "hooks of type \"http\" need tool-core's `http-hooks` feature, which this program was built without".to_owned(),
+                        ));
+                        continue;
+                    }
+                },
+                _ => {
+                    settings.ignored.push(self.ignored(
+                        &hook_location,
+                        format!(
+                            "hooks of type \"{kind}\" are not run here; \"command\" and \"http\" hooks are"
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            // `async: true`: started, not waited for; it cannot decide anything.
+            let hook = match present(hook_object, "async") {
+                Some(Value::Bool(true)) => Arc::new(BackgroundHook::new(hook)) as Arc<dyn Hook>,
+                Some(Value::Bool(false)) | None => hook,
+                Some(other) => {
+                    return Err(self.invalid(
+                        &format!("{hook_location}.async"),
+                        "true or false",
+                        other,
+                    ));
+                }
+            };
+            settings.hooks.register_shared(event, matcher.clone(), hook);
         }
         Ok(())
+    }
+
+    /// An `"type": "http"` hook: `url`, `headers`, `allowedEnvVars`.
+    #[cfg(feature = "http-hooks")]
+    fn http_hook(
+        &self,
+        object: &Map<String, Value>,
+        location: &str,
+        timeout: Duration,
+    ) -> Result<Option<Arc<dyn Hook>>, SettingsError> {
+        let url_location = format!("{location}.url");
+        let url = match present(object, "url") {
+            Some(value) => self.string(value, &url_location)?,
+            None => return Err(self.missing(&url_location, "the URL to POST the event to")),
+        };
+        let mut hook = crate::runtime::hooks::HttpHook::new(url)
+            .map_err(|error| {
+                self.invalid(
+                    &url_location,
+                    &format!("an http:// or https:// URL ({error})"),
+                    &Value::String(url.to_owned()),
+                )
+            })?
+            .timeout(timeout);
+        if let Some(headers) = present(object, "headers") {
+            let headers_location = format!("{location}.headers");
+            for (name, value) in self.object(headers, &headers_location)? {
+                let value = self.string(value, &format!("{headers_location}.{name}"))?;
+                hook = hook.header(name.clone(), value);
+            }
+        }
+        if let Some(allowed) = present(object, "allowedEnvVars") {
+            for name in self.strings(allowed, &format!("{location}.allowedEnvVars"))? {
+                hook = hook.allow_env_var(name);
+            }
+        }
+        Ok(Some(Arc::new(hook)))
+    }
+
+    /// Without the `http-hooks` feature an http hook is kept in `ignored`.
+    #[cfg(not(feature = "http-hooks"))]
+    #[expect(
+        clippy::unnecessary_wraps,
+        reason = "the same shape as with the feature"
+    )]
+    fn http_hook(
+        &self,
+        _object: &Map<String, Value>,
+        _location: &str,
+        _timeout: Duration,
+    ) -> Result<Option<Arc<dyn Hook>>, SettingsError> {
+        Ok(None)
     }
 
     fn timeout(&self, value: &Value, location: &str) -> Result<Duration, SettingsError> {
