@@ -11,6 +11,8 @@ pub mod budget;
 pub(crate) mod coordinator;
 pub mod events;
 pub mod hooks;
+#[cfg(any(feature = "mcp", feature = "http-hooks"))]
+mod https;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod middleware;

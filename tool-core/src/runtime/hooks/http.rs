@@ -7,7 +7,6 @@
 //! secrets anywhere. Redirects are not followed.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 use std::time::Duration;
 
 use super::Hook;
@@ -57,7 +56,6 @@ impl HttpHook {
     ///
     /// [`HttpHookError`] for a URL that is not `http(s)://`, or when TLS cannot be set up.
     pub fn new(url: impl Into<String>) -> Result<Self, HttpHookError> {
-        use rustls_platform_verifier::BuilderVerifierExt;
         let url = url.into();
         let parsed = url::Url::parse(&url)
             .map_err(|error| HttpHookError(format!("`{url}` is not a URL: {error}")))?;
@@ -66,17 +64,7 @@ impl HttpHook {
                 "`{url}` is not an http:// or https:// URL"
             )));
         }
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let tls = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .and_then(|builder| builder.with_platform_verifier())
-            .map_err(|error| HttpHookError(format!("cannot set up TLS: {error}")))?
-            .with_no_client_auth();
-        let client = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|error| HttpHookError(format!("cannot build the HTTP client: {error}")))?;
+        let client = crate::runtime::https::client().map_err(HttpHookError)?;
         Ok(HttpHook {
             url,
             headers: Vec::new(),

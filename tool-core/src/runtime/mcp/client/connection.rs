@@ -341,7 +341,6 @@ fn http_transport(
 ) -> Result<HttpTransport, McpClientError> {
     use reqwest::header::{HeaderName, HeaderValue};
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-    use rustls_platform_verifier::BuilderVerifierExt;
 
     let http_error = |reason: String| McpClientError::Http {
         server: config.name.clone(),
@@ -358,17 +357,7 @@ fn http_transport(
         })?;
         custom.insert(header, value);
     }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .and_then(|builder| builder.with_platform_verifier())
-        .map_err(|error| http_error(format!("cannot set up TLS: {error}")))?
-        .with_no_client_auth();
-    let client = reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|error| http_error(format!("cannot build the HTTP client: {error}")))?;
+    let client = crate::runtime::https::client().map_err(http_error)?;
     Ok(HttpTransport::with_client(
         client,
         StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom),
