@@ -114,6 +114,23 @@ pub fn check_read_only(command: &str) -> Result<(), NotReadOnly> {
     if let Some(unknown) = line.unknown_part() {
         return Err(NotReadOnly::NotKnown(unknown));
     }
+    // find's own reason names the action (`-delete`, `-fprint`), which says more than the
+    // starting point the policy counts as written.
+    for run in line.runs() {
+        if run.program() == Some("find")
+            && let Err(reason) = find(
+                &run.words[1..]
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>(),
+            )
+        {
+            return Err(NotReadOnly::Argument {
+                command: run.text(),
+                reason,
+            });
+        }
+    }
     if let Some(write) = line.writes().first() {
         return Err(NotReadOnly::Writes {
             target: write.target.text.clone(),
