@@ -879,3 +879,45 @@ fn an_async_hook_cannot_decide_the_call() {
     }
     assert!(marker.exists(), "the async hook never ran");
 }
+
+/// Claude Code's PostToolBatch: once per batch, every call and result together; what it adds
+/// reaches the model with the last result, and its block stops the turn.
+#[test]
+fn a_post_tool_batch_hook_sees_the_whole_batch_once() {
+    let fixture = Fixture::new();
+    let log = fixture.dir.path().join("batch.log");
+    let hook = fixture.script(
+        "batch.sh",
+        &format!(
+            "cat >> '{}'\necho '{{\"decision\": \"block\", \"reason\": \"review the failure first\", \"hookSpecificOutput\": {{\"hookEventName\": \"PostToolBatch\", \"additionalContext\": \"2 calls seen\"}}}}'",
+            log.display()
+        ),
+    );
+    let coordinator = fixture.coordinator_with_hooks(serde_json::json!({
+        "PostToolBatch": [{"hooks": [{"type": "command", "command": hook.to_string_lossy()}]}]
+    }));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let results = runtime.block_on(coordinator.call_batch(vec![
+        ToolCall::new("ch_read", r#"{"path": "notes.txt"}"#).with_call_id("a"),
+        ToolCall::new("ch_fail", "{}").with_call_id("b"),
+    ]));
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0].text(), "hello");
+    let input: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&log).unwrap().trim()).expect("one input");
+    assert_eq!(input["hook_event_name"], "PostToolBatch");
+    let calls = input["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0]["tool_name"], "ch_read");
+    assert_eq!(calls[0]["tool_use_id"], "a");
+    assert_eq!(calls[0]["tool_response"], "hello");
+    assert!(calls[1]["error"].is_string(), "{input}");
+    let last = &results[1];
+    assert!(
+        last.context.iter().any(|c| c == "2 calls seen"),
+        "{:?}",
+        last.context
+    );
+    assert_eq!(last.stop.as_deref(), Some("review the failure first"));
+    assert!(results[0].stop.is_none());
+}

@@ -817,6 +817,7 @@ fn hook_events_have_claude_code_names() {
         (HookEvent::PermissionDenied, "PermissionDenied"),
         (HookEvent::PostToolUse, "PostToolUse"),
         (HookEvent::PostToolUseFailure, "PostToolUseFailure"),
+        (HookEvent::PostToolBatch, "PostToolBatch"),
     ];
     assert_eq!(HookEvent::ALL.len(), cases.len(), "every event has a row");
     for (event, name) in cases {

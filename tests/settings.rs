@@ -523,3 +523,38 @@ fn path_rules_are_anchored_as_claude_code_documents() {
         );
     }
 }
+
+/// Issue 26: unknown keys are reported in every part of a settings file, with the JSON path
+/// and the likely key; a required key that is missing names the key that misspells it.
+#[test]
+fn misspelt_keys_in_hooks_are_reported_with_the_key_meant() {
+    let settings = Settings::from_json(
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "./audit.sh", "timout": 5}
+        ]}]}}"#,
+    )
+    .unwrap();
+    let warnings: Vec<String> = settings.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "settings: `hooks.PreToolUse[0].hooks[0].timout`: not a key of a hook, so it has no effect; did you mean `timeout`?"
+        ]
+    );
+
+    let error = Settings::from_json(
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "comand": "./audit.sh"}]}]}}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("`hooks.PreToolUse[0].hooks[0].command`")
+            && error.contains("`comand` is there: did you mean `command`?"),
+        "{error}"
+    );
+    let error =
+        Settings::from_json(r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hoks": []}]}}"#)
+            .unwrap_err()
+            .to_string();
+    assert!(error.contains("did you mean `hooks`?"), "{error}");
+}

@@ -29,7 +29,7 @@ use crate::definition::unanswered::Unanswered;
 use crate::runtime::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
 use crate::runtime::budget::BudgetExhausted;
 use crate::runtime::events::CallEvent;
-use crate::runtime::hooks::{CombinedOutput, HookEvent, HookInput};
+use crate::runtime::hooks::{BatchCall, CombinedOutput, HookEvent, HookInput};
 use crate::runtime::policy::{
     ClassifiedCall, Decision, DecisionSource, Mode, PolicyContext, PolicyLayer, RulePattern,
     Verdict,
@@ -426,6 +426,65 @@ impl Coordinator {
             }
         }
         outcome
+    }
+
+    /// PostToolBatch hooks, once every call of a batch has resolved: `asked` is each call's
+    /// name and arguments, in the order of `results`.
+    pub(super) async fn post_batch_hooks(
+        &self,
+        asked: &[(String, String)],
+        results: &mut [ToolResult],
+    ) {
+        let calls: Vec<BatchCall> = asked
+            .iter()
+            .zip(results.iter())
+            .map(|((name, arguments), result)| {
+                let outcome = match result.error() {
+                    Some(error) => Err(error.to_string()),
+                    None => Ok(result
+                        .structured()
+                        .cloned()
+                        .unwrap_or_else(|| Value::String(result.text().into_owned()))),
+                };
+                BatchCall::new(
+                    name.clone(),
+                    arguments_value(arguments),
+                    result.call_id.clone(),
+                    outcome,
+                )
+            })
+            .collect();
+        let mut names: Vec<&str> = asked.iter().map(|(name, _)| name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let cwd = self.inner.shared.workspace.as_ref().map_or_else(
+            || std::env::current_dir().unwrap_or_default(),
+            |workspace| workspace.root().to_owned(),
+        );
+        let input = HookInput::post_tool_batch(calls)
+            .session_id(self.inner.session_id.clone())
+            .cwd(cwd)
+            .permission_mode(self.snapshot().mode);
+        let outcome = self
+            .inner
+            .hooks
+            .run(HookEvent::PostToolBatch, &names, &input)
+            .await;
+        for error in &outcome.errors {
+            tracing::warn!(hook = %error.hook, event = "PostToolBatch", "hook failed: {}", error.message);
+        }
+        let Some(last) = results.last_mut() else {
+            return;
+        };
+        last.context
+            .extend(outcome.additional_context.iter().cloned());
+        if let Some(message) = outcome.block_message() {
+            last.context.push(message.clone());
+            last.stop.get_or_insert(message);
+        }
+        if let Some(stop) = outcome.stops.first() {
+            last.stop.get_or_insert_with(|| stop.message.clone());
+        }
     }
 
     /// PostToolUse or PostToolUseFailure hooks: they may add context for the model, give it

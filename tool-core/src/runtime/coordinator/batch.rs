@@ -16,6 +16,7 @@ use tokio::sync::{Semaphore, watch};
 use super::schedule::{Footprint, dependencies};
 use super::{Coordinator, Staged};
 use crate::definition::context::CancellationToken;
+use crate::runtime::hooks::HookEvent;
 use crate::{ToolCall, ToolError, ToolResult};
 
 /// How [`Coordinator::call_batch`] schedules.
@@ -75,7 +76,28 @@ impl Coordinator {
     /// them that they could interfere with. At most
     /// [`max_concurrency`](BatchOptions::max_concurrency) calls run at once. Outside a Tokio
     /// runtime the calls run one after another.
+    ///
+    /// Once every call has resolved, PostToolBatch hooks see them all together; what they add
+    /// for the model goes into the last result's `context`, and a block or `continue: false`
+    /// sets its `stop`.
     pub async fn call_batch(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+        let batch_hooks = !calls.is_empty() && self.inner.hooks.has(HookEvent::PostToolBatch);
+        let asked: Vec<(String, String)> = if batch_hooks {
+            calls
+                .iter()
+                .map(|call| (call.name.clone(), call.arguments.clone()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut results = self.run_batch(calls).await;
+        if batch_hooks {
+            self.post_batch_hooks(&asked, &mut results).await;
+        }
+        results
+    }
+
+    async fn run_batch(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
         let options = self.inner.batch;
         let abort = CancellationToken::new();
         if options.sequential || calls.len() <= 1 || Handle::try_current().is_err() {

@@ -34,16 +34,20 @@ pub enum HookEvent {
     /// After the policy (safety, a deny rule, the mode, a condition) or the user denied the
     /// call: may tell the model it can retry (`retry: true`), to log or escalate a denial.
     PermissionDenied,
+    /// Once after a batch of calls (one model turn's) has fully resolved, before the next
+    /// model call: sees every call and result at once; may add context or stop the turn.
+    PostToolBatch,
 }
 
 impl HookEvent {
     /// Every event, in the order of a call.
-    pub const ALL: [HookEvent; 5] = [
+    pub const ALL: [HookEvent; 6] = [
         HookEvent::PreToolUse,
         HookEvent::PermissionRequest,
         HookEvent::PermissionDenied,
         HookEvent::PostToolUse,
         HookEvent::PostToolUseFailure,
+        HookEvent::PostToolBatch,
     ];
 
     /// Claude Code's name of the event.
@@ -55,6 +59,7 @@ impl HookEvent {
             HookEvent::PostToolUseFailure => "PostToolUseFailure",
             HookEvent::PermissionRequest => "PermissionRequest",
             HookEvent::PermissionDenied => "PermissionDenied",
+            HookEvent::PostToolBatch => "PostToolBatch",
         }
     }
 
@@ -66,6 +71,7 @@ impl HookEvent {
             HookEvent::PostToolUse => 2,
             HookEvent::PostToolUseFailure => 3,
             HookEvent::PermissionDenied => 4,
+            HookEvent::PostToolBatch => 5,
         }
     }
 }
@@ -79,7 +85,7 @@ impl fmt::Display for HookEvent {
 /// An event name that is none of the events hooks run for here.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown hook event `{0}`; expected one of `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PermissionRequest`, `PermissionDenied`"
+    "unknown hook event `{0}`; expected one of `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PermissionRequest`, `PermissionDenied`, `PostToolBatch`"
 )]
 pub struct UnknownHookEvent(pub String);
 
@@ -156,6 +162,9 @@ pub struct HookInput {
     /// Why the call was denied (`PermissionDenied` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Every call of the batch with its result (`PostToolBatch` only), in the batch's order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<BatchCall>>,
     /// The session's permission mode, by Claude Code's name.
     #[serde(serialize_with = "serialize_claude_mode")]
     pub permission_mode: Mode,
@@ -180,6 +189,7 @@ impl HookInput {
             tool_response: None,
             error: None,
             reason: None,
+            tool_calls: None,
             permission_mode: Mode::Default,
         }
     }
@@ -202,6 +212,14 @@ impl HookInput {
     ) -> Self {
         let mut input = HookInput::new(HookEvent::PermissionDenied, tool_name, tool_input);
         input.reason = Some(reason.into());
+        input
+    }
+
+    /// The input of a `PostToolBatch` hook: every call of the batch with its result. Its
+    /// `tool_name` and `tool_input` are empty; `tool_calls` holds the calls.
+    pub fn post_tool_batch(tool_calls: Vec<BatchCall>) -> Self {
+        let mut input = HookInput::new(HookEvent::PostToolBatch, String::new(), Value::Null);
+        input.tool_calls = Some(tool_calls);
         input
     }
 
@@ -267,5 +285,45 @@ impl HookInput {
     #[must_use]
     pub fn event(&self) -> HookEvent {
         self.hook_event_name
+    }
+}
+
+/// One call of a batch as a `PostToolBatch` hook sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct BatchCall {
+    /// The tool's name as the model called it.
+    pub tool_name: String,
+    /// The call's arguments.
+    pub tool_input: Value,
+    /// The model's id for the call.
+    pub tool_use_id: String,
+    /// What the tool returned, when it succeeded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_response: Option<Value>,
+    /// Why it failed (or was not run), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl BatchCall {
+    /// A call of a batch, with its success (`tool_response`) or failure (`error`).
+    pub fn new(
+        tool_name: impl Into<String>,
+        tool_input: Value,
+        tool_use_id: impl Into<String>,
+        outcome: Result<Value, String>,
+    ) -> Self {
+        let (tool_response, error) = match outcome {
+            Ok(response) => (Some(response), None),
+            Err(error) => (None, Some(error)),
+        };
+        BatchCall {
+            tool_name: tool_name.into(),
+            tool_input,
+            tool_use_id: tool_use_id.into(),
+            tool_response,
+            error,
+        }
     }
 }

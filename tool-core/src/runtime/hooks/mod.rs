@@ -50,7 +50,7 @@ use std::task::{Context, Poll};
 
 pub use background::BackgroundHook;
 pub use command::{CommandHook, DEFAULT_TIMEOUT, OUTPUT_CAP};
-pub use event::{HookEvent, HookInput, UnknownHookEvent};
+pub use event::{BatchCall, HookEvent, HookInput, UnknownHookEvent};
 #[cfg(feature = "http-hooks")]
 pub use http::{HttpHook, HttpHookError};
 pub use matcher::{Matcher, MatcherError};

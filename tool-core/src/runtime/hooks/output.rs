@@ -252,10 +252,12 @@ fn parse_json(event: HookEvent, value: &Value) -> Result<HookOutput, String> {
                     reason,
                 });
             }
-            // The call is over (or was denied already): the reason goes to the model.
+            // The call is over (or was denied already): the reason goes to the model; after a
+            // batch, the turn stops with it.
             HookEvent::PostToolUse
             | HookEvent::PostToolUseFailure
-            | HookEvent::PermissionDenied => {
+            | HookEvent::PermissionDenied
+            | HookEvent::PostToolBatch => {
                 output.block = Some(reason.unwrap_or_else(|| "blocked by a hook".to_owned()));
             }
         },

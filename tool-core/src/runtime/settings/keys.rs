@@ -91,6 +91,33 @@ pub(super) fn unknown(root: &Map<String, Value>, origin: &str) -> Vec<SettingsWa
         .collect()
 }
 
+/// A warning for each key of `object` (at `location`, something of `kind`) that is not one of
+/// `known`, naming the key it likely misspells: `"comand"` in a hook is a hook without its
+/// command.
+pub(super) fn unknown_in(
+    object: &Map<String, Value>,
+    known: &[&str],
+    location: &str,
+    origin: &str,
+    kind: &str,
+) -> Vec<SettingsWarning> {
+    object
+        .keys()
+        .filter(|key| !known.contains(&key.as_str()))
+        .map(|key| {
+            let meant = closest(key, known.iter().copied(), 1)
+                .first()
+                .map(|known| format!("; did you mean `{known}`?"))
+                .unwrap_or_default();
+            SettingsWarning {
+                origin: origin.to_owned(),
+                location: format!("{location}.{key}"),
+                message: format!("not a key of {kind}, so it has no effect{meant}"),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

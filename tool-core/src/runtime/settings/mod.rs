@@ -166,6 +166,27 @@ use crate::runtime::policy::{
 };
 
 /// The keys of Claude Code's `permissions` object.
+/// The keys of a hook group (`hooks.PreToolUse[0]`).
+const GROUP_KEYS: &[&str] = &["matcher", "hooks"];
+
+/// The keys of a hook of any of Claude Code's types (`hooks.PreToolUse[0].hooks[0]`).
+const HANDLER_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "timeout",
+    "async",
+    "statusMessage",
+    "once",
+    "url",
+    "headers",
+    "allowedEnvVars",
+    "prompt",
+    "model",
+    "server",
+    "tool",
+    "input",
+];
+
 const PERMISSION_KEYS: [&str; 6] = [
     "allow",
     "ask",
@@ -929,6 +950,13 @@ impl Reader<'_> {
         settings: &mut Settings,
     ) -> Result<(), SettingsError> {
         let object = self.object(value, location)?;
+        settings.warnings.extend(keys::unknown_in(
+            object,
+            GROUP_KEYS,
+            location,
+            self.origin,
+            "a hook group",
+        ));
         let matcher = match present(object, "matcher") {
             Some(value) => {
                 let matcher_location = format!("{location}.matcher");
@@ -944,11 +972,25 @@ impl Reader<'_> {
         let hooks_location = format!("{location}.hooks");
         let hooks = match present(object, "hooks") {
             Some(value) => self.array(value, &hooks_location)?,
-            None => return Err(self.missing(&hooks_location, "an array of hooks")),
+            None => {
+                return Err(self.missing_key(
+                    object,
+                    "hooks",
+                    &hooks_location,
+                    "an array of hooks",
+                ));
+            }
         };
         for (index, hook) in hooks.iter().enumerate() {
             let hook_location = format!("{hooks_location}[{index}]");
             let hook_object = self.object(hook, &hook_location)?;
+            settings.warnings.extend(keys::unknown_in(
+                hook_object,
+                HANDLER_KEYS,
+                &hook_location,
+                self.origin,
+                "a hook",
+            ));
             let type_location = format!("{hook_location}.type");
             let kind = match present(hook_object, "type") {
                 Some(value) => self.string(value, &type_location)?,
@@ -963,7 +1005,14 @@ impl Reader<'_> {
                     let command_location = format!("{hook_location}.command");
                     let command = match present(hook_object, "command") {
                         Some(value) => self.string(value, &command_location)?,
-                        None => return Err(self.missing(&command_location, "the command to run")),
+                        None => {
+                            return Err(self.missing_key(
+                                hook_object,
+                                "command",
+                                &command_location,
+                                "the command to run",
+                            ));
+                        }
                     };
                     Arc::new(CommandHook::new(command).timeout(timeout))
                 }
@@ -1408,6 +1457,30 @@ impl Reader<'_> {
             location: location.to_owned(),
             expected: expected.to_owned(),
             found: "nothing".to_owned(),
+        }
+    }
+
+    /// [`missing`](Self::missing) for `key` of `object`, naming a key of `object` that
+    /// misspells it (`comand` for `command`).
+    fn missing_key(
+        &self,
+        object: &Map<String, Value>,
+        key: &str,
+        location: &str,
+        expected: &str,
+    ) -> SettingsError {
+        let misspelt = object
+            .keys()
+            .find(|present| !closest(present, [key], 1).is_empty());
+        let found = match misspelt {
+            Some(present) => format!("missing, though `{present}` is there: did you mean `{key}`?"),
+            None => "nothing".to_owned(),
+        };
+        SettingsError::Invalid {
+            origin: self.origin.to_owned(),
+            location: location.to_owned(),
+            expected: expected.to_owned(),
+            found,
         }
     }
 
