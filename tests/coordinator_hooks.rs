@@ -921,3 +921,80 @@ fn a_post_tool_batch_hook_sees_the_whole_batch_once() {
     assert_eq!(last.stop.as_deref(), Some("review the failure first"));
     assert!(results[0].stop.is_none());
 }
+
+/// A stand-in for the program's model: records the prompt, answers `answer`.
+struct ScriptedModel {
+    answer: &'static str,
+    prompts: std::sync::Mutex<Vec<String>>,
+}
+
+impl tool_core::hooks::HookModel for ScriptedModel {
+    fn answer<'a>(
+        &'a self,
+        request: &'a tool_core::hooks::ModelHookRequest,
+    ) -> BoxFuture<'a, Result<String, String>> {
+        self.prompts.lock().unwrap().push(request.prompt.clone());
+        Box::pin(async { Ok(self.answer.to_owned()) })
+    }
+}
+
+fn prompt_hook_settings() -> Settings {
+    Settings::from_json(
+        r#"{"hooks": {"PreToolUse": [{"matcher": "ch_write", "hooks": [
+            {"type": "prompt", "prompt": "Is this write safe? $ARGUMENTS", "timeout": 30}
+        ]}]}}"#,
+    )
+    .unwrap()
+}
+
+/// Claude Code's `"type": "prompt"`: the program's model answers; `{"ok": false}` blocks.
+#[test]
+fn a_prompt_hook_is_answered_by_the_programs_model() {
+    let fixture = Fixture::new();
+    let model = Arc::new(ScriptedModel {
+        answer: r#"{"ok": false, "reason": "a.txt is generated"}"#,
+        prompts: std::sync::Mutex::new(Vec::new()),
+    });
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["ch_write"]).unwrap())
+        .workspace(Workspace::new(fixture.root()).unwrap())
+        .settings(prompt_hook_settings())
+        .hook_model(Arc::clone(&model) as Arc<dyn tool_core::hooks::HookModel>)
+        .approver(CountingApprover(Arc::clone(&fixture.asked)))
+        .build()
+        .unwrap();
+    let result = coordinator.call_blocking(write_call("a.txt"));
+    assert!(
+        result.text().contains("a.txt is generated"),
+        "{}",
+        result.text()
+    );
+    assert!(!fixture.root().join("a.txt").exists());
+    let prompts = model.prompts.lock().unwrap();
+    assert!(
+        prompts[0].starts_with("Is this write safe? {"),
+        "{prompts:?}"
+    );
+    assert!(
+        prompts[0].contains(r#""tool_name":"ch_write""#),
+        "{prompts:?}"
+    );
+}
+
+/// Without a model, settings naming a `prompt` hook do not build, and say which hook.
+#[test]
+fn a_prompt_hook_without_a_model_is_a_build_error_naming_it() {
+    let Err(error) = Coordinator::builder()
+        .toolset(Toolset::named(["ch_write"]).unwrap())
+        .settings(prompt_hook_settings())
+        .build()
+    else {
+        panic!("no model, no coordinator");
+    };
+    let error = error.to_string();
+    assert!(
+        error.contains("`hooks.PreToolUse[0].hooks[0]` is a \"prompt\" hook")
+            && error.contains("hook_model"),
+        "{error}"
+    );
+}

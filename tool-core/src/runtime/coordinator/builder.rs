@@ -10,7 +10,7 @@ use crate::definition::context::{CancellationToken, ProgressSink, SharedContext}
 use crate::runtime::approval::{Approver, GrantsFile};
 use crate::runtime::budget::Budget;
 use crate::runtime::events::{CallEvent, EventSink};
-use crate::runtime::hooks::Hooks;
+use crate::runtime::hooks::{HookModel, Hooks, ModelHook};
 use crate::runtime::middleware::{Artifacts, CallSpans, Middleware, OutputLimit, Timeout};
 use crate::runtime::policy::{
     Mode, PatternSet, PolicyBuilder, PolicyContext, RulePattern, UserRules,
@@ -54,6 +54,18 @@ pub enum BuildError {
     /// The registry is invalid (two tools claim a name).
     #[error(transparent)]
     Registry(#[from] crate::definition::registry::RegistryError),
+    /// The settings name a `prompt` or `agent` hook, and the program gave no model to answer it.
+    #[error(
+        "{origin}: `{location}` is a \"{kind}\" hook, which a model answers, and this program gives none (CoordinatorBuilder::hook_model); remove the hook or give the builder a model"
+    )]
+    HookModel {
+        /// The settings file, or `settings`.
+        origin: String,
+        /// The hook's JSON location.
+        location: String,
+        /// `prompt` or `agent`.
+        kind: &'static str,
+    },
 }
 
 /// Configures a [`Coordinator`].
@@ -102,6 +114,7 @@ pub struct CoordinatorBuilder {
     approver: Option<Arc<dyn Approver>>,
     grants_file: Option<GrantsFile>,
     hooks: Option<Hooks>,
+    hook_model: Option<Arc<dyn HookModel>>,
     middleware: Vec<Arc<dyn Middleware>>,
     default_timeout: Option<Duration>,
     output_limit: Option<(usize, Artifacts)>,
@@ -199,6 +212,13 @@ impl CoordinatorBuilder {
             .state
             .insert(Arc::new(GrantsFile::new(path.clone())));
         self.grants_file = Some(GrantsFile::new(path));
+        self
+    }
+
+    /// The model that answers the settings' `prompt` and `agent` hooks. Without one, settings
+    /// naming such a hook fail to build ([`BuildError::HookModel`]).
+    pub fn hook_model(mut self, model: Arc<dyn HookModel>) -> Self {
+        self.hook_model = Some(model);
         self
     }
 
@@ -307,6 +327,26 @@ impl CoordinatorBuilder {
                 mode = default_mode;
             }
             hooks.extend(&settings.hooks);
+            for spec in &settings.model_hooks {
+                let Some(model) = &self.hook_model else {
+                    return Err(BuildError::HookModel {
+                        origin: spec.origin.clone(),
+                        location: spec.location.clone(),
+                        kind: spec.kind.as_str(),
+                    });
+                };
+                hooks.register_shared(
+                    spec.event,
+                    spec.matcher.clone(),
+                    Arc::new(ModelHook::new(
+                        spec.kind,
+                        spec.prompt.clone(),
+                        spec.model.clone(),
+                        spec.timeout,
+                        Arc::clone(model),
+                    )),
+                );
+            }
         }
         // The settings' extra directories become roots of the workspace (without a workspace
         // there is nothing to widen).

@@ -6,6 +6,7 @@
 //!   become that answer;
 //! - [`CommandHook`]: shell commands (spawn, stdin, timeout, process-group kill);
 //! - [`BackgroundHook`]: a hook the call does not wait for (`async: true`);
+//! - [`ModelHook`]: `prompt` and `agent` hooks, answered by the program's [`HookModel`];
 //! - `HttpHook` (feature `http-hooks`): the input POSTed to a URL, the reply read like stdout;
 //! - [`Matcher`]: which tools a hook applies to;
 //! - [`CombinedOutput`]: what all the hooks of an event answered together;
@@ -38,6 +39,7 @@ mod event;
 #[cfg(feature = "http-hooks")]
 mod http;
 mod matcher;
+mod model;
 mod outcome;
 mod output;
 
@@ -54,6 +56,7 @@ pub use event::{BatchCall, HookEvent, HookInput, UnknownHookEvent};
 #[cfg(feature = "http-hooks")]
 pub use http::{HttpHook, HttpHookError};
 pub use matcher::{Matcher, MatcherError};
+pub use model::{HookModel, ModelHook, ModelHookKind, ModelHookRequest};
 pub use outcome::{CombinedOutput, HookDecision, HookMessage};
 pub use output::{HookOutput, HookPermission};
 

@@ -160,6 +160,7 @@ use crate::definition::suggest::{Backticked, closest};
 use crate::definition::workspace::expand_home;
 use crate::runtime::hooks::{
     BackgroundHook, CommandHook, DEFAULT_TIMEOUT, Hook, HookEvent, Hooks, Matcher, MatcherError,
+    ModelHookKind,
 };
 use crate::runtime::policy::{
     Condition, ConditionError, ConditionalRule, EffectFilter, Mode, RulePattern, Verdict,
@@ -258,6 +259,32 @@ pub struct Settings {
     pub rule_sources: Vec<RuleSource>,
     /// Which servers of the project's `.mcp.json` may start.
     pub mcp_json: McpJsonApproval,
+    /// `prompt` and `agent` hooks: they need the program's model, so a coordinator registers
+    /// them at `build()`, with [`hook_model`](crate::coordinator::CoordinatorBuilder::hook_model),
+    /// and fails to build without one.
+    pub model_hooks: Vec<ModelHookSpec>,
+}
+
+/// A `prompt` or `agent` hook as the settings give it, waiting for the program's model.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ModelHookSpec {
+    /// The event it runs for.
+    pub event: HookEvent,
+    /// The tools it applies to.
+    pub matcher: Matcher,
+    /// Prompt or agent.
+    pub kind: ModelHookKind,
+    /// The prompt (`$ARGUMENTS` is the event's input JSON).
+    pub prompt: String,
+    /// The model it names, if any.
+    pub model: Option<String>,
+    /// How long the model may take.
+    pub timeout: Duration,
+    /// The file it came from, or `settings`.
+    pub origin: String,
+    /// Its JSON location (`hooks.PreToolUse[0].hooks[1]`).
+    pub location: String,
 }
 
 /// An MCP server the user trusts (`toolkit.trustedMcpServers`): a name, and, pinned, the
@@ -642,6 +669,7 @@ impl Settings {
         }
         self.mcp_json.enabled.extend(later.mcp_json.enabled);
         self.mcp_json.disabled.extend(later.mcp_json.disabled);
+        self.model_hooks.extend(later.model_hooks);
     }
 
     /// Where these settings came from, for errors: their files, or `settings` for text.
@@ -1016,6 +1044,39 @@ impl Reader<'_> {
                     };
                     Arc::new(CommandHook::new(command).timeout(timeout))
                 }
+                "prompt" | "agent" => {
+                    let prompt_location = format!("{hook_location}.prompt");
+                    let prompt = match present(hook_object, "prompt") {
+                        Some(value) => self.string(value, &prompt_location)?,
+                        None => {
+                            return Err(self.missing_key(
+                                hook_object,
+                                "prompt",
+                                &prompt_location,
+                                "the prompt for the model",
+                            ));
+                        }
+                    };
+                    let model = match present(hook_object, "model") {
+                        Some(value) => Some(self.string(value, &format!("{hook_location}.model"))?),
+                        None => None,
+                    };
+                    settings.model_hooks.push(ModelHookSpec {
+                        event,
+                        matcher: matcher.clone(),
+                        kind: if kind == "prompt" {
+                            ModelHookKind::Prompt
+                        } else {
+                            ModelHookKind::Agent
+                        },
+                        prompt: prompt.to_owned(),
+                        model: model.map(str::to_owned),
+                        timeout,
+                        origin: self.origin.to_owned(),
+                        location: hook_location.clone(),
+                    });
+                    continue;
+                }
                 "http" => match self.http_hook(hook_object, &hook_location, timeout)? {
                     Some(hook) => hook,
                     None => {
@@ -1030,7 +1091,7 @@ impl Reader<'_> {
                     settings.ignored.push(self.ignored(
                         &hook_location,
                         format!(
-                            "hooks of type \"{kind}\" are not run here; \"command\" and \"http\" hooks are"
+                            "hooks of type \"{kind}\" are not run here; \"command\", \"http\", \"prompt\" and \"agent\" hooks are"
                         ),
                     ));
                     continue;
