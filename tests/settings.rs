@@ -143,16 +143,29 @@ fn a_rule_that_does_not_parse_is_an_error_naming_its_file_and_place() {
     assert!(error.contains("not closed"), "{error}");
 }
 
+/// A `prompt` hook waits for the program's model (issue 26); a type not run here (`mcp_tool`)
+/// is listed as ignored. Neither is an error.
 #[test]
-fn hook_types_other_than_command_are_ignored_not_errors() {
+fn hook_types_not_run_here_are_ignored_and_prompt_hooks_wait_for_a_model() {
     let settings = Settings::from_json(CLAUDE_CODE_EXAMPLE).expect("valid settings");
-    let ignored = settings
-        .ignored
+    let prompt = settings
+        .model_hooks
         .iter()
-        .find(|entry| entry.location == "hooks.PermissionRequest[0].hooks[0]")
-        .expect("the prompt hook is listed as ignored");
-    assert!(ignored.reason.contains("\"prompt\""), "{ignored}");
+        .find(|spec| spec.location == "hooks.PermissionRequest[0].hooks[0]")
+        .expect("the prompt hook waits for a model");
+    assert_eq!(prompt.kind, tool_core::hooks::ModelHookKind::Prompt);
     assert!(!settings.hooks.has(HookEvent::PermissionRequest));
+
+    let settings = Settings::from_json(
+        r#"{"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "mcp_tool", "server": "audit", "tool": "check"}
+        ]}]}}"#,
+    )
+    .expect("valid settings");
+    let ignored = &settings.ignored[0];
+    assert_eq!(ignored.location, "hooks.PreToolUse[0].hooks[0]");
+    assert!(ignored.reason.contains("\"mcp_tool\""), "{ignored}");
+    assert!(!settings.hooks.has(HookEvent::PreToolUse));
 }
 
 #[test]
