@@ -8,7 +8,7 @@ use serde::Deserialize;
 use tool_core::context::ToolContext;
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
-use crate::edit_file::with_staleness;
+use crate::edit::with_staleness;
 use crate::fs::{self, LineEnding, anchor};
 
 /// How far from its line number an anchor's line is looked for when the file moved under it.

@@ -5,8 +5,7 @@ use serde::Deserialize;
 use tool_core::context::ToolContext;
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
-use crate::edit::{self, Edit};
-use crate::edit_file::{report, with_staleness};
+use crate::edit::{self, Edit, report, with_staleness};
 use crate::fs;
 
 /// One replacement of a `multi_edit` call.

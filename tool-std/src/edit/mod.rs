@@ -1,6 +1,6 @@
 //! The text side of `edit_file` and `multi_edit` (issue 7): finding `old_string` in a file's
-//! decoded text by a ladder of ever looser comparisons, replacing it, and wording the reply or
-//! the error for the model. No file I/O: the caller reads and decodes the file, passes its text
+//! decoded text by a ladder of ever looser comparisons, replacing it, and wording the reply
+//! (`reply`, shared with `hashline_edit`) or the error for the model. No file I/O: the caller reads and decodes the file, passes its text
 //! with its own line ends (LF, CRLF or mixed), and writes the result back only on `Ok`.
 //!
 //! The ladder ([`MatchLevel`], strictest first; the first level that finds `old_string` at all
@@ -25,6 +25,7 @@ mod apply;
 mod indent;
 mod ladder;
 mod normalize;
+mod reply;
 mod report;
 mod text;
 
@@ -34,6 +35,7 @@ mod tests;
 pub(crate) use apply::{Applied, Edit, apply_edit, apply_edits};
 pub(crate) use ladder::MatchLevel;
 pub(crate) use normalize::ascii_punctuation;
+pub(crate) use reply::{report, with_staleness};
 pub(crate) use report::snippet;
 // What the tests look into.
 #[cfg(test)]
