@@ -998,3 +998,65 @@ fn a_prompt_hook_without_a_model_is_a_build_error_naming_it() {
         "{error}"
     );
 }
+
+/// Stands in for a tool imported from an MCP server `audit`: denies writes to `secret.txt`.
+#[tool(read_only, name = "mcp__audit__check")]
+fn audit_check(file: String, event: String) -> String {
+    if file == "secret.txt" && event == "PreToolUse" {
+        r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "the audit server guards secret.txt"}}"#.to_owned()
+    } else {
+        String::new()
+    }
+}
+
+fn mcp_tool_hook_settings() -> Settings {
+    Settings::from_json(
+        r#"{"hooks": {"PreToolUse": [{"matcher": "ch_write", "hooks": [
+            {"type": "mcp_tool", "server": "audit", "tool": "check",
+             "input": {"file": "${tool_input.path}", "event": "${hook_event_name}"}}
+        ]}]}}"#,
+    )
+    .unwrap()
+}
+
+/// Claude Code's `"type": "mcp_tool"`: a tool of a connected server answers, with arguments
+/// made from the event's input.
+#[test]
+fn an_mcp_tool_hook_calls_the_servers_tool_with_the_events_fields() {
+    let fixture = Fixture::new();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["ch_write", "mcp__audit__check"]).unwrap())
+        .workspace(Workspace::new(fixture.root()).unwrap())
+        .settings(mcp_tool_hook_settings())
+        .approver(CountingApprover(Arc::clone(&fixture.asked)))
+        .build()
+        .unwrap();
+    let denied = coordinator.call_blocking(write_call("secret.txt"));
+    assert!(
+        denied.text().contains("the audit server guards secret.txt"),
+        "{}",
+        denied.text()
+    );
+    assert!(!fixture.root().join("secret.txt").exists());
+    let allowed = coordinator.call_blocking(write_call("a.txt"));
+    assert_eq!(allowed.text(), "written");
+}
+
+/// Naming a tool the toolset does not hold is a build error naming the hook.
+#[test]
+fn an_mcp_tool_hook_without_its_tool_is_a_build_error_naming_it() {
+    let Err(error) = Coordinator::builder()
+        .toolset(Toolset::named(["ch_write"]).unwrap())
+        .settings(mcp_tool_hook_settings())
+        .build()
+    else {
+        panic!("no tool, no coordinator");
+    };
+    let error = error.to_string();
+    assert!(
+        error.contains(
+            "`hooks.PreToolUse[0].hooks[0]` is an \"mcp_tool\" hook calling `mcp__audit__check`"
+        ),
+        "{error}"
+    );
+}

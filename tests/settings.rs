@@ -143,10 +143,10 @@ fn a_rule_that_does_not_parse_is_an_error_naming_its_file_and_place() {
     assert!(error.contains("not closed"), "{error}");
 }
 
-/// A `prompt` hook waits for the program's model (issue 26); a type not run here (`mcp_tool`)
-/// is listed as ignored. Neither is an error.
+/// A `prompt` hook waits for the program's model and an `mcp_tool` hook for its tool (issue
+/// 26); a type this framework does not know is listed as ignored. None is an error.
 #[test]
-fn hook_types_not_run_here_are_ignored_and_prompt_hooks_wait_for_a_model() {
+fn hook_types_not_run_here_are_ignored_and_others_wait_for_what_they_need() {
     let settings = Settings::from_json(CLAUDE_CODE_EXAMPLE).expect("valid settings");
     let prompt = settings
         .model_hooks
@@ -158,13 +158,16 @@ fn hook_types_not_run_here_are_ignored_and_prompt_hooks_wait_for_a_model() {
 
     let settings = Settings::from_json(
         r#"{"hooks": {"PreToolUse": [{"hooks": [
-            {"type": "mcp_tool", "server": "audit", "tool": "check"}
+            {"type": "mcp_tool", "server": "audit", "tool": "check"},
+            {"type": "websocket", "url": "ws://localhost"}
         ]}]}}"#,
     )
     .expect("valid settings");
+    assert_eq!(settings.mcp_tool_hooks[0].server, "audit");
+    assert_eq!(settings.mcp_tool_hooks[0].tool, "check");
     let ignored = &settings.ignored[0];
-    assert_eq!(ignored.location, "hooks.PreToolUse[0].hooks[0]");
-    assert!(ignored.reason.contains("\"mcp_tool\""), "{ignored}");
+    assert_eq!(ignored.location, "hooks.PreToolUse[0].hooks[1]");
+    assert!(ignored.reason.contains("\"websocket\""), "{ignored}");
     assert!(!settings.hooks.has(HookEvent::PreToolUse));
 }
 

@@ -10,7 +10,7 @@ use crate::definition::context::{CancellationToken, ProgressSink, SharedContext}
 use crate::runtime::approval::{Approver, GrantsFile};
 use crate::runtime::budget::Budget;
 use crate::runtime::events::{CallEvent, EventSink};
-use crate::runtime::hooks::{HookModel, Hooks, ModelHook};
+use crate::runtime::hooks::{HookModel, Hooks, McpToolHook, ModelHook};
 use crate::runtime::middleware::{Artifacts, CallSpans, Middleware, OutputLimit, Timeout};
 use crate::runtime::policy::{
     Mode, PatternSet, PolicyBuilder, PolicyContext, RulePattern, UserRules,
@@ -54,6 +54,18 @@ pub enum BuildError {
     /// The registry is invalid (two tools claim a name).
     #[error(transparent)]
     Registry(#[from] crate::definition::registry::RegistryError),
+    /// The settings name an `mcp_tool` hook whose tool the toolset does not hold.
+    #[error(
+        "{origin}: `{location}` is an \"mcp_tool\" hook calling `{tool}`, which is not in the toolset; import the server's tools (tool_core::mcp::client) into the toolset, or remove the hook"
+    )]
+    HookTool {
+        /// The settings file, or `settings`.
+        origin: String,
+        /// The hook's JSON location.
+        location: String,
+        /// The tool's name in the toolset, `mcp__<server>__<tool>`.
+        tool: String,
+    },
     /// The settings name a `prompt` or `agent` hook, and the program gave no model to answer it.
     #[error(
         "{origin}: `{location}` is a \"{kind}\" hook, which a model answers, and this program gives none (CoordinatorBuilder::hook_model); remove the hook or give the builder a model"
@@ -327,6 +339,25 @@ impl CoordinatorBuilder {
                 mode = default_mode;
             }
             hooks.extend(&settings.hooks);
+            for spec in &settings.mcp_tool_hooks {
+                let name = format!("mcp__{}__{}", spec.server, spec.tool);
+                let Some(tool) = toolset.get(&name) else {
+                    return Err(BuildError::HookTool {
+                        origin: spec.origin.clone(),
+                        location: spec.location.clone(),
+                        tool: name,
+                    });
+                };
+                hooks.register_shared(
+                    spec.event,
+                    spec.matcher.clone(),
+                    Arc::new(McpToolHook::new(
+                        tool.clone(),
+                        spec.input.clone(),
+                        spec.timeout,
+                    )),
+                );
+            }
             for spec in &settings.model_hooks {
                 let Some(model) = &self.hook_model else {
                     return Err(BuildError::HookModel {

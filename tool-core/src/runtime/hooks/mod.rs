@@ -7,6 +7,7 @@
 //! - [`CommandHook`]: shell commands (spawn, stdin, timeout, process-group kill);
 //! - [`BackgroundHook`]: a hook the call does not wait for (`async: true`);
 //! - [`ModelHook`]: `prompt` and `agent` hooks, answered by the program's [`HookModel`];
+//! - [`McpToolHook`]: `mcp_tool` hooks, a tool of an imported MCP server;
 //! - `HttpHook` (feature `http-hooks`): the input POSTed to a URL, the reply read like stdout;
 //! - [`Matcher`]: which tools a hook applies to;
 //! - [`CombinedOutput`]: what all the hooks of an event answered together;
@@ -39,6 +40,7 @@ mod event;
 #[cfg(feature = "http-hooks")]
 mod http;
 mod matcher;
+mod mcp_tool;
 mod model;
 mod outcome;
 mod output;
@@ -56,6 +58,7 @@ pub use event::{BatchCall, HookEvent, HookInput, UnknownHookEvent};
 #[cfg(feature = "http-hooks")]
 pub use http::{HttpHook, HttpHookError};
 pub use matcher::{Matcher, MatcherError};
+pub use mcp_tool::McpToolHook;
 pub use model::{HookModel, ModelHook, ModelHookKind, ModelHookRequest};
 pub use outcome::{CombinedOutput, HookDecision, HookMessage};
 pub use output::{HookOutput, HookPermission};

@@ -263,6 +263,31 @@ pub struct Settings {
     /// them at `build()`, with [`hook_model`](crate::coordinator::CoordinatorBuilder::hook_model),
     /// and fails to build without one.
     pub model_hooks: Vec<ModelHookSpec>,
+    /// `mcp_tool` hooks: they call a tool of an imported MCP server, so a coordinator
+    /// registers them at `build()`, once its toolset holds `mcp__<server>__<tool>`.
+    pub mcp_tool_hooks: Vec<McpToolHookSpec>,
+}
+
+/// An `mcp_tool` hook as the settings give it, waiting for the toolset that holds its tool.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct McpToolHookSpec {
+    /// The event it runs for.
+    pub event: HookEvent,
+    /// The tools it applies to.
+    pub matcher: Matcher,
+    /// The MCP server's name.
+    pub server: String,
+    /// The server's tool.
+    pub tool: String,
+    /// The tool's arguments, `${path}` placeholders filled in from the event's input.
+    pub input: Map<String, Value>,
+    /// How long the tool may take.
+    pub timeout: Duration,
+    /// The file it came from, or `settings`.
+    pub origin: String,
+    /// Its JSON location.
+    pub location: String,
 }
 
 /// A `prompt` or `agent` hook as the settings give it, waiting for the program's model.
@@ -670,6 +695,7 @@ impl Settings {
         self.mcp_json.enabled.extend(later.mcp_json.enabled);
         self.mcp_json.disabled.extend(later.mcp_json.disabled);
         self.model_hooks.extend(later.model_hooks);
+        self.mcp_tool_hooks.extend(later.mcp_tool_hooks);
     }
 
     /// Where these settings came from, for errors: their files, or `settings` for text.
@@ -1077,6 +1103,34 @@ impl Reader<'_> {
                     });
                     continue;
                 }
+                "mcp_tool" => {
+                    let field = |key: &str, expected: &str| -> Result<String, SettingsError> {
+                        let location = format!("{hook_location}.{key}");
+                        match present(hook_object, key) {
+                            Some(value) => self.string(value, &location).map(str::to_owned),
+                            None => Err(self.missing_key(hook_object, key, &location, expected)),
+                        }
+                    };
+                    let server = field("server", "the name of a configured MCP server")?;
+                    let tool = field("tool", "the name of the server's tool")?;
+                    let input = match present(hook_object, "input") {
+                        Some(value) => self
+                            .object(value, &format!("{hook_location}.input"))?
+                            .clone(),
+                        None => Map::new(),
+                    };
+                    settings.mcp_tool_hooks.push(McpToolHookSpec {
+                        event,
+                        matcher: matcher.clone(),
+                        server,
+                        tool,
+                        input,
+                        timeout,
+                        origin: self.origin.to_owned(),
+                        location: hook_location.clone(),
+                    });
+                    continue;
+                }
                 "http" => match self.http_hook(hook_object, &hook_location, timeout)? {
                     Some(hook) => hook,
                     None => {
@@ -1091,7 +1145,7 @@ impl Reader<'_> {
                     settings.ignored.push(self.ignored(
                         &hook_location,
                         format!(
-                            "hooks of type \"{kind}\" are not run here; \"command\", \"http\", \"prompt\" and \"agent\" hooks are"
+                            "hooks of type \"{kind}\" are not run here; \"command\", \"http\", \"mcp_tool\", \"prompt\" and \"agent\" hooks are"
                         ),
                     ));
                     continue;
