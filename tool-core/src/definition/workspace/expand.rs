@@ -80,7 +80,7 @@ fn expand_with(
 
 /// Replaces `$NAME` and `${NAME}` (a name is a letter or `_`, then letters, digits and `_`).
 /// A `$` not followed by a name stays as it is.
-fn expand_variables(
+pub(crate) fn expand_variables(
     text: &str,
     var: impl Fn(&str) -> Option<String>,
 ) -> Option<(String, Vec<String>)> {

@@ -32,6 +32,8 @@ pub use arguments::{WebUrl, WorkspacePath};
 pub(crate) use boundary::quote_path;
 pub use boundary::{BoundaryError, ResolvedPath};
 pub(crate) use expand::expand_home;
+#[cfg(feature = "http-hooks")]
+pub(crate) use expand::expand_variables;
 pub use handles::{EscapeError, NotAFile};
 pub use resolve::{Normalization, Resolution, ResolveError};
 #[cfg(test)]

@@ -390,6 +390,12 @@ impl Coordinator {
     }
 
     pub(super) fn hook_input(&self, input: HookInput, call_id: &str, mode: Mode) -> HookInput {
+        self.session_input(input, mode).tool_use_id(call_id)
+    }
+
+    /// `input` with what every hook hears of the session: its id, the workspace root as the
+    /// working directory (the process's without a workspace), the mode.
+    fn session_input(&self, input: HookInput, mode: Mode) -> HookInput {
         let cwd = self.inner.shared.workspace.as_ref().map_or_else(
             || std::env::current_dir().unwrap_or_default(),
             |workspace| workspace.root().to_owned(),
@@ -397,7 +403,6 @@ impl Coordinator {
         input
             .session_id(self.inner.session_id.clone())
             .cwd(cwd)
-            .tool_use_id(call_id)
             .permission_mode(mode)
     }
 
@@ -457,14 +462,7 @@ impl Coordinator {
         let mut names: Vec<&str> = asked.iter().map(|(name, _)| name.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        let cwd = self.inner.shared.workspace.as_ref().map_or_else(
-            || std::env::current_dir().unwrap_or_default(),
-            |workspace| workspace.root().to_owned(),
-        );
-        let input = HookInput::post_tool_batch(calls)
-            .session_id(self.inner.session_id.clone())
-            .cwd(cwd)
-            .permission_mode(self.snapshot().mode);
+        let input = self.session_input(HookInput::post_tool_batch(calls), self.snapshot().mode);
         let outcome = self
             .inner
             .hooks

@@ -14,6 +14,7 @@ use super::command::{DEFAULT_TIMEOUT, OUTPUT_CAP};
 use super::event::HookInput;
 use super::output::HookOutput;
 use crate::BoxFuture;
+use crate::definition::workspace::expand_variables;
 
 /// A hook that POSTs its input to a URL.
 ///
@@ -168,43 +169,17 @@ async fn read_capped(mut response: reqwest::Response) -> Result<String, reqwest:
 }
 
 /// `value` with `$NAME` and `${NAME}` replaced through `lookup` when `NAME` is in `allowed`,
-/// and by nothing when it is not (or is not set).
+/// and by nothing when it is not (or is not set); the grammar is the workspace's, for paths.
 fn expand_allowed(
     value: &str,
     allowed: &[String],
     lookup: impl Fn(&str) -> Option<String>,
 ) -> String {
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (name, consumed) = if let Some(braced) = after.strip_prefix('{') {
-            match braced.find('}') {
-                Some(end) => (&braced[..end], end + 2),
-                None => ("", 0),
-            }
-        } else {
-            let end = after
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(after.len());
-            (&after[..end], end)
-        };
-        // `$5` is not a variable: names start with a letter or `_`.
-        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-            out.push('$');
-            rest = after;
-            continue;
-        }
-        if allowed.iter().any(|a| a == name)
-            && let Some(found) = lookup(name)
-        {
-            out.push_str(&found);
-        }
-        rest = &after[consumed..];
-    }
-    out.push_str(rest);
-    out
+    let value_of = |name: &str| {
+        let found = allowed.iter().any(|a| a == name).then(|| lookup(name));
+        Some(found.flatten().unwrap_or_default())
+    };
+    expand_variables(value, value_of).map_or_else(|| value.to_owned(), |(text, _)| text)
 }
 
 impl Hook for HttpHook {

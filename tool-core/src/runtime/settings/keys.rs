@@ -72,28 +72,15 @@ pub(super) const KNOWN: &[&str] = &[
     "verbose",
 ];
 
-/// A warning for each key of `root` that is not one of [`KNOWN`], naming the key it likely
-/// misspells.
+/// A warning for each top-level key of `root` that is not one of [`KNOWN`], naming the key it
+/// likely misspells.
 pub(super) fn unknown(root: &Map<String, Value>, origin: &str) -> Vec<SettingsWarning> {
-    root.keys()
-        .filter(|key| !KNOWN.contains(&key.as_str()))
-        .map(|key| {
-            let meant = closest(key, KNOWN.iter().copied(), 1)
-                .first()
-                .map(|known| format!("; did you mean `{known}`?"))
-                .unwrap_or_default();
-            SettingsWarning {
-                origin: origin.to_owned(),
-                location: key.clone(),
-                message: format!("not a key of Claude Code's settings, so it has no effect{meant}"),
-            }
-        })
-        .collect()
+    unknown_in(root, KNOWN, "", origin, "Claude Code's settings")
 }
 
-/// A warning for each key of `object` (at `location`, something of `kind`) that is not one of
-/// `known`, naming the key it likely misspells: `"comand"` in a hook is a hook without its
-/// command.
+/// A warning for each key of `object` (at `location`, `""` at the top; something of `kind`)
+/// that is not one of `known`, naming the key it likely misspells: `"comand"` in a hook is a
+/// hook without its command.
 pub(super) fn unknown_in(
     object: &Map<String, Value>,
     known: &[&str],
@@ -111,7 +98,11 @@ pub(super) fn unknown_in(
                 .unwrap_or_default();
             SettingsWarning {
                 origin: origin.to_owned(),
-                location: format!("{location}.{key}"),
+                location: if location.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{location}.{key}")
+                },
                 message: format!("not a key of {kind}, so it has no effect{meant}"),
             }
         })

@@ -166,7 +166,33 @@ struct SessionArgs {
     no_discover: bool,
 }
 
+/// A session's workspace and settings, read once for both the imports and the coordinator.
+struct Resolved {
+    workspace: Workspace,
+    settings: Option<Settings>,
+}
+
 impl SessionArgs {
+    /// The workspace and the settings this session runs with.
+    fn resolve(&self) -> Result<Resolved, Failure> {
+        let workspace = workspace(self.workspace.as_deref())?;
+        let settings = self.settings(&workspace)?;
+        Ok(Resolved {
+            workspace,
+            settings,
+        })
+    }
+
+    /// Where the servers to import are named, for this session.
+    fn servers<'a>(&'a self, resolved: &'a Resolved) -> imports::Servers<'a> {
+        imports::Servers {
+            config: self.mcp_config.as_deref(),
+            discover: !self.no_discover,
+            settings: resolved.settings.as_ref(),
+            workspace: &resolved.workspace,
+        }
+    }
+
     /// The session's settings: discovered where Claude Code finds them, with `--settings` on
     /// top (below managed settings); only `--settings` with `--no-discover`.
     fn settings(&self, workspace: &Workspace) -> Result<Option<Settings>, Failure> {
@@ -331,8 +357,10 @@ fn run(command: Command) -> Result<u8, Failure> {
         } => {
             let arguments = arguments::read(&arguments)?;
             let runtime = runtime()?;
-            let toolset = with_imports(&runtime, toolset, &session, false)?;
-            let coordinator = coordinator(toolset, &session, false, CancellationToken::new())?;
+            let resolved = session.resolve()?;
+            let toolset = with_imports(&runtime, toolset, &session, &resolved)?;
+            let coordinator =
+                coordinator(toolset, &session, resolved, false, CancellationToken::new())?;
             let explained = coordinator
                 .explain(&ToolCall::new(tool, arguments))
                 .map_err(|error| Failure::setup(error.to_string()))?;
@@ -505,7 +533,8 @@ fn call(
     json: bool,
 ) -> Result<u8, Failure> {
     let runtime = runtime()?;
-    let toolset = with_imports(&runtime, toolset, session, false)?;
+    let resolved = session.resolve()?;
+    let toolset = with_imports(&runtime, toolset, session, &resolved)?;
     if toolset.get(tool).is_none() {
         return Err(unknown_tool(&toolset, tool));
     }
@@ -514,6 +543,7 @@ fn call(
     let coordinator = coordinator(
         toolset,
         session,
+        resolved,
         std::io::stdin().is_terminal(),
         calls.clone(),
     )?;
@@ -539,22 +569,14 @@ fn call(
     Ok(if result.is_error() { FAILED } else { 0 })
 }
 
-/// `toolset` with the tools of `--mcp-config`'s servers (see `imports`).
+/// `toolset` with the tools of the session's MCP servers (see `imports`).
 fn with_imports(
     runtime: &tokio::runtime::Runtime,
     toolset: Toolset,
     session: &SessionArgs,
-    read_only: bool,
+    resolved: &Resolved,
 ) -> Result<Toolset, Failure> {
-    let workspace = workspace(session.workspace.as_deref())?;
-    let settings = session.settings(&workspace)?;
-    let servers = imports::Servers {
-        config: session.mcp_config.as_deref(),
-        discover: !session.no_discover,
-        settings: settings.as_ref(),
-        workspace: &workspace,
-    };
-    imports::add(runtime, toolset, &servers, read_only).map(|(toolset, _)| toolset)
+    imports::add(runtime, toolset, &session.servers(resolved), false).map(|(toolset, _)| toolset)
 }
 
 /// The async runtime a call or a server runs on.
@@ -628,16 +650,19 @@ fn workspace(root: Option<&std::path::Path>) -> Result<Workspace, Failure> {
     })
 }
 
-/// The coordinator of a session: `toolset` in the session's workspace, mode and settings, with
+/// The coordinator of a session: `toolset` in its `resolved` workspace and settings, its mode, with
 /// the console approver when `interactive`; cancelling `calls` cancels every call it runs.
 fn coordinator(
     toolset: Toolset,
     session: &SessionArgs,
+    resolved: Resolved,
     interactive: bool,
     calls: CancellationToken,
 ) -> Result<Coordinator, Failure> {
-    let workspace = workspace(session.workspace.as_deref())?;
-    let workspace_of_builder = workspace.clone();
+    let Resolved {
+        workspace,
+        settings,
+    } = resolved;
     let roots = workspace.roots().to_vec();
     let mut builder = Coordinator::builder()
         .toolset(toolset)
@@ -645,7 +670,7 @@ fn coordinator(
         .output_limit(30_000)
         .cancellation(calls)
         .state(CodeModeConfig::default());
-    if let Some(settings) = session.settings(&workspace_of_builder)? {
+    if let Some(settings) = settings {
         // What loaded but may not do what it seems, and what is understood but not run here:
         // said once, on stderr, so a mistake in the file is not silently without effect.
         for warning in &settings.warnings {

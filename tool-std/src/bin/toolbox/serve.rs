@@ -177,20 +177,14 @@ pub(crate) fn serve(
     } else {
         stdio_runtime()?
     };
-    let workspace = crate::workspace(session.workspace.as_deref())?;
-    let settings = session.settings(&workspace)?;
-    let servers = imports::Servers {
-        config: session.mcp_config.as_deref(),
-        discover: !session.no_discover,
-        settings: settings.as_ref(),
-        workspace: &workspace,
-    };
-    let (toolset, imported) = imports::add(&runtime, toolset, &servers, read_only)?;
+    let resolved = session.resolve()?;
+    let (toolset, imported) =
+        imports::add(&runtime, toolset, &session.servers(&resolved), read_only)?;
     // stdin and stdout carry the protocol (or the server runs unattended): nobody can be
     // asked at the terminal.
     // Over stdio, SIGINT, SIGTERM and SIGHUP cancel every call in flight through this.
     let calls = CancellationToken::new();
-    let coordinator = coordinator(toolset, session, false, calls.clone())?;
+    let coordinator = coordinator(toolset, session, resolved, false, calls.clone())?;
     // An imported server's tool changes reach this server's clients: a chain.
     if let Some(imported) = &imported {
         runtime.block_on(

@@ -328,47 +328,66 @@ impl Valued {
     /// count too (`su root -c cmd`); for a wrapper whose options end at its command, pass
     /// only the options.
     pub(super) fn value(&self, args: &[Word], short: u8, long: &str) -> Option<Word> {
+        self.values(args, short, long).next()
+    }
+
+    /// Every value of the option, in order (`curl -o a -o b`), read as [`value`](Self::value)
+    /// reads the first; `short` 0 or `long` empty when the option has no such spelling.
+    pub(super) fn values<'a>(
+        &'a self,
+        args: &'a [Word],
+        short: u8,
+        long: &'a str,
+    ) -> impl Iterator<Item = Word> + 'a {
         let value_of = |arg: &Word, text: &str| Word {
             text: text.to_owned(),
             ..arg.clone()
         };
         let mut at = 0;
-        while let Some(arg) = args.get(at) {
-            let text = arg.text.as_str();
-            at += 1;
-            if text == "--" {
-                return None;
-            }
-            if let Some(name) = text.strip_prefix("--") {
-                match name.split_once('=') {
-                    Some((name, value)) if name == long => return Some(value_of(arg, value)),
-                    None if name == long => return args.get(at).cloned(),
-                    None if self.long.contains(&name) => at += 1,
-                    _ => {}
+        std::iter::from_fn(move || {
+            while let Some(arg) = args.get(at) {
+                let text = arg.text.as_str();
+                at += 1;
+                if text == "--" {
+                    at = args.len();
+                    return None;
                 }
-                continue;
-            }
-            let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
-                continue;
-            };
-            for (index, flag) in cluster.bytes().enumerate() {
-                let attached = &cluster[index + 1..];
-                if flag == short {
-                    return if attached.is_empty() {
-                        args.get(at).cloned()
-                    } else {
-                        Some(value_of(arg, attached))
-                    };
-                }
-                if self.short.contains(&flag) {
-                    if attached.is_empty() {
-                        at += 1;
+                if let Some(name) = text.strip_prefix("--") {
+                    match name.split_once('=') {
+                        Some((name, value)) if !long.is_empty() && name == long => {
+                            return Some(value_of(arg, value));
+                        }
+                        None if !long.is_empty() && name == long => {
+                            at += 1;
+                            return args.get(at - 1).cloned();
+                        }
+                        None if self.long.contains(&name) => at += 1,
+                        _ => {}
                     }
-                    break;
+                    continue;
+                }
+                let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+                    continue;
+                };
+                for (index, flag) in cluster.bytes().enumerate() {
+                    let attached = &cluster[index + 1..];
+                    if short != 0 && flag == short {
+                        if attached.is_empty() {
+                            at += 1;
+                            return args.get(at - 1).cloned();
+                        }
+                        return Some(value_of(arg, attached));
+                    }
+                    if self.short.contains(&flag) {
+                        if attached.is_empty() {
+                            at += 1;
+                        }
+                        break;
+                    }
                 }
             }
-        }
-        None
+            None
+        })
     }
 }
 

@@ -271,7 +271,7 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
                     (0, "etag-save"),
                 ]
                 .into_iter()
-                .flat_map(|(short, long)| values(&options, &CURL, short, long))
+                .flat_map(|(short, long)| CURL.values(&options, short, long))
                 .filter(|file| file.text != "-")
                 .collect(),
             )
@@ -284,14 +284,18 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
                 (b'P', "directory-prefix"),
             ]
             .into_iter()
-            .flat_map(|(short, long)| values(&options, &WGET, short, long))
+            .flat_map(|(short, long)| WGET.values(&options, short, long))
             .filter(|file| file.text != "-")
             .map(|file| (file, false))
             .collect();
-            files.extend(values(&options, &WGET, b'a', "append-output").map(|f| (f, true)));
+            files.extend(
+                WGET.values(&options, b'a', "append-output")
+                    .map(|f| (f, true)),
+            );
             files
         }
-        "unzip" => values(&split(args, &UNZIP).0, &UNZIP, b'd', "")
+        "unzip" => UNZIP
+            .values(&split(args, &UNZIP).0, b'd', "")
             .map(|directory| (directory, false))
             .collect(),
         "cp" | "mv" | "ln" | "install" => {
@@ -452,8 +456,8 @@ fn tar_files(args: &[Word]) -> Vec<Word> {
         _ => args,
     };
     let (options, operands) = split(args, &TAR);
-    let mut files: Vec<Word> = values(&options, &TAR, b'g', "listed-incremental").collect();
-    let archive = values(&options, &TAR, b'f', "file").filter(|f| f.text != "-");
+    let mut files: Vec<Word> = TAR.values(&options, b'g', "listed-incremental").collect();
+    let archive = TAR.values(&options, b'f', "file").filter(|f| f.text != "-");
     let creates = TAR.has(
         &options,
         b"cruA",
@@ -470,7 +474,7 @@ fn tar_files(args: &[Word]) -> Vec<Word> {
         files.extend(archive);
     }
     if TAR.has(&options, b"x", &["extract", "get"]) {
-        let into: Vec<Word> = values(&options, &TAR, b'C', "directory").collect();
+        let into: Vec<Word> = TAR.values(&options, b'C', "directory").collect();
         if into.is_empty() {
             files.push(Word::literal("."));
         } else {
@@ -503,7 +507,7 @@ fn rsync_files(args: &[Word]) -> Vec<Word> {
         (0, "partial-dir"),
     ]
     .into_iter()
-    .flat_map(|(short, long)| values(&options, &RSYNC, short, long))
+    .flat_map(|(short, long)| RSYNC.values(&options, short, long))
     .collect();
     if let [sources @ .., destination] = operands.as_slice()
         && !sources.is_empty()
@@ -543,63 +547,8 @@ fn git_files(args: &[Word]) -> Vec<Word> {
     }
     [(b'C', "C"), (0, "git-dir"), (0, "work-tree")]
         .into_iter()
-        .flat_map(|(short, long)| values(options, &GIT, short, long))
+        .flat_map(|(short, long)| GIT.values(options, short, long))
         .collect()
-}
-
-/// Every value of option `-short` or `--long` among `options` (as [`split`] leaves them: a
-/// valued option followed by its value unless attached). `short` 0 means none.
-fn values<'a>(
-    options: &'a [Word],
-    valued: &'a Valued,
-    short: u8,
-    long: &'a str,
-) -> impl Iterator<Item = Word> + 'a {
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        while let Some(word) = options.get(at) {
-            at += 1;
-            let text = word.text.as_str();
-            let value_of = |value: &str| Word {
-                text: value.to_owned(),
-                ..word.clone()
-            };
-            if let Some(name) = text.strip_prefix("--") {
-                match name.split_once('=') {
-                    Some((name, value)) if name == long => return Some(value_of(value)),
-                    None if name == long && !long.is_empty() => {
-                        at += 1;
-                        return options.get(at - 1).cloned();
-                    }
-                    None if valued.long.contains(&name) => at += 1,
-                    _ => {}
-                }
-                continue;
-            }
-            let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
-                continue;
-            };
-            for (index, flag) in cluster.bytes().enumerate() {
-                if !valued.short.contains(&flag) {
-                    continue;
-                }
-                let attached = &cluster[index + 1..];
-                if flag == short && short != 0 {
-                    if !attached.is_empty() {
-                        return Some(value_of(attached));
-                    }
-                    at += 1;
-                    return options.get(at - 1).cloned();
-                }
-                // Another valued flag: the rest of the cluster, or the next word, is its value.
-                if attached.is_empty() {
-                    at += 1;
-                }
-                break;
-            }
-        }
-        None
-    })
 }
 
 /// `args` as options (each followed by the value it takes) and operands. Unlike a wrapper's,
