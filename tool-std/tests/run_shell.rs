@@ -544,6 +544,17 @@ fn writes_named_by_options_are_confined_like_rm() {
         "git -C .. commit -m x".to_owned(),
         format!("cp -t .. ../{name}"),
         format!("dd if=/dev/zero of=../{name} count=1"),
+        // Other spellings: wrapped, by path, after a cd, clustered or attached options.
+        format!("command find .. -maxdepth 1 -name {name} -delete"),
+        format!("/usr/bin/find .. -maxdepth 1 -name {name} -delete"),
+        format!("timeout 5 find .. -maxdepth 1 -name {name} -delete"),
+        format!("cd .. && find . -maxdepth 1 -name {name} -delete"),
+        format!("tar -C ../{name}.d -xf a.tar"),
+        format!("tar --extract --directory=../{name}.d -f a.tar"),
+        format!("curl -o../{name} https://example.com"),
+        format!("unzip -o a.zip -d../{name}.d"),
+        format!("mv -- ../{name} here"),
+        "git --work-tree=.. checkout .".to_owned(),
     ] {
         let result = shell.call("run_shell", json!({ "command": command }));
         assert_eq!(
