@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use tool_core::approval::{Answer, Question};
 use tool_core::hooks::{
     CombinedOutput, CommandHook, HookEvent, HookInput, HookOutput, Hooks, Matcher, hook_fn,
 };
@@ -57,6 +58,10 @@ impl Scripts {
             HookEvent::PermissionDenied => {
                 HookInput::permission_denied("Bash", arguments, "a deny rule")
             }
+            HookEvent::Elicitation => HookInput::elicitation("github", "e1", &name_question()),
+            HookEvent::ElicitationResult => {
+                HookInput::elicitation_result("github", "e1", &Answer::Decline)
+            }
             other => panic!("no input for {other}"),
         };
         input.session_id("session-1").cwd(self.path())
@@ -70,6 +75,15 @@ impl Scripts {
             .expect("valid matcher");
         hooks.run(event, &["Bash"], &self.input(event)).await
     }
+}
+
+/// A form asking for a name.
+fn name_question() -> Question {
+    Question::new(
+        "Your name?",
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+    )
+    .expect("a valid form")
 }
 
 /// Polls `condition` every 20 ms for up to 10 s: long enough for a loaded machine, and the
@@ -818,6 +832,8 @@ fn hook_events_have_claude_code_names() {
         (HookEvent::PostToolUse, "PostToolUse"),
         (HookEvent::PostToolUseFailure, "PostToolUseFailure"),
         (HookEvent::PostToolBatch, "PostToolBatch"),
+        (HookEvent::Elicitation, "Elicitation"),
+        (HookEvent::ElicitationResult, "ElicitationResult"),
     ];
     assert_eq!(HookEvent::ALL.len(), cases.len(), "every event has a row");
     for (event, name) in cases {
@@ -1054,4 +1070,165 @@ async fn a_panicking_hook_is_a_non_blocking_error_and_the_others_still_answer() 
         "hook `broken`: panicked: the hook fell over"
     );
     assert_eq!(outcome.additional_context, ["still here"]);
+}
+
+// ---- Elicitation and ElicitationResult: answers to an MCP server's question ----
+
+#[tokio::test]
+async fn an_elicitation_hook_answers_with_action_and_content() {
+    let cases = [
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept", "content": {"name": "Ada"}}}"#,
+            Answer::Accept(json!({"name": "Ada"}).as_object().unwrap().clone()),
+        ),
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept"}}"#,
+            Answer::Accept(serde_json::Map::new()),
+        ),
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "decline"}}"#,
+            Answer::Decline,
+        ),
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "cancel"}}"#,
+            Answer::Cancel,
+        ),
+    ];
+    for (stdout, answer) in cases {
+        let scripts = Scripts::new();
+        let outcome = scripts
+            .run_one(HookEvent::Elicitation, &format!("echo '{stdout}'"))
+            .await;
+        assert_eq!(outcome.elicitation_answer(), Some(answer), "{stdout}");
+        assert!(outcome.errors.is_empty(), "{stdout}: {:?}", outcome.errors);
+    }
+}
+
+#[tokio::test]
+async fn exit_two_or_decision_block_declines_a_servers_question() {
+    for event in [HookEvent::Elicitation, HookEvent::ElicitationResult] {
+        for body in [
+            "echo 'no forms from this server' >&2; exit 2",
+            r#"echo '{"decision": "block", "reason": "no forms"}'"#,
+        ] {
+            let outcome = Scripts::new().run_one(event, body).await;
+            assert_eq!(
+                outcome.elicitation_answer(),
+                Some(Answer::Decline),
+                "{event}: {body}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_hook_saying_nothing_leaves_the_question_to_the_user() {
+    let outcome = Scripts::new()
+        .run_one(HookEvent::Elicitation, "echo '{}'")
+        .await;
+    assert_eq!(outcome.elicitation_answer(), None);
+}
+
+#[test]
+fn a_malformed_elicitation_answer_is_ignored_whole_naming_the_field() {
+    let cases = [
+        (
+            json!({"hookSpecificOutput": {"action": "maybe"}}),
+            "`hookSpecificOutput.action` should be \"accept\", \"decline\" or \"cancel\", found \"maybe\"",
+        ),
+        (
+            json!({"hookSpecificOutput": {"content": {"name": "Ada"}}}),
+            "came without `hookSpecificOutput.action`",
+        ),
+        (
+            json!({"hookSpecificOutput": {"action": "decline", "content": {"name": "Ada"}}}),
+            "goes with `\"action\": \"accept\"` only",
+        ),
+        (
+            json!({"hookSpecificOutput": {"action": "accept", "content": "Ada"}}),
+            "`hookSpecificOutput.content` should be an object, found a string",
+        ),
+    ];
+    for (answer, problem) in cases {
+        let output = HookOutput::from_json(HookEvent::ElicitationResult, &answer);
+        assert_eq!(output.answer, None, "{answer}");
+        let error = output.error.expect("an error");
+        assert!(error.contains(problem), "{answer}: {error}");
+    }
+    // Outside the elicitation events, `action` means nothing and is ignored like any
+    // unknown field.
+    let output = HookOutput::from_json(
+        HookEvent::PreToolUse,
+        &json!({"hookSpecificOutput": {"action": "accept"}}),
+    );
+    assert_eq!((output.answer, output.error), (None, None));
+}
+
+#[tokio::test]
+async fn a_refusal_stands_over_an_accept_and_the_last_accept_wins() {
+    let hook = |answer: Answer| {
+        hook_fn("answer", move |_: &HookInput| {
+            std::future::ready(HookOutput::default().answer(answer.clone()))
+        })
+    };
+    let ada = Answer::Accept(json!({"name": "Ada"}).as_object().unwrap().clone());
+    let grace = Answer::Accept(json!({"name": "Grace"}).as_object().unwrap().clone());
+    let cases = [
+        (vec![ada.clone(), grace.clone()], grace.clone()),
+        (
+            vec![ada.clone(), Answer::Cancel, grace.clone()],
+            Answer::Cancel,
+        ),
+        (
+            vec![Answer::Decline, Answer::Cancel, ada.clone()],
+            Answer::Decline,
+        ),
+    ];
+    let input = HookInput::elicitation("github", "e1", &name_question());
+    for (answers, expected) in cases {
+        let mut hooks = Hooks::new();
+        for answer in &answers {
+            hooks
+                .register(HookEvent::Elicitation, "github", hook(answer.clone()))
+                .unwrap();
+        }
+        let outcome = hooks.run(HookEvent::Elicitation, &["github"], &input).await;
+        assert_eq!(outcome.elicitation_answer(), Some(expected), "{answers:?}");
+    }
+}
+
+#[tokio::test]
+async fn elicitation_hooks_receive_their_input_as_it_is_without_tool_names() {
+    let scripts = Scripts::new();
+    let body = "cat > input.json";
+    let mut hooks = Hooks::new();
+    hooks
+        .register(
+            HookEvent::ElicitationResult,
+            "git.*",
+            CommandHook::new(scripts.script("hook.sh", body)),
+        )
+        .unwrap();
+    let content = json!({"name": "Ada"}).as_object().unwrap().clone();
+    let input = HookInput::elicitation_result("github", "e7", &Answer::Accept(content))
+        .session_id("s1")
+        .cwd(scripts.path());
+    hooks
+        .run(HookEvent::ElicitationResult, &["github"], &input)
+        .await;
+    let received: Value = serde_json::from_str(&scripts.read("input.json")).unwrap();
+    assert_eq!(
+        received,
+        json!({
+            "session_id": "s1",
+            "cwd": scripts.path(),
+            "hook_event_name": "ElicitationResult",
+            "mcp_server_name": "github",
+            "elicitation_id": "e7",
+            "mode": "form",
+            "action": "accept",
+            "content": {"name": "Ada"},
+            "permission_mode": "default",
+        })
+    );
 }

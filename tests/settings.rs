@@ -108,6 +108,35 @@ fn events_not_run_here_are_ignored_not_errors() {
             .reason
             .contains("`UserPromptSubmit` event is not run here")
     );
+    // The reason lists the events that do run.
+    assert!(
+        ignored
+            .reason
+            .contains("PermissionDenied, Elicitation, ElicitationResult"),
+        "{ignored}"
+    );
+}
+
+#[test]
+fn elicitation_hooks_load_matched_by_the_servers_name() {
+    let settings = Settings::from_json(
+        r#"{"hooks": {
+            "Elicitation": [{"matcher": "github", "hooks": [{"type": "command", "command": "./answer.sh"}]}],
+            "ElicitationResult": [{"hooks": [{"type": "command", "command": "./audit.sh"}]}]
+        }}"#,
+    )
+    .expect("valid settings");
+    assert!(settings.ignored.is_empty(), "{:?}", settings.ignored);
+    let registered: Vec<(String, String)> = settings
+        .hooks
+        .registered(HookEvent::Elicitation)
+        .map(|(matcher, name)| (matcher.to_string(), name.into_owned()))
+        .collect();
+    assert_eq!(
+        registered,
+        [("github".to_owned(), "./answer.sh".to_owned())]
+    );
+    assert!(settings.hooks.has(HookEvent::ElicitationResult));
 }
 
 /// Found by an exploratory run: `"allwo": [...]` in `permissions` was dropped without a word,

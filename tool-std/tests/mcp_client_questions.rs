@@ -22,6 +22,7 @@ use tool_core::approval::{
     Sampled, SamplingRequest, Unanswered,
 };
 use tool_core::context::Session;
+use tool_core::hooks::{CommandHook, HookEvent, HookInput, HookOutput, Hooks, hook_fn};
 use tool_core::mcp::client::{McpClient, McpServerConfig};
 use tool_core::mcp::{HttpOptions, HttpServer, McpServer};
 use tool_core::policy::PolicyBuilder;
@@ -236,6 +237,16 @@ async fn call_through(
     tool: &str,
     approver: impl Approver,
 ) -> Option<(ToolResult, PathBuf)> {
+    call_hooked(reach, tool, approver, Hooks::new()).await
+}
+
+/// [`call_through`], with `hooks` in the calling coordinator.
+async fn call_hooked(
+    reach: Reach,
+    tool: &str,
+    approver: impl Approver,
+    hooks: Hooks,
+) -> Option<(ToolResult, PathBuf)> {
     let client = connect(reach).await?;
     let mut toolset = Toolset::empty();
     for tool in client.tools().await.unwrap() {
@@ -249,6 +260,7 @@ async fn call_through(
         .workspace(workspace)
         .policy(PolicyBuilder::default().allow("mcp__fx__*"))
         .approver(approver)
+        .hooks(hooks)
         .build()
         .unwrap();
     let result = coordinator.call(ToolCall::new(tool, "{}")).await;
@@ -692,4 +704,194 @@ async fn a_round_of_more_than_sixteen_questions_is_refused_before_any_is_asked()
         result.text()
     );
     assert!(asked.lock().unwrap().is_empty(), "nobody was asked");
+}
+
+// Claude Code's Elicitation and ElicitationResult hooks, around an imported server's question
+// (https://code.claude.com/docs/en/hooks#elicitation): matched by the server's name.
+
+/// Every input an in-process hook of `event` on server `fx` receives, and its answer.
+fn recording(
+    hooks: &mut Hooks,
+    event: HookEvent,
+    matcher: &str,
+    answer: HookOutput,
+) -> Arc<Mutex<Vec<Value>>> {
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    hooks
+        .register(
+            event,
+            matcher,
+            hook_fn(format!("{event} recorder"), move |input: &HookInput| {
+                log.lock()
+                    .unwrap()
+                    .push(serde_json::to_value(input).unwrap());
+                let answer = answer.clone();
+                async move { answer }
+            }),
+        )
+        .unwrap();
+    seen
+}
+
+fn name_content(name: &str) -> serde_json::Map<String, Value> {
+    let Answer::Accept(content) = accept(name) else {
+        unreachable!()
+    };
+    content
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_hook_answers_the_servers_question_where_nobody_can_be_asked() {
+    for reach in EVERY_WAY {
+        let dir = tempfile::tempdir().unwrap();
+        let stdin = dir.path().join("stdin.json");
+        // A Claude Code script: reads the input, answers in the user's place.
+        let script = format!(
+            "cat > '{}'; echo '{{\"hookSpecificOutput\": {{\"hookEventName\": \"Elicitation\", \"action\": \"accept\", \"content\": {{\"name\": \"Script\"}}}}}}'",
+            stdin.display()
+        );
+        let mut hooks = Hooks::new();
+        hooks
+            .register(HookEvent::Elicitation, "fx", CommandHook::new(script))
+            .unwrap();
+        let results = recording(
+            &mut hooks,
+            HookEvent::ElicitationResult,
+            "*",
+            HookOutput::default(),
+        );
+        // AutoApprove answers approvals only: without the hook, nobody could answer.
+        let Some((result, _)) = call_hooked(reach, "mcp__fx__cq_greet", AutoApprove, hooks).await
+        else {
+            continue;
+        };
+        assert_eq!(result.text(), "Hello, Script!", "{reach:?}");
+        let input: Value = serde_json::from_str(&std::fs::read_to_string(&stdin).unwrap()).unwrap();
+        assert_eq!(input["hook_event_name"], "Elicitation", "{input}");
+        assert_eq!(input["mcp_server_name"], "fx", "{input}");
+        assert_eq!(input["message"], "What is your name?", "{input}");
+        assert_eq!(input["mode"], "form", "{input}");
+        assert_eq!(
+            input["requested_schema"]["properties"]["name"]["type"], "string",
+            "{input}"
+        );
+        assert!(
+            input.get("tool_name").is_none(),
+            "no tool is matched: {input}"
+        );
+        let id = input["elicitation_id"].as_str().expect("an elicitation id");
+        // The result hook sees the hook's answer, under the same id.
+        let results = results.lock().unwrap();
+        assert_eq!(results.len(), 1, "{reach:?}");
+        assert_eq!(results[0]["hook_event_name"], "ElicitationResult");
+        assert_eq!(results[0]["elicitation_id"], id);
+        assert_eq!(results[0]["action"], "accept");
+        assert_eq!(results[0]["content"], json!({"name": "Script"}));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_hook_exiting_2_declines_without_asking_the_user() {
+    let user = User::answering(accept("Ada"));
+    let mut hooks = Hooks::new();
+    hooks
+        .register(
+            HookEvent::Elicitation,
+            "fx",
+            CommandHook::new("echo 'not this server' >&2; exit 2"),
+        )
+        .unwrap();
+    let (result, _) = call_hooked(Reach::Modern, "mcp__fx__cq_greet", user.clone(), hooks)
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "declined");
+    assert!(user.asked.lock().unwrap().is_empty(), "the user was asked");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_result_hook_replaces_the_users_answer() {
+    let user = User::answering(accept("Ada"));
+    let mut hooks = Hooks::new();
+    let seen = recording(
+        &mut hooks,
+        HookEvent::ElicitationResult,
+        "fx",
+        HookOutput::default().answer(Answer::Accept(name_content("Grace"))),
+    );
+    let (result, _) = call_hooked(Reach::Modern, "mcp__fx__cq_greet", user.clone(), hooks)
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "Hello, Grace!");
+    assert_eq!(
+        user.asked.lock().unwrap().len(),
+        1,
+        "the user answered first"
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0]["action"], "accept");
+    assert_eq!(
+        seen[0]["content"],
+        json!({"name": "Ada"}),
+        "the user's answer"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_result_hook_exiting_2_declines_the_users_answer() {
+    let user = User::answering(accept("Ada"));
+    let mut hooks = Hooks::new();
+    hooks
+        .register(
+            HookEvent::ElicitationResult,
+            "*",
+            CommandHook::new("exit 2"),
+        )
+        .unwrap();
+    let (result, _) = call_hooked(Reach::Modern, "mcp__fx__cq_greet", user, hooks)
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "declined");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_hooks_match_the_servers_name_not_its_tools() {
+    let user = User::answering(accept("Ada"));
+    let mut hooks = Hooks::new();
+    let mut never = Vec::new();
+    for matcher in ["other", "mcp__fx__cq_greet", "cq_greet"] {
+        never.push(recording(
+            &mut hooks,
+            HookEvent::Elicitation,
+            matcher,
+            HookOutput::default().answer(Answer::Decline),
+        ));
+    }
+    let (result, _) = call_hooked(Reach::Modern, "mcp__fx__cq_greet", user.clone(), hooks)
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "Hello, Ada!");
+    assert_eq!(user.asked.lock().unwrap().len(), 1);
+    for seen in never {
+        assert!(seen.lock().unwrap().is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_hooks_answer_that_does_not_fit_the_form_is_ignored_and_the_user_asked() {
+    let user = User::answering(accept("Ada"));
+    let mut hooks = Hooks::new();
+    let mut wrong = serde_json::Map::new();
+    wrong.insert("age".to_owned(), json!(3));
+    recording(
+        &mut hooks,
+        HookEvent::Elicitation,
+        "fx",
+        HookOutput::default().answer(Answer::Accept(wrong)),
+    );
+    let (result, _) = call_hooked(Reach::Modern, "mcp__fx__cq_greet", user.clone(), hooks)
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "Hello, Ada!");
+    assert_eq!(user.asked.lock().unwrap().len(), 1);
 }

@@ -395,7 +395,7 @@ impl Coordinator {
 
     /// `input` with what every hook hears of the session: its id, the workspace root as the
     /// working directory (the process's without a workspace), the mode.
-    fn session_input(&self, input: HookInput, mode: Mode) -> HookInput {
+    pub(super) fn session_input(&self, input: HookInput, mode: Mode) -> HookInput {
         let cwd = self.inner.shared.workspace.as_ref().map_or_else(
             || std::env::current_dir().unwrap_or_default(),
             |workspace| workspace.root().to_owned(),
@@ -413,17 +413,29 @@ impl Coordinator {
         input: &HookInput,
     ) -> CombinedOutput {
         let names: Vec<&str> = tool.spec().names().collect();
-        let outcome = self.inner.hooks.run(event, &names, input).await;
+        let call_id = input.tool_use_id.as_deref().unwrap_or_default();
+        self.run_hooks_matching(event, &names, input, call_id).await
+    }
+
+    /// Runs the hooks of `event` whose matcher matches one of `names`, logging their failures
+    /// and sending their notices to the watchers as call `call_id`'s.
+    pub(super) async fn run_hooks_matching(
+        &self,
+        event: HookEvent,
+        names: &[&str],
+        input: &HookInput,
+        call_id: &str,
+    ) -> CombinedOutput {
+        let outcome = self.inner.hooks.run(event, names, input).await;
         for error in &outcome.errors {
             tracing::warn!(hook = %error.hook, event = event.as_str(), "hook failed: {}", error.message);
         }
         if let Some(events) = &self.inner.events {
-            let call_id = input.tool_use_id.clone().unwrap_or_default();
             let notices = (outcome.system_messages.iter().map(|m| (m, false)))
                 .chain(outcome.errors.iter().map(|m| (m, true)));
             for (notice, is_error) in notices {
                 events.send(CallEvent::HookNotice {
-                    call_id: call_id.clone(),
+                    call_id: call_id.to_owned(),
                     hook: notice.hook.clone(),
                     message: notice.message.clone(),
                     is_error,

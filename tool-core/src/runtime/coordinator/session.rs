@@ -226,6 +226,89 @@ impl Session {
         Ok(answer)
     }
 
+    /// An imported MCP server's question, put as [`elicit`](Self::elicit) puts a tool's own,
+    /// with Claude Code's elicitation hooks around it, matched by `server` (the name the
+    /// server was imported under):
+    ///
+    /// 1. Elicitation hooks see the question first and may answer it in the user's place (an
+    ///    `action`, with `content` for an accept) or decline it (exit code 2); then the user
+    ///    is not asked, so a session nobody can be asked in is answered by its hooks. An
+    ///    accept whose content does not fit the form is not an answer: the hook's error is
+    ///    logged and the user is asked.
+    /// 2. Otherwise the user is asked ([`elicit`](Self::elicit)).
+    /// 3. ElicitationResult hooks see the answer, whoever gave it, and may replace it (an
+    ///    accept that does not fit the form is refused likewise, and the answer stands) or
+    ///    decline it (exit code 2).
+    ///
+    /// Both events carry the same `elicitation_id`.
+    #[cfg(feature = "mcp")]
+    pub(crate) async fn elicit_for_server(
+        &self,
+        server: &str,
+        question: Question,
+    ) -> Result<Answer, ToolError> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static ELICITATIONS: AtomicU64 = AtomicU64::new(0);
+        let hooks = &self.coordinator.inner.hooks;
+        let id = format!(
+            "{}-elicitation-{}",
+            self.call.call_id,
+            ELICITATIONS.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut answered = None;
+        if hooks.has(HookEvent::Elicitation) {
+            let input = HookInput::elicitation(server, &id, &question);
+            answered = self
+                .server_hooks_answer(HookEvent::Elicitation, server, input, &question)
+                .await;
+        }
+        let mut answer = match answered {
+            Some(answer) => answer,
+            None => self.elicit(question.clone()).await?,
+        };
+        if hooks.has(HookEvent::ElicitationResult) {
+            let input = HookInput::elicitation_result(server, &id, &answer);
+            if let Some(replaced) = self
+                .server_hooks_answer(HookEvent::ElicitationResult, server, input, &question)
+                .await
+            {
+                answer = replaced;
+            }
+        }
+        Ok(answer)
+    }
+
+    /// The answer the `event` hooks matching `server` gave to `question`, if they gave one
+    /// that fits it.
+    #[cfg(feature = "mcp")]
+    async fn server_hooks_answer(
+        &self,
+        event: HookEvent,
+        server: &str,
+        input: HookInput,
+        question: &Question,
+    ) -> Option<Answer> {
+        let input = self.coordinator.session_input(input, self.mode());
+        let outcome = self
+            .coordinator
+            .run_hooks_matching(event, &[server], &input, &self.call.call_id)
+            .await;
+        let answer = outcome.elicitation_answer()?;
+        if let Answer::Accept(content) = &answer
+            && let Err(problem) = question.check(content)
+        {
+            let hook = outcome.answer.as_ref().map_or("?", |answer| &answer.hook);
+            tracing::warn!(
+                hook,
+                event = event.as_str(),
+                server,
+                "a hook's answer to the server's question was ignored: it does not fit the form ({problem})"
+            );
+            return None;
+        }
+        Some(answer)
+    }
+
     /// Asks the client's model for a message (MCP's sampling): over MCP the client writes it,
     /// by `sampling/createMessage` at 2025-11-25 or through the `input_required` round trip
     /// at 2026-07-28 (which, as for [`elicit`](Self::elicit), runs the call again with the

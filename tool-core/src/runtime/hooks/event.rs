@@ -9,6 +9,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::runtime::policy::Mode;
+use crate::runtime::question::{Answer, Question};
 
 /// The moments of a tool call at which hooks run, with Claude Code's names.
 ///
@@ -37,14 +38,24 @@ pub enum HookEvent {
     /// Once after a batch of calls (one model turn's) has fully resolved, before the next
     /// model call: sees every call and result at once; may add context or stop the turn.
     PostToolBatch,
+    /// When an imported MCP server's tool asks the user a question (`elicitation/create`)
+    /// while it runs: may answer in the user's place (`action` and `content`), or decline
+    /// (exit code 2). Matched by the server's name, not a tool's.
+    Elicitation,
+    /// After the question of an [`Elicitation`](Self::Elicitation) was answered (by the user
+    /// or a hook), before the answer goes back to the server: may replace the answer, or
+    /// decline (exit code 2). Matched by the server's name.
+    ElicitationResult,
 }
 
 impl HookEvent {
     /// Every event, in the order of a call.
-    pub const ALL: [HookEvent; 6] = [
+    pub const ALL: [HookEvent; 8] = [
         HookEvent::PreToolUse,
         HookEvent::PermissionRequest,
         HookEvent::PermissionDenied,
+        HookEvent::Elicitation,
+        HookEvent::ElicitationResult,
         HookEvent::PostToolUse,
         HookEvent::PostToolUseFailure,
         HookEvent::PostToolBatch,
@@ -60,7 +71,20 @@ impl HookEvent {
             HookEvent::PermissionRequest => "PermissionRequest",
             HookEvent::PermissionDenied => "PermissionDenied",
             HookEvent::PostToolBatch => "PostToolBatch",
+            HookEvent::Elicitation => "Elicitation",
+            HookEvent::ElicitationResult => "ElicitationResult",
         }
+    }
+
+    /// `true` for the events of one tool call, whose matcher matches the tool's names and
+    /// whose input names the tool; `false` for a batch's event (matched by every tool of the
+    /// batch) and the elicitation events (matched by the MCP server's name).
+    #[must_use]
+    pub const fn is_per_call(self) -> bool {
+        !matches!(
+            self,
+            HookEvent::PostToolBatch | HookEvent::Elicitation | HookEvent::ElicitationResult
+        )
     }
 
     /// A dense index, for per-event tables.
@@ -72,6 +96,8 @@ impl HookEvent {
             HookEvent::PostToolUseFailure => 3,
             HookEvent::PermissionDenied => 4,
             HookEvent::PostToolBatch => 5,
+            HookEvent::Elicitation => 6,
+            HookEvent::ElicitationResult => 7,
         }
     }
 }
@@ -85,7 +111,7 @@ impl fmt::Display for HookEvent {
 /// An event name that is none of the events hooks run for here.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown hook event `{0}`; expected one of `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PermissionRequest`, `PermissionDenied`, `PostToolBatch`"
+    "unknown hook event `{0}`; expected one of `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PermissionRequest`, `PermissionDenied`, `PostToolBatch`, `Elicitation`, `ElicitationResult`"
 )]
 pub struct UnknownHookEvent(pub String);
 
@@ -143,12 +169,16 @@ pub struct HookInput {
     /// The event.
     pub hook_event_name: HookEvent,
     /// The tool's name as the hook's matcher matched it: an alias (`Bash`) when the matcher
-    /// named that alias, else the tool's own name. Claude Code's field.
+    /// named that alias, else the tool's own name. Claude Code's field. Empty, and omitted,
+    /// for the events that are not one call's ([`HookEvent::is_per_call`]).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub tool_name: String,
     /// The tool's own (canonical) name, whichever name the matcher matched. Our extension to
     /// Claude Code's input, for scripts that want one name per tool.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub tool_name_canonical: String,
-    /// The call's arguments.
+    /// The call's arguments (`null`, and omitted, outside one call's events).
+    #[serde(skip_serializing_if = "Value::is_null")]
     pub tool_input: Value,
     /// The model's id for the call.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -165,6 +195,29 @@ pub struct HookInput {
     /// Every call of the batch with its result (`PostToolBatch` only), in the batch's order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<BatchCall>>,
+    /// The MCP server asking the question (`Elicitation`, `ElicitationResult`): the name it
+    /// was imported under, which the hooks' matcher matches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp_server_name: Option<String>,
+    /// Pairs an `Elicitation` with its `ElicitationResult`: the same id in both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
+    /// The question put to the user (`Elicitation`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The elicitation's mode (`Elicitation`, `ElicitationResult`): always `"form"`, the only
+    /// mode the client declares.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The form's JSON Schema (`Elicitation`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<Value>,
+    /// The answer (`ElicitationResult`): `"accept"`, `"decline"` or `"cancel"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// What an accepted answer filled in (`ElicitationResult`, when accepted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<Value>,
     /// The session's permission mode, by Claude Code's name.
     #[serde(serialize_with = "serialize_claude_mode")]
     pub permission_mode: Mode,
@@ -190,6 +243,13 @@ impl HookInput {
             error: None,
             reason: None,
             tool_calls: None,
+            mcp_server_name: None,
+            elicitation_id: None,
+            message: None,
+            mode: None,
+            requested_schema: None,
+            action: None,
+            content: None,
             permission_mode: Mode::Default,
         }
     }
@@ -220,6 +280,67 @@ impl HookInput {
     pub fn post_tool_batch(tool_calls: Vec<BatchCall>) -> Self {
         let mut input = HookInput::new(HookEvent::PostToolBatch, String::new(), Value::Null);
         input.tool_calls = Some(tool_calls);
+        input
+    }
+
+    /// The input of an `Elicitation` hook: MCP server `server` asks `question`; the same
+    /// `elicitation_id` comes with its `ElicitationResult`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::approval::Question;
+    /// use tool_core::hooks::HookInput;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    /// let question = Question::new("Your name?", schema.clone()).unwrap();
+    /// let input = HookInput::elicitation("github", "e1", &question).session_id("s1").cwd("/work");
+    /// assert_eq!(
+    ///     serde_json::to_value(&input).unwrap(),
+    ///     json!({
+    ///         "session_id": "s1",
+    ///         "cwd": "/work",
+    ///         "hook_event_name": "Elicitation",
+    ///         "mcp_server_name": "github",
+    ///         "elicitation_id": "e1",
+    ///         "message": "Your name?",
+    ///         "mode": "form",
+    ///         "requested_schema": schema,
+    ///         "permission_mode": "default",
+    ///     })
+    /// );
+    /// ```
+    pub fn elicitation(
+        server: impl Into<String>,
+        elicitation_id: impl Into<String>,
+        question: &Question,
+    ) -> Self {
+        let mut input = HookInput::new(HookEvent::Elicitation, String::new(), Value::Null);
+        input.mcp_server_name = Some(server.into());
+        input.elicitation_id = Some(elicitation_id.into());
+        input.message = Some(question.message().to_owned());
+        input.mode = Some("form".to_owned());
+        input.requested_schema = Some(question.schema().clone());
+        input
+    }
+
+    /// The input of an `ElicitationResult` hook: the answer to the question of the
+    /// `Elicitation` with the same `elicitation_id`.
+    pub fn elicitation_result(
+        server: impl Into<String>,
+        elicitation_id: impl Into<String>,
+        answer: &Answer,
+    ) -> Self {
+        let mut input = HookInput::new(HookEvent::ElicitationResult, String::new(), Value::Null);
+        input.mcp_server_name = Some(server.into());
+        input.elicitation_id = Some(elicitation_id.into());
+        input.mode = Some("form".to_owned());
+        let (action, content) = match answer {
+            Answer::Accept(content) => ("accept", Some(Value::Object(content.clone()))),
+            Answer::Decline => ("decline", None),
+            Answer::Cancel => ("cancel", None),
+        };
+        input.action = Some(action.to_owned());
+        input.content = content;
         input
     }
 

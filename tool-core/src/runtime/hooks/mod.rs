@@ -60,7 +60,7 @@ pub use http::{HttpHook, HttpHookError};
 pub use matcher::{Matcher, MatcherError};
 pub use mcp_tool::McpToolHook;
 pub use model::{HookModel, ModelHook, ModelHookKind, ModelHookRequest};
-pub use outcome::{CombinedOutput, HookDecision, HookMessage};
+pub use outcome::{CombinedOutput, HookAnswer, HookDecision, HookMessage};
 pub use output::{HookOutput, HookPermission};
 
 use crate::BoxFuture;
@@ -298,9 +298,11 @@ impl Hooks {
     /// [`CombinedOutput`]). Hooks with the same [`Hook::identity`] (command hooks with the same
     /// command) run once, as the first registered.
     ///
-    /// Each hook receives `input` with `tool_name` set to the name its matcher matched (see
-    /// [`Matcher::matched`]) and `tool_name_canonical` to the first of `tool_names`; with no
-    /// names, `input` as it is.
+    /// For one call's events ([`HookEvent::is_per_call`]) each hook receives `input` with
+    /// `tool_name` set to the name its matcher matched (see [`Matcher::matched`]) and
+    /// `tool_name_canonical` to the first of `tool_names`. Other events' names are what the
+    /// matcher matches (every tool of a batch, an MCP server's name), and their hooks receive
+    /// `input` as it is; so do hooks run with no names.
     ///
     /// `input` should be built for `event`. Hooks run concurrently in the calling task:
     /// command hooks are processes and run in parallel; an in-process hook that computes for
@@ -336,7 +338,7 @@ impl Hooks {
         // One input per name matched, so that a `Bash` hook reads `"tool_name": "Bash"`.
         let canonical = tool_names.first().copied().unwrap_or(&input.tool_name);
         let mut inputs: Vec<(&str, HookInput)> = Vec::new();
-        for &(_, matched) in &selected {
+        for &(_, matched) in selected.iter().filter(|_| event.is_per_call()) {
             if let Some(name) = matched
                 && !inputs.iter().any(|(seen, _)| *seen == name)
             {

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::output::HookOutput;
 use crate::runtime::policy::{Decision, DecisionSource, PolicyLayer, Verdict};
+use crate::runtime::question::Answer;
 
 /// A message from one hook, naming the hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +35,15 @@ pub struct HookDecision {
     pub reason: Option<String>,
 }
 
+/// A hook's answer to an MCP server's question, naming the hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookAnswer {
+    /// The hook that gave it.
+    pub hook: String,
+    /// Its answer.
+    pub answer: Answer,
+}
+
 /// What the matching hooks of one event answered, together.
 ///
 /// Aggregation rules:
@@ -43,7 +53,11 @@ pub struct HookDecision {
 ///   registered;
 /// - `updated_input`, `updated_tool_output`: if several hooks replace it, the **last
 ///   registered** wins (later settings files register later, so the most local one wins);
-/// - `suppress_output`: if any hook asks.
+/// - `suppress_output`: if any hook asks;
+/// - `answer` (Elicitation, ElicitationResult): a refusal (decline or cancel) over an
+///   accept, the first registered among refusals and the last registered among accepts (as
+///   for `updated_input`); a block declines (see
+///   [`elicitation_answer`](Self::elicitation_answer)).
 ///
 /// ```
 /// use tool_core::hooks::{hook_fn, HookEvent, HookInput, HookOutput, Hooks};
@@ -94,6 +108,8 @@ pub struct CombinedOutput {
     pub additional_context: Vec<String>,
     /// A replacement of what the model reads of the tool's result.
     pub updated_tool_output: Option<Value>,
+    /// The hooks' answer to an MCP server's question (Elicitation, ElicitationResult).
+    pub answer: Option<HookAnswer>,
     /// Warnings for the user.
     pub system_messages: Vec<HookMessage>,
     /// Requests to stop the agent's turn (`continue: false`), with their reasons.
@@ -152,6 +168,17 @@ impl CombinedOutput {
         ))
     }
 
+    /// The answer the hooks gave to an MCP server's question: a block declines it (exit code
+    /// 2, as Claude Code has it), else the aggregated `answer`. `None`: no hook answered, and
+    /// the user is asked (Elicitation) or keeps their answer (ElicitationResult).
+    #[must_use]
+    pub fn elicitation_answer(&self) -> Option<Answer> {
+        if self.is_blocked() {
+            return Some(Answer::Decline);
+        }
+        self.answer.as_ref().map(|answer| answer.answer.clone())
+    }
+
     /// Adds one hook's answer; called in registration order.
     pub(crate) fn absorb(&mut self, hook: &str, output: HookOutput) {
         let message = |message: String| HookMessage {
@@ -181,6 +208,20 @@ impl CombinedOutput {
         self.retry |= output.retry;
         if output.updated_input.is_some() {
             self.updated_input = output.updated_input;
+        }
+        if let Some(answer) = output.answer {
+            // A later answer replaces an accept (the last accept wins, and a refusal stands
+            // over it); nothing replaces a refusal (the first refusal wins).
+            let replaces = self
+                .answer
+                .as_ref()
+                .is_none_or(|current| matches!(current.answer, Answer::Accept(_)));
+            if replaces {
+                self.answer = Some(HookAnswer {
+                    hook: hook.to_owned(),
+                    answer,
+                });
+            }
         }
         self.additional_context.extend(output.additional_context);
         if output.updated_tool_output.is_some() {

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use super::event::HookEvent;
 use crate::definition::args::json_kind;
 use crate::runtime::policy::Verdict;
+use crate::runtime::question::Answer;
 
 /// A hook's permission decision, with its reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +68,10 @@ pub struct HookOutput {
     pub additional_context: Option<String>,
     /// `updatedToolOutput`: replaces what the model reads of the tool's result.
     pub updated_tool_output: Option<Value>,
+    /// `action` and `content` (Elicitation, ElicitationResult): the answer to an MCP server's
+    /// question, given in the user's place (Elicitation) or replacing theirs
+    /// (ElicitationResult).
+    pub answer: Option<Answer>,
     /// Stdout that was not JSON: kept for the log, never a decision.
     pub plain_output: Option<String>,
     /// A non-blocking error: the hook failed, timed out or answered nonsense; the call goes on.
@@ -118,6 +123,14 @@ impl HookOutput {
     #[must_use]
     pub fn updated_tool_output(mut self, output: Value) -> Self {
         self.updated_tool_output = Some(output);
+        self
+    }
+
+    /// The same answer with an answer to an MCP server's question (Elicitation,
+    /// ElicitationResult).
+    #[must_use]
+    pub fn answer(mut self, answer: Answer) -> Self {
+        self.answer = Some(answer);
         self
     }
 
@@ -254,10 +267,13 @@ fn parse_json(event: HookEvent, value: &Value) -> Result<HookOutput, String> {
             }
             // The call is over (or was denied already): the reason goes to the model; after a
             // batch, the turn stops with it.
+            // For an MCP server's question, a block declines it.
             HookEvent::PostToolUse
             | HookEvent::PostToolUseFailure
             | HookEvent::PermissionDenied
-            | HookEvent::PostToolBatch => {
+            | HookEvent::PostToolBatch
+            | HookEvent::Elicitation
+            | HookEvent::ElicitationResult => {
                 output.block = Some(reason.unwrap_or_else(|| "blocked by a hook".to_owned()));
             }
         },
@@ -308,7 +324,7 @@ fn parse_specific(
                 "deny" => Verdict::Deny,
                 "defer" if event == HookEvent::PreToolUse => {
                     output.defer = Some(reason.clone().unwrap_or_default());
-                    return parse_rest(&fields, object, output);
+                    return parse_rest(event, &fields, object, output);
                 }
                 other => {
                     let expected = if event == HookEvent::PreToolUse {
@@ -324,15 +340,19 @@ fn parse_specific(
             output.permission = Some(HookPermission { verdict, reason });
         }
     }
-    parse_rest(&fields, object, output)
+    parse_rest(event, &fields, object, output)
 }
 
 /// The fields of `hookSpecificOutput` besides the permission decision.
 fn parse_rest(
+    event: HookEvent,
     fields: &Fields<'_>,
     object: &Map<String, Value>,
     output: &mut HookOutput,
 ) -> Result<(), String> {
+    if matches!(event, HookEvent::Elicitation | HookEvent::ElicitationResult) {
+        output.answer = parse_answer(fields)?;
+    }
     if let Some(input) = fields.object("updatedInput")? {
         output.updated_input = Some(input.clone());
     }
@@ -371,6 +391,36 @@ fn parse_rest(
         }
     }
     Ok(())
+}
+
+/// An elicitation hook's `action` and `content`: `None` when it gave no action (and then no
+/// content: content without an action says nothing about which answer it belongs to).
+fn parse_answer(fields: &Fields<'_>) -> Result<Option<Answer>, String> {
+    let content = fields.object("content")?;
+    let answer = match fields.string("action")? {
+        None if content.is_some() => {
+            return Err(
+                "`hookSpecificOutput.content` came without `hookSpecificOutput.action`; expected `\"action\": \"accept\"` with it"
+                    .to_owned(),
+            );
+        }
+        None => return Ok(None),
+        Some("accept") => Answer::Accept(content.cloned().unwrap_or_default()),
+        Some("decline") => Answer::Decline,
+        Some("cancel") => Answer::Cancel,
+        Some(other) => {
+            return Err(format!(
+                "`hookSpecificOutput.action` should be \"accept\", \"decline\" or \"cancel\", found \"{other}\""
+            ));
+        }
+    };
+    if content.is_some() && !matches!(answer, Answer::Accept(_)) {
+        return Err(
+            "`hookSpecificOutput.content` goes with `\"action\": \"accept\"` only; a declined or cancelled question has no content"
+                .to_owned(),
+        );
+    }
+    Ok(Some(answer))
 }
 
 /// Typed reads of an object's fields, with errors that name the field by its full path.

@@ -983,7 +983,8 @@ impl Reader<'_> {
                 settings.ignored.push(self.ignored(
                     &event_location,
                     format!(
-                        "the `{event_name}` event is not run here; hooks run for PreToolUse, PostToolUse, PostToolUseFailure and PermissionRequest"
+                        "the `{event_name}` event is not run here; hooks run for {}",
+                        HookEvent::ALL.map(HookEvent::as_str).join(", ")
                     ),
                 ));
                 continue;

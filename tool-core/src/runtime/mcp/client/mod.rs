@@ -454,7 +454,7 @@ impl McpClient {
     ) -> Result<ToolOutput, ToolError> {
         let server = &self.inner.config.name;
         let connection = self.live().await.map_err(ToolError::from_error)?;
-        let asker = Arc::new(questions::Asker::of(ctx));
+        let asker = Arc::new(questions::Asker::of(ctx, server));
         // However this call ends, a question the server asked for it is withdrawn then.
         let _ending = asker.ending();
         let mut params = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);

@@ -39,6 +39,8 @@ const TIE_WAIT: Duration = Duration::from_secs(5);
 pub(super) struct Asker {
     /// The imported tool's name, for messages.
     tool: String,
+    /// The name its server was imported under: what elicitation hooks match.
+    server: String,
     /// The calling session; `Err` says why there is none (a call outside a coordinator).
     session: Result<Session, String>,
     /// The call's workspace, whose roots answer `roots/list` (made into MCP roots only when a
@@ -55,13 +57,14 @@ pub(super) struct Asker {
 }
 
 impl Asker {
-    /// The asker of the call running in `ctx`.
-    pub(super) fn of(ctx: &ToolContext) -> Self {
+    /// The asker of the call running in `ctx`, a tool of server `server`.
+    pub(super) fn of(ctx: &ToolContext, server: &str) -> Self {
         let tool = ctx.call().tool.to_string();
         let session = Session::from_context(ctx).map_err(|error| error.to_string());
         let workspace = ctx.workspace().cloned();
         Asker {
             tool,
+            server: server.to_owned(),
             session,
             workspace,
             pending: Mutex::new(None),
@@ -112,7 +115,8 @@ impl Asker {
         error.to_string()
     }
 
-    /// Our user's answer to the server's form.
+    /// Our user's answer to the server's form, with our session's elicitation hooks around
+    /// it.
     pub(super) async fn elicit(
         &self,
         params: &ElicitRequestParams,
@@ -121,7 +125,7 @@ impl Asker {
             .map_err(|problem| format!("the question cannot be asked: {problem}"))?;
         let answer = self
             .session()?
-            .elicit(question)
+            .elicit_for_server(&self.server, question)
             .await
             .map_err(|error| self.refusal(error))?;
         Ok(elicit::elicit_result(&answer))
@@ -329,9 +333,10 @@ mod tests {
     use crate::context::CallInfo;
 
     fn asker(tool: &'static str) -> Arc<Asker> {
-        Arc::new(Asker::of(&ToolContext::detached(CallInfo::new(
-            "c", tool, 0,
-        ))))
+        Arc::new(Asker::of(
+            &ToolContext::detached(CallInfo::new("c", tool, 0)),
+            "fx",
+        ))
     }
 
     fn routed_to(found: Found) -> Result<String, String> {
