@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use tool_core::policy::shell::{CommandLine, Run};
+use tool_core::policy::shell::{Beneath, CommandLine, Run};
 
 /// One command line of a corpus file and where it comes from.
 struct Entry {
@@ -129,9 +129,15 @@ fn render(entries: &[Entry]) -> String {
             } else {
                 ", known at run time"
             };
+            let beneath = match &write.beneath {
+                Beneath::Nothing => String::new(),
+                Beneath::Everything => ", and all beneath".to_owned(),
+                Beneath::Selected(selection) => format!(", and beneath: {selection:?}"),
+                other => format!(", and beneath: {other:?}"),
+            };
             let _ = writeln!(
                 out,
-                "  write: {}  [{mode}{known}]",
+                "  write: {}  [{mode}{known}{beneath}]",
                 one_line(&write.target.text)
             );
         }

@@ -523,6 +523,100 @@ fn programs_that_write_by_argument_cannot_write_under_git_either() {
     );
 }
 
+/// Issue 24: in bypass mode `rm -rf .` passed the protected-path check, which saw only `.`,
+/// and removed `.git` with the rest. A write that reaches beneath its target (a recursive
+/// removal, `find -delete`, an extraction, a recursive copy or `chmod -R`, a move) is refused
+/// when a protected path lies beneath it, naming that path; and the repository is untouched.
+#[test]
+fn a_recursive_write_above_git_is_refused_naming_git() {
+    let shell = Shell::with(shell_support::allow_all(), Mode::Bypass);
+    let root = shell.root();
+    std::fs::create_dir_all(root.join(".git/objects/ab")).unwrap();
+    std::fs::write(root.join(".git/config"), "kept\n").unwrap();
+    std::fs::write(root.join(".git/objects/ab/cd"), "object").unwrap();
+    std::fs::create_dir_all(root.join("vendor/lib/.git")).unwrap();
+    std::fs::write(root.join("vendor/lib/.git/HEAD"), "ref\n").unwrap();
+    std::fs::write(root.join("keep.txt"), "kept\n").unwrap();
+    std::fs::create_dir_all(root.join("backup/.git")).unwrap();
+    for (command, reached) in [
+        ("rm -rf .", "./.git"),
+        ("rm -r -f ./", "./.git"),
+        ("cd vendor && rm -rf lib", "vendor/lib/.git"),
+        ("rm -rf vendor", "vendor/lib/.git"),
+        ("find . -delete", "./.git"),
+        ("find . -type f -delete", "./.git/config"),
+        ("find . -name config -delete", "./.git/config"),
+        ("find . -name HEAD -delete", "./vendor/lib/.git/HEAD"),
+        ("find . -maxdepth 1 -name '.g*' -delete", "./.git"),
+        ("find vendor -path '*/.git/*' -delete", "vendor/lib/.git"),
+        ("chmod -R 000 .", "./.git"),
+        ("tar -xf a.tar", "./.git"),
+        ("unzip -o a.zip -d .", "./.git"),
+        ("rsync -a ../elsewhere/ .", "./.git"),
+        ("cp -a backup/. .", "./.git"),
+        ("cp -r backup/.git .", "./.git"),
+        ("mv vendor old", "vendor/lib/.git"),
+    ] {
+        let result = shell.call("run_shell", json!({ "command": command }));
+        assert_eq!(
+            result.error().map(ToolError::kind),
+            Some("denied"),
+            "{command}: {}",
+            result.text()
+        );
+        assert!(
+            result
+                .text()
+                .contains(&format!("`{reached}` is a protected path")),
+            "{command}: {}",
+            result.text()
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join(".git/config")).unwrap(),
+        "kept\n"
+    );
+    assert!(root.join(".git/objects/ab/cd").exists());
+    assert!(root.join("vendor/lib/.git/HEAD").exists());
+    assert!(root.join("keep.txt").exists());
+}
+
+/// The other side: a recursive write that reaches no protected path runs, even beside `.git`:
+/// `find` deleting what its tests select outside `.git`, `rm -rf` of a build folder, a copy
+/// of a folder into the root.
+#[test]
+fn a_recursive_write_that_reaches_no_protected_path_runs() {
+    let shell = Shell::with(shell_support::allow_all(), Mode::Bypass);
+    let root = shell.root();
+    std::fs::create_dir_all(root.join(".git/objects")).unwrap();
+    std::fs::write(root.join(".git/config"), "kept\n").unwrap();
+    std::fs::create_dir_all(root.join("build/deep")).unwrap();
+    std::fs::write(root.join("build/deep/a.o"), "").unwrap();
+    std::fs::write(root.join("main.o"), "").unwrap();
+    std::fs::create_dir_all(root.join("assets/img")).unwrap();
+    for command in [
+        "find . -name '*.o' -delete",
+        "rm -rf build",
+        "cp -r assets copied",
+        "cp -r assets/img .",
+        "chmod -R u+w assets",
+        // A copy over a file that exists: nothing lands beneath it.
+        "echo a > a.txt && cp a.txt b.txt",
+        "cp a.txt b.txt",
+        "mv b.txt a.txt",
+    ] {
+        let result = shell.call("run_shell", json!({ "command": command }));
+        assert!(!result.is_error(), "{command}: {}", result.text());
+    }
+    assert!(!root.join("main.o").exists());
+    assert!(!root.join("build").exists());
+    assert!(root.join("copied/img").is_dir() && root.join("img").is_dir());
+    assert_eq!(
+        std::fs::read_to_string(root.join(".git/config")).unwrap(),
+        "kept\n"
+    );
+}
+
 /// Issue 26: with `run_shell` allowed, `find .. -delete` ran; the policy, which refuses
 /// `rm ../x`, did not see a delete named by an option. Every program that writes or removes
 /// through an option or operand is confined like `rm`'s arguments.

@@ -928,6 +928,34 @@ fn an_edit_deny_rule_makes_its_path_read_only_to_commands() {
     }
 }
 
+/// Issue 24: the protected `.git` (a bare name, no concrete path of a rule) reached commands
+/// the policy cannot read: a script removing the repository ran. The `.git` at the root is
+/// read-only to every command where bubblewrap builds the file system.
+#[test]
+fn the_protected_git_at_the_root_is_read_only_to_commands() {
+    if !bubblewrap() {
+        return;
+    }
+    let shell = shell_in(config(), allow_all(), Mode::Bypass);
+    std::fs::create_dir_all(shell.root().join(".git/hooks")).unwrap();
+    std::fs::write(shell.root().join(".git/config"), "kept\n").unwrap();
+    let run = shell.run(&script(
+        &shell,
+        "wipe.sh",
+        "echo evil > .git/hooks/post-merge; echo evil > .git/config; rm -rf .git;          echo done > elsewhere.txt; exit 1\n",
+    ));
+    let seen = run.output.clone();
+    assert_eq!(
+        std::fs::read_to_string(shell.root().join(".git/config")).unwrap(),
+        "kept\n",
+        "{seen}"
+    );
+    assert!(!exists(&shell.root().join(".git/hooks/post-merge")), "{seen}");
+    assert!(exists(&shell.root().join("elsewhere.txt")), "{seen}");
+    let note = run.note.unwrap_or_default();
+    assert!(note.contains("SandboxConfig::deny_write"), "{note}; {seen}");
+}
+
 #[test]
 fn only_harmless_devices_are_there_to_open() {
     if !bubblewrap() {
@@ -986,9 +1014,16 @@ fn a_denied_folder_reached_by_another_spelling_or_a_link_stays_unread() {
         return;
     }
     // Anchored spellings name one path, which the sandbox covers; a bare name
-    // (`Read(secrets)`, `Read(secrets/)`: any depth, gitignore's way) is held for the file
-    // tools only (see the README).
-    for rule in ["Read(./secrets/**)", "Read(./secrets/)", "Read(/secrets/**)"] {
+    // (`Read(secrets)`, `Read(secrets/)`: any depth, gitignore's way) reaches it as what it
+    // matches at the root (deeper matches are held for the file tools only: see the README).
+    for rule in [
+        "Read(./secrets/**)",
+        "Read(./secrets/)",
+        "Read(/secrets/**)",
+        "Read(secrets)",
+        "Read(secrets/)",
+        "Read(secre*)",
+    ] {
         let shell = shell_in(config(), allow_all().deny(rule), Mode::Bypass);
         std::fs::create_dir(shell.root().join("secrets")).unwrap();
         std::fs::write(shell.root().join("secrets/key.txt"), "hunter2-KEY\n").unwrap();

@@ -24,6 +24,7 @@ mod nested;
 mod options;
 mod pipeline;
 mod prepare;
+mod reach;
 mod schedule;
 mod session;
 

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use super::Coordinator;
+use super::{Coordinator, reach};
 use crate::ToolError;
 use crate::definition::panic::guard;
 use crate::definition::spec::{Effect, ResourceKind};
@@ -165,7 +165,18 @@ impl Coordinator {
                 ResourceKind::Command => {
                     let Some(line) = lines.next() else { continue };
                     for write in line.writes().iter().filter(|write| write.target.is_exact()) {
-                        paths.push(workspace.confine(resource.arg.clone(), &write.target.text));
+                        let sent = &write.target.text;
+                        let target = workspace.confine(resource.arg.clone(), sent);
+                        // `rm -rf .` changes `.git` as surely as `rm -rf .git`.
+                        let reached = reach::denied_beneath(
+                            workspace,
+                            resource.arg.clone(),
+                            sent,
+                            &target,
+                            &write.beneath,
+                        );
+                        paths.push(target);
+                        paths.extend(reached);
                     }
                 }
                 ResourceKind::Url => {}

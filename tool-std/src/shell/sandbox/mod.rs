@@ -387,6 +387,37 @@ impl CallSandbox {
                     config.deny_write.push(path);
                 }
             }
+            // A rule written as a bare name (the protected `.git`, `Read(.env)`) matches at
+            // any depth, which no mount can hold; the entries it names at the roots, where a
+            // repository's `.git` and a project's `.env` are, are held as paths. (Deeper ones
+            // are the policy's and the file tools' to hold.)
+            for root in ws.roots() {
+                let Ok(entries) = std::fs::read_dir(root) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    let (name, absolute) = (PathBuf::from(entry.file_name()), entry.path());
+                    let path = tool_core::workspace::AccessPath {
+                        relative: Some(&name),
+                        absolute: &absolute,
+                    };
+                    for (access, held) in [
+                        (Access::Read, &mut config.deny_read),
+                        (Access::Write, &mut config.deny_write),
+                    ] {
+                        let covered = |held: &[PathBuf]| {
+                            held.iter()
+                                .any(|p| *p == absolute || root.join(p) == absolute)
+                        };
+                        if rules.governs(access)
+                            && rules.denying_rule(access, path).is_some()
+                            && !covered(held)
+                        {
+                            held.push(absolute.clone());
+                        }
+                    }
+                }
+            }
         }
         let sandbox = match config.effective() {
             Ok(sandbox) => sandbox,

@@ -44,6 +44,7 @@ mod wrappers;
 mod writers;
 
 pub use words::Word;
+pub use writers::{Beneath, FindSelection};
 
 /// What a command line would run: see the [module documentation](self).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -83,6 +84,9 @@ pub struct Write {
     pub target: Word,
     /// `>>`: appended, not replaced.
     pub append: bool,
+    /// What the command changes beneath the target, when it is a directory (`rm -r DIR`,
+    /// `find DIR -delete`, `tar -x -C DIR`); a redirection changes the target alone.
+    pub beneath: Beneath,
 }
 
 impl CommandLine {

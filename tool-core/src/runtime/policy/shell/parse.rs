@@ -10,7 +10,7 @@ use super::words::{
     Word, decode_ansi_c, has_unquoted_pattern, unescape_double_quoted, unescape_unquoted,
 };
 use super::wrappers::{Wrapped, changes_directory, output_file, unwrap};
-use super::writers::written_files;
+use super::writers::{Beneath, written_files};
 use super::{CommandLine, Run, Write};
 
 /// Scripts inside scripts (`bash -c "eval 'sh -c ..'"`) are followed this deep; deeper is a
@@ -431,6 +431,7 @@ impl Walker<'_, '_> {
         self.out.writes.push(Write {
             target,
             append: operator.contains(">>"),
+            beneath: Beneath::Nothing,
         });
         Redirect::File
     }
@@ -515,10 +516,19 @@ impl Walker<'_, '_> {
         let program_name = program.text.clone();
         let files = output_file(&program_name, &words[1..])
             .into_iter()
-            .chain(written_files(&program_name, &words[1..]));
-        for (file, append) in files {
+            .map(|(file, append)| (file, append, Beneath::Nothing))
+            .chain(
+                written_files(&program_name, &words[1..])
+                    .into_iter()
+                    .map(|written| (written.file, written.append, written.beneath)),
+            );
+        for (file, append, beneath) in files {
             let target = self.in_cwd(file);
-            self.out.writes.push(Write { target, append });
+            self.out.writes.push(Write {
+                target,
+                append,
+                beneath,
+            });
         }
         // What a wrapper runs in another directory writes where this walk cannot follow.
         let outer_cwd = self.cwd.clone();

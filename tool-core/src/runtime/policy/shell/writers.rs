@@ -12,6 +12,102 @@
 use super::words::Word;
 use super::wrappers::Valued;
 
+/// What a write changes beneath its target, when the target is a directory: nothing but the
+/// target itself (`tee`, `touch`, `mkdir`, a non-recursive `rm`), everything beneath it (a
+/// recursive `rm`, `chmod -R`, an extraction into it, a directory moved), or what `find`
+/// selects beneath it before its `-delete`. A rule that keeps a path from being changed
+/// (a protected `.git`, an `Edit(..)` deny rule) holds against a write at one of its
+/// ancestors that reaches it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Beneath {
+    /// The target alone.
+    #[default]
+    Nothing,
+    /// The target and everything beneath it.
+    Everything,
+    /// The entries `find` selects, beneath and including its starting point.
+    Selected(FindSelection),
+}
+
+/// What `find` deletes: the entries its tests before `-delete` select, when those tests are a
+/// plain conjunction of the ones read here (`-name`, `-iname`, `-type`, depths). A test not
+/// read here only narrows the selection further, so leaving it out can only count more
+/// entries as deleted, never fewer; operators (`-o`, `!`, parentheses, `,`), `-prune` and
+/// `-L` make the selection [`Beneath::Everything`] instead.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct FindSelection {
+    /// `-name` and `-iname` globs, each with whether it ignores case: a selected entry's name
+    /// matches every one.
+    pub names: Vec<(String, bool)>,
+    /// `-type`'s letters (`f`, `d`, `l`, ...): a selected entry is of one of the types given
+    /// by each `-type`; empty, of any type.
+    pub types: Vec<Vec<char>>,
+    /// `-mindepth` (0, the starting point itself, when not given).
+    pub min_depth: usize,
+    /// `-maxdepth`, when given.
+    pub max_depth: Option<usize>,
+}
+
+impl FindSelection {
+    /// Whether `find` selects an entry named `name`, of type `kind` (find's letter: `f`, `d`,
+    /// `l`, ...), `depth` levels beneath its starting point.
+    ///
+    /// ```
+    /// use tool_core::policy::shell::{Beneath, CommandLine};
+    ///
+    /// let line = CommandLine::analyze("find . -maxdepth 2 -name '*.o' -type f -delete");
+    /// let Beneath::Selected(selection) = &line.writes()[0].beneath else { panic!() };
+    /// assert!(selection.selects("main.o", 'f', 1));
+    /// assert!(!selection.selects("config", 'f', 2));
+    /// assert!(!selection.selects("deep.o", 'f', 3));
+    /// assert!(!selection.selects("dir.o", 'd', 1));
+    /// ```
+    #[must_use]
+    pub fn selects(&self, name: &str, kind: char, depth: usize) -> bool {
+        depth >= self.min_depth
+            && self.max_depth.is_none_or(|max| depth <= max)
+            && self.types.iter().all(|types| types.contains(&kind))
+            && self.names.iter().all(|(glob, ignore_case)| {
+                globset::GlobBuilder::new(glob)
+                    .case_insensitive(*ignore_case)
+                    .backslash_escape(true)
+                    .build()
+                    // A glob find would take but globset cannot read: count it as selecting.
+                    .map_or(true, |glob| glob.compile_matcher().is_match(name))
+            })
+    }
+}
+
+/// One file a program writes through its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Written {
+    pub(super) file: Word,
+    /// Appended to, not replaced.
+    pub(super) append: bool,
+    /// What it changes beneath the file, when it is a directory.
+    pub(super) beneath: Beneath,
+}
+
+impl Written {
+    fn replaced(file: Word) -> Self {
+        Written {
+            file,
+            append: false,
+            beneath: Beneath::Nothing,
+        }
+    }
+
+    fn tree(file: Word) -> Self {
+        Written {
+            file,
+            append: false,
+            beneath: Beneath::Everything,
+        }
+    }
+}
+
 const NONE: Valued = Valued {
     short: b"",
     long: &[],
@@ -229,33 +325,59 @@ const GIT_READS: &[&str] = &[
 ];
 
 /// The files `program` (its name, or a path to it) writes or removes, given its arguments,
-/// each with whether it is appended to.
-pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
+/// each with whether it is appended to and what it changes beneath.
+pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<Written> {
     let name = program.rsplit('/').next().unwrap_or(program);
-    let replaced = |words: Vec<Word>| words.into_iter().map(|word| (word, false)).collect();
+    let replaced = |words: Vec<Word>| words.into_iter().map(Written::replaced).collect();
+    let trees = |words: Vec<Word>| words.into_iter().map(Written::tree).collect();
     match name {
         "tee" => {
             let (options, files) = split(args, &NONE);
             let append = NONE.has(&options, b"a", &["append"]);
-            files.into_iter().map(|word| (word, append)).collect()
+            files
+                .into_iter()
+                .map(|file| Written {
+                    append,
+                    ..Written::replaced(file)
+                })
+                .collect()
         }
         "touch" => replaced(split(args, &TOUCH).1),
         "truncate" => replaced(split(args, &TRUNCATE).1),
-        "rm" | "rmdir" | "unlink" => replaced(split(args, &NONE).1),
+        "rm" => {
+            let (options, files) = split(args, &NONE);
+            if NONE.has(&options, b"rR", &["recursive"]) {
+                trees(files)
+            } else {
+                replaced(files)
+            }
+        }
+        "rmdir" | "unlink" => replaced(split(args, &NONE).1),
         "shred" => replaced(split(args, &SHRED).1),
         "mkdir" => replaced(split(args, &MKDIR).1),
-        "chmod" => replaced(chmod_files(args)),
+        "chmod" => {
+            let (files, recursive) = chmod_files(args);
+            if recursive {
+                trees(files)
+            } else {
+                replaced(files)
+            }
+        }
         "chown" | "chgrp" => {
             let (options, mut operands) = split(args, &CHOWN);
             // The owner comes first unless another file's is taken.
             if !CHOWN.has(&options, b"", &["reference"]) && !operands.is_empty() {
                 operands.remove(0);
             }
-            replaced(operands)
+            if CHOWN.has(&options, b"R", &["recursive"]) {
+                trees(operands)
+            } else {
+                replaced(operands)
+            }
         }
-        "find" => replaced(find_files(args)),
-        "tar" => replaced(tar_files(args)),
-        "rsync" => replaced(rsync_files(args)),
+        "find" => find_files(args),
+        "tar" => tar_files(args),
+        "rsync" => rsync_files(args),
         "git" => replaced(git_files(args)),
         "curl" => {
             let (options, _) = split(args, &CURL);
@@ -278,7 +400,7 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
         }
         "wget" => {
             let (options, _) = split(args, &WGET);
-            let mut files: Vec<(Word, bool)> = [
+            let mut files: Vec<Written> = [
                 (b'O', "output-document"),
                 (b'o', "output-file"),
                 (b'P', "directory-prefix"),
@@ -286,41 +408,20 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
             .into_iter()
             .flat_map(|(short, long)| WGET.values(&options, short, long))
             .filter(|file| file.text != "-")
-            .map(|file| (file, false))
+            .map(Written::replaced)
             .collect();
             files.extend(
                 WGET.values(&options, b'a', "append-output")
-                    .map(|f| (f, true)),
+                    .map(|file| Written {
+                        append: true,
+                        ..Written::replaced(file)
+                    }),
             );
             files
         }
-        "unzip" => UNZIP
-            .values(&split(args, &UNZIP).0, b'd', "")
-            .map(|directory| (directory, false))
-            .collect(),
-        "cp" | "mv" | "ln" | "install" => {
-            let valued = if name == "install" { &INSTALL } else { &COPY };
-            let (options, operands) = split(args, valued);
-            // A move removes its sources: they are written as much as its destination.
-            let removed = if name == "mv" {
-                operands.clone()
-            } else {
-                Vec::new()
-            };
-            if let Some(directory) = valued.value(&options, b't', "target-directory") {
-                return replaced([directory].into_iter().chain(removed).collect());
-            }
-            if name == "mv" {
-                return replaced(removed);
-            }
-            if name == "install" && valued.has(&options, b"d", &["directory"]) {
-                return replaced(operands);
-            }
-            match operands.as_slice() {
-                [_, .., destination] => vec![(destination.clone(), false)],
-                _ => Vec::new(),
-            }
-        }
+        // An archive's entries land anywhere beneath the folder it is unpacked into.
+        "unzip" => trees(UNZIP.values(&split(args, &UNZIP).0, b'd', "").collect()),
+        "cp" | "mv" | "ln" | "install" => copied_files(name, args),
         "sed" => {
             let (options, mut operands) = split(args, &SED);
             if !SED.has(&options, b"i", &["in-place"]) {
@@ -336,22 +437,73 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<(Word, bool)> {
             .iter()
             .filter_map(|word| {
                 let file = word.text.strip_prefix("of=")?;
-                Some((
-                    Word {
-                        text: file.to_owned(),
-                        ..word.clone()
-                    },
-                    false,
-                ))
+                Some(Written::replaced(Word {
+                    text: file.to_owned(),
+                    ..word.clone()
+                }))
             })
             .collect(),
         _ => Vec::new(),
     }
 }
 
-/// `chmod`'s files: its operands after the mode, which may look like an option (`-x`).
-fn chmod_files(args: &[Word]) -> Vec<Word> {
+/// What `cp`, `mv`, `ln` and `install` write: the destination, or the target directory
+/// (`-t`), and what lands in it: `DIR/NAME` for each source, which is what a copy into a
+/// directory writes (`cp -r x/.git .` writes `./.git`), with everything beneath it for a
+/// recursive copy or a move. A source ending in `/.` (`cp -a backup/. .`) spills its
+/// contents into the directory itself. A move also removes its sources, and everything
+/// beneath them.
+fn copied_files(name: &str, args: &[Word]) -> Vec<Written> {
+    let valued = if name == "install" { &INSTALL } else { &COPY };
+    let (options, mut operands) = split(args, valued);
+    if name == "install" && valued.has(&options, b"d", &["directory"]) {
+        return operands.into_iter().map(Written::replaced).collect();
+    }
+    let recursive =
+        name == "mv" || (name == "cp" && valued.has(&options, b"rRa", &["recursive", "archive"]));
+    let directory = match valued.value(&options, b't', "target-directory") {
+        Some(directory) => Some(directory),
+        None if operands.len() >= 2 => operands.pop(),
+        None => return Vec::new(),
+    };
+    let Some(directory) = directory else {
+        return Vec::new();
+    };
+    let mut files = vec![Written::replaced(directory.clone())];
+    for source in &operands {
+        let text = source.text.trim_end_matches('/');
+        let landed = if text.ends_with("/.") || text == "." {
+            directory.clone()
+        } else {
+            let base = text.rsplit('/').next().unwrap_or(text);
+            if base.is_empty() || base == ".." {
+                continue;
+            }
+            Word {
+                text: format!("{}/{base}", directory.text.trim_end_matches('/')),
+                ..directory.clone()
+            }
+        };
+        files.push(Written {
+            beneath: if recursive {
+                Beneath::Everything
+            } else {
+                Beneath::Nothing
+            },
+            ..Written::replaced(landed)
+        });
+        if name == "mv" {
+            files.push(Written::tree(source.clone()));
+        }
+    }
+    files
+}
+
+/// `chmod`'s files: its operands after the mode, which may look like an option (`-x`); and
+/// whether it recurses (`-R`).
+fn chmod_files(args: &[Word]) -> (Vec<Word>, bool) {
     let mut files = Vec::new();
+    let mut recursive = false;
     let mut mode_seen = false;
     let mut words = args.iter();
     while let Some(word) = words.next() {
@@ -371,6 +523,7 @@ fn chmod_files(args: &[Word]) -> Vec<Word> {
                 && text[1..].bytes().all(|b| b"cfvR".contains(&b)))
         {
             // --recursive, --verbose, -R, -cfv: flags.
+            recursive |= text == "--recursive" || (!text.starts_with("--") && text.contains('R'));
         } else if !mode_seen {
             mode_seen = true;
         } else {
@@ -378,19 +531,25 @@ fn chmod_files(args: &[Word]) -> Vec<Word> {
         }
     }
     if !mode_seen {
-        return Vec::new();
+        return (Vec::new(), false);
     }
-    files
+    (files, recursive)
 }
 
 /// What `find` writes: its starting points when it deletes what it finds (`.` when it names
-/// none), and the files its `-fprint`, `-fprint0`, `-fprintf` and `-fls` actions write.
-fn find_files(args: &[Word]) -> Vec<Word> {
+/// none), with what it selects beneath them; and the files its `-fprint`, `-fprint0`,
+/// `-fprintf` and `-fls` actions write.
+fn find_files(args: &[Word]) -> Vec<Written> {
     // Leading options, then the starting points up to the first word of the expression.
     let mut at = 0;
+    let mut follows_links = false;
     while let Some(word) = args.get(at) {
         match word.text.as_str() {
-            "-H" | "-L" | "-P" => at += 1,
+            "-H" | "-P" => at += 1,
+            "-L" => {
+                follows_links = true;
+                at += 1;
+            }
             "-D" => at += 2,
             text if text.starts_with("-O") => at += 1,
             _ => break,
@@ -403,31 +562,101 @@ fn find_files(args: &[Word]) -> Vec<Word> {
         .collect::<Vec<_>>();
     let expression = &args[(at + starts.len()).min(args.len())..];
     let mut files = Vec::new();
+    let mut deletes = None;
     let mut words = expression.iter();
     while let Some(word) = words.next() {
         match word.text.as_str() {
             "-delete" => {
-                if starts.is_empty() {
-                    files.push(Word {
-                        text: ".".to_owned(),
-                        ..word.clone()
-                    });
-                } else {
-                    files.extend(starts.iter().cloned());
-                }
+                deletes.get_or_insert(word);
             }
-            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => files.extend(words.next().cloned()),
-            // The commands of -exec and -ok are read as commands of their own.
+            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
+                files.extend(words.next().cloned().map(Written::replaced));
+            }
             _ => {}
         }
     }
+    let Some(delete) = deletes else {
+        return files;
+    };
+    let beneath = if follows_links {
+        Beneath::Everything
+    } else {
+        find_selection(expression).map_or(Beneath::Everything, Beneath::Selected)
+    };
+    let starts = if starts.is_empty() {
+        vec![Word {
+            text: ".".to_owned(),
+            ..delete.clone()
+        }]
+    } else {
+        starts
+    };
+    files.extend(starts.into_iter().map(|start| Written {
+        beneath: beneath.clone(),
+        ..Written::replaced(start)
+    }));
     files
 }
 
+/// What `find`'s tests before its first `-delete` select, when the expression is a plain
+/// conjunction (see [`FindSelection`]); `None` when it is not.
+fn find_selection(expression: &[Word]) -> Option<FindSelection> {
+    let mut selection = FindSelection::default();
+    let mut before_delete = true;
+    let mut words = expression.iter();
+    while let Some(word) = words.next() {
+        let text = word.text.as_str();
+        match text {
+            "-o" | "-or" | "!" | "-not" | "(" | ")" | "," | "-prune" => return None,
+            "-delete" => before_delete = false,
+            "-name" | "-iname" => {
+                let glob = words.next()?;
+                if before_delete {
+                    selection.names.push((glob.text.clone(), text == "-iname"));
+                }
+            }
+            "-type" => {
+                let types = words.next()?;
+                if before_delete {
+                    selection.types.push(
+                        types
+                            .text
+                            .split(',')
+                            .filter_map(|t| t.chars().next())
+                            .collect(),
+                    );
+                }
+            }
+            // Global options: wherever they are written, they hold for the whole walk.
+            "-maxdepth" | "-mindepth" => {
+                let depth: usize = words.next()?.text.parse().ok()?;
+                if text == "-maxdepth" {
+                    selection.max_depth = Some(depth);
+                } else {
+                    selection.min_depth = depth;
+                }
+            }
+            // Their command is read as a command of its own; its words are not tests.
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                for word in words.by_ref() {
+                    if word.text == ";" || word.text == "+" {
+                        break;
+                    }
+                }
+            }
+            // Any other test only narrows what is selected (or is an action): leaving it out
+            // counts more entries as deleted, never fewer.
+            _ => {}
+        }
+    }
+    Some(selection)
+}
+
 /// What `tar` writes: the archive when it creates, appends to, updates or deletes from one;
-/// the directory it extracts into (`-C`, else the current one); a snapshot file (`-g`); the
-/// files it removes after archiving them (`--remove-files`).
-fn tar_files(args: &[Word]) -> Vec<Word> {
+/// the directory it extracts into (`-C`, else the current one), anywhere beneath; a snapshot
+/// file (`-g`); the files it removes after archiving them (`--remove-files`), with what is
+/// beneath them.
+fn tar_files(args: &[Word]) -> Vec<Written> {
     // Old style: `tar xzf a.tgz dir` is `tar -x -z -f a.tgz dir`.
     let expanded: Vec<Word>;
     let args = match args.first() {
@@ -456,7 +685,10 @@ fn tar_files(args: &[Word]) -> Vec<Word> {
         _ => args,
     };
     let (options, operands) = split(args, &TAR);
-    let mut files: Vec<Word> = TAR.values(&options, b'g', "listed-incremental").collect();
+    let mut files: Vec<Written> = TAR
+        .values(&options, b'g', "listed-incremental")
+        .map(Written::replaced)
+        .collect();
     let archive = TAR.values(&options, b'f', "file").filter(|f| f.text != "-");
     let creates = TAR.has(
         &options,
@@ -471,26 +703,26 @@ fn tar_files(args: &[Word]) -> Vec<Word> {
         ],
     );
     if creates {
-        files.extend(archive);
+        files.extend(archive.map(Written::replaced));
     }
     if TAR.has(&options, b"x", &["extract", "get"]) {
         let into: Vec<Word> = TAR.values(&options, b'C', "directory").collect();
         if into.is_empty() {
-            files.push(Word::literal("."));
+            files.push(Written::tree(Word::literal(".")));
         } else {
-            files.extend(into);
+            files.extend(into.into_iter().map(Written::tree));
         }
     }
     if TAR.has(&options, b"", &["remove-files"]) {
-        files.extend(operands);
+        files.extend(operands.into_iter().map(Written::tree));
     }
     files
 }
 
-/// What `rsync` writes: its destination (the last operand, unless on another host), the
-/// sources it removes (`--remove-source-files`), and the files and folders its options name
-/// for it to write.
-fn rsync_files(args: &[Word]) -> Vec<Word> {
+/// What `rsync` writes: its destination (the last operand, unless on another host) and
+/// anything beneath it, the sources it removes files from (`--remove-source-files`), and the
+/// files and folders its options name for it to write.
+fn rsync_files(args: &[Word]) -> Vec<Written> {
     let (options, operands) = split(args, &RSYNC);
     let local = |w: &Word| {
         !w.text.starts_with("rsync://")
@@ -509,16 +741,23 @@ fn rsync_files(args: &[Word]) -> Vec<Word> {
     .into_iter()
     .flat_map(|(short, long)| RSYNC.values(&options, short, long))
     .collect();
+    files.sort_by(|a, b| a.text.cmp(&b.text));
+    files.dedup_by(|a, b| a.text == b.text);
+    let mut files: Vec<Written> = files.into_iter().map(Written::replaced).collect();
     if let [sources @ .., destination] = operands.as_slice()
         && !sources.is_empty()
     {
-        files.extend(Some(destination.clone()).filter(local));
+        files.extend(Some(destination.clone()).filter(local).map(Written::tree));
         if RSYNC.has(&options, b"", &["remove-source-files"]) {
-            files.extend(sources.iter().filter(|w| local(w)).cloned());
+            files.extend(
+                sources
+                    .iter()
+                    .filter(|w| local(w))
+                    .cloned()
+                    .map(Written::tree),
+            );
         }
     }
-    files.sort_by(|a, b| a.text.cmp(&b.text));
-    files.dedup_by(|a, b| a.text == b.text);
     files
 }
 
@@ -595,7 +834,7 @@ mod tests {
         let args: Vec<Word> = words.collect();
         written_files(&program, &args)
             .into_iter()
-            .map(|(word, append)| (word.text, append))
+            .map(|written| (written.file.text, written.append))
             .collect()
     }
 
@@ -619,13 +858,22 @@ mod tests {
     fn a_copy_or_move_writes_its_destination_or_target_directory() {
         assert_eq!(
             written("cp -r src .git/hooks/post-checkout"),
-            [".git/hooks/post-checkout"]
+            [".git/hooks/post-checkout", ".git/hooks/post-checkout/src"]
         );
-        assert_eq!(written("mv a b c dir"), ["a", "b", "c", "dir"]);
-        assert_eq!(written("cp -t .git/hooks a b"), [".git/hooks"]);
-        assert_eq!(written("cp --target-directory=out a"), ["out"]);
-        assert_eq!(written("cp -S .bak a b"), ["b"]);
-        assert_eq!(written("install -m 755 tool bin/tool"), ["bin/tool"]);
+        assert_eq!(
+            written("mv a b c dir"),
+            ["dir", "dir/a", "a", "dir/b", "b", "dir/c", "c"]
+        );
+        assert_eq!(
+            written("cp -t .git/hooks a b"),
+            [".git/hooks", ".git/hooks/a", ".git/hooks/b"]
+        );
+        assert_eq!(written("cp --target-directory=out a"), ["out", "out/a"]);
+        assert_eq!(written("cp -S .bak a b"), ["b", "b/a"]);
+        assert_eq!(
+            written("install -m 755 tool bin/tool"),
+            ["bin/tool", "bin/tool/tool"]
+        );
         assert_eq!(written("install -d x y"), ["x", "y"]);
         assert!(written("cp onlyone").is_empty());
     }
@@ -687,7 +935,7 @@ mod tests {
         assert_eq!(written("rsync -av -e ssh src host:dest").len(), 0);
         assert_eq!(
             written("rsync -a --remove-source-files ../in/ out"),
-            ["../in/", "out"]
+            ["out", "../in/"]
         );
         assert_eq!(
             written("rsync -a --log-file=../log src dest"),
@@ -711,10 +959,16 @@ mod tests {
 
     #[test]
     fn a_move_writes_its_sources_too() {
-        assert_eq!(written("mv ../x y"), ["../x", "y"]);
-        assert_eq!(written("mv -t dir ../a b"), ["dir", "../a", "b"]);
-        assert_eq!(written("ln -s target ../link"), ["../link"]);
-        assert_eq!(written("ln -t ../dir a"), ["../dir"]);
+        assert_eq!(written("mv ../x y"), ["y", "y/x", "../x"]);
+        assert_eq!(
+            written("mv -t dir ../a b"),
+            ["dir", "dir/a", "../a", "dir/b", "b"]
+        );
+        assert_eq!(
+            written("ln -s target ../link"),
+            ["../link", "../link/target"]
+        );
+        assert_eq!(written("ln -t ../dir a"), ["../dir", "../dir/a"]);
     }
 
     #[test]
@@ -739,5 +993,89 @@ mod tests {
     fn other_programs_write_nothing_here() {
         assert!(written("cat a b").is_empty());
         assert!(written("grep -r x .git").is_empty());
+    }
+
+    fn beneath(line: &str) -> Vec<(String, super::Beneath)> {
+        let mut words = line.split(' ').map(Word::literal);
+        let program = words.next().unwrap().text;
+        let args: Vec<Word> = words.collect();
+        written_files(&program, &args)
+            .into_iter()
+            .map(|written| (written.file.text, written.beneath))
+            .collect()
+    }
+
+    fn trees(line: &str) -> Vec<String> {
+        beneath(line)
+            .into_iter()
+            .filter(|(_, beneath)| *beneath == super::Beneath::Everything)
+            .map(|(file, _)| file)
+            .collect()
+    }
+
+    #[test]
+    fn recursive_removals_and_changes_reach_everything_beneath() {
+        for line in [
+            "rm -rf .",
+            "rm -r .",
+            "rm -R .",
+            "rm --recursive .",
+            "rm -fr .",
+        ] {
+            assert_eq!(trees(line), ["."], "{line}");
+        }
+        assert!(trees("rm -f a").is_empty());
+        assert_eq!(trees("chmod -R 000 ."), ["."]);
+        assert!(trees("chmod 644 a").is_empty());
+        assert_eq!(trees("chown -R ada ."), ["."]);
+        assert_eq!(trees("tar -xf a.tar"), ["."]);
+        assert_eq!(trees("tar xf a.tar -C out"), ["out"]);
+        assert_eq!(trees("unzip a.zip -d out"), ["out"]);
+        assert_eq!(trees("rsync -a backup/ ."), ["."]);
+    }
+
+    #[test]
+    fn a_copy_into_a_directory_writes_each_sources_name_there() {
+        // `cp -r x/.git .` writes `./.git`, everything beneath it.
+        assert_eq!(trees("cp -r x/.git ."), ["./.git"]);
+        assert_eq!(trees("cp -a backup/. ."), ["."]);
+        // Files copied, not trees: the name alone.
+        assert!(trees("cp x/config .git").is_empty());
+        // A move takes its sources, and all beneath them, away.
+        assert_eq!(trees("mv sub other"), ["other/sub", "sub"]);
+    }
+
+    #[test]
+    fn find_deletes_what_its_tests_select_beneath_its_starting_points() {
+        let selected = |line: &str| match beneath(line).pop() {
+            Some((_, super::Beneath::Selected(selection))) => selection,
+            other => panic!("{line}: {other:?}"),
+        };
+        let objects = selected("find . -name *.o -type f -delete");
+        assert!(objects.selects("main.o", 'f', 3));
+        assert!(!objects.selects("config", 'f', 1));
+        assert!(!objects.selects("lib.o", 'd', 1));
+        assert!(selected("find . -iname *.O -delete").selects("main.o", 'f', 1));
+        let shallow = selected("find . -maxdepth 1 -mindepth 1 -delete");
+        assert!(shallow.selects(".git", 'd', 1));
+        assert!(!shallow.selects("config", 'f', 2));
+        assert!(!shallow.selects(".", 'd', 0));
+        // A test after -delete does not narrow what it deletes.
+        assert!(selected("find . -delete -name x").selects("config", 'f', 2));
+        // A test not read here narrows further: leaving it out selects more.
+        assert!(selected("find . -newer stamp -delete").selects("config", 'f', 2));
+        // Operators and links: everything.
+        for line in [
+            "find . -name a -o -name b -delete",
+            "find . ! -name keep -delete",
+            "find . -path ./.git -prune -o -delete",
+            "find -L . -name x -delete",
+        ] {
+            assert_eq!(
+                beneath(line).pop().map(|(_, beneath)| beneath),
+                Some(super::Beneath::Everything),
+                "{line}"
+            );
+        }
     }
 }
