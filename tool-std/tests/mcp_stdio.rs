@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 mod peers;
-use peers::{running, wait_until};
+use peers::{node_package, running, wait_until};
 
 /// `toolbox serve` over `workspace`, initialized at 2025-11-25: the server, where to write to
 /// it (a line each) and where to read its answers.
@@ -185,4 +185,39 @@ fn a_tool_the_server_leaves_out_is_called_unavailable_with_the_reason() {
     );
     drop(send);
     server.wait().unwrap();
+}
+
+/// Issue 27: every `tools/list` made the TypeScript SDK warn of formats it does not know
+/// (`uint64`), and the Inspector's `--strict` found 12 portability problems over 6 tools (type
+/// lists for "or null", a property that says nothing of its value). Every tool's schemas, in
+/// and out, pass the Inspector CLI's `--strict` with nothing to report.
+#[test]
+fn the_inspectors_strict_check_finds_nothing_to_report_in_any_tool() {
+    let Some((node, inspector)) =
+        node_package("@modelcontextprotocol/inspector/clients/launcher/build/index.js")
+    else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let output = Command::new(node)
+        .arg(inspector)
+        .args(["--cli", "--strict", "--method", "tools/list", "--cwd"])
+        .arg(workspace.path())
+        .arg(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["serve", "--workspace"])
+        .arg(workspace.path())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{stderr}");
+    let listed: serde_json::Value = serde_json::from_str(&stdout).expect("the tools, as JSON");
+    let tools = listed["tools"].as_array().unwrap();
+    assert!(tools.len() >= 20, "{} tools", tools.len());
+    assert!(
+        !stderr.contains("Warning") && !stderr.contains("Error") && !stderr.contains("warnings"),
+        "the Inspector reported problems:\n{stderr}"
+    );
 }

@@ -207,6 +207,38 @@ pub(crate) fn one_of_to_any_of(
     object.insert("anyOf".into(), Value::Array(branches));
 }
 
+/// "`T` or `null`" written as a type list (schemars' `Option<T>` in a nested struct) becomes
+/// `anyOf: [T, null]`, the form strict grammars compile in every client we know of; the
+/// meaning is the same. The type's own keywords go into its branch; the description stays
+/// outside.
+pub(crate) fn nullable_as_any_of(object: &mut Map<String, Value>) {
+    let Some(Value::Array(kinds)) = object.get("type") else {
+        return;
+    };
+    let non_null: Vec<&Value> = kinds.iter().filter(|kind| *kind != "null").collect();
+    if non_null.len() != 1 || non_null.len() == kinds.len() {
+        return;
+    }
+    let kind = non_null[0].clone();
+    object.remove("type");
+    let mut branch = Map::new();
+    branch.insert("type".into(), kind);
+    let keys: Vec<String> = object
+        .keys()
+        .filter(|key| !matches!(key.as_str(), "description" | "title" | "default"))
+        .cloned()
+        .collect();
+    for key in keys {
+        if let Some(value) = object.remove(&key) {
+            branch.insert(key, value);
+        }
+    }
+    object.insert(
+        "anyOf".into(),
+        serde_json::json!([Value::Object(branch), {"type": "null"}]),
+    );
+}
+
 /// A `$ref` with siblings (left only for recursive types: the others are inlined) becomes
 /// `anyOf: [{"$ref": ...}]` beside them, for providers that take no keyword beside `$ref`:
 /// the description stays.
