@@ -35,7 +35,7 @@
 //! # The crate root, and modules by job
 //!
 //! The root holds what a first program names: the attribute [`tool`](macro@tool), [`Args`],
-//! [`Json`], [`State`], [`Tool`], [`ToolCall`], [`ToolResult`], [`ToolError`],
+//! [`Json`], [`Structured`], [`State`], [`Tool`], [`ToolCall`], [`ToolResult`], [`ToolError`],
 //! [`ToolOutput`], [`Toolset`], [`Registry`], [`Workspace`], [`WorkspacePath`], [`WebUrl`],
 //! [`Coordinator`] and [`BoxFuture`]. Everything else lives in one module, reachable one way:
 //!
@@ -68,7 +68,7 @@ pub mod __private;
 pub use definition::call::{ToolCall, ToolResult};
 pub use definition::context::State;
 pub use definition::error::ToolError;
-pub use definition::output::{Json, ToolOutput};
+pub use definition::output::{Json, Structured, ToolOutput};
 pub use definition::registry::Registry;
 pub use definition::tool::Tool;
 pub use definition::toolset::Toolset;

@@ -15,7 +15,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use tool_core::context::{ToolCaller, ToolContext};
-use tool_core::{Json, ToolError, tool};
+use tool_core::{Structured, ToolError, tool};
 
 use crate::code::{self, CodeModeConfig, Evaluated, Failure, Outcome};
 
@@ -32,6 +32,26 @@ pub struct ExecuteOutput {
     pub value_is_repr: bool,
     /// How many tool calls the code made.
     pub tool_calls: u32,
+}
+
+/// What the model reads: what the code printed, the value of its last expression (its
+/// Python repr when it has no JSON form), and how many tool calls it made.
+impl std::fmt::Display for ExecuteOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.printed.is_empty() {
+            writeln!(f, "Printed:")?;
+            f.write_str(&self.printed)?;
+            if !self.printed.ends_with('\n') {
+                writeln!(f)?;
+            }
+        }
+        match (&self.value, self.value_is_repr) {
+            (serde_json::Value::String(repr), true) => writeln!(f, "Value: {repr}")?,
+            (serde_json::Value::Null, _) => writeln!(f, "Value: None")?,
+            (value, _) => writeln!(f, "Value: {value}")?,
+        }
+        writeln!(f, "Tool calls: {}", self.tool_calls)
+    }
 }
 
 /// Run Python code that calls your tools as functions, to do in one step what would take
@@ -54,7 +74,7 @@ async fn execute(
     ctx: ToolContext,
     tools: ToolCaller,
     code: String,
-) -> Result<Json<ExecuteOutput>, ToolError> {
+) -> Result<Structured<ExecuteOutput>, ToolError> {
     let mut config = ctx
         .state::<CodeModeConfig>()
         .map(|config| CodeModeConfig::clone(config))
@@ -68,7 +88,7 @@ async fn execute(
     }
     let outcome = code::run(code, &tools, ctx.cancellation(), config).await;
     match outcome.result {
-        Ok(Evaluated { value, is_repr }) => Ok(Json(ExecuteOutput {
+        Ok(Evaluated { value, is_repr }) => Ok(Structured(ExecuteOutput {
             printed: outcome.printed,
             value,
             value_is_repr: is_repr,

@@ -10,7 +10,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_core::context::ToolContext;
-use tool_core::{Json, ToolError, tool};
+use tool_core::{Structured, ToolError, tool};
 
 use crate::shell::jobs::ShellJobs;
 use crate::shell::process::GRACE;
@@ -30,6 +30,21 @@ pub struct JobKilled {
     pub already_ended: bool,
 }
 
+/// What the model reads: how the job ended, or that it had ended already.
+impl std::fmt::Display for JobKilled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.already_ended {
+            writeln!(
+                f,
+                "Job {} had already ended ({}): nothing was stopped",
+                self.job_id, self.status
+            )
+        } else {
+            writeln!(f, "Job {}: {}", self.job_id, self.status)
+        }
+    }
+}
+
 /// Stop a background job (started by `run_shell` with `run_in_background`) and every process
 /// it started: SIGTERM to its process group, then SIGKILL after 2 seconds. Its output can
 /// still be read with `shell_output`.
@@ -46,7 +61,7 @@ pub struct JobKilled {
 async fn kill_shell(
     ctx: ToolContext,
     #[serde(alias = "shell_id", alias = "bash_id", alias = "job_id")] id: String,
-) -> Result<Json<JobKilled>, ToolError> {
+) -> Result<Structured<JobKilled>, ToolError> {
     let job = ctx.session_state::<ShellJobs>().get(&id)?;
     let already_ended = job.process.exit().is_some();
     if !already_ended {
@@ -54,7 +69,7 @@ async fn kill_shell(
         // Answered when it has ended, so the status says how.
         let _ = tokio::time::timeout(GRACE + KILL_WAIT, job.process.wait()).await;
     }
-    Ok(Json(JobKilled {
+    Ok(Structured(JobKilled {
         job_id: job.id.clone(),
         status: job.status(),
         already_ended,

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_core::context::ToolContext;
-use tool_core::{Json, tool};
+use tool_core::{Structured, tool};
 
 use crate::shell::jobs::ShellJobs;
 
@@ -30,10 +30,34 @@ pub struct JobSummary {
     pub runtime_ms: u64,
 }
 
+/// What the model reads: one line per job (id, status, run time, command, description).
+impl std::fmt::Display for ShellList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.jobs.is_empty() {
+            return writeln!(f, "No background jobs.");
+        }
+        for job in &self.jobs {
+            write!(
+                f,
+                "{}: {} ({}): {}",
+                job.job_id,
+                job.status,
+                crate::shell::output::duration(job.runtime_ms),
+                job.command
+            )?;
+            match &job.description {
+                Some(description) => writeln!(f, " ({description})")?,
+                None => writeln!(f)?,
+            }
+        }
+        Ok(())
+    }
+}
+
 /// List the background jobs this session started with `run_shell` (`run_in_background`):
 /// id, command, status and how long each has run.
 #[tool(read_only, closed_world, name = "list_shells", tags("shell"))]
-fn list_shells(ctx: &ToolContext) -> Json<ShellList> {
+fn list_shells(ctx: &ToolContext) -> Structured<ShellList> {
     let jobs = ctx
         .session_state::<ShellJobs>()
         .all()
@@ -46,5 +70,5 @@ fn list_shells(ctx: &ToolContext) -> Json<ShellList> {
             runtime_ms: u64::try_from(job.runtime().as_millis()).unwrap_or(u64::MAX),
         })
         .collect();
-    Json(ShellList { jobs })
+    Structured(ShellList { jobs })
 }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_core::context::ToolContext;
 use tool_core::error::{ArgumentError, ArgumentProblem};
-use tool_core::{Json, ToolError, Workspace, WorkspacePath, tool};
+use tool_core::{Structured, ToolError, Workspace, WorkspacePath, tool};
 
 use crate::fs::io_error;
 use crate::shell::jobs::ShellJobs;
@@ -92,6 +92,61 @@ pub struct ShellJobStarted {
     pub message: String,
 }
 
+/// What the model reads: the status, the wall time, any note, then the output as it came.
+///
+/// ```
+/// use tool_std::{ShellReply, ShellRun};
+///
+/// let run = ShellRun {
+///     exit_code: Some(1),
+///     signal: None,
+///     timed_out: false,
+///     duration_ms: 1_250,
+///     output: "error: \"x\" not found\n".to_owned(),
+///     artifact: None,
+///     note: None,
+/// };
+/// assert_eq!(
+///     ShellReply::Finished(run).to_string(),
+///     "Exit code: 1\nWall time: 1.2 s\nOutput:\nerror: \"x\" not found\n"
+/// );
+/// ```
+impl std::fmt::Display for ShellReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShellReply::Finished(run) => run.fmt(f),
+            ShellReply::Started(job) => job.fmt(f),
+        }
+    }
+}
+
+impl std::fmt::Display for ShellRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.timed_out, self.exit_code, &self.signal) {
+            (true, _, Some(signal)) => {
+                writeln!(f, "Timed out: stopped at its time limit ({signal})")?;
+            }
+            (true, _, None) => writeln!(f, "Timed out: stopped at its time limit")?,
+            (false, Some(code), _) => writeln!(f, "Exit code: {code}")?,
+            (false, None, Some(signal)) => writeln!(f, "Ended by signal: {signal}")?,
+            (false, None, None) => writeln!(f, "Exit status: unknown")?,
+        }
+        writeln!(f, "Wall time: {}", output::duration(self.duration_ms))?;
+        output::write_output(f, self.note.as_deref(), &self.output)
+    }
+}
+
+impl std::fmt::Display for ShellJobStarted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The message names the job: "started in the background as sh_1; read its ...".
+        let mut message = self.message.chars();
+        if let Some(first) = message.next() {
+            write!(f, "{}", first.to_uppercase())?;
+        }
+        writeln!(f, "{}", message.as_str())
+    }
+}
+
 /// Run a shell command line (bash) in the workspace and return its exit code and output
 /// (stdout and stderr together, in order, terminal codes removed; long output is cut to its
 /// head and tail and kept whole as an artifact). There is no terminal: stdin is empty and
@@ -129,7 +184,7 @@ async fn run_shell(
     timeout_ms: u64,
     #[arg(default)] run_in_background: bool,
     description: Option<String>,
-) -> Result<Json<ShellReply>, ToolError> {
+) -> Result<Structured<ShellReply>, ToolError> {
     if timeout_ms == 0 || timeout_ms > MAX_TIMEOUT_MS {
         return Err(invalid(
             "timeout_ms",
@@ -178,7 +233,7 @@ async fn run_shell(
             .unsandboxed
             .map(|why| format!(" ({why})"))
             .unwrap_or_default();
-        return Ok(Json(ShellReply::Started(ShellJobStarted {
+        return Ok(Structured(ShellReply::Started(ShellJobStarted {
             message: format!(
                 "started in the background as {id}{unsandboxed}; read its output with shell_output(id=\"{id}\"), stop it with kill_shell(id=\"{id}\")",
                 id = job.id
@@ -241,7 +296,7 @@ async fn run_shell(
         notes.push(refused);
     }
     let fitted = output::fit(&ctx, text);
-    Ok(Json(ShellReply::Finished(ShellRun {
+    Ok(Structured(ShellReply::Finished(ShellRun {
         exit_code: exit.code(),
         signal: exit.signal(),
         timed_out,

@@ -4,7 +4,7 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_core::context::ToolContext;
-use tool_core::{Json, ToolError, tool};
+use tool_core::{Structured, ToolError, tool};
 
 use crate::shell::jobs::ShellJobs;
 use crate::shell::output::{self, OUTPUT_CAP};
@@ -67,6 +67,20 @@ pub struct JobOutput {
     pub note: Option<String>,
 }
 
+/// What the model reads: the job's status and run time, any note, then its new output.
+impl std::fmt::Display for JobOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "Job {}: {} ({})",
+            self.job_id,
+            self.status,
+            output::duration(self.runtime_ms)
+        )?;
+        output::write_output(f, self.note.as_deref(), &self.output)
+    }
+}
+
 /// Read a background job's output (started by `run_shell` with `run_in_background`): what it
 /// printed since the last read, and its status (running, or how it ended). While the job runs,
 /// only whole lines are returned; a line still being written comes with the next read.
@@ -87,7 +101,7 @@ fn shell_output(
     #[serde(alias = "bash_id", alias = "shell_id", alias = "job_id")] id: String,
     filter: Option<String>,
     #[arg(default = true)] since_last: bool,
-) -> Result<Json<JobOutput>, ToolError> {
+) -> Result<Structured<JobOutput>, ToolError> {
     let filter = filter
         .as_deref()
         .map(Regex::new)
@@ -147,7 +161,7 @@ fn shell_output(
         None => text,
     };
     let fitted = output::fit(ctx, text);
-    Ok(Json(JobOutput {
+    Ok(Structured(JobOutput {
         job_id: job.id.clone(),
         status: job.status(),
         exit_code: exit.and_then(|exit| exit.code()),

@@ -447,6 +447,49 @@ fn output_past_the_cap_keeps_the_newest_bytes_and_says_so() {
     assert_eq!(whole.text.len(), 8 * 1024 * 1024);
 }
 
+/// Issue 27: the model read `run_shell`'s reply as JSON, a build log with every line break and
+/// quote escaped. It reads the status, the wall time and the output as it came, as Codex and
+/// Claude Code give it; the structure is still there for programs.
+#[test]
+fn the_model_reads_the_exit_status_and_the_output_as_it_came() {
+    let shell = Shell::new();
+    let result = shell.call(
+        "run_shell",
+        json!({"command": "printf 'error: \"x\" not found\\n\\tat line 3\\n'; exit 2"}),
+    );
+    let text = result.text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "Exit code: 2", "{text}");
+    assert!(
+        lines[1].starts_with("Wall time: ") && lines[1].ends_with(" ms"),
+        "{text}"
+    );
+    assert_eq!(
+        lines[2..],
+        ["Output:", "error: \"x\" not found", "\tat line 3"],
+        "{text}"
+    );
+    assert_eq!(result.structured().unwrap()["exit_code"], 2);
+
+    let quiet = shell.call("run_shell", json!({"command": "true"}));
+    assert!(
+        quiet.text().ends_with("Output: (none)\n"),
+        "{}",
+        quiet.text()
+    );
+
+    let slow = shell.call(
+        "run_shell",
+        json!({"command": "sleep 5", "timeout_ms": 200}),
+    );
+    assert!(
+        slow.text()
+            .starts_with("Timed out: stopped at its time limit (SIGTERM)"),
+        "{}",
+        slow.text()
+    );
+}
+
 /// Found by an exploratory run: under `toolbox`'s output limit (30,000 characters), a long
 /// output cut to 30,000 characters grew past the limit once escaped into the JSON answer, so
 /// the answer was cut again: its JSON broken, its count of what was left out wrong, and the
@@ -474,7 +517,10 @@ fn a_long_output_is_cut_once_to_fit_the_coordinators_output_limit() {
         "{} characters",
         text.chars().count()
     );
-    let answer: serde_json::Value = serde_json::from_str(&text).expect("the answer is whole JSON");
+    // The model reads the status, then the output as it came: cut once, not cut again.
+    assert!(text.starts_with("Exit code: 0\nWall time: "), "{text:.200}");
+    assert!(text.contains("Output:\n1\n2\n3\n") && text.ends_with("199999\n200000\n"));
+    let answer = result.structured().expect("the structure, for programs");
     let output = answer["output"].as_str().unwrap();
     assert!(output.starts_with("1\n2\n3\n") && output.ends_with("199999\n200000\n"));
     let id = answer["artifact"]

@@ -1,5 +1,6 @@
 //! What a tool returns: [`ToolOutput`] (content parts and an optional structured value),
-//! [`Json<T>`] for structured output with an output schema, and the conversions
+//! [`Json<T>`] for structured output with an output schema ([`Structured<T>`] when the model
+//! should read it as text), and the conversions
 //! ([`IntoToolOutput`], [`IntoToolResult`]) that let a tool function return `String`, `&str`,
 //! numbers, `()`, `Json<T>`, `ToolOutput` or a `Result` of any of them.
 
@@ -339,6 +340,48 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
     fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<Schema> {
         // The type's own schema; the caller attaches the definitions it collected.
         Some(T::json_schema(generator))
+    }
+}
+
+/// Structured output the model reads as text: the value's [`Display`](std::fmt::Display) is
+/// the text part, its JSON the structured value, and its type's schema the tool's output
+/// schema. Use it where a person reading the value would want it written out rather than as
+/// JSON (an exit status and a build log, whose every newline and quote JSON would escape);
+/// programs and MCP clients still get the structure (`structuredContent`). [`Json<T>`] sends
+/// the JSON itself as the text.
+///
+/// ```
+/// use std::fmt;
+/// use tool_core::{Structured, output::IntoToolOutput};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Build { exit_code: i32, log: String }
+///
+/// impl fmt::Display for Build {
+///     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+///         write!(f, "Exit code: {}\n{}", self.exit_code, self.log)
+///     }
+/// }
+///
+/// let output = Structured(Build { exit_code: 1, log: "error: \"x\" not found\n".into() })
+///     .into_tool_output()
+///     .unwrap();
+/// assert_eq!(output.content[0].as_text(), Some("Exit code: 1\nerror: \"x\" not found\n"));
+/// assert_eq!(output.structured.unwrap()["exit_code"], 1);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Structured<T>(pub T);
+
+impl<T: Serialize + JsonSchema + std::fmt::Display> IntoToolOutput for Structured<T> {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        let text = self.0.to_string();
+        let mut output = Json(self.0).into_tool_output()?;
+        output.content = vec![Content::Text { text }];
+        Ok(output)
+    }
+
+    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<Schema> {
+        <Json<T> as IntoToolOutput>::output_schema(generator)
     }
 }
 

@@ -1,6 +1,9 @@
 //! What a command printed, from raw bytes to what the model reads: the capped buffer a
 //! process's output collects in ([`OutputBuffer`]), the cleaning of terminal control codes
-//! ([`clean`]) and the head-and-tail cut with the whole kept as an artifact ([`fit`]).
+//! ([`clean`]), the head-and-tail cut with the whole kept as an artifact ([`fit`]), and the
+//! shell tools' replies written out as text ([`duration`], [`write_output`]): a status and
+//! then the output as it came, as Codex and Claude Code give it, not the output inside JSON
+//! with every line break and quote escaped.
 
 use std::fmt::Write as _;
 
@@ -269,6 +272,39 @@ pub(crate) fn head_and_tail(text: &str, max_chars: usize) -> Option<Cut> {
     })
 }
 
+/// A duration as a person reads it: `12 ms`, `3.4 s`, `2 min 5 s`.
+pub(crate) fn duration(ms: u64) -> String {
+    match ms {
+        0..1_000 => format!("{ms} ms"),
+        1_000..60_000 => format!("{}.{} s", ms / 1_000, ms % 1_000 / 100),
+        _ => {
+            let seconds = ms / 1_000;
+            format!("{} min {} s", seconds / 60, seconds % 60)
+        }
+    }
+}
+
+/// Writes a reply's notes (`Note: ...`) and then its output after an `Output:` line, as it
+/// came (`(none)` when there was none), ending with a line break.
+pub(crate) fn write_output(
+    f: &mut std::fmt::Formatter<'_>,
+    note: Option<&str>,
+    output: &str,
+) -> std::fmt::Result {
+    if let Some(note) = note {
+        writeln!(f, "Note: {note}")?;
+    }
+    if output.is_empty() {
+        return writeln!(f, "Output: (none)");
+    }
+    writeln!(f, "Output:")?;
+    f.write_str(output)?;
+    if !output.ends_with('\n') {
+        f.write_str("\n")?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,5 +361,13 @@ mod tests {
         let cut = head_and_tail(&text, 1000).unwrap();
         assert_eq!(cut.head.len() + cut.tail.len() + cut.omitted_chars, 5000);
         assert_eq!(cut.omitted_lines, 0);
+    }
+
+    #[test]
+    fn durations_read_as_a_person_would_say_them() {
+        assert_eq!(super::duration(12), "12 ms");
+        assert_eq!(super::duration(1_250), "1.2 s");
+        assert_eq!(super::duration(59_999), "59.9 s");
+        assert_eq!(super::duration(125_000), "2 min 5 s");
     }
 }
