@@ -238,7 +238,7 @@ pub struct Json<T>(pub T);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool output",
     label = "this type cannot be returned from a #[tool] function",
-    note = "return `String` or `&str` for text, `Json<T>` for structured output, `ToolOutput` for several parts, or `()`; wrap any of them in `Result<_, E>` where `E: Into<ToolError>`"
+    note = "return `String` or `&str` for text, `Json<T>` or `Structured<T>` for structured output, `ToolOutput` for several parts, or `()`; wrap any of them in `Result<_, E>` where `E: Into<ToolError>`"
 )]
 pub trait IntoToolOutput {
     /// Converts the value.
@@ -404,7 +404,7 @@ impl<T: Serialize + JsonSchema + std::fmt::Display> IntoToolOutput for Structure
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool output",
     label = "this type cannot be returned from a #[tool] function",
-    note = "return `String` or `&str` for text, `Json<T>` for structured output, `ToolOutput` for several parts, or `()`; wrap any of them in `Result<_, E>` where `E: Into<ToolError>`"
+    note = "return `String` or `&str` for text, `Json<T>` or `Structured<T>` for structured output, `ToolOutput` for several parts, or `()`; wrap any of them in `Result<_, E>` where `E: Into<ToolError>`"
 )]
 pub trait IntoToolResult {
     /// Converts the value.
