@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Compile-time benchmark: our `#[tool]` versus rmcp's `#[tool]` + `#[tool_router]`.
+# Compile-time benchmark: our `#[tool]` versus rmcp's `#[tool]` + `#[tool_router]`,
+# and our tools written as methods (`#[tools] impl`) versus as functions.
 #
-# Generates two throwaway crates with the same N (default 200) tools, builds
+# Generates three throwaway crates with the same N (default 200) tools, builds
 # their dependencies once, then times rebuilds of just the crates themselves
-# and prints the ratio ours/rmcp. Target: ours <= 0.80x of rmcp's.
+# and prints the ratios ours/rmcp (target: <= 0.80) and methods/ours (target:
+# <= 1.00, methods must not cost more than functions).
 # Run with --help for usage.
 set -euo pipefail
 
@@ -46,7 +48,7 @@ Options:
                     (default: \${TMPDIR:-/tmp}/toolkit-compile-time); it is
                     reused across invocations so dependencies stay prebuilt
   --target-dir DIR  shared cargo target dir (default: <scratch>/target)
-  --only SIDE       measure one side only: 'ours' or 'rmcp' (no ratio)
+  --only SIDE       measure one side only: 'ours', 'methods' or 'rmcp' (no ratio)
   --clean           delete the generated crates and target dir first
   --generate-only   generate the two crates and exit
   -h, --help        show this help
@@ -103,9 +105,9 @@ while [[ $# -gt 0 ]]; do
 done
 
 case $ONLY in
-    "") SIDES=(ours rmcp) ;;
-    ours | rmcp) SIDES=("$ONLY") ;;
-    *) die "--only takes 'ours' or 'rmcp', got '$ONLY'" ;;
+    "") SIDES=(ours methods rmcp) ;;
+    ours | methods | rmcp) SIDES=("$ONLY") ;;
+    *) die "--only takes 'ours', 'methods' or 'rmcp', got '$ONLY'" ;;
 esac
 
 command -v cargo >/dev/null || die "cargo not found in PATH"
@@ -126,7 +128,7 @@ case "$SCRATCH/" in
 esac
 if [[ $CLEAN == 1 ]]; then
     # Only ever delete what this script creates.
-    rm -rf -- "$SCRATCH/ours" "$SCRATCH/theirs" "$SCRATCH/target" "$SCRATCH/logs" \
+    rm -rf -- "$SCRATCH/ours" "$SCRATCH/methods" "$SCRATCH/theirs" "$SCRATCH/target" "$SCRATCH/logs" \
         "$SCRATCH/rustc-timer.sh" "$SCRATCH/rust-toolchain.toml"
 fi
 
@@ -184,9 +186,9 @@ CARGO_ARGS=(build)
 [[ $PROFILE == release ]] && CARGO_ARGS+=(--release)
 [[ -n $JOBS ]] && CARGO_ARGS+=(-j "$JOBS")
 
-crate_dir() { if [[ $1 == ours ]]; then echo "$SCRATCH/ours"; else echo "$SCRATCH/theirs"; fi; }
-crate_name() { if [[ $1 == ours ]]; then echo ours; else echo theirs; fi; }
-label() { if [[ $1 == ours ]]; then echo "ours (tool-core #[tool])"; else echo "rmcp (#[tool]+#[tool_router])"; fi; }
+crate_dir() { case $1 in ours) echo "$SCRATCH/ours" ;; methods) echo "$SCRATCH/methods" ;; *) echo "$SCRATCH/theirs" ;; esac; }
+crate_name() { case $1 in ours) echo ours ;; methods) echo methods ;; *) echo theirs ;; esac; }
+label() { case $1 in ours) echo "ours (tool-core #[tool])" ;; methods) echo "ours, as #[tools] methods" ;; *) echo "rmcp (#[tool]+#[tool_router])" ;; esac; }
 
 # run_cargo SIDE LOGFILE: cargo build in the side's crate; on failure show the
 # end of the log and exit 1.
@@ -308,7 +310,13 @@ for side in "${SIDES[@]}"; do
 done
 echo
 
-if [[ ${#SIDES[@]} -eq 2 ]]; then
+if [[ ${#SIDES[@]} -eq 3 ]]; then
+    r=$(ratio "${WMIN[methods]}" "${WMIN[ours]}")
+    verdict=$(awk -v r="$r" 'BEGIN { print (r + 0 <= 1.00) ? "PASS" : "FAIL" }')
+    echo "methods/ours: ratio $r (target <= 1.00): $verdict"
+    echo "  medians: $(ratio "${WMED[methods]}" "${WMED[ours]}"), rustc cpu time: $(ratio "${CMIN[methods]}" "${CMIN[ours]}")"
+fi
+if [[ ${#SIDES[@]} -ge 2 ]]; then
     r=$(ratio "${WMIN[ours]}" "${WMIN[rmcp]}")
     verdict=$(awk -v r="$r" -v t="$TARGET_RATIO" 'BEGIN { print (r + 0 <= t + 0) ? "PASS" : "FAIL" }')
     echo "ours/rmcp: ratio $r (target <= $TARGET_RATIO): $verdict"

@@ -11,13 +11,13 @@ pub use std::sync::OnceLock;
 
 // Every name generated code uses, from one place, so the public layout can change freely.
 pub use crate::definition::args::parse_arguments;
-pub use crate::definition::context::{FromContext, ToolContext};
+pub use crate::definition::context::{FromContext, Receiver, ToolContext};
 pub use crate::definition::output::IntoToolResult;
 pub use crate::definition::registry::ToolRegistration;
 pub use crate::definition::spec::{
     ApprovalKind, Effect, ResourceArg, ResourceKind, SpecParts, ToolSpec,
 };
-pub use crate::definition::tool::{Prepared, ToolFuture};
+pub use crate::definition::tool::{Prepared, RequiredState, ToolFuture};
 pub use crate::{Args, Tool, ToolError, ToolOutput};
 pub use schemars::Schema;
 

@@ -80,6 +80,58 @@ pub use runtime::coordinator::Coordinator;
 /// attribute reference.
 pub use tool_macros::tool;
 
+/// Turns the methods marked `#[tool(..)]` of an impl block into tools, each called on the
+/// coordinator's value of the type (`.state(value)`, or `.shared_state(arc)`), as rmcp's
+/// `#[tool_router]` users write them. A method gets everything a function does (schema,
+/// extraction, effect, aliases, resources, docs); it takes `&self` (state a tool changes goes
+/// behind a `Mutex` or an atomic: calls may run at once), or no receiver at all. A coordinator
+/// whose toolset names a method tool and has no value of its type fails at `build()`
+/// ([`BuildError::MissingState`](coordinator::BuildError::MissingState)); every linked tool,
+/// the default toolset, leaves such a tool out, saying why when it is called.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use tool_core::{tool, tools, Coordinator, ToolCall, Toolset};
+///
+/// struct Counter {
+///     visits: AtomicU64,
+/// }
+///
+/// #[tools]
+/// impl Counter {
+///     /// Count one more visit and say how many there were.
+///     ///
+///     /// # Arguments
+///     /// * `by` - How many visits to count.
+///     #[tool(idempotent, name = "doc_tools_visit")]
+///     fn visit(&self, by: u64) -> u64 {
+///         self.visits.fetch_add(by, Ordering::SeqCst) + by
+///     }
+///
+///     /// Not a tool: an ordinary method.
+///     fn reset(&self) {
+///         self.visits.store(0, Ordering::SeqCst);
+///     }
+/// }
+///
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_tools_visit"]).unwrap())
+///     .policy(tool_core::policy::PolicyBuilder::default().allow("doc_tools_visit"))
+///     .state(Counter { visits: AtomicU64::new(40) })
+///     .build()
+///     .unwrap();
+/// let result = coordinator.call_blocking(ToolCall::new("doc_tools_visit", r#"{"by": 2}"#));
+/// assert_eq!(result.text(), "42");
+///
+/// // Without its `Counter`, a coordinator naming the tool is not built.
+/// let error = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_tools_visit"]).unwrap())
+///     .build()
+///     .unwrap_err();
+/// assert!(error.to_string().contains("method of `"), "{error}");
+/// ```
+pub use tool_macros::tools;
+
 /// A boxed, sendable future: what the object-safe async traits here (approvers, hooks,
 /// middleware) return.
 ///
@@ -109,7 +161,7 @@ pub mod spec {
 /// of its invocation; and the [`ToolHandle`](tool::ToolHandle) a registry or toolset keeps a
 /// tool behind. For hand-written and dynamic tools.
 pub mod tool {
-    pub use crate::definition::tool::{Prepared, Resource, ToolFuture, ToolHandle};
+    pub use crate::definition::tool::{Prepared, RequiredState, Resource, ToolFuture, ToolHandle};
 }
 
 /// What a tool can receive besides its JSON arguments: the per-call

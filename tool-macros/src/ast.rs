@@ -166,7 +166,7 @@ impl<'a> Param<'a> {
             FnArg::Receiver(receiver) => {
                 cx.error_spanned_by(
                     receiver,
-                    "a tool is a free function: `self` is not allowed (move the method's body into a free function, and pass shared state as `State<T>`)",
+                    "a method is a tool inside a `#[tools]` impl: put `#[tools]` on the impl block (`#[tools] impl Type { #[tool] fn name(&self, ..) }`), or make the tool a free function taking `State<T>`",
                 );
                 return None;
             }

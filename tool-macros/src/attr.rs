@@ -34,6 +34,9 @@ pub(crate) struct ToolAttrs {
     pub(crate) self_approving: Flag,
     pub(crate) read_only_if: Option<Path>,
     pub(crate) krate: Option<Path>,
+    /// Not written by the user: the type a `#[tools]` method is called on, which the tool
+    /// requires as state.
+    pub(crate) receiver: Option<syn::Type>,
 }
 
 const TOOL_KEYS: &[&str] = &[

@@ -35,6 +35,15 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -
             }
         }
     });
+    // A method's tool requires the value it is called on.
+    let required_state = attrs.receiver.as_ref().map(|receiver| {
+        quote! {
+            fn required_state(&self) -> &'static [#private::RequiredState] {
+                static REQUIRED: [#private::RequiredState; 1] = [#private::RequiredState::of::<#receiver>()];
+                &REQUIRED
+            }
+        }
+    });
     quote! {
         #cleaned
 
@@ -76,6 +85,7 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -
                 }
 
                 #output_schema
+                #required_state
                 #prepare
                 #invoke
             }

@@ -4,7 +4,9 @@
 //! The crate is split by phase, like thiserror's: `attr` parses attributes into typed values
 //! with spans, `docs` reads doc comments, `ast` models the function, `valid` holds every rule,
 //! `expand` generates code, `fallback` emits errors without cascading, and `ctxt` collects the
-//! errors of an item so they are all reported together. This file only parses and dispatches.
+//! errors of an item so they are all reported together; `methods` turns the `#[tool]` methods
+//! of a `#[tools]` impl into functions those phases take. This file only parses and
+//! dispatches.
 
 mod ast;
 mod attr;
@@ -12,6 +14,7 @@ mod ctxt;
 mod docs;
 mod expand;
 mod fallback;
+mod methods;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -24,7 +27,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         Err(_) => {
             let error = syn::Error::new(
                 proc_macro2::Span::call_site(),
-                "#[tool] goes on a function: `#[tool] fn name(..) -> .. { .. }`",
+                "#[tool] goes on a function: `#[tool] fn name(..) -> .. { .. }` (or on a method of a `#[tools] impl`)",
             )
             .to_compile_error();
             let mut output = TokenStream::from(error);
@@ -32,13 +35,34 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
             return output;
         }
     };
+    tool_tokens(args.into(), &item, None, None).into()
+}
+
+/// Turns the methods marked `#[tool]` of an impl block into tools. See `tool_core::tools`.
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    methods::expand(args.into(), input.into()).into()
+}
+
+/// `#[tool]`'s phases on `item`: `name` is the tool's name unless the options give one (a
+/// method's), `receiver` the type a method tool requires as state.
+fn tool_tokens(
+    args: proc_macro2::TokenStream,
+    item: &ast::ToolItem,
+    name: Option<&syn::LitStr>,
+    receiver: Option<&syn::Type>,
+) -> proc_macro2::TokenStream {
     let cx = ctxt::Ctxt::new();
-    let attrs = attr::parse_tool_attrs(&cx, args.into());
-    let model = ast::ToolFn::from_item(&cx, &item);
+    let mut attrs = attr::parse_tool_attrs(&cx, args);
+    if attrs.name.is_none() {
+        attrs.name = name.cloned();
+    }
+    attrs.receiver = receiver.cloned();
+    let model = ast::ToolFn::from_item(&cx, item);
     valid::check(&cx, &attrs, &model);
-    let cleaned = fallback::clean(&item);
+    let cleaned = fallback::clean(item);
     match cx.check() {
-        Ok(()) => expand::expand(&attrs, &model, &cleaned).into(),
-        Err(errors) => fallback::emit(&cleaned, &errors).into(),
+        Ok(()) => expand::expand(&attrs, &model, &cleaned),
+        Err(errors) => fallback::emit(&cleaned, &errors),
     }
 }

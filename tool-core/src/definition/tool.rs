@@ -72,6 +72,59 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Runs the tool on prepared arguments.
     fn invoke<'a>(&'a self, prepared: Prepared, ctx: &'a ToolContext) -> ToolFuture<'a>;
+
+    /// The state values the tool cannot run without, checked when a coordinator is built: a
+    /// tool written as a method (`#[tools] impl Server { #[tool] fn .. (&self, ..) }`) needs
+    /// its `Server`. None by default.
+    fn required_state(&self) -> &'static [RequiredState] {
+        &[]
+    }
+}
+
+/// A state value a tool cannot run without ([`Tool::required_state`]): a `T` given to the
+/// coordinator (`.state(value)`), or an `Arc<T>`.
+///
+/// ```
+/// use tool_core::tool::RequiredState;
+///
+/// struct Server;
+/// let required = RequiredState::of::<Server>();
+/// assert!(required.type_name().ends_with("Server"));
+/// assert!(required.is_met_by(std::any::TypeId::of::<std::sync::Arc<Server>>()));
+/// assert!(!required.is_met_by(std::any::TypeId::of::<String>()));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct RequiredState {
+    type_ids: fn() -> [std::any::TypeId; 2],
+    type_name: fn() -> &'static str,
+}
+
+impl RequiredState {
+    /// A `T` (or an `Arc<T>`).
+    #[must_use]
+    pub const fn of<T: Send + Sync + 'static>() -> Self {
+        RequiredState {
+            type_ids: || {
+                [
+                    std::any::TypeId::of::<T>(),
+                    std::any::TypeId::of::<std::sync::Arc<T>>(),
+                ]
+            },
+            type_name: std::any::type_name::<T>,
+        }
+    }
+
+    /// The type's name, for messages.
+    #[must_use]
+    pub fn type_name(&self) -> &'static str {
+        (self.type_name)()
+    }
+
+    /// Whether a state value of the type `given` is it.
+    #[must_use]
+    pub fn is_met_by(&self, given: std::any::TypeId) -> bool {
+        (self.type_ids)().contains(&given)
+    }
 }
 
 /// Runs `tool` on `prepared` arguments: the one place a tool's code is called (the end of the

@@ -66,6 +66,17 @@ pub enum BuildError {
         /// The tool's name in the toolset, `mcp__<server>__<tool>`.
         tool: String,
     },
+    /// The toolset holds a tool written as a method of a type, and the builder was given no
+    /// value of that type (`.state(value)`, or `.shared_state(Arc)`) to call it on.
+    #[error(
+        "the tool `{tool}` is a method of `{type_name}`, and the coordinator has no `{type_name}` to call it on; give it one with `.state(value)` (or `.shared_state(arc)`), or leave the tool out of the toolset"
+    )]
+    MissingState {
+        /// The tool's name.
+        tool: String,
+        /// The type it is a method of.
+        type_name: &'static str,
+    },
     /// The settings name a `prompt` or `agent` hook, and the program gave no model to answer it.
     #[error(
         "{origin}: `{location}` is a \"{kind}\" hook, which a model answers, and this program gives none (CoordinatorBuilder::hook_model); remove the hook or give the builder a model"
@@ -308,7 +319,8 @@ impl CoordinatorBuilder {
     /// from text resolve against the workspace's first root), or an invalid registry (when no
     /// toolset was given).
     pub fn build(mut self) -> Result<Coordinator, BuildError> {
-        let toolset = match self.toolset.take() {
+        let named = self.toolset.is_some();
+        let mut toolset = match self.toolset.take() {
             Some(toolset) => toolset,
             None => {
                 crate::Registry::try_global().map_err(Clone::clone)?;
@@ -319,6 +331,31 @@ impl CoordinatorBuilder {
         // (run_shell) and the tools that page through it (read_artifact) always find one.
         if self.shared.state.get::<Artifacts>().is_none() {
             self.shared.state.insert(Arc::new(Artifacts::default()));
+        }
+        // A tool written as a method runs on its value: without it the tool could only fail,
+        // so a toolset that names it is an error now, and every linked tool (the default)
+        // leaves it out, saying why if it is called.
+        let unmet: Vec<(String, &'static str)> = toolset
+            .iter()
+            .flat_map(|tool| {
+                let name = tool.spec().name.to_string();
+                let state = &self.shared.state;
+                tool.required_state()
+                    .iter()
+                    .filter(|required| !state.meets(required))
+                    .map(move |required| (name.clone(), required.type_name()))
+            })
+            .collect();
+        for (tool, type_name) in unmet {
+            if named {
+                return Err(BuildError::MissingState { tool, type_name });
+            }
+            toolset.withhold(
+                &tool,
+                format!(
+                    "`{tool}` is a method of `{type_name}`, and this coordinator was built without one (CoordinatorBuilder::state)"
+                ),
+            );
         }
         let mut policy = self.policy.take().unwrap_or_default();
         let mut mode = Mode::Default;
