@@ -86,8 +86,9 @@ pub use tool_macros::tool;
 /// extraction, effect, aliases, resources, docs); it takes `&self` (state a tool changes goes
 /// behind a `Mutex` or an atomic: calls may run at once), or no receiver at all. A coordinator
 /// whose toolset names a method tool and has no value of its type fails at `build()`
-/// ([`BuildError::MissingState`](coordinator::BuildError::MissingState)); every linked tool,
-/// the default toolset, leaves such a tool out, saying why when it is called.
+/// ([`BuildError::MissingState`](coordinator::BuildError::MissingState)); a selection of
+/// tools (every linked tool, the default; a tag; a crate) leaves such a tool out, saying why
+/// when it is called.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};

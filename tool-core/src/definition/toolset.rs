@@ -35,6 +35,10 @@ pub struct Toolset {
     exports: ExportCache,
     /// The tools taken out with [`Toolset::withhold`]: their names and aliases, and why.
     withheld: Vec<(Vec<String>, Arc<str>)>,
+    /// The tools put in by name ([`Toolset::named`], [`Toolset::add`]) rather than chosen by
+    /// a selection ([`Toolset::all`], [`Toolset::tagged`], ...): a coordinator that cannot run
+    /// one of these is an error, while a selected one is left out.
+    by_name: Vec<String>,
 }
 
 impl Toolset {
@@ -79,6 +83,7 @@ impl Toolset {
             })?;
             if !set.contains(&tool.spec().name) {
                 set.insert(ToolHandle::Static(tool))?;
+                set.by_name.push(tool.spec().name.to_string());
             }
         }
         Ok(set)
@@ -116,6 +121,7 @@ impl Toolset {
             index: NameIndex::default(),
             exports: ExportCache::default(),
             withheld: Vec::new(),
+            by_name: Vec::new(),
         };
         set.reindex();
         set
@@ -126,7 +132,11 @@ impl Toolset {
     /// # Errors
     /// When its name or an alias is invalid or already taken in this set.
     pub fn add(&mut self, tool: impl Into<ToolHandle>) -> Result<(), ToolsetError> {
-        self.insert(tool.into())
+        let tool = tool.into();
+        let name = tool.spec().name.to_string();
+        self.insert(tool)?;
+        self.by_name.push(name);
+        Ok(())
     }
 
     /// Adds a tool, by value, for chaining.
@@ -144,6 +154,7 @@ impl Toolset {
     /// As for [`Toolset::add`]; a tool already in this set (the same name from the same place)
     /// is skipped, not an error.
     pub fn union(mut self, other: Toolset) -> Result<Self, ToolsetError> {
+        self.by_name.extend(other.by_name);
         for tool in other.tools {
             if let Some(existing) = self.get(&tool.spec().name)
                 && existing.spec().location == tool.spec().location
@@ -153,6 +164,12 @@ impl Toolset {
             self.insert(tool)?;
         }
         Ok(self)
+    }
+
+    /// Whether the tool with this (canonical) name was put in by name ([`Toolset::named`],
+    /// [`Toolset::add`], [`Toolset::with`]) rather than by a selection.
+    pub(crate) fn holds_by_name(&self, name: &str) -> bool {
+        self.by_name.iter().any(|held| held == name)
     }
 
     /// Removes the tool with this name or alias, returning it.

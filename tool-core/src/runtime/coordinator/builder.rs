@@ -319,7 +319,6 @@ impl CoordinatorBuilder {
     /// from text resolve against the workspace's first root), or an invalid registry (when no
     /// toolset was given).
     pub fn build(mut self) -> Result<Coordinator, BuildError> {
-        let named = self.toolset.is_some();
         let mut toolset = match self.toolset.take() {
             Some(toolset) => toolset,
             None => {
@@ -333,8 +332,8 @@ impl CoordinatorBuilder {
             self.shared.state.insert(Arc::new(Artifacts::default()));
         }
         // A tool written as a method runs on its value: without it the tool could only fail,
-        // so a toolset that names it is an error now, and every linked tool (the default)
-        // leaves it out, saying why if it is called.
+        // so a toolset that names it is an error now, and a selection (every linked tool, the
+        // default; a tag; a crate) leaves it out, saying why if it is called.
         let unmet: Vec<(String, &'static str)> = toolset
             .iter()
             .flat_map(|tool| {
@@ -347,7 +346,7 @@ impl CoordinatorBuilder {
             })
             .collect();
         for (tool, type_name) in unmet {
-            if named {
+            if toolset.holds_by_name(&tool) {
                 return Err(BuildError::MissingState { tool, type_name });
             }
             toolset.withhold(
