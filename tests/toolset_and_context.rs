@@ -1,5 +1,8 @@
 //! Toolsets as sets, the workspace's roots, the MCP annotations' wire names, and calling a tool
-//! directly with a detached context (as a unit test of one tool would).
+//! directly with a detached context (as a unit test of one tool would); and tools written as
+//! methods (`methods/`).
+
+mod methods;
 
 use tool_core::{
     Coordinator, Registry, ToolCall, Toolset, Workspace,

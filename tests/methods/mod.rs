@@ -3,6 +3,9 @@
 //! called on the coordinator's value of the type, given as `.state(value)`,
 //! `.shared_state(arc)` or `.state(arc)`; a coordinator naming a method tool without that
 //! value is not built.
+//!
+//! A module of `toolset_and_context.rs`'s binary, not a binary of its own: each test binary
+//! costs CI a link.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -244,7 +247,7 @@ fn a_selection_of_tools_leaves_out_a_method_tool_without_its_value_saying_why() 
     for toolset in [
         None,
         Some(Toolset::all()),
-        Some(Toolset::from_crate("methods")),
+        Some(Toolset::from_crate("toolset_and_context")),
     ] {
         let mut builder = Coordinator::builder().state(Shelf { books: 1 });
         if let Some(toolset) = toolset {
