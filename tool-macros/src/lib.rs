@@ -35,7 +35,9 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
             return output;
         }
     };
-    tool_tokens(args.into(), &item, None, None).into()
+    let cx = ctxt::Ctxt::new();
+    let attrs = attr::parse_tool_attrs(&cx, args.into());
+    tool_tokens(cx, &attrs, &item).into()
 }
 
 /// Turns the methods marked `#[tool]` of an impl block into tools. See `tool_core::tools`.
@@ -44,25 +46,18 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     methods::expand(args.into(), input.into()).into()
 }
 
-/// `#[tool]`'s phases on `item`: `name` is the tool's name unless the options give one (a
-/// method's), `receiver` the type a method tool requires as state.
+/// `#[tool]`'s phases after the options are parsed (into `attrs`, with their errors in `cx`):
+/// model `item`, check it, expand it or emit the errors.
 fn tool_tokens(
-    args: proc_macro2::TokenStream,
+    cx: ctxt::Ctxt,
+    attrs: &attr::ToolAttrs,
     item: &ast::ToolItem,
-    name: Option<&syn::LitStr>,
-    receiver: Option<&syn::Type>,
 ) -> proc_macro2::TokenStream {
-    let cx = ctxt::Ctxt::new();
-    let mut attrs = attr::parse_tool_attrs(&cx, args);
-    if attrs.name.is_none() {
-        attrs.name = name.cloned();
-    }
-    attrs.receiver = receiver.cloned();
     let model = ast::ToolFn::from_item(&cx, item);
-    valid::check(&cx, &attrs, &model);
+    valid::check(&cx, attrs, &model);
     let cleaned = fallback::clean(item);
     match cx.check() {
-        Ok(()) => expand::expand(&attrs, &model, &cleaned),
+        Ok(()) => expand::expand(attrs, &model, &cleaned),
         Err(errors) => fallback::emit(&cleaned, &errors),
     }
 }

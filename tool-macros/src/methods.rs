@@ -154,7 +154,8 @@ fn wrapper(
         }
         ReplaceSelf(self_ty).visit_type_mut(ty);
     }
-    // The method's options, with its name as the tool's unless it gives one.
+    // The method's options, with its name as the tool's unless they give one, and the value
+    // it is called on as the state the tool requires.
     let options = match &attr.meta {
         syn::Meta::Path(_) => TokenStream::new(),
         syn::Meta::List(list) => list.tokens.clone(),
@@ -163,7 +164,16 @@ fn wrapper(
             return None;
         }
     };
-    let method_name = unraw(method_ident);
+    let tool_cx = Ctxt::new();
+    let mut attrs = crate::attr::parse_tool_attrs(&tool_cx, options);
+    attrs
+        .name
+        .get_or_insert_with(|| LitStr::new(&unraw(method_ident), method_ident.span()));
+    attrs.receiver = receiver.map(|_| self_ty.clone());
+    let krate: syn::Path = attrs
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::tool_core));
     let docs: Vec<&Attribute> = method
         .attrs
         .iter()
@@ -181,7 +191,6 @@ fn wrapper(
     // point at the method.
     let wrapper_ident = method_ident.clone();
     let receiver_ident = format_ident!("__tool_receiver", span = Span::mixed_site());
-    let krate = crate_path(&options);
     let (receiver_param, call) = match receiver {
         Some(found) => (
             quote_spanned! {found.span()=>
@@ -203,26 +212,19 @@ fn wrapper(
     let item: ToolItem = match syn::parse2(item_tokens) {
         Ok(item) => item,
         Err(error) => {
+            // The options' own errors go with it.
+            if let Err(options) = tool_cx.check() {
+                cx.syn_error(options);
+            }
             cx.syn_error(error);
             return None;
         }
     };
-    let name = LitStr::new(&method_name, method_ident.span());
-    let receiver_ty = receiver.map(|_| self_ty.clone());
-    let tool = crate::tool_tokens(options, &item, Some(&name), receiver_ty.as_ref());
+    let tool = crate::tool_tokens(tool_cx, &attrs, &item);
     Some(quote! {
         #(#cfgs)*
         const _: () = { #tool };
     })
-}
-
-/// The `crate = ..` path the method's options give, else `::tool_core`.
-fn crate_path(options: &TokenStream) -> syn::Path {
-    let cx = Ctxt::new();
-    let krate = crate::attr::parse_tool_attrs(&cx, options.clone()).krate;
-    // Errors in the options are reported when #[tool]'s phases parse them again.
-    let _ = cx.check();
-    krate.unwrap_or_else(|| syn::parse_quote!(::tool_core))
 }
 
 /// How a parameter's binding is passed on: `x`, or `Args(x)` rebuilt as written.

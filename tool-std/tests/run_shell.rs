@@ -539,6 +539,18 @@ fn a_long_output_is_cut_once_to_fit_the_coordinators_output_limit() {
     );
 }
 
+/// Calls `run_shell` with `command`, asserting that the policy denied it; the result.
+fn refused(shell: &Shell, command: &str) -> tool_core::ToolResult {
+    let result = shell.call("run_shell", json!({ "command": command }));
+    assert_eq!(
+        result.error().map(ToolError::kind),
+        Some("denied"),
+        "{command}: {}",
+        result.text()
+    );
+    result
+}
+
 /// Found by an exploratory run: in bypass mode `echo x > .git/hooks/post-merge` was refused,
 /// but `tee`, `cp` and `sed -i` wrote under `.git` unopposed.
 #[test]
@@ -553,13 +565,7 @@ fn programs_that_write_by_argument_cannot_write_under_git_either() {
         "sed -i s/kept/changed/ .git/description",
         "rm -f .git/description",
     ] {
-        let result = shell.call("run_shell", json!({ "command": command }));
-        assert_eq!(
-            result.error().map(ToolError::kind),
-            Some("denied"),
-            "{command}: {}",
-            result.text()
-        );
+        refused(&shell, command);
     }
     assert!(!shell.root().join(".git/hooks/post-merge").exists());
     assert!(!shell.root().join(".git/hooks/post-checkout").exists());
@@ -603,13 +609,7 @@ fn a_recursive_write_above_git_is_refused_naming_git() {
         ("cp -r backup/.git .", "./.git"),
         ("mv vendor old", "vendor/lib/.git"),
     ] {
-        let result = shell.call("run_shell", json!({ "command": command }));
-        assert_eq!(
-            result.error().map(ToolError::kind),
-            Some("denied"),
-            "{command}: {}",
-            result.text()
-        );
+        let result = refused(&shell, command);
         assert!(
             result
                 .text()
@@ -627,6 +627,52 @@ fn a_recursive_write_above_git_is_refused_naming_git() {
     assert!(root.join("keep.txt").exists());
 }
 
+/// The same class written as an attacker would: wrapped, escaped, after `--`, through `..`,
+/// a doubled slash, a `cd`, a symlink to an ancestor, find's other options, and an `Edit(..)`
+/// deny rule in place of `.git`. Each is refused and nothing beneath the target changed.
+#[test]
+fn recursive_writes_in_other_spellings_are_refused_too() {
+    let shell = Shell::with(
+        shell_support::allow_all().deny("Edit(./keys/**)"),
+        Mode::Bypass,
+    );
+    let root = shell.root();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join(".git/config"), "kept\n").unwrap();
+    std::fs::create_dir_all(root.join("keys")).unwrap();
+    std::fs::write(root.join("keys/id"), "secret\n").unwrap();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::os::unix::fs::symlink("..", root.join("sub/up")).unwrap();
+    for command in [
+        "rm -rf -- .",
+        "\\rm -rf .",
+        "command rm -rf .",
+        "env rm -rf .",
+        "timeout 5 rm -rf .",
+        "rm -rf ./.",
+        "rm -rf .//",
+        "rm -rf sub/..",
+        "cd sub && rm -rf ..",
+        "rm -rf sub/up/",
+        "find ./ -depth -delete",
+        "find . -mindepth 1 -xdev -delete",
+        "find . -name id -delete",
+        "rm -rf keys/..",
+        "chown -R 0 .",
+    ] {
+        refused(&shell, command);
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join(".git/config")).unwrap(),
+        "kept\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("keys/id")).unwrap(),
+        "secret\n"
+    );
+    assert!(root.join("sub/up").is_symlink());
+}
+
 /// The other side: a recursive write that reaches no protected path runs, even beside `.git`:
 /// `find` deleting what its tests select outside `.git`, `rm -rf` of a build folder, a copy
 /// of a folder into the root.
@@ -638,6 +684,15 @@ fn a_recursive_write_that_reaches_no_protected_path_runs() {
     std::fs::write(root.join(".git/config"), "kept\n").unwrap();
     std::fs::create_dir_all(root.join("build/deep")).unwrap();
     std::fs::write(root.join("build/deep/a.o"), "").unwrap();
+    // A FIFO beneath the target: looking beneath never opens an entry, so nothing waits.
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        root.join("build/deep/pipe"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
     std::fs::write(root.join("main.o"), "").unwrap();
     std::fs::create_dir_all(root.join("assets/img")).unwrap();
     for command in [
@@ -696,13 +751,7 @@ fn writes_named_by_options_are_confined_like_rm() {
         format!("mv -- ../{name} here"),
         "git --work-tree=.. checkout .".to_owned(),
     ] {
-        let result = shell.call("run_shell", json!({ "command": command }));
-        assert_eq!(
-            result.error().map(ToolError::kind),
-            Some("denied"),
-            "{command}: {}",
-            result.text()
-        );
+        let result = refused(&shell, &command);
         assert!(
             result.text().contains("outside"),
             "{command}: {}",

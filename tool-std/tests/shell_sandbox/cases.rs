@@ -956,6 +956,37 @@ fn the_protected_git_at_the_root_is_read_only_to_commands() {
     assert!(note.contains("SandboxConfig::deny_write"), "{note}; {seen}");
 }
 
+/// What the policy cannot read (a target known only at run time, an interpreter, a program
+/// named by a variable) meets the sandbox: the root's `.git` survives each, in bypass mode
+/// with every command allowed.
+#[test]
+fn the_root_git_survives_removals_the_policy_cannot_read() {
+    if !bubblewrap() {
+        return;
+    }
+    for command in [
+        "rm -rf \"$PWD\"/.git",
+        "d=.git; rm -rf $d",
+        "python3 -c \"import shutil; shutil.rmtree('.git')\"",
+        "x=mv; $x .git gone",
+        "find \"$PWD\" -path '*/.git/*' -delete",
+    ] {
+        let shell = shell_in(config(), allow_all(), Mode::Bypass);
+        std::fs::create_dir_all(shell.root().join(".git")).unwrap();
+        std::fs::write(shell.root().join(".git/config"), "kept\n").unwrap();
+        let run = shell.run(command);
+        assert_eq!(
+            std::fs::read_to_string(shell.root().join(".git/config")).unwrap_or_default(),
+            "kept\n",
+            "{command}: {}",
+            run.output
+        );
+        assert!(!exists(&shell.root().join("gone")), "{command}");
+        // It ran, and the kernel refused it: the policy did not stand in the way.
+        assert_ne!(run.exit_code, Some(0), "{command}: {}", run.output);
+    }
+}
+
 #[test]
 fn only_harmless_devices_are_there_to_open() {
     if !bubblewrap() {

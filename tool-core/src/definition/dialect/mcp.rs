@@ -91,7 +91,9 @@ fn portable(rewriter: &mut Rewriter<'_>, schema: &mut Value, pointer: &str, prop
         && !STANDARD_FORMATS.contains(&format)
     {
         if rewrite::is_number_width(format) {
-            // The width is the tool's to check; `minimum` already says "unsigned".
+            // The width is the tool's to check; `minimum` already says "unsigned". Dropped
+            // without a report, unlike `rewrite::drop_unsupported_format` (for providers that
+            // refuse the keyword): nothing a client could act on is lost.
             object.remove("format");
         } else {
             rewriter.move_to_description(object, &["format"], pointer);

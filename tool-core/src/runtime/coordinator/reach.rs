@@ -128,7 +128,5 @@ pub(super) fn denied_beneath(
 
 /// The entry as the call would have named it: beneath the target as sent (`./.git` for `.`).
 fn shown(sent: &str, below: &Path) -> String {
-    let sent = sent.trim_end_matches('/');
-    let sent = if sent.is_empty() { "/" } else { sent };
     format!("{}/{}", sent.trim_end_matches('/'), below.to_string_lossy())
 }

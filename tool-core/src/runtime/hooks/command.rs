@@ -140,7 +140,7 @@ impl CommandHook {
                 let _ = child.wait().await;
                 HookOutput::error(format!(
                     "timed out after {} and was killed with its child processes",
-                    describe(self.timeout)
+                    super::describe(self.timeout)
                 ))
             }
         };
@@ -212,12 +212,4 @@ async fn read_capped(mut reader: impl AsyncRead + Unpin) -> String {
         ));
     }
     text
-}
-
-fn describe(duration: Duration) -> String {
-    if duration.subsec_millis() == 0 {
-        format!("{} s", duration.as_secs())
-    } else {
-        format!("{} ms", duration.as_millis())
-    }
 }

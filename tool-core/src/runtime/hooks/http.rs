@@ -122,9 +122,9 @@ impl HttpHook {
             Ok(response) => response,
             Err(error) if error.is_timeout() => {
                 return HookOutput::error(format!(
-                    "`{}` did not answer within {} s",
+                    "`{}` did not answer within {}",
                     self.url,
-                    self.timeout.as_secs_f64()
+                    super::describe(self.timeout)
                 ));
             }
             Err(error) => {

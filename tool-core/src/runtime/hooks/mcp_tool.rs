@@ -75,8 +75,8 @@ impl McpToolHook {
             }
             Ok(Err(error)) => HookOutput::error(format!("`{name}` failed: {error}")),
             Err(_) => HookOutput::error(format!(
-                "`{name}` did not answer within {} s",
-                self.timeout.as_secs_f64()
+                "`{name}` did not answer within {}",
+                super::describe(self.timeout)
             )),
         }
     }

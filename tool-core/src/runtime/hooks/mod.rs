@@ -428,6 +428,15 @@ impl Future for JoinAll<'_> {
     }
 }
 
+/// A hook's time limit in a message: `60 s`, `500 ms`. One wording for every hook type.
+fn describe(duration: std::time::Duration) -> String {
+    if duration.subsec_millis() == 0 {
+        format!("{} s", duration.as_secs())
+    } else {
+        format!("{} ms", duration.as_millis())
+    }
+}
+
 /// The answer of a hook that panicked.
 fn panicked(message: &str) -> HookOutput {
     HookOutput::error(format!("panicked: {message}"))

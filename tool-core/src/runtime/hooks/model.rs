@@ -127,8 +127,8 @@ impl ModelHook {
             Ok(Err(error)) => return HookOutput::error(format!("the model failed: {error}")),
             Err(_) => {
                 return HookOutput::error(format!(
-                    "the model did not answer within {} s",
-                    self.timeout.as_secs_f64()
+                    "the model did not answer within {}",
+                    super::describe(self.timeout)
                 ));
             }
         };

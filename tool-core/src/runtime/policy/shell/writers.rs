@@ -461,12 +461,10 @@ fn copied_files(name: &str, args: &[Word]) -> Vec<Written> {
     }
     let recursive =
         name == "mv" || (name == "cp" && valued.has(&options, b"rRa", &["recursive", "archive"]));
-    let directory = match valued.value(&options, b't', "target-directory") {
-        Some(directory) => Some(directory),
-        None if operands.len() >= 2 => operands.pop(),
-        None => return Vec::new(),
-    };
-    let Some(directory) = directory else {
+    // The `-t` folder, else the last of two or more operands.
+    let target = valued.value(&options, b't', "target-directory");
+    let several = operands.len() >= 2;
+    let Some(directory) = target.or_else(|| operands.pop_if(|_| several)) else {
         return Vec::new();
     };
     let mut files = vec![Written::replaced(directory.clone())];
