@@ -81,7 +81,7 @@ fn main() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     copy_tree(&crate_dir.join("src"), &dir.path().join("src"));
-    let source = crate_dir.join("src/run_shell.rs");
+    let source = crate_dir.join("src/shell/run_shell.rs");
     std::fs::copy(&source, dir.path().join("source.rs")).expect("copy the source file");
     let mut log = String::new();
     let mut line = 0;

@@ -23,7 +23,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-const READ: &str = "copy1/tool-std/src/run_shell.rs";
+const READ: &str = "copy1/tool-std/src/shell/run_shell.rs";
 
 fn setting(name: &str, default: usize) -> usize {
     std::env::var(name)

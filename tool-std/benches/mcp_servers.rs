@@ -51,7 +51,7 @@ const STARTS: usize = 20;
 
 /// The file read, the directory listed, the glob (on file names, the one form all three
 /// servers read alike: `rust-mcp-filesystem` matches the name only) and the content search.
-const READ: &str = "copy1/tool-std/src/run_shell.rs";
+const READ: &str = "copy1/tool-std/src/shell/run_shell.rs";
 const LIST: &str = "copy1/tool-std/src";
 const GLOB: &str = "**/[a-c]*.rs";
 const REGEX: &str = r"impl .*Display for";

@@ -1,7 +1,10 @@
 //! The standard library of agent tools: link the crate and its tools are in the registry.
 //!
-//! Each tool is a `#[tool]` function in a small file over a shared engine: [`fs`] under the
-//! file tools, [`shell`] under the shell tools. Every file is read and written through the
+//! Each tool is a `#[tool]` function in a small file, in the folder of its family beside the
+//! engine the family shares: `files/`, `edit/` (with `edit/patch/`), `search/` (with
+//! `search/walk/` and [`search::repo_map`]), [`shell`], [`web`], [`code`] and `steering/`
+//! (plans, todos, sub-agents, kept outputs). [`fs`], the text-as-found engine, sits beside them
+//! because every family reads and writes through it. Every file is read and written through the
 //! workspace's confined handles, as found: its encoding, byte order mark and line endings are
 //! kept byte for byte. The shell tools are built on Unix only (a command runs in a process
 //! group of its own, stopped by signalling the group).
@@ -40,54 +43,30 @@
 // On docs.rs (`--cfg docsrs`, nightly) every item gated by a feature says which one.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod apply_patch;
 pub mod code;
 mod edit;
-mod edit_file;
-mod execute;
-mod fetch_url;
+mod files;
 pub mod fs;
-mod glob;
-mod grep;
-mod hashline_edit;
-#[cfg(unix)]
-mod kill_shell;
-mod list_artifacts;
-mod list_dir;
-#[cfg(unix)]
-mod list_shells;
-mod multi_edit;
-mod patch;
-mod present_plan;
-mod read_artifact;
-mod read_file;
-pub mod repo_map;
-#[cfg(unix)]
-mod run_shell;
+pub mod search;
 #[cfg(unix)]
 pub mod shell;
-#[cfg(unix)]
-mod shell_output;
-mod subtask;
-mod think;
-mod todo_write;
-mod walk;
+mod steering;
 pub mod web;
-mod web_search;
-mod write_file;
 
-pub use apply_patch::PatchText;
-pub use execute::ExecuteOutput;
-pub use grep::OutputMode;
-pub use hashline_edit::{HashlineEditArgs, HashlineOp};
+pub use code::execute::ExecuteOutput;
+pub use edit::apply_patch::PatchText;
+pub use edit::hashline_edit::{HashlineEditArgs, HashlineOp};
+pub use edit::multi_edit::EditArgs;
+pub use search::grep::OutputMode;
 #[cfg(unix)]
-pub use kill_shell::JobKilled;
+pub use shell::kill_shell::JobKilled;
 #[cfg(unix)]
-pub use list_shells::{JobSummary, ShellList};
-pub use multi_edit::EditArgs;
+pub use shell::list_shells::{JobSummary, ShellList};
 #[cfg(unix)]
-pub use run_shell::{DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ShellJobStarted, ShellReply, ShellRun};
+pub use shell::run_shell::{
+    DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ShellJobStarted, ShellReply, ShellRun,
+};
 #[cfg(unix)]
-pub use shell_output::JobOutput;
-pub use subtask::{SubAgentRunner, SubAgentTask, Subagents};
-pub use todo_write::{InvalidTodos, TodoItem, TodoList, TodoProblem, TodoStatus};
+pub use shell::shell_output::JobOutput;
+pub use steering::subtask::{SubAgentRunner, SubAgentTask, Subagents};
+pub use steering::todo_write::{InvalidTodos, TodoItem, TodoList, TodoProblem, TodoStatus};

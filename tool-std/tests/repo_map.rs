@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::json;
 use tool_core::ToolResult;
-use tool_std::repo_map::parses_under;
+use tool_std::search::repo_map::parses_under;
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Code mode: the engine under `execute`, which runs Python a model wrote in
+//! Code mode: the `execute` tool and the engine under it, which runs Python a model wrote in
 //! [monty](https://github.com/pydantic/monty), pydantic's sandboxed interpreter for code
 //! written by models, with the toolset's tools as its functions.
 //!
@@ -55,6 +55,7 @@
 //! A limit or a cancellation raises `KeyboardInterrupt`, which `except Exception` lets
 //! through; a run that catches it anyway still ends as stopped.
 
+pub(crate) mod execute;
 mod functions;
 mod interpreter;
 mod limits;

@@ -1,7 +1,9 @@
-//! The text side of `edit_file` and `multi_edit` (issue 7): finding `old_string` in a file's
-//! decoded text by a ladder of ever looser comparisons, replacing it, and wording the reply
-//! (`reply`, shared with `hashline_edit`) or the error for the model. No file I/O: the caller reads and decodes the file, passes its text
-//! with its own line ends (LF, CRLF or mixed), and writes the result back only on `Ok`.
+//! The edit tools, `edit_file`, `multi_edit`, `hashline_edit` and `apply_patch` (Codex's
+//! format, parsed and planned in `patch`), and the text engine the first three share: finding
+//! `old_string` in a file's decoded text by a ladder of ever looser comparisons, replacing it,
+//! and wording the reply (`reply`) or the error for the model. The engine does no file I/O:
+//! each tool reads and decodes the file through [`crate::fs`], passes its text with its own
+//! line ends (LF, CRLF or mixed), and writes the result back only on `Ok`.
 //!
 //! The ladder ([`MatchLevel`], strictest first; the first level that finds `old_string` at all
 //! decides, and it must find it exactly once):
@@ -22,9 +24,14 @@
 //! the replaced span are never touched.
 
 mod apply;
+pub(crate) mod apply_patch;
+pub(crate) mod edit_file;
+pub(crate) mod hashline_edit;
 mod indent;
 mod ladder;
+pub(crate) mod multi_edit;
 mod normalize;
+mod patch;
 mod reply;
 mod report;
 mod text;

@@ -1,5 +1,5 @@
-//! The engine under the shell tools (`run_shell`, `shell_output`, `kill_shell`,
-//! `list_shells`): starting a command line without a terminal (`spawn`), without a shell
+//! The shell tools (`run_shell`, `shell_output`, `kill_shell`, `list_shells`) and the engine
+//! under them: starting a command line without a terminal (`spawn`), without a shell
 //! where one would add nothing (`direct`), watching it to its
 //! end and stopping its whole process group (`process`), what it printed as the model reads
 //! it (`output`), the session's background jobs (`jobs`), which command lines only read
@@ -13,10 +13,14 @@
 
 pub(crate) mod direct;
 pub(crate) mod jobs;
+pub(crate) mod kill_shell;
+pub(crate) mod list_shells;
 pub(crate) mod output;
 pub(crate) mod process;
 pub mod read_only;
+pub(crate) mod run_shell;
 pub mod sandbox;
+pub(crate) mod shell_output;
 pub(crate) mod spawn;
 
 /// Sends SIGTERM to the process group of every command the shell tools of this process have

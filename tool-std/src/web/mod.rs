@@ -1,4 +1,4 @@
-//! The web engine under `fetch_url` and `web_search`, one module per job:
+//! The web tools, `fetch_url` and `web_search`, and the engine under them, one module per job:
 //!
 //! - `address`: which addresses a fetch may connect to ([`refused_range`]), checked after every
 //!   DNS resolution and on every redirect, the client connecting to exactly the addresses
@@ -27,8 +27,10 @@ mod cache;
 mod client;
 mod config;
 mod convert;
+pub(crate) mod fetch_url;
 mod search;
 mod searxng;
+pub(crate) mod web_search;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -422,7 +422,7 @@ fn global() -> Arc<Gitignore> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::walk::{builder, entries};
+    use crate::search::walk::{builder, entries};
 
     /// Writes `files` (path, content) under a new directory.
     fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
-use crate::walk;
+use crate::search::walk;
 
 /// List a directory as a sorted tree, `depth` levels deep: directories end in `/`, symbolic
 /// links in `@` (never followed). Files `.gitignore`d or hidden are left out; a directory that

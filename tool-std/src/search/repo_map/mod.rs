@@ -16,7 +16,7 @@ use std::time::SystemTime;
 
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
-use crate::walk::{self, Kind};
+use crate::search::walk::{self, Kind};
 use rank::Edge;
 use tags::{FileTags, Lang};
 

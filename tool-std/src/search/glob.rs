@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use globset::GlobBuilder;
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
-use crate::walk::{self, Visit};
+use crate::search::walk::{self, Visit};
 
 /// Find files by name pattern (`**/*.rs`, `src/**/*.{ts,tsx}`, `*.md`), newest first, as paths
 /// relative to the workspace root. `.gitignore`d and hidden files are left out, unless the

@@ -10,8 +10,8 @@ use serde::{Deserialize, Deserializer};
 use tool_core::context::ToolContext;
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
+use crate::edit::patch::{self, FileChange, Operation, Patch};
 use crate::fs::{self, Format, TextFile, io_error};
-use crate::patch::{self, FileChange, Operation, Patch};
 
 /// A patch as sent, parsed while the arguments are: every path it names (a move's destination
 /// too) becomes a workspace path, so the policy confines it and path rules apply to it, as for

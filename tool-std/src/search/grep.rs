@@ -13,7 +13,7 @@ use serde::Deserialize;
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
 use crate::fs::anchor;
-use crate::walk::{self, Visit};
+use crate::search::walk::{self, Visit};
 
 /// Lines longer than this many characters are cut in the output.
 const MAX_COLUMNS: usize = 500;
