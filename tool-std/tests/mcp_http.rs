@@ -94,6 +94,14 @@ impl Served {
         Response::parse(&raw)
     }
 
+    /// POSTs `body` (`Content-Type: application/json`) and reads the whole response.
+    fn exchange(&self, body: &str) -> Response {
+        let mut stream = self.post(body, &[]);
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).unwrap();
+        Response::parse(&raw)
+    }
+
     /// Sends `body` as a JSON-RPC POST (with `Host: 127.0.0.1:PORT` unless `headers` name
     /// one), and returns the connection to read the response from.
     fn post(&self, body: &str, headers: &[(&str, &str)]) -> TcpStream {
@@ -546,4 +554,75 @@ fn with_legacy_sessions_an_approval_is_asked_but_not_for_the_session() {
     // Every client of this server shares its coordinator: a grant "for the session" would
     // hold for all of them.
     script_passed(&output, &["choices once,reject\n"]);
+}
+
+/// A response's body as the JSON-RPC error it must be, checked to be served as JSON.
+fn json_rpc_error(response: &Response) -> serde_json::Value {
+    assert_eq!(
+        response.header("content-type"),
+        Some("application/json"),
+        "{}",
+        response.body
+    );
+    let body: serde_json::Value = serde_json::from_str(&response.body).unwrap();
+    assert!(body["error"]["code"].is_i64(), "{body}");
+    body
+}
+
+#[test]
+fn a_body_that_is_not_json_is_a_400_with_a_parse_error() {
+    let served = Served::start(&[], None);
+    let response = served.exchange("{\"jsonrpc\": \"2.0\", oops");
+    assert_eq!(response.status, 400, "{}", response.body);
+    assert_eq!(json_rpc_error(&response)["error"]["code"], -32700);
+}
+
+#[test]
+fn json_that_is_no_message_is_a_400_invalid_request_to_its_id() {
+    let served = Served::start(&[], None);
+    let response = served.exchange(r#"{"id": 3, "greeting": "hello"}"#);
+    assert_eq!(response.status, 400, "{}", response.body);
+    let error = json_rpc_error(&response);
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    assert_eq!(error["id"], 3, "{error}");
+}
+
+#[test]
+fn a_body_over_the_limit_is_a_413_naming_the_limit_and_the_server_goes_on() {
+    let served = Served::start(&["--max-message-bytes", "1K"], None);
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"write_file","arguments":{{"path":"big.txt","content":"{}"}}}}}}"#,
+        "x".repeat(2000)
+    );
+    let response = served.exchange(&body);
+    assert_eq!(response.status, 413, "{}", response.body);
+    let error = json_rpc_error(&response);
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("limit of 1 KiB"),
+        "{error}"
+    );
+
+    // Sent in chunks, with no length said up front: cut off at the limit all the same.
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+        served.authority()
+    );
+    for chunk in body.as_bytes().chunks(500) {
+        request.push_str(&format!(
+            "{:x}\r\n{}\r\n",
+            chunk.len(),
+            String::from_utf8_lossy(chunk)
+        ));
+    }
+    request.push_str("0\r\n\r\n");
+    let mut stream = TcpStream::connect(served.authority()).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    assert_eq!(Response::parse(&raw).status, 413, "{raw}");
+
+    served.initialize(&[]).assert_initialized();
 }

@@ -560,3 +560,16 @@ fn an_escape_sequence_in_a_call_is_shown_escaped_at_the_approval_prompt() {
     assert_eq!(status.code(), Some(1));
     assert!(!dir.path().join("gone").exists());
 }
+
+#[test]
+fn serve_at_a_terminal_says_it_waits_for_a_client_and_how_to_try_a_tool() {
+    let dir = workspace();
+    let mut terminal = Terminal::start(&["serve", "--workspace", "."], dir.path());
+    terminal.expect("waiting for an MCP client on stdin");
+    terminal.expect("toolbox call read_file");
+    // Ctrl-D at the start of a line: the end of stdin, before any message.
+    terminal.type_keys("\x04");
+    let (status, stdout) = terminal.finish();
+    assert!(status.success(), "{status}: {stdout}");
+    assert!(stdout.is_empty(), "{stdout}");
+}

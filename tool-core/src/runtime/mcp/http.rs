@@ -68,6 +68,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::{Body, Bytes, HttpBody as _};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -79,6 +80,8 @@ use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
+use super::malformed::{too_large, unreadable};
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, RequestId, ServerJsonRpcMessage};
 use sha2::{Digest, Sha256};
 
 /// The origins a browser on this machine sends: allowed by default on a loopback address.
@@ -258,7 +261,11 @@ impl HttpOptions {
     }
 
     /// rmcp's configuration: stateless, Origin always checked, Host as documented.
-    fn service_config(&self, shutdown: &CancellationToken) -> StreamableHttpServerConfig {
+    fn service_config(
+        &self,
+        shutdown: &CancellationToken,
+        limit: usize,
+    ) -> StreamableHttpServerConfig {
         let loopback = self.address.ip().is_loopback();
         let mut origins = self.allowed_origins.clone();
         let mut hosts = self.allowed_hosts.clone();
@@ -271,6 +278,7 @@ impl HttpOptions {
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(self.legacy_sessions)
             .with_json_response(true)
+            .with_max_request_body_bytes(limit)
             // Long calls answered on an SSE stream stay alive through proxies.
             .with_sse_keep_alive(Some(Duration::from_secs(15)))
             .with_cancellation_token(shutdown.child_token())
@@ -367,6 +375,7 @@ pub fn router(
 ) -> Result<Router, HttpError> {
     options.validate()?;
     let server = server.into().over_http(options.legacy_sessions);
+    let limit = server.message_limit();
     let router = if options.legacy_sessions {
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(LEGACY_SESSION_IDLE);
@@ -374,7 +383,7 @@ pub fn router(
             StreamableHttpService::new(
                 move || Ok(server.clone()),
                 Arc::new(sessions),
-                options.service_config(&shutdown),
+                options.service_config(&shutdown, limit),
             );
         Router::new()
             .route_service(&options.path, service)
@@ -384,10 +393,13 @@ pub fn router(
             StreamableHttpService::new(
                 move || Ok(server.clone()),
                 Arc::new(NeverSessionManager::default()),
-                options.service_config(&shutdown),
+                options.service_config(&shutdown, limit),
             );
         Router::new().route_service(&options.path, service)
     };
+    // Before rmcp sees a POST: its answers to a body that is not JSON (415) and to one over
+    // the limit (a plain-text 413) say nothing a JSON-RPC client can read.
+    let router = router.route_layer(middleware::from_fn_with_state(limit, read_message));
     Ok(match &options.bearer_token {
         Some(token) => router.route_layer(middleware::from_fn_with_state(
             Arc::clone(token),
@@ -395,6 +407,94 @@ pub fn router(
         )),
         None => router,
     })
+}
+
+/// Reads a POST's body (up to `limit` bytes) and lets it through when it is a JSON-RPC
+/// message. A body that is not JSON is answered `400 Bad Request` with a parse error
+/// (-32700), JSON that is no message `400` with an invalid request (-32600, to its `id`), and
+/// a body over the limit `413 Payload Too Large` with an error naming the limit: each a
+/// JSON-RPC error body, which a client reads as the answer to what it sent. An unknown
+/// notification is accepted (202) and dropped, as JSON-RPC never answers a notification.
+async fn read_message(State(limit): State<usize>, request: Request, next: Next) -> Response {
+    let is_json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        });
+    // Anything else is rmcp's to answer (405, 406, 415 for another content type).
+    if request.method() != axum::http::Method::POST || !is_json {
+        return next.run(request).await;
+    }
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return json_rpc_error(StatusCode::PAYLOAD_TOO_LARGE, too_large(limit), None);
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match read_body(body, limit).await {
+        Ok(bytes) => bytes,
+        Err(BodyProblem::TooLarge) => {
+            return json_rpc_error(StatusCode::PAYLOAD_TOO_LARGE, too_large(limit), None);
+        }
+        Err(BodyProblem::Broken(error)) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                format!("the request body could not be read: {error}"),
+            )
+                .into_response();
+        }
+    };
+    if serde_json::from_slice::<ClientJsonRpcMessage>(&bytes).is_err() {
+        return match unreadable(&bytes) {
+            Some((error, id)) => json_rpc_error(StatusCode::BAD_REQUEST, error, id),
+            None => StatusCode::ACCEPTED.into_response(),
+        };
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Why a body was not read.
+enum BodyProblem {
+    TooLarge,
+    Broken(axum::Error),
+}
+
+/// A body read whole, refused as soon as it grows past `limit` bytes.
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, BodyProblem> {
+    let mut body = std::pin::pin!(body);
+    let mut collected = Vec::new();
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let frame = frame.map_err(BodyProblem::Broken)?;
+        if let Ok(data) = frame.into_data() {
+            if collected.len() + data.len() > limit {
+                return Err(BodyProblem::TooLarge);
+            }
+            collected.extend_from_slice(&data);
+        }
+    }
+    Ok(Bytes::from(collected))
+}
+
+/// An HTTP response whose body is a JSON-RPC error.
+fn json_rpc_error(status: StatusCode, error: ErrorData, id: Option<RequestId>) -> Response {
+    let message = ServerJsonRpcMessage::error(error, id);
+    let body = serde_json::to_vec(&message).unwrap_or_default();
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
 }
 
 /// A `DELETE` that ended a session answers 204 No Content. rmcp answers 202 Accepted, which

@@ -39,8 +39,8 @@
 //! ([`Coordinator::call_with`](crate::Coordinator::call_with)): its cancellation, its progress
 //! sink, its approver. Files: `server.rs` (the handler), `progress.rs` (progress as
 //! notifications), `elicit.rs` (approval by elicitation and the sealed request state),
-//! `subscriptions.rs` (the served list and its change announcements), `http.rs` (streamable
-//! HTTP).
+//! `subscriptions.rs` (the served list and its change announcements), `stdio.rs` (the line
+//! transport: unreadable and oversized messages answered), `http.rs` (streamable HTTP).
 //!
 //! Served: stdio ([`serve_stdio`], [`McpServer::serve_stdio`]) and, with the feature
 //! `mcp-http`, streamable HTTP (`serve_http`, `HttpServer`, `router`: stateless, Origin
@@ -60,9 +60,11 @@ mod http;
 mod malformed;
 mod progress;
 mod server;
+mod stdio;
 mod subscriptions;
 
 pub use elicit::StateKeyTooShort;
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpError, HttpOptions, HttpServer, LEGACY_SESSION_IDLE, router, serve_http};
 pub use server::{McpServer, ServeError, TOOLS_LIST_TTL, serve_stdio};
+pub use stdio::DEFAULT_MAX_MESSAGE_BYTES;

@@ -29,6 +29,7 @@ use super::elicit::{
 };
 use super::malformed;
 use super::progress::ProgressForwarder;
+use super::stdio::{DEFAULT_MAX_MESSAGE_BYTES, Handshake, LineTransport};
 use super::subscriptions::{self, ToolList};
 use crate::approval::{ApprovalRequest, ApprovalResponse, UnansweredKind};
 use crate::coordinator::CallOptions;
@@ -124,6 +125,8 @@ pub struct McpServer {
     /// `elicitation/create` answer would come back in a request of its own, which no session
     /// ties to the call waiting for it.
     stateless_http: bool,
+    /// The largest message read, over stdio and HTTP.
+    max_message_bytes: usize,
 }
 
 impl McpServer {
@@ -139,7 +142,33 @@ impl McpServer {
             offer_session: true,
             calls: Arc::default(),
             stateless_http: false,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
         }
+    }
+
+    /// The largest message this server reads, in bytes (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`], 16 MiB). A longer message is not read: over stdio it is
+    /// skipped to its end and answered with an error naming the limit (to the request's `id`
+    /// when the line shows it), and the session goes on; over HTTP the request is answered
+    /// `413 Payload Too Large` with that error as its JSON-RPC body.
+    ///
+    /// ```
+    /// use tool_core::{Coordinator, Toolset, mcp::McpServer};
+    ///
+    /// let coordinator = Coordinator::builder().toolset(Toolset::all()).build().unwrap();
+    /// let server = McpServer::new(coordinator).max_message_bytes(64 * 1024 * 1024);
+    /// assert_eq!(server.message_limit(), 64 * 1024 * 1024);
+    /// ```
+    #[must_use]
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
+    /// The largest message this server reads ([`max_message_bytes`](Self::max_message_bytes)).
+    #[must_use]
+    pub fn message_limit(&self) -> usize {
+        self.max_message_bytes
     }
 
     /// This server as served over HTTP: stateless (see `stateless_http`) unless 2025-11-25
@@ -196,6 +225,15 @@ pub enum ServeError {
     /// handshake (or `server/discover`), or the transport closed before it.
     #[error("the MCP connection could not start: {0}")]
     Start(Box<rmcp::service::ServerInitializeError>),
+    /// The client closed the connection before it sent anything: nothing was asked, nothing
+    /// is wrong (a client probing whether the server starts, or a user who typed Ctrl-D).
+    #[error("the client closed the connection before the MCP handshake")]
+    ClosedBeforeHandshake,
+    /// What the client sent first was not the start of an MCP session: a line that is not
+    /// JSON-RPC (its start is kept), or a request other than `initialize` (or the 2026-07-28
+    /// protocol's) before the handshake.
+    #[error("the client did not speak MCP: it sent {0}")]
+    NotMcp(String),
     /// The task serving the connection panicked or was cancelled.
     #[error("the MCP connection ended abnormally: {0}")]
     Connection(#[from] tokio::task::JoinError),
@@ -228,18 +266,22 @@ impl McpServer {
         // request's token at once.
         let closed = CancellationToken::new();
         let stop = CancellationToken::new();
+        let handshake = Arc::new(Handshake::default());
+        let limit = self.max_message_bytes;
         let running = match pipes() {
             Some((input, output)) => {
                 let input = NoticeEnd::new(input, closed.clone());
-                self.serve_with_ct((input, output), stop.clone()).await
+                let lines = LineTransport::new(input, output, limit, handshake.clone());
+                self.serve_with_ct(lines, stop.clone()).await
             }
             None => {
                 let (input, output) = rmcp::transport::stdio();
                 let input = NoticeEnd::new(input, closed.clone());
-                self.serve_with_ct((input, output), stop.clone()).await
+                let lines = LineTransport::new(input, output, limit, handshake.clone());
+                self.serve_with_ct(lines, stop.clone()).await
             }
         }
-        .map_err(|error| ServeError::Start(Box::new(error)))?;
+        .map_err(|error| not_started(error, &handshake))?;
         let waiting = running.waiting();
         tokio::pin!(waiting);
         tokio::select! {
@@ -255,6 +297,33 @@ impl McpServer {
             }
         }
         Ok(())
+    }
+}
+
+/// Why a connection did not start, said from what the client sent.
+fn not_started(error: rmcp::service::ServerInitializeError, handshake: &Handshake) -> ServeError {
+    use rmcp::service::ServerInitializeError as Failed;
+    match error {
+        Failed::ConnectionClosed(_) => match handshake.unreadable() {
+            Some(line) => ServeError::NotMcp(format!("`{line}`")),
+            None => ServeError::ClosedBeforeHandshake,
+        },
+        Failed::ExpectedInitializeRequest(Some(message)) => {
+            let sent = serde_json::to_value(&message)
+                .ok()
+                .and_then(|value| {
+                    value
+                        .get("method")
+                        .and_then(|m| m.as_str())
+                        .map(str::to_owned)
+                })
+                .map_or_else(
+                    || "a response before it was asked anything".to_owned(),
+                    |method| format!("`{method}` before `initialize`"),
+                );
+            ServeError::NotMcp(sent)
+        }
+        error => ServeError::Start(Box::new(error)),
     }
 }
 

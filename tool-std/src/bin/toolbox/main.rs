@@ -103,6 +103,10 @@ enum Command {
         /// Serve only the read-only tools.
         #[arg(long)]
         read_only: bool,
+        /// The largest message read, in bytes, or with a unit (`64M`, `512K`); a longer one
+        /// is answered with an error naming the limit.
+        #[arg(long, value_name = "SIZE", value_parser = serve::parse_size, default_value = "16M")]
+        max_message_bytes: usize,
         #[command(flatten)]
         http: serve::HttpArgs,
     },
@@ -339,8 +343,9 @@ fn run(command: Command) -> Result<u8, Failure> {
         Command::Serve {
             session,
             read_only,
+            max_message_bytes,
             http,
-        } => serve::serve(toolset, &session, read_only, &http),
+        } => serve::serve(toolset, &session, read_only, max_message_bytes, &http),
         Command::Policy {
             command: PolicyCommand::Sources { session },
         } => {

@@ -2,10 +2,12 @@
 //! the HTTP server's flags (where to listen, who may call, the approval-state key); how the
 //! signals stop it is [`signals`]'s.
 
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use tool_core::Toolset;
 use tool_core::context::CancellationToken;
+use tool_core::mcp::ServeError;
 
 use crate::{FAILED, Failure, SessionArgs, coordinator, imports, runtime, signals, start_runtime};
 
@@ -15,6 +17,11 @@ and 2025-11-25 at one endpoint (/mcp), and by default listens on loopback only, 
 requests whose Host is a loopback name, and refuses (403) browser requests from any Origin but
 a loopback one. A non-loopback address needs a bearer token (--token-env or --token-file; never
 on the command line, where `ps` shows it) or --allow-unauthenticated.
+
+Over stdio, a line that is not JSON-RPC is answered with a parse error (-32700) and the session
+goes on; a message over --max-message-bytes is answered with an error naming the limit. A client
+that closes stdin before its first message ends the server with status 0; one that sends no MCP
+handshake, with status 2.
 
 subtask and web_search are not served: they need a model to run sub-agents and a search
 engine, which an application linking tool-std gives them and a command line cannot.
@@ -147,6 +154,7 @@ pub(crate) fn serve(
     toolset: Toolset,
     session: &SessionArgs,
     read_only: bool,
+    max_message_bytes: usize,
     http: &HttpArgs,
 ) -> Result<u8, Failure> {
     let mut toolset = toolset;
@@ -196,7 +204,9 @@ pub(crate) fn serve(
         return runtime.block_on(async {
             // (Over HTTP, approvals "for the session" are not offered: one server answers every
             // client that reaches the address.)
-            let server = http.with_state_key(tool_core::mcp::McpServer::new(coordinator))?;
+            let server = tool_core::mcp::McpServer::new(coordinator)
+                .max_message_bytes(max_message_bytes);
+            let server = http.with_state_key(server)?;
             let server = tool_core::mcp::HttpServer::bind(server, options)
                 .await
                 .map_err(|error| match error {
@@ -224,21 +234,63 @@ pub(crate) fn serve(
     }
     // The end of stdin cancels the calls in flight (tool-core's `serve_stdio`); a signal
     // cancels them too, and ends the process with the signal's status.
-    let served = runtime.block_on(signals::until_stopped(
-        tool_core::mcp::serve_stdio(coordinator),
-        &calls,
-    ));
+    if std::io::stdin().is_terminal() {
+        eprintln!(
+            "toolbox serve: waiting for an MCP client on stdin (JSON-RPC, one message per line); an MCP client starts this command itself. To try a tool by hand: toolbox call read_file '{{\"path\": \"README.md\"}}' (toolbox list shows the tools). Ctrl-D ends."
+        );
+    }
+    let server = tool_core::mcp::McpServer::new(coordinator).max_message_bytes(max_message_bytes);
+    let served = runtime.block_on(signals::until_stopped(server.serve_stdio(), &calls));
     match served {
-        Ok(served) => served.map_err(|error| Failure {
-            code: FAILED,
-            message: format!("the MCP connection failed: {error}"),
-        })?,
+        // A client that left before it said anything (or Ctrl-D at a terminal): nothing failed.
+        Ok(Ok(()) | Err(ServeError::ClosedBeforeHandshake)) => {}
+        Ok(Err(error @ ServeError::NotMcp(_))) => {
+            return Err(Failure::usage(format!(
+                "{error}; `toolbox serve` talks MCP with a client that starts it, and `toolbox call TOOL '<json>'` runs a tool by hand"
+            )));
+        }
+        Ok(Err(error)) => {
+            return Err(Failure {
+                code: FAILED,
+                message: format!("the MCP connection failed: {error}"),
+            });
+        }
         Err(stop) => {
             drop(imported);
             return Ok(signals::shut_down(stop, runtime));
         }
     }
     Ok(0)
+}
+
+/// A size in bytes as a person writes it: `1048576`, `512K`, `16M`, `1G` (also `KiB`, `MB`,
+/// and so on; every unit is a power of 1024, as for memory).
+pub(crate) fn parse_size(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: usize = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size: write a number of bytes, or one with a unit (`512K`, `16M`, `1G`)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        other => {
+            return Err(format!(
+                "`{other}` is not a unit of size: use K, M or G (powers of 1024), as in `16M`"
+            ));
+        }
+    };
+    match number.checked_mul(1 << shift) {
+        Some(0) | None => Err(format!(
+            "`{text}` is not a usable size: give at least one byte and at most what this machine can address"
+        )),
+        Some(bytes) => Ok(bytes),
+    }
 }
 
 /// The runtime of a server over stdio: one thread. Its one client's requests arrive one line
