@@ -107,6 +107,28 @@ fn an_unknown_field_suggests_the_closest_allowed_name() {
 }
 
 #[test]
+fn the_one_missing_argument_is_offered_for_the_one_unknown_when_its_value_fits() {
+    let result = call("args_read", r#"{"file": "a.rs"}"#);
+    assert!(
+        result
+            .text()
+            .contains("unknown argument `file`; did you mean `path`?"),
+        "{}",
+        result.text()
+    );
+}
+
+#[test]
+fn an_unknown_argument_whose_value_cannot_be_the_missing_one_gets_no_guess() {
+    // A number cannot be the path: nothing suggests `nope` was meant as `path`.
+    let result = call("args_read", r#"{"nope": 1}"#);
+    let text = result.text();
+    assert!(text.contains("unknown argument `nope`"), "{text}");
+    assert!(!text.contains("did you mean"), "{text}");
+    assert!(text.contains("missing required argument `path`"), "{text}");
+}
+
+#[test]
 fn every_top_level_problem_is_reported_at_once() {
     let result = call("args_edit", r#"{"edit": []}"#);
     let found = problems(&result);

@@ -172,6 +172,19 @@ fn a_bad_pattern_says_how_to_write_it() {
     );
 }
 
+#[test]
+fn a_bad_pattern_is_explained_on_the_pattern_as_written_in_one_line() {
+    let fx = fixture();
+    let result = fx.grep(json!({"pattern": "("}));
+    let text = result.text();
+    assert!(
+        text.contains("`(` is not a valid regular expression: unclosed group (at character 1);"),
+        "{text}"
+    );
+    // Not the wrapping grep-regex puts around it, and not its caret drawing.
+    assert!(!text.contains("(?:") && !text.contains('\n'), "{text}");
+}
+
 /// Found by an exploratory run: `read_file` decoded `garçon` in a Latin-1 file and `日本語` in
 /// a Shift_JIS one, but `grep` found neither (it searched their bytes as UTF-8) while its
 /// description promised that files in any encoding are searched.

@@ -348,7 +348,10 @@ fn a_client_that_leaves_before_initialize_ends_the_server_quietly_with_0() {
 fn a_client_that_speaks_no_mcp_ends_the_server_with_2_and_one_sentence() {
     for (sent, says) in [
         ("hello\n", "it sent `hello`"),
-        ("{\"greeting\": \"hi\"}\n", "it sent `{\"greeting\": \"hi\"}`"),
+        (
+            "{\"greeting\": \"hi\"}\n",
+            "it sent `{\"greeting\": \"hi\"}`",
+        ),
     ] {
         let workspace = tempfile::tempdir().unwrap();
         let mut server = unspoken_server(workspace.path());
@@ -364,4 +367,66 @@ fn a_client_that_speaks_no_mcp_ends_the_server_with_2_and_one_sentence() {
             "{sent:?}: {stderr}"
         );
     }
+}
+
+#[test]
+fn toolbox_serve_names_itself_toolbox_to_its_client() {
+    let workspace = tempfile::tempdir().unwrap();
+    let mut server = unspoken_server(workspace.path());
+    let mut stdin = server.stdin.take().unwrap();
+    stdin
+        .write_all(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#)
+        .unwrap();
+    stdin.write_all(b"\n").unwrap();
+    let mut answers = BufReader::new(server.stdout.take().unwrap());
+    let initialized = answer(&mut answers);
+    assert_eq!(
+        initialized["result"]["serverInfo"]["name"], "toolbox",
+        "{initialized}"
+    );
+    drop(stdin);
+    assert!(server.wait().unwrap().success());
+}
+
+#[test]
+fn an_imported_tool_hidden_by_read_only_is_refused_saying_why() {
+    let workspace = tempfile::tempdir().unwrap();
+    let config = workspace.path().join("inner.mcp.json");
+    let inner = serde_json::json!({"mcpServers": {"inner": {
+        "command": env!("CARGO_BIN_EXE_toolbox"),
+        "args": ["serve", "--workspace", workspace.path()],
+    }}});
+    std::fs::write(&config, inner.to_string()).unwrap();
+    // Trusted, so its read-only tools keep their read-only annotation (and are served).
+    let settings = workspace.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"toolkit": {"trustedMcpServers": ["inner"]}}"#,
+    )
+    .unwrap();
+    let flags = [
+        "--read-only",
+        "--mcp-config",
+        config.to_str().unwrap(),
+        "--settings",
+        settings.to_str().unwrap(),
+    ];
+    let (_server, mut send, mut answers) = initialized_server_with(workspace.path(), &flags);
+    send(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcp__inner__write_file","arguments":{"path":"x.txt","content":"x"}}}"#,
+    );
+    let refused = answer(&mut answers).to_string();
+    assert!(
+        refused.contains("serves only read-only tools") && !refused.contains("did you mean"),
+        "{refused}"
+    );
+    assert!(!workspace.path().join("x.txt").exists());
+    // Not listed, as before.
+    send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#);
+    let list = answer(&mut answers).to_string();
+    assert!(
+        list.contains("mcp__inner__read_file"),
+        "the read-only imports are served"
+    );
+    assert!(!list.contains("mcp__inner__write_file"), "{list}");
 }

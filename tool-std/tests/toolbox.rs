@@ -56,6 +56,24 @@ fn list_names_every_tool_with_its_effect_and_aliases() {
 }
 
 #[test]
+fn list_marks_the_tools_that_need_what_only_an_application_gives() {
+    let dir = project();
+    let text = stdout(&toolbox(&["list"], dir.path()));
+    for (tool, needs) in [
+        ("subtask ", "[needs a model"),
+        ("web_search ", "[needs a search engine"),
+    ] {
+        let line = text.lines().find(|line| line.starts_with(tool)).unwrap();
+        assert!(line.contains(needs), "{line}");
+    }
+    let read = text
+        .lines()
+        .find(|line| line.starts_with("read_file "))
+        .unwrap();
+    assert!(!read.contains("[needs"), "{read}");
+}
+
+#[test]
 fn list_json_is_machine_readable() {
     let dir = project();
     let output = toolbox(&["list", "--json"], dir.path());
@@ -281,6 +299,61 @@ fn a_settings_file_in_claude_codes_format_applies() {
 }
 
 #[test]
+fn call_refused_without_a_terminal_names_the_remedy_and_the_remedy_works() {
+    let dir = project();
+    let call = [
+        "call",
+        "write_file",
+        r#"{"path": "new.md", "content": "hi"}"#,
+    ];
+    let refused = toolbox(&call, dir.path());
+    assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
+    let said = stderr(&refused);
+    assert!(
+        said.contains("`write_file` needs approval")
+            && said.contains("--mode accept_edits")
+            && said.contains(r#"{"permissions": {"allow": ["write_file"]}}"#),
+        "{said}"
+    );
+    assert!(!dir.path().join("new.md").exists());
+
+    // Each remedy it names lets the call run.
+    let settings = dir.path().join("allow.json");
+    std::fs::write(&settings, r#"{"permissions": {"allow": ["write_file"]}}"#).unwrap();
+    let with_rule = [&call[..], &["--settings", settings.to_str().unwrap()]].concat();
+    let allowed = toolbox(&with_rule, dir.path());
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    std::fs::remove_file(dir.path().join("new.md")).unwrap();
+    let with_mode = [&call[..], &["--mode", "accept_edits"]].concat();
+    let allowed = toolbox(&with_mode, dir.path());
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    assert!(stderr(&allowed).is_empty(), "{}", stderr(&allowed));
+}
+
+#[test]
+fn call_run_shell_fails_with_the_command_and_says_its_code() {
+    let dir = project();
+    let run = |command: &str| {
+        let arguments = serde_json::json!({ "command": command }).to_string();
+        toolbox(
+            &["call", "run_shell", &arguments, "--mode", "bypass"],
+            dir.path(),
+        )
+    };
+    let failed = run("echo out; exit 3");
+    assert_eq!(failed.status.code(), Some(1), "{}", stdout(&failed));
+    assert!(stdout(&failed).contains("out"), "{}", stdout(&failed));
+    assert!(
+        stderr(&failed).contains("the command exited with code 3"),
+        "{}",
+        stderr(&failed)
+    );
+    let passed = run("echo out");
+    assert_eq!(passed.status.code(), Some(0), "{}", stderr(&passed));
+    assert!(stderr(&passed).is_empty(), "{}", stderr(&passed));
+}
+
+#[test]
 fn a_bad_settings_file_is_a_set_up_error_naming_it() {
     let dir = project();
     let settings = dir.path().join("settings.json");
@@ -440,6 +513,39 @@ fn check_passes_for_the_standard_tools_and_counts_its_notes() {
             stdout(&output)
         );
     }
+}
+
+#[test]
+fn check_is_a_summary_by_default_and_lists_every_note_when_verbose() {
+    let dir = project();
+    let short = stdout(&toolbox(&["check"], dir.path()));
+    assert!(short.lines().count() < 12, "{short}");
+    assert!(
+        !short.lines().any(|line| line.starts_with("note:")),
+        "{short}"
+    );
+    let by_dialect = short
+        .lines()
+        .find(|line| line.starts_with("notes by dialect: "))
+        .unwrap_or_else(|| panic!("{short}"));
+    assert!(by_dialect.contains("--verbose"), "{by_dialect}");
+
+    let long = stdout(&toolbox(&["check", "--verbose"], dir.path()));
+    let counted: usize = long
+        .lines()
+        .next()
+        .and_then(|summary| summary.split("; ").nth(2))
+        .and_then(|notes| notes.split(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no count of notes in the first line: {long}"));
+    assert!(counted > 0, "{long}");
+    assert_eq!(
+        long.lines()
+            .filter(|line| line.starts_with("note: "))
+            .count(),
+        counted,
+        "{long}"
+    );
 }
 
 #[test]

@@ -117,9 +117,14 @@ fn check_top_level(
     };
     let mut errors = Vec::new();
     for field in &unknown {
-        // One unknown and one missing field are, nearly always, the same argument misnamed.
+        // One unknown and one missing field are, nearly always, the same argument misnamed,
+        // when the value would do for it (`{"file": "a.txt"}` for `path`; not `{"nope": 1}`).
+        let fits = |only: &str| {
+            view.at(&[Step::Key(only.to_owned())])
+                .is_none_or(|schema| view.admits_kind(schema, &object[*field]))
+        };
         let suggestion = match (unknown.len(), missing.as_slice()) {
-            (1, [only]) => Some((*only).to_owned()),
+            (1, [only]) if fits(only) => Some((*only).to_owned()),
             _ => closest(field, allowed.iter().copied(), 1)
                 .first()
                 .map(|name| (*name).to_owned()),

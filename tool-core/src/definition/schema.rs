@@ -267,6 +267,40 @@ impl<'a> SchemaView<'a> {
         (names, closed)
     }
 
+    /// Whether `value` is of a JSON type `schema` allows (its `type`, or any branch's); a
+    /// schema that names no type admits every value. Only the type: not bounds, formats or
+    /// enums.
+    pub(crate) fn admits_kind(&self, schema: &Value, value: &Value) -> bool {
+        let schema = self.resolve(schema);
+        let names = |name: &str| match value {
+            Value::Null => name == "null",
+            Value::Bool(_) => name == "boolean",
+            Value::Number(number) => {
+                name == "number" || (name == "integer" && (number.is_i64() || number.is_u64()))
+            }
+            Value::String(_) => name == "string",
+            Value::Array(_) => name == "array",
+            Value::Object(_) => name == "object",
+        };
+        let typed = match schema.get("type") {
+            Some(Value::String(name)) => Some(names(name)),
+            Some(Value::Array(types)) => Some(types.iter().filter_map(Value::as_str).any(names)),
+            _ => None,
+        };
+        if let Some(admitted) = typed {
+            return admitted;
+        }
+        let branches: Vec<&Value> = ["anyOf", "oneOf"]
+            .iter()
+            .filter_map(|key| schema.get(*key).and_then(Value::as_array))
+            .flatten()
+            .collect();
+        branches.is_empty()
+            || branches
+                .iter()
+                .any(|branch| self.admits_kind(branch, value))
+    }
+
     /// The required property names of an object schema.
     pub(crate) fn required(&self, schema: &'a Value) -> Vec<&'a str> {
         self.resolve(schema)

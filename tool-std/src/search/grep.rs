@@ -112,7 +112,8 @@ fn grep(
         .build(&pattern)
         .map_err(|error| {
             ToolError::failed(format!(
-                "`{pattern}` is not a valid regular expression ({error}); escape special characters such as `(` or `{{` with `\\`, or set fixed_strings=true to search the text as written"
+                "`{pattern}` is not a valid regular expression: {}; escape special characters such as `(` or `{{` with `\\`, or set fixed_strings=true to search the text as written",
+                regex_problem(&pattern, &error.to_string())
             ))
         })?;
     let mut builder = SearcherBuilder::new();
@@ -493,5 +494,40 @@ fn render(shown: &str, line: &Line, line_numbers: bool, anchors: bool) -> String
         format!("{shown}{separator}{}{separator}{cut}", line.number)
     } else {
         format!("{shown}{separator}{cut}")
+    }
+}
+/// What is wrong with `pattern`, in one line and about the pattern as the model wrote it.
+/// grep-regex reports on the pattern it wrapped (`(?:(`), over several lines with a caret;
+/// the regex crate's parser, given the pattern alone, says the same of the model's own text.
+/// A pattern that only grep's rules refuse (a literal line break without `multiline`) keeps
+/// grep-regex's words.
+fn regex_problem(pattern: &str, grep_error: &str) -> String {
+    let report = match regex::Regex::new(pattern) {
+        Err(regex::Error::Syntax(report)) => report,
+        Err(other) => return other.to_string(),
+        Ok(_) => grep_error.to_owned(),
+    };
+    let lines: Vec<&str> = report.lines().collect();
+    let Some(problem) = lines
+        .iter()
+        .rev()
+        .find_map(|line| line.strip_prefix("error: "))
+    else {
+        return lines.join(" ");
+    };
+    // The caret line: spaces, then `^` under the character at fault, indented as the pattern
+    // line above it.
+    let column = lines.windows(2).find_map(|pair| {
+        let caret = pair[1].find('^')?;
+        let indent = pair[0].len() - pair[0].trim_start().len();
+        pair[1]
+            .trim()
+            .chars()
+            .all(|c| c == '^')
+            .then(|| caret.saturating_sub(indent) + 1)
+    });
+    match column {
+        Some(column) if lines.len() <= 4 => format!("{problem} (at character {column})"),
+        _ => problem.to_owned(),
     }
 }

@@ -329,6 +329,33 @@ impl ExportProblem {
         }
     }
 
+    /// The dialect the problem is about (`None` for a missing description, which is every
+    /// dialect's).
+    ///
+    /// ```
+    /// use tool_core::schema::{Dialect, ExportProblem};
+    ///
+    /// let dialect = Dialect::Anthropic { strict: true };
+    /// let problem = ExportProblem::OverLimit {
+    ///     dialect,
+    ///     what: "tools",
+    ///     found: 200,
+    ///     allowed: 128,
+    ///     fix: "send fewer".into(),
+    /// };
+    /// assert_eq!(problem.dialect(), Some(dialect));
+    /// ```
+    #[must_use]
+    pub fn dialect(&self) -> Option<Dialect> {
+        match self {
+            ExportProblem::Lost { dialect, .. }
+            | ExportProblem::Refused { dialect, .. }
+            | ExportProblem::NonStrict { dialect, .. }
+            | ExportProblem::OverLimit { dialect, .. } => Some(*dialect),
+            ExportProblem::MissingDescription { .. } => None,
+        }
+    }
+
     /// The place in the schema (empty for the root or for the toolset).
     #[must_use]
     pub fn pointer(&self) -> &str {

@@ -127,6 +127,9 @@ pub struct McpServer {
     stateless_http: bool,
     /// The largest message read, over stdio and HTTP.
     max_message_bytes: usize,
+    /// `serverInfo`: the name and version a client shows for this server.
+    name: Arc<str>,
+    version: Arc<str>,
 }
 
 impl McpServer {
@@ -143,7 +146,27 @@ impl McpServer {
             calls: Arc::default(),
             stateless_http: false,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            name: Arc::from("toolkit"),
+            version: Arc::from(env!("CARGO_PKG_VERSION")),
         }
+    }
+
+    /// The name and version this server gives as its `serverInfo`, which a client shows its
+    /// user (default: `toolkit` and tool-core's version): an application's own, so that its
+    /// users recognise it.
+    ///
+    /// ```
+    /// use tool_core::{Coordinator, Toolset, mcp::McpServer};
+    ///
+    /// let coordinator = Coordinator::builder().toolset(Toolset::all()).build().unwrap();
+    /// let server = McpServer::new(coordinator).named("my-agent", "2.1.0");
+    /// # drop(server);
+    /// ```
+    #[must_use]
+    pub fn named(mut self, name: &str, version: &str) -> Self {
+        self.name = Arc::from(name);
+        self.version = Arc::from(version);
+        self
     }
 
     /// The largest message this server reads, in bytes (default
@@ -421,7 +444,7 @@ impl ServerHandler for McpServer {
                 .enable_tool_list_changed()
                 .build(),
         )
-        .with_server_info(Implementation::new("toolkit", env!("CARGO_PKG_VERSION")))
+        .with_server_info(Implementation::new(&*self.name, &*self.version))
     }
 
     async fn list_tools(

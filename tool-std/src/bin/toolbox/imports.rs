@@ -98,12 +98,17 @@ pub(crate) fn add(
     }
     let mut toolset = toolset;
     for tool in imported.toolset.iter() {
-        if !keeps(read_only, tool.spec()) {
-            continue;
-        }
         toolset
             .add(tool.clone())
             .map_err(|error| Failure::setup(error.to_string()))?;
+        // Withheld, not left out: a client that calls it anyway is told why, rather than
+        // that no such tool exists (and offered a name it never saw).
+        if !keeps(read_only, tool.spec()) {
+            toolset.withhold(
+                &tool.spec().name,
+                "this server serves only read-only tools (`toolbox serve --read-only`)",
+            );
+        }
     }
     Ok((toolset, Some(imported)))
 }

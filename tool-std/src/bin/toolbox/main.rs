@@ -25,7 +25,7 @@ use tool_core::context::CancellationToken;
 use tool_core::policy::Mode;
 use tool_core::schema::{self, Dialect, ExportProblem, GeminiForm, OpenAiApi};
 use tool_core::settings::{Settings, SettingsLocations, SettingsScope, SettingsSource};
-use tool_core::{Coordinator, ToolCall, Toolset, Workspace};
+use tool_core::{Coordinator, ToolCall, ToolError, ToolResult, Toolset, Workspace};
 use tool_std::code::{CodeModeConfig, Isolation};
 
 /// Writes one line to stdout. A reader that went away (`toolbox list | head`) ends the
@@ -112,7 +112,12 @@ enum Command {
     },
     /// Report what each dialect would lose or refuse, tools or parameters without a
     /// description, and whether run_shell's kernel sandbox holds on this machine.
-    Check,
+    Check {
+        /// List every note (what a dialect says in words instead of keywords), not only how
+        /// many each dialect has.
+        #[arg(long, short)]
+        verbose: bool,
+    },
     /// Policy questions.
     Policy {
         #[command(subcommand)]
@@ -220,11 +225,17 @@ impl SessionArgs {
 fn mode_parser() -> impl clap::builder::TypedValueParser<Value = Mode> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
     PossibleValuesParser::new([
-        PossibleValue::new("default"),
-        PossibleValue::new("accept_edits").alias("acceptEdits"),
-        PossibleValue::new("plan"),
-        PossibleValue::new("bypass").alias("bypassPermissions"),
-        PossibleValue::new("dont_ask").alias("dontAsk"),
+        PossibleValue::new("default").help("rules decide; read-only calls run, others ask"),
+        PossibleValue::new("accept_edits")
+            .alias("acceptEdits")
+            .help("file edits in the workspace run without asking (Claude Code: acceptEdits)"),
+        PossibleValue::new("plan").help("only read-only tools run; everything else is refused"),
+        PossibleValue::new("bypass")
+            .alias("bypassPermissions")
+            .help("everything runs that deny and safety rules do not stop (Claude Code: bypassPermissions)"),
+        PossibleValue::new("dont_ask")
+            .alias("dontAsk")
+            .help("never ask: what no rule allows is refused (Claude Code: dontAsk)"),
     ])
     .try_map(|text| text.parse::<Mode>().map_err(|error| error.to_string()))
 }
@@ -339,7 +350,7 @@ fn run(command: Command) -> Result<u8, Failure> {
             &session,
             json,
         ),
-        Command::Check => Ok(check(&toolset)),
+        Command::Check { verbose } => Ok(check(&toolset, verbose)),
         Command::Serve {
             session,
             read_only,
@@ -416,8 +427,10 @@ fn list(toolset: &Toolset, json: bool) {
     let (name_width, alias_width) = (width(name), width(aliases));
     for tool in toolset.iter() {
         let spec = tool.spec();
+        // Said up front, so nobody tries a tool that cannot run here.
+        let needs = serve::needs_an_application(&spec.name).unwrap_or_default();
         out!(
-            "{:name_width$}  {:<10} {:alias_width$}  {}",
+            "{:name_width$}  {:<10} {:alias_width$}  {needs}{}",
             name(spec),
             spec.effect.to_string(),
             aliases(spec),
@@ -485,31 +498,50 @@ fn unknown_tool(toolset: &Toolset, name: &str) -> Failure {
     Failure::setup(format!("no tool named `{name}`{hint}"))
 }
 
-fn check(toolset: &Toolset) -> u8 {
+fn check(toolset: &Toolset, verbose: bool) -> u8 {
     let problems = schema::check(toolset);
-    let serious: Vec<&ExportProblem> = problems
-        .iter()
-        .filter(|problem| {
-            matches!(
-                problem,
-                ExportProblem::Refused { .. } | ExportProblem::MissingDescription { .. }
-            )
-        })
-        .collect();
-    for problem in &problems {
-        let level = if serious.contains(&problem) {
-            "error"
-        } else {
-            "note"
-        };
-        out!("{level}: {problem}");
-    }
+    let is_serious = |problem: &ExportProblem| {
+        matches!(
+            problem,
+            ExportProblem::Refused { .. } | ExportProblem::MissingDescription { .. }
+        )
+    };
+    let (serious, notes): (Vec<&ExportProblem>, Vec<&ExportProblem>) =
+        problems.iter().partition(|problem| is_serious(problem));
     out!(
-        "{} tools; {} notes (what a dialect says in words instead of keywords, or limits of one request); {} errors (a tool a dialect refuses, or a missing description)",
+        "{} tools; {} errors (a tool a dialect refuses, or a missing description); {} notes (what a dialect says in words instead of keywords, or limits of one request)",
         toolset.len(),
-        problems.len() - serious.len(),
-        serious.len()
+        serious.len(),
+        notes.len()
     );
+    for problem in &serious {
+        out!("error: {problem}");
+    }
+    if verbose {
+        for problem in &notes {
+            out!("note: {problem}");
+        }
+    } else if !notes.is_empty() {
+        // How many per dialect, in the order the dialects first come up; each with --verbose.
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for problem in &notes {
+            let dialect = problem
+                .dialect()
+                .map_or_else(|| "every dialect".to_owned(), |dialect| dialect.to_string());
+            match counts.iter_mut().find(|(name, _)| *name == dialect) {
+                Some((_, count)) => *count += 1,
+                None => counts.push((dialect, 1)),
+            }
+        }
+        let counts: Vec<String> = counts
+            .iter()
+            .map(|(dialect, count)| format!("{dialect} {count}"))
+            .collect();
+        out!(
+            "notes by dialect: {}; `toolbox check --verbose` lists each",
+            counts.join(", ")
+        );
+    }
     out!("{}", sandbox_line());
     #[cfg(target_os = "linux")]
     if tool_std::shell::sandbox::status().holds_files() {
@@ -571,7 +603,50 @@ fn call(
             out!("{}", text.strip_suffix('\n').unwrap_or(&text));
         }
     }
+    if let Some(remedy) = refusal_remedy(&result, tool) {
+        eprintln!("{remedy}");
+    }
+    if let Some(ended) = command_failure(&result) {
+        eprintln!("toolbox: {ended}");
+        return Ok(FAILED);
+    }
     Ok(if result.is_error() { FAILED } else { 0 })
+}
+
+/// How a command a tool ran ended, when not with status 0: a structured result with a non-zero
+/// `exit_code`, a `signal` or `timed_out` (run_shell's, and any tool's that reports a process
+/// the same way). The call succeeded, so its status alone would be 0; a script running
+/// `toolbox call run_shell` must see the command's failure as its own.
+fn command_failure(result: &ToolResult) -> Option<String> {
+    let value = result.structured()?;
+    if value.get("timed_out") == Some(&Value::Bool(true)) {
+        return Some("the command timed out and was stopped".to_owned());
+    }
+    if let Some(signal) = value.get("signal").and_then(Value::as_str) {
+        return Some(format!("the command was killed by {signal}"));
+    }
+    match value.get("exit_code").and_then(Value::as_i64) {
+        Some(0) | None => None,
+        Some(code) => Some(format!("the command exited with code {code}")),
+    }
+}
+
+/// What the person at the terminal can do about a call refused because nobody could be asked
+/// to approve it (the refusal itself is written for a model: "do not retry it").
+fn refusal_remedy(result: &ToolResult, tool: &str) -> Option<String> {
+    // The sources the coordinator names when an approval could not be asked (authorize.rs);
+    // `call_refused_without_a_terminal_names_the_remedy` fails if they change.
+    let Some(ToolError::Denied { decided_by, .. }) = result.error() else {
+        return None;
+    };
+    let unasked = ["nobody to ask", "no approver configured", "nobody answered"]
+        .iter()
+        .any(|source| decided_by.ends_with(source));
+    unasked.then(|| {
+        format!(
+            "toolbox: `{tool}` needs approval, and without a terminal nobody can be asked. To let it run: call it from a terminal and answer the prompt; or pass --mode accept_edits (file edits in the workspace); or allow it in a settings file, e.g. {{\"permissions\": {{\"allow\": [\"{tool}\"]}}}} in .claude/settings.json or a file given with --settings"
+        )
+    })
 }
 
 /// `toolset` with the tools of the session's MCP servers (see `imports`).

@@ -77,9 +77,30 @@ fn parse_http_address(text: &str) -> Result<std::net::SocketAddr, String> {
     if let Ok(port) = text.parse::<u16>() {
         return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
     }
-    text.parse().map_err(|_| {
-        format!("`{text}` is not an address: write IP:PORT (`127.0.0.1:8080`, `[::1]:8080`) or a port alone")
-    })
+    if let Ok(address) = text.parse() {
+        return Ok(address);
+    }
+    // A host name with a port (`localhost:8080`): its addresses, IPv4 first.
+    let not_an_address = || {
+        format!(
+            "`{text}` is not an address: write HOST:PORT (`localhost:8080`, `127.0.0.1:8080`, `[::1]:8080`) or a port alone"
+        )
+    };
+    if !text
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok())
+    {
+        return Err(not_an_address());
+    }
+    let addresses: Vec<std::net::SocketAddr> = std::net::ToSocketAddrs::to_socket_addrs(text)
+        .map_err(|error| format!("`{text}`: the host name does not resolve ({error})"))?
+        .collect();
+    addresses
+        .iter()
+        .find(|address| address.is_ipv4())
+        .or(addresses.first())
+        .copied()
+        .ok_or_else(not_an_address)
 }
 
 impl HttpArgs {
@@ -150,6 +171,15 @@ impl HttpArgs {
 /// (`.state(...)` on its coordinator builder) and a command line cannot.
 pub(crate) const NEEDS_AN_APPLICATION: [&str; 2] = ["subtask", "web_search"];
 
+/// What a tool of [`NEEDS_AN_APPLICATION`] needs, in a few words for `toolbox list`.
+pub(crate) fn needs_an_application(tool: &str) -> Option<&'static str> {
+    match tool {
+        "subtask" => Some("[needs a model to run sub-agents: not here] "),
+        "web_search" => Some("[needs a search engine: not here] "),
+        _ => None,
+    }
+}
+
 pub(crate) fn serve(
     toolset: Toolset,
     session: &SessionArgs,
@@ -205,6 +235,7 @@ pub(crate) fn serve(
             // (Over HTTP, approvals "for the session" are not offered: one server answers every
             // client that reaches the address.)
             let server = tool_core::mcp::McpServer::new(coordinator)
+                .named("toolbox", env!("CARGO_PKG_VERSION"))
                 .max_message_bytes(max_message_bytes);
             let server = http.with_state_key(server)?;
             let server = tool_core::mcp::HttpServer::bind(server, options)
@@ -239,7 +270,9 @@ pub(crate) fn serve(
             "toolbox serve: waiting for an MCP client on stdin (JSON-RPC, one message per line); an MCP client starts this command itself. To try a tool by hand: toolbox call read_file '{{\"path\": \"README.md\"}}' (toolbox list shows the tools). Ctrl-D ends."
         );
     }
-    let server = tool_core::mcp::McpServer::new(coordinator).max_message_bytes(max_message_bytes);
+    let server = tool_core::mcp::McpServer::new(coordinator)
+        .named("toolbox", env!("CARGO_PKG_VERSION"))
+        .max_message_bytes(max_message_bytes);
     let served = runtime.block_on(signals::until_stopped(server.serve_stdio(), &calls));
     match served {
         // A client that left before it said anything (or Ctrl-D at a terminal): nothing failed.
@@ -304,4 +337,38 @@ pub(crate) fn parse_size(text: &str) -> Result<usize, String> {
 /// next request or a cancellation.
 fn stdio_runtime() -> Result<tokio::runtime::Runtime, Failure> {
     start_runtime(tokio::runtime::Builder::new_current_thread())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_http_address, parse_size};
+
+    #[test]
+    fn an_http_address_may_be_a_port_an_ip_or_a_host_name() {
+        assert_eq!(
+            parse_http_address("8080").unwrap().to_string(),
+            "127.0.0.1:8080"
+        );
+        assert_eq!(
+            parse_http_address("[::1]:9").unwrap().to_string(),
+            "[::1]:9"
+        );
+        let named = parse_http_address("localhost:8080").unwrap();
+        assert!(named.ip().is_loopback() && named.port() == 8080, "{named}");
+        for wrong in ["localhost", "localhost:http", ":8080", "8080:"] {
+            let error = parse_http_address(wrong).unwrap_err();
+            assert!(error.contains("HOST:PORT"), "{wrong}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_size_is_bytes_or_a_number_with_a_unit_in_powers_of_1024() {
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("4K"), Ok(4096));
+        assert_eq!(parse_size("16M"), Ok(16 << 20));
+        assert_eq!(parse_size("2 GiB"), Ok(2 << 30));
+        assert!(parse_size("0").unwrap_err().contains("at least one byte"));
+        assert!(parse_size("16Q").unwrap_err().contains("K, M or G"));
+        assert!(parse_size("lots").unwrap_err().contains("not a size"));
+    }
 }
