@@ -14,7 +14,7 @@
 //!   shell analysis), and `rm` disguised behind `cd`, `sudo`, an assignment and quotes is
 //!   still caught by the deny rule `Bash(rm *)`.
 //!
-//! Run with `cargo run --example agent`.
+//! Run with `cargo run --example own_tools`.
 
 use std::collections::VecDeque;
 
