@@ -1,15 +1,28 @@
 //! `cargo run --example agent`, the README's first command, replayed to its end as CI runs it
 //! (no terminal: the scripted user answers): every step the example promises shows in its
 //! transcript, the conversation goes back to the model in OpenAI's format, and the sample's
-//! tests pass at the end.
+//! tests pass at the end. Its live mode, against a loopback server streaming recorded
+//! responses as an OpenAI-compatible endpoint does, recovers from a tool error.
 
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+// `from_env` is main's; the tests name the endpoint themselves.
+#[allow(dead_code)]
+#[path = "../examples/agent/live.rs"]
+mod live;
 #[path = "../examples/agent/replay.rs"]
 mod replay;
 #[path = "../examples/agent/session.rs"]
 mod session;
 
-/// The transcript of a whole replay, the session's outcome and the project it changed.
-async fn replayed() -> (
+/// The transcript of a whole session with `model` in a fresh copy of the sample, answered by
+/// the scripted user; the session's outcome and the project it changed.
+async fn session_with(
+    model: &mut dyn session::Model,
+) -> (
     String,
     session::Outcome,
     tempfile::TempDir,
@@ -20,17 +33,21 @@ async fn replayed() -> (
     let log = session::Log::default();
     let user = session::ScriptedUser { log: log.clone() };
     let mut out = Vec::new();
-    let outcome = session::run(
-        &root,
-        &mut replay::Replay::bundled(),
-        user,
-        log,
-        session::Style { colour: false },
-        &mut out,
-    )
-    .await
-    .unwrap();
+    let style = session::Style { colour: false };
+    let outcome = session::run(&root, model, user, log, style, &mut out)
+        .await
+        .unwrap();
     (String::from_utf8(out).unwrap(), outcome, scratch, root)
+}
+
+/// The bundled conversation, replayed whole.
+async fn replayed() -> (
+    String,
+    session::Outcome,
+    tempfile::TempDir,
+    std::path::PathBuf,
+) {
+    session_with(&mut replay::Replay::bundled()).await
 }
 
 /// The part of `transcript` from `── turn N ──` to the next turn.
@@ -159,4 +176,159 @@ async fn every_call_is_answered_in_openai_format_with_its_call_id() {
                 .unwrap()
                 .starts_with("Error: permission denied")
     }));
+}
+
+/// One streamed turn, as an OpenAI-compatible server sends it: the text in pieces, then each
+/// call's name and its arguments in pieces, then the finish reason and `[DONE]`.
+fn streamed_turn(text: &str, calls: &[(&str, &str, Value)]) -> Vec<String> {
+    let chunk = |delta: Value, finish: Value| {
+        json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+            .to_string()
+    };
+    let mut events = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    )];
+    for piece in text.as_bytes().chunks(10) {
+        events.push(chunk(
+            json!({"content": String::from_utf8_lossy(piece)}),
+            Value::Null,
+        ));
+    }
+    for (index, (id, name, arguments)) in calls.iter().enumerate() {
+        events.push(chunk(
+            json!({"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}),
+            Value::Null,
+        ));
+        let arguments = arguments.to_string();
+        for piece in arguments.as_bytes().chunks(7) {
+            events.push(chunk(
+                json!({"tool_calls": [{"index": index, "function": {"arguments": String::from_utf8_lossy(piece)}}]}),
+                Value::Null,
+            ));
+        }
+    }
+    let finish = if calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    events.push(chunk(json!({}), json!(finish)));
+    events.push("[DONE]".to_owned());
+    events
+}
+
+/// A loopback chat completions endpoint: answers each POST with the next turn, streamed as
+/// server-sent events in chunked encoding, and keeps each request's head and body.
+struct Endpoint {
+    base: String,
+    requests: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+async fn endpoint(turns: Vec<Vec<String>>) -> Endpoint {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let kept = requests.clone();
+    tokio::spawn(async move {
+        for events in turns {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut received = Vec::new();
+            let mut buffer = [0u8; 8192];
+            let (head, body) = loop {
+                let read = socket.read(&mut buffer).await.unwrap();
+                received.extend_from_slice(&buffer[..read]);
+                let text = String::from_utf8_lossy(&received).into_owned();
+                if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                    let length: usize = head
+                        .lines()
+                        .find_map(|line| {
+                            line.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap())
+                        })
+                        .unwrap_or(0);
+                    if body.len() >= length {
+                        break (head.to_owned(), serde_json::from_str(body).unwrap());
+                    }
+                }
+                assert!(read > 0, "the client closed before its request was whole");
+            };
+            kept.lock().unwrap().push((head, body));
+            socket
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+                .await
+                .unwrap();
+            for event in events {
+                let data = format!("data: {event}\n\n");
+                socket
+                    .write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())
+                    .await
+                    .unwrap();
+                socket.flush().await.unwrap();
+            }
+            socket.write_all(b"0\r\n\r\n").await.unwrap();
+        }
+    });
+    Endpoint { base, requests }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_mode_streams_from_an_openai_compatible_endpoint_and_recovers_from_a_tool_error() {
+    let served = endpoint(vec![
+        streamed_turn(
+            "Reading the module.",
+            &[("call_1", "read_file", json!({"path": "stats/missing.py"}))],
+        ),
+        streamed_turn(
+            "No such file; the code is in stats/core.py.",
+            &[("call_2", "read_file", json!({"path": "stats/core.py"}))],
+        ),
+        streamed_turn("mean() divides by len(values) - 1: that is the bug.", &[]),
+    ])
+    .await;
+    let mut model = live::OpenAiEndpoint::new(&served.base, "test-key", "test-model").unwrap();
+    let (transcript, outcome, _scratch, _root) = session_with(&mut model).await;
+
+    assert_eq!(outcome.turns, 3, "{transcript}");
+    shows(
+        turn(&transcript, 1),
+        &["model  Reading the module.", "✗", "Error:"],
+    );
+    shows(
+        turn(&transcript, 2),
+        &["model  No such file", "✓", "def mean(values):"],
+    );
+    shows(turn(&transcript, 3), &["that is the bug"]);
+
+    let requests = served.requests.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    for (head, body) in requests.iter() {
+        assert!(head.starts_with("POST /v1/chat/completions "), "{head}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("authorization: bearer test-key"),
+            "{head}"
+        );
+        assert_eq!(body["model"], "test-model");
+        assert_eq!(body["stream"], true);
+        assert!(!body["tools"].as_array().unwrap().is_empty());
+    }
+    // The second request carries the tool error the model recovered from, answered to its call.
+    let tool_messages: Vec<&Value> = requests[1].1["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .collect();
+    assert_eq!(tool_messages.len(), 1);
+    assert_eq!(tool_messages[0]["tool_call_id"], "call_1");
+    assert!(
+        tool_messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Error: "),
+        "{}",
+        tool_messages[0]
+    );
 }

@@ -18,7 +18,11 @@
 //! 6. `execute`: one Python snippet calling `grep` and `read_file`;
 //! 7. a path outside the workspace refused, and `rm` disguised behind `cd` and `sudo` denied
 //!    by the settings' rule.
+//!
+//! With `OPENAI_BASE_URL` (such as `https://api.openai.com/v1`), `OPENAI_API_KEY` and `MODEL`
+//! set, a live model answers instead, through the same loop (`live.rs`).
 
+mod live;
 mod replay;
 mod session;
 
@@ -77,7 +81,7 @@ fn ask_at_terminal(request: &ApprovalRequest) -> ApprovalResponse {
 static ALLOCATOR: tool_std::code::CountingAllocator = tool_std::code::CountingAllocator;
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), session::Failed> {
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let at_terminal = std::io::stdin().is_terminal();
     let scratch = tempfile::tempdir()?;
@@ -90,15 +94,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         root.display()
     );
     let log = session::Log::default();
-    let mut model = replay::Replay::bundled();
+    let mut model: Box<dyn session::Model> = match live::OpenAiEndpoint::from_env() {
+        Some(endpoint) => {
+            println!(
+                "the model: live, {}",
+                std::env::var("MODEL").unwrap_or_default()
+            );
+            Box::new(endpoint?)
+        }
+        None => {
+            println!(
+                "the model: the recording (set OPENAI_BASE_URL, OPENAI_API_KEY and MODEL for a live one)"
+            );
+            Box::new(replay::Replay::bundled())
+        }
+    };
+    let model = model.as_mut();
     let style = session::Style { colour };
     let mut out = std::io::stdout();
     let outcome = if at_terminal {
         let user = TerminalUser { log: log.clone() };
-        session::run(&root, &mut model, user, log, style, &mut out).await?
+        session::run(&root, model, user, log, style, &mut out).await?
     } else {
         let user = session::ScriptedUser { log: log.clone() };
-        session::run(&root, &mut model, user, log, style, &mut out).await?
+        session::run(&root, model, user, log, style, &mut out).await?
     };
     println!(
         "\n{} turns; {} messages sent back to the model in OpenAI's format; the sample's tests {}",

@@ -7,7 +7,9 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::session::Model;
+use tool_core::BoxFuture;
+
+use super::session::{Failed, Model};
 
 /// The recorded streams, answered in order.
 pub struct Replay {
@@ -37,7 +39,11 @@ impl Replay {
 }
 
 impl Model for Replay {
-    fn answer(&mut self, _request: &Value) -> Option<String> {
-        self.turns.pop_front()
+    fn answer<'a>(
+        &'a mut self,
+        _request: &'a Value,
+    ) -> BoxFuture<'a, Result<Option<String>, Failed>> {
+        let next = self.turns.pop_front();
+        Box::pin(async move { Ok(next) })
     }
 }

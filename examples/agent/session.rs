@@ -30,8 +30,17 @@ use tool_std as _;
 pub trait Model {
     /// The server-sent events (`data:` lines) answering `request`, a chat completions request
     /// body with `stream: true`; `None` when the model has nothing more to say.
-    fn answer(&mut self, request: &Value) -> Option<String>;
+    fn answer<'a>(
+        &'a mut self,
+        request: &'a Value,
+    ) -> BoxFuture<'a, Result<Option<String>, Failed>>;
 }
+
+/// Why the model could not answer.
+pub type Failed = Box<dyn std::error::Error + Send + Sync>;
+
+/// The most turns a session takes: a live model that never stops is stopped here.
+const MAX_TURNS: usize = 40;
 
 /// How the transcript looks: plain, or coloured for a terminal.
 #[derive(Clone, Copy)]
@@ -166,7 +175,7 @@ pub async fn run(
     log: Log,
     style: Style,
     out: &mut dyn Write,
-) -> Result<Outcome, Box<dyn std::error::Error>> {
+) -> Result<Outcome, Failed> {
     let settings = Settings::load(root.join(".claude/settings.json"))?;
     let events = log.clone();
     let coordinator = Coordinator::builder()
@@ -202,7 +211,7 @@ pub async fn run(
         export.tools.len()
     )?;
     let mut messages = vec![
-        json!({"role": "system", "content": "You are a coding agent. Fix what the user asks, then run the tests."}),
+        json!({"role": "system", "content": "You are a coding agent working in a small Python package. The session starts in plan mode: explore with read-only tools, then present your plan with present_plan; once it is accepted, fix the code and run the tests with python3 -B -m unittest."}),
         json!({"role": "user", "content": "The stats tests fail. Please fix the package."}),
     ];
     let mut turns = 0;
@@ -215,7 +224,11 @@ pub async fn run(
             "messages": messages,
             "tools": export.tools,
         });
-        let Some(stream) = model.answer(&request) else {
+        if turns == MAX_TURNS {
+            writeln!(out, "\nstopped after {MAX_TURNS} turns")?;
+            break;
+        }
+        let Some(stream) = model.answer(&request).await? else {
             break;
         };
         turns += 1;
@@ -266,7 +279,7 @@ pub async fn run(
 fn parse_turn(
     stream: &str,
     names: &tool_core::schema::Export,
-) -> Result<(String, Vec<ToolCall>), Box<dyn std::error::Error>> {
+) -> Result<(String, Vec<ToolCall>), Failed> {
     let mut calls = openai_chat::StreamAccumulator::new();
     let mut text = String::new();
     for data in stream
