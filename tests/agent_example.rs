@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
-// `from_env` is main's; the tests name the endpoint themselves.
+// `from_env` and `model` are main's; the tests name the endpoint themselves.
 #[allow(dead_code)]
 #[path = "../examples/agent/live.rs"]
 mod live;
@@ -17,6 +17,8 @@ mod live;
 mod replay;
 #[path = "../examples/agent/session.rs"]
 mod session;
+#[path = "../examples/agent/wire.rs"]
+mod wire;
 
 /// The transcript of a whole session with `model` in a fresh copy of the sample, answered by
 /// the scripted user; the session's outcome and the project it changed.
@@ -180,7 +182,7 @@ async fn every_call_is_answered_in_openai_format_with_its_call_id() {
 
 /// One streamed turn, as an OpenAI-compatible server sends it: the text in pieces, then each
 /// call's name and its arguments in pieces, then the finish reason and `[DONE]`.
-fn streamed_turn(text: &str, calls: &[(&str, &str, Value)]) -> Vec<String> {
+fn streamed_turn(text: &str, calls: &[Call<'_>]) -> Vec<String> {
     let chunk = |delta: Value, finish: Value| {
         json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
             .to_string()
@@ -215,6 +217,48 @@ fn streamed_turn(text: &str, calls: &[(&str, &str, Value)]) -> Vec<String> {
     };
     events.push(chunk(json!({}), json!(finish)));
     events.push("[DONE]".to_owned());
+    events
+        .into_iter()
+        .map(|data| format!("data: {data}"))
+        .collect()
+}
+
+/// One streamed turn as Anthropic's Messages API sends it: a text block, then a tool use block
+/// per call with its input in pieces, each event named and carrying its JSON.
+fn anthropic_turn(text: &str, calls: &[Call<'_>]) -> Vec<String> {
+    let event = |data: Value| format!("event: {}\ndata: {data}", data["type"].as_str().unwrap());
+    let mut events = vec![
+        event(
+            json!({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": []}}),
+        ),
+        event(
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+    ];
+    for piece in text.as_bytes().chunks(10) {
+        events.push(event(json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "text_delta", "text": String::from_utf8_lossy(piece)}})));
+    }
+    events.push(event(json!({"type": "content_block_stop", "index": 0})));
+    for (at, (id, name, input)) in calls.iter().enumerate() {
+        let index = at + 1;
+        events.push(event(json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})));
+        for piece in input.to_string().as_bytes().chunks(7) {
+            events.push(event(json!({"type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": String::from_utf8_lossy(piece)}})));
+        }
+        events.push(event(json!({"type": "content_block_stop", "index": index})));
+    }
+    let stop = if calls.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    };
+    events.push(event(
+        json!({"type": "message_delta", "delta": {"stop_reason": stop}}),
+    ));
+    events.push(event(json!({"type": "message_stop"})));
     events
 }
 
@@ -260,7 +304,7 @@ async fn endpoint(turns: Vec<Vec<String>>) -> Endpoint {
                 .await
                 .unwrap();
             for event in events {
-                let data = format!("data: {event}\n\n");
+                let data = format!("{event}\n\n");
                 socket
                     .write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())
                     .await
@@ -273,33 +317,48 @@ async fn endpoint(turns: Vec<Vec<String>>) -> Endpoint {
     Endpoint { base, requests }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn live_mode_streams_from_an_openai_compatible_endpoint_and_recovers_from_a_tool_error() {
-    let served = endpoint(vec![
-        streamed_turn(
-            "Reading the module.",
-            &[("call_1", "read_file", json!({"path": "stats/missing.py"}))],
-        ),
-        streamed_turn(
-            "No such file; the code is in stats/core.py.",
-            &[("call_2", "read_file", json!({"path": "stats/core.py"}))],
-        ),
-        streamed_turn("mean() divides by len(values) - 1: that is the bug.", &[]),
-    ])
-    .await;
-    let mut model = live::OpenAiEndpoint::new(&served.base, "test-key", "test-model").unwrap();
-    let (transcript, outcome, _scratch, _root) = session_with(&mut model).await;
+/// A tool call as a recorded turn names it: its id, the tool, the arguments.
+type Call<'a> = (&'a str, &'a str, Value);
 
+/// Writes one streamed turn in a provider's format: the model's text, then its calls.
+type TurnWriter = fn(&str, &[Call<'_>]) -> Vec<String>;
+
+/// A model that reads a file that is not there, reads the error, recovers by reading the one
+/// that is, and stops: three turns written by `write` (a provider's streaming format), the
+/// first call's id `first`, the second's `second`.
+fn recovering(write: TurnWriter, first: &str, second: &str) -> Vec<Vec<String>> {
+    vec![
+        write(
+            "Reading the module.",
+            &[(first, "read_file", json!({"path": "stats/missing.py"}))],
+        ),
+        write(
+            "No such file; the code is in stats/core.py.",
+            &[(second, "read_file", json!({"path": "stats/core.py"}))],
+        ),
+        write("mean() divides by len(values) - 1: that is the bug.", &[]),
+    ]
+}
+
+/// The transcript of [`recovering`]: the error read, the recovery, the end.
+fn shows_the_recovery(transcript: &str, outcome: &session::Outcome) {
     assert_eq!(outcome.turns, 3, "{transcript}");
+    shows(turn(transcript, 1), &["model  Reading the module.", "✗"]);
     shows(
-        turn(&transcript, 1),
-        &["model  Reading the module.", "✗", "Error:"],
-    );
-    shows(
-        turn(&transcript, 2),
+        turn(transcript, 2),
         &["model  No such file", "✓", "def mean(values):"],
     );
-    shows(turn(&transcript, 3), &["that is the bug"]);
+    shows(turn(transcript, 3), &["that is the bug"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_mode_streams_from_an_openai_compatible_endpoint_and_recovers_from_a_tool_error() {
+    let served = endpoint(recovering(streamed_turn, "call_1", "call_2")).await;
+    let mut model = live::Endpoint::openai(&served.base, "test-key", "test-model").unwrap();
+    let (transcript, outcome, _scratch, _root) = session_with(&mut model).await;
+
+    shows_the_recovery(&transcript, &outcome);
+    shows(turn(&transcript, 1), &["Error:"]);
 
     let requests = served.requests.lock().unwrap();
     assert_eq!(requests.len(), 3);
@@ -331,4 +390,52 @@ async fn live_mode_streams_from_an_openai_compatible_endpoint_and_recovers_from_
         "{}",
         tool_messages[0]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_mode_speaks_anthropics_messages_api_and_recovers_from_a_tool_error() {
+    let served = endpoint(recovering(anthropic_turn, "toolu_1", "toolu_2")).await;
+    let base = served.base.trim_end_matches("/v1");
+    let mut model = live::Endpoint::anthropic(base, "test-key", "test-model").unwrap();
+    let (transcript, outcome, _scratch, _root) = session_with(&mut model).await;
+
+    shows_the_recovery(&transcript, &outcome);
+
+    let requests = served.requests.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    for (head, body) in requests.iter() {
+        let head = head.to_ascii_lowercase();
+        assert!(head.starts_with("post /v1/messages "), "{head}");
+        assert!(
+            head.contains("x-api-key: test-key") && head.contains("anthropic-version: "),
+            "{head}"
+        );
+        assert_eq!(body["model"], "test-model");
+        assert_eq!(body["stream"], true);
+        assert!(
+            body["system"].is_string() && body["max_tokens"].is_u64(),
+            "{body}"
+        );
+        assert!(
+            body["tools"][0]["input_schema"].is_object(),
+            "Anthropic's dialect"
+        );
+    }
+    // The second request: the model's tool use, then the error it recovered from, flagged.
+    let messages = requests[1].1["messages"].as_array().unwrap();
+    let used = &messages[1]["content"];
+    assert!(
+        used.as_array()
+            .unwrap()
+            .iter()
+            .any(|block| block["type"] == "tool_use"
+                && block["id"] == "toolu_1"
+                && block["input"]["path"] == "stats/missing.py"),
+        "{used}"
+    );
+    let answered = &messages[2];
+    assert_eq!(answered["role"], "user");
+    assert_eq!(answered["content"][0]["type"], "tool_result");
+    assert_eq!(answered["content"][0]["tool_use_id"], "toolu_1");
+    assert_eq!(answered["content"][0]["is_error"], true, "{answered}");
 }

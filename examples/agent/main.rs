@@ -20,11 +20,13 @@
 //!    by the settings' rule.
 //!
 //! With `OPENAI_BASE_URL` (such as `https://api.openai.com/v1`), `OPENAI_API_KEY` and `MODEL`
-//! set, a live model answers instead, through the same loop (`live.rs`).
+//! set, a live model answers instead, through the same loop (`live.rs`); with
+//! `ANTHROPIC_API_KEY`, Anthropic's Messages API (`wire.rs` holds both formats).
 
 mod live;
 mod replay;
 mod session;
+mod wire;
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
@@ -94,17 +96,15 @@ async fn main() -> Result<(), session::Failed> {
         root.display()
     );
     let log = session::Log::default();
-    let mut model: Box<dyn session::Model> = match live::OpenAiEndpoint::from_env() {
+    let mut model: Box<dyn session::Model> = match live::Endpoint::from_env() {
         Some(endpoint) => {
-            println!(
-                "the model: live, {}",
-                std::env::var("MODEL").unwrap_or_default()
-            );
-            Box::new(endpoint?)
+            let endpoint = endpoint?;
+            println!("the model: live, {}", endpoint.model());
+            Box::new(endpoint)
         }
         None => {
             println!(
-                "the model: the recording (set OPENAI_BASE_URL, OPENAI_API_KEY and MODEL for a live one)"
+                "the model: the recording (set OPENAI_BASE_URL, OPENAI_API_KEY and MODEL, or ANTHROPIC_API_KEY, for a live one)"
             );
             Box::new(replay::Replay::bundled())
         }

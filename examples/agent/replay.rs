@@ -10,6 +10,7 @@ use serde_json::Value;
 use tool_core::BoxFuture;
 
 use super::session::{Failed, Model};
+use super::wire::Wire;
 
 /// The recorded streams, answered in order.
 pub struct Replay {
@@ -45,5 +46,9 @@ impl Model for Replay {
     ) -> BoxFuture<'a, Result<Option<String>, Failed>> {
         let next = self.turns.pop_front();
         Box::pin(async move { Ok(next) })
+    }
+
+    fn wire(&self) -> Wire {
+        Wire::OpenAiChat
     }
 }

@@ -13,31 +13,37 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::wire::Wire;
 use serde_json::{Value, json};
 use tool_core::{
-    BoxFuture, Coordinator, ToolCall, ToolResult, Toolset, Workspace,
+    BoxFuture, Coordinator, ToolCall, Toolset, Workspace,
     approval::{ApprovalRequest, ApprovalResponse, ApprovalScope, Approver, RequestKind},
     events::CallEvent,
     policy::{Mode, Verdict},
-    provider::openai_chat,
-    schema::{Dialect, OpenAiApi},
     settings::Settings,
 };
+
 // Linking tool-std puts its tools in the registry (`Toolset::all()` finds them).
 use tool_std as _;
 
 /// What answers the requests: the bundled recording, or a live endpoint.
 pub trait Model {
-    /// The server-sent events (`data:` lines) answering `request`, a chat completions request
-    /// body with `stream: true`; `None` when the model has nothing more to say.
+    /// The server-sent events (`data:` lines) answering `request`, a request body in the
+    /// model's [`wire`](Self::wire) format; `None` when the model has nothing more to say.
     fn answer<'a>(
         &'a mut self,
         request: &'a Value,
     ) -> BoxFuture<'a, Result<Option<String>, Failed>>;
+
+    /// The wire format it speaks.
+    fn wire(&self) -> Wire;
 }
 
 /// Why the model could not answer.
 pub type Failed = Box<dyn std::error::Error + Send + Sync>;
+
+/// What the model is told it is doing.
+const SYSTEM: &str = "You are a coding agent working in a small Python package. The session starts in plan mode: explore with read-only tools, then present your plan with present_plan; once it is accepted, fix the code and run the tests with python3 -B -m unittest.";
 
 /// The most turns a session takes: a live model that never stops is stopped here.
 const MAX_TURNS: usize = 40;
@@ -201,29 +207,21 @@ pub async fn run(
             _ => {}
         })
         .build()?;
-    let export = coordinator.toolset().export(Dialect::OpenAi {
-        strict: false,
-        api: OpenAiApi::ChatCompletions,
-    });
+    let wire = model.wire();
+    let export = coordinator.toolset().export(wire.dialect());
     writeln!(
         out,
-        "{} tools declared to the model in OpenAI's chat completions dialect; the session starts in plan mode",
-        export.tools.len()
+        "{} tools declared to the model in the dialect of {}; the session starts in plan mode",
+        export.tools.len(),
+        export.dialect
     )?;
-    let mut messages = vec![
-        json!({"role": "system", "content": "You are a coding agent working in a small Python package. The session starts in plan mode: explore with read-only tools, then present your plan with present_plan; once it is accepted, fix the code and run the tests with python3 -B -m unittest."}),
-        json!({"role": "user", "content": "The stats tests fail. Please fix the package."}),
-    ];
+    let mut messages =
+        vec![json!({"role": "user", "content": "The stats tests fail. Please fix the package."})];
     let mut turns = 0;
     let mut tests_pass = false;
     let mut mode = coordinator.mode();
     loop {
-        let request = json!({
-            "model": "gpt-recorded",
-            "stream": true,
-            "messages": messages,
-            "tools": export.tools,
-        });
+        let request = wire.request(SYSTEM, &messages, &export);
         if turns == MAX_TURNS {
             writeln!(out, "\nstopped after {MAX_TURNS} turns")?;
             break;
@@ -232,7 +230,7 @@ pub async fn run(
             break;
         };
         turns += 1;
-        let (text, calls) = parse_turn(&stream, &export)?;
+        let (text, calls) = wire.read_turn(&stream, &export)?;
         writeln!(
             out,
             "\n{}",
@@ -241,7 +239,7 @@ pub async fn run(
         if !text.is_empty() {
             writeln!(out, "{} {text}", style.paint("36", "model "))?;
         }
-        messages.push(assistant_message(&text, &calls));
+        messages.push(wire.assistant(&text, &calls));
         if calls.is_empty() {
             break;
         }
@@ -254,20 +252,27 @@ pub async fn run(
         }
         let results = coordinator.call_batch(calls.clone()).await;
         for (call, result) in calls.iter().zip(&results) {
-            show_call(call, result, &log, style, out)?;
+            show_call(
+                call,
+                &wire.reads(result),
+                result.is_error(),
+                &log,
+                style,
+                out,
+            )?;
             if call.name == "run_shell" && !result.is_error() {
                 tests_pass =
                     result.structured().and_then(|value| value.get("exit_code")) == Some(&json!(0));
             }
         }
-        // What goes back: one `role: "tool"` message per call, in OpenAI's format.
-        messages.extend(openai_chat::tool_messages(&results).messages());
+        // What goes back: the provider's answer to each call.
+        messages.extend(wire.answers(&results)?);
         if coordinator.mode() != mode {
             mode = coordinator.mode();
             writeln!(out, "       the session is now in {} mode", mode.as_str())?;
         }
     }
-    let last_request = json!({"messages": messages});
+    let last_request = wire.request(SYSTEM, &messages, &export);
     Ok(Outcome {
         turns,
         last_request,
@@ -275,49 +280,11 @@ pub async fn run(
     })
 }
 
-/// The text and the tool calls of one streamed turn.
-fn parse_turn(
-    stream: &str,
-    names: &tool_core::schema::Export,
-) -> Result<(String, Vec<ToolCall>), Failed> {
-    let mut calls = openai_chat::StreamAccumulator::new();
-    let mut text = String::new();
-    for data in stream
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(str::trim)
-    {
-        calls.push_json(data)?;
-        if data != "[DONE]" {
-            // The adapter reads tool calls only; the words the model streamed are read here.
-            let chunk: Value = serde_json::from_str(data)?;
-            if let Some(piece) = chunk["choices"][0]["delta"]["content"].as_str() {
-                text.push_str(piece);
-            }
-        }
-    }
-    Ok((text, calls.finish(names)?))
-}
-
-/// The assistant message of a turn, as the conversation sends it back.
-fn assistant_message(text: &str, calls: &[ToolCall]) -> Value {
-    let mut message = json!({"role": "assistant", "content": text});
-    if !calls.is_empty() {
-        message["tool_calls"] = calls
-            .iter()
-            .map(|call| {
-                json!({"id": call.call_id, "type": "function",
-                       "function": {"name": call.name, "arguments": call.arguments}})
-            })
-            .collect();
-    }
-    message
-}
-
 /// One call: what was asked, what was decided, what the model reads back.
 fn show_call(
     call: &ToolCall,
-    result: &ToolResult,
+    text: &str,
+    failed: bool,
     log: &Log,
     style: Style,
     out: &mut dyn Write,
@@ -344,11 +311,7 @@ fn show_call(
         };
         writeln!(out, "       {line}")?;
     }
-    let mark = if result.is_error() { "✗" } else { "✓" };
-    let text = openai_chat::tool_messages(std::slice::from_ref(result)).messages()[0]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let mark = if failed { "✗" } else { "✓" };
     let lines: Vec<&str> = text.lines().collect();
     let shown = 8;
     writeln!(
