@@ -258,7 +258,7 @@ fn a_new_file_in_a_new_directory_never_lands_on_an_existing_file() {
             json!({"path": "docs/notes.txt", "content": "new\n", "overwrite": overwrite});
         assert_eq!(
             ok(&fx.write(arguments)),
-            "Created `docs/notes.txt` (1 lines, 4 bytes)"
+            "Created `docs/notes.txt` (1 line, 4 bytes)"
         );
         assert_eq!(fx.bytes("docs/notes.txt"), b"new\n");
         assert_eq!(fx.bytes("notes.txt"), b"kept\n");

@@ -37,8 +37,21 @@ pub(crate) fn report(shown: &str, edits: &[Applied]) -> String {
         return text;
     };
     let regions = regions_now(edits);
-    let named: Vec<String> = regions.iter().map(|(a, b)| format!("{a}-{b}")).collect();
-    text.push_str(&format!("\nLines {} now:\n", named.join(", ")));
+    let named: Vec<String> = regions
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    let word = match regions.as_slice() {
+        [(a, b)] if a == b => "Line",
+        _ => "Lines",
+    };
+    text.push_str(&format!("\n{word} {} now:\n", named.join(", ")));
     let shown: Vec<String> = regions
         .iter()
         .map(|&region| snippet(&last.text, region, 3))

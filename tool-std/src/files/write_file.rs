@@ -66,7 +66,8 @@ fn write_file(
     session.record_content(&absolute, &bytes, modified);
     let lines = content.lines().count();
     Ok(format!(
-        "{verb} `{shown}` ({lines} lines, {} bytes)",
+        "{verb} `{shown}` ({lines} line{}, {} bytes)",
+        if lines == 1 { "" } else { "s" },
         bytes.len()
     ))
 }
