@@ -430,3 +430,85 @@ fn an_imported_tool_hidden_by_read_only_is_refused_saying_why() {
     );
     assert!(!list.contains("mcp__inner__write_file"), "{list}");
 }
+
+/// The names `tools/list` gives over a server started with `flags`.
+fn listed_with(flags: &[&str]) -> Vec<String> {
+    let workspace = tempfile::tempdir().unwrap();
+    let (_server, mut send, mut answers) = initialized_server_with(workspace.path(), flags);
+    send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let list = answer(&mut answers);
+    let mut names: Vec<String> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn serve_tags_fs_serves_the_file_tools_alone() {
+    let names = listed_with(&["--tags", "fs"]);
+    assert_eq!(
+        names,
+        [
+            "apply_patch",
+            "edit_file",
+            "glob",
+            "grep",
+            "hashline_edit",
+            "list_dir",
+            "multi_edit",
+            "read_file",
+            "repo_map",
+            "write_file"
+        ]
+    );
+}
+
+#[test]
+fn serve_tools_serves_the_tools_named_by_name_or_alias() {
+    assert_eq!(
+        listed_with(&["--tools", "read_file,Grep"]),
+        ["grep", "read_file"]
+    );
+    // With --tags too: both sets.
+    assert_eq!(
+        listed_with(&["--tools", "think", "--tags", "shell", "--read-only"]),
+        ["list_shells", "shell_output", "think"]
+    );
+}
+
+#[test]
+fn a_tool_serve_was_not_started_with_is_refused_saying_why() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (_server, mut send, mut answers) =
+        initialized_server_with(workspace.path(), &["--tags", "fs"]);
+    send(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_shell","arguments":{"command":"touch made"}}}"#,
+    );
+    let refused = answer(&mut answers).to_string();
+    assert!(refused.contains("--tags"), "{refused}");
+    assert!(!workspace.path().join("made").exists());
+}
+
+#[test]
+fn serve_with_an_unknown_tool_or_tag_is_a_setup_error_naming_it() {
+    let workspace = tempfile::tempdir().unwrap();
+    for (flags, says) in [
+        (["--tools", "read_fil"], "did you mean `read_file`?"),
+        (["--tags", "files"], "the tags are"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+            .args(["serve", "--workspace"])
+            .arg(workspace.path())
+            .args(flags)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains(says), "{flags:?}: {stderr}");
+    }
+}

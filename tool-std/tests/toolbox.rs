@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn toolbox(args: &[&str], dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolbox"))
@@ -911,4 +911,101 @@ fn the_projects_mcp_json_servers_start_once_approved() {
         r#"{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["self"]}"#,
     );
     assert!(!call().status.success());
+}
+
+/// `toolbox install CLIENT --config FILE` run in `dir` with `extra` arguments.
+fn install(dir: &Path, config: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "install",
+        "claude-desktop",
+        "--config",
+        config.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    toolbox(&args, dir)
+}
+
+#[test]
+fn install_writes_the_entry_with_absolute_paths_after_showing_it() {
+    let dir = project();
+    let config = dir.path().join("client/claude_desktop_config.json");
+    let output = install(
+        dir.path(),
+        &config,
+        &["--yes", "--", "--tags", "fs", "--settings", "s.json"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let entry = &written["mcpServers"]["toolbox"];
+    let program = std::fs::canonicalize(env!("CARGO_BIN_EXE_toolbox")).unwrap();
+    let shown = format!("\"command\": \"{}\"", program.display());
+    assert!(stdout(&output).contains(&shown), "{}", stdout(&output));
+    assert_eq!(entry["command"], json!(program));
+    let root = dir.path().canonicalize().unwrap();
+    assert_eq!(
+        entry["args"],
+        json!([
+            "serve",
+            "--workspace",
+            root,
+            "--tags",
+            "fs",
+            "--settings",
+            root.join("s.json")
+        ])
+    );
+}
+
+#[test]
+fn install_keeps_the_other_servers_and_says_it_replaces_its_own() {
+    let dir = project();
+    let config = dir.path().join("claude.json");
+    std::fs::write(
+        &config,
+        r#"{"theme": "dark", "mcpServers": {"other": {"command": "other-server"}, "toolbox": {"command": "old"}}}"#,
+    )
+    .unwrap();
+    let output = install(dir.path(), &config, &["--yes"]);
+    assert!(
+        stdout(&output).contains("replaces the entry `toolbox`"),
+        "{}",
+        stdout(&output)
+    );
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    assert_eq!(written["theme"], "dark");
+    assert_eq!(written["mcpServers"]["other"]["command"], "other-server");
+    assert_eq!(
+        written["mcpServers"]["toolbox"]["command"],
+        env!("CARGO_BIN_EXE_toolbox")
+    );
+}
+
+#[test]
+fn install_without_a_terminal_or_yes_only_shows_the_entry() {
+    let dir = project();
+    let config = dir.path().join("claude.json");
+    let output = install(dir.path(), &config, &[]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        stdout(&output).contains("\"mcpServers\""),
+        "{}",
+        stdout(&output)
+    );
+    assert!(stdout(&output).contains("--yes"), "{}", stdout(&output));
+    assert!(!config.exists());
+}
+
+#[test]
+fn install_leaves_a_config_that_is_not_json_as_it_is() {
+    let dir = project();
+    let config = dir.path().join("claude.json");
+    std::fs::write(&config, "{ not json").unwrap();
+    let output = install(dir.path(), &config, &["--yes"]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("left as it is"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "{ not json");
 }

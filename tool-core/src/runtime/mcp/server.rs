@@ -552,7 +552,9 @@ impl ServerHandler for McpServer {
                 // The user cannot be asked (approvals, forms), but the client may still
                 // write a message or list its roots: its approver stays for those.
                 options.scope.nobody_to_ask = Some(Arc::from(
-                    "this MCP client did not declare the elicitation capability, so the server cannot ask the user",
+                    "this MCP client did not declare the elicitation capability, so the server cannot ask the user \
+                     (whoever runs the server can let such calls through: an allow rule for the tool in its settings, \
+                     or the accept_edits mode for file edits, as `toolbox serve --mode accept_edits`)",
                 ));
             }
         }

@@ -11,6 +11,7 @@ mod approve;
 mod arguments;
 mod form;
 mod imports;
+mod install;
 mod progress;
 mod serve;
 mod signals;
@@ -100,15 +101,8 @@ enum Command {
     Serve {
         #[command(flatten)]
         session: SessionArgs,
-        /// Serve only the read-only tools.
-        #[arg(long)]
-        read_only: bool,
-        /// The largest message read, in bytes, or with a unit (`64M`, `512K`); a longer one
-        /// is answered with an error naming the limit.
-        #[arg(long, value_name = "SIZE", value_parser = serve::parse_size, default_value = "16M")]
-        max_message_bytes: usize,
         #[command(flatten)]
-        http: serve::HttpArgs,
+        serve: serve::ServeArgs,
     },
     /// Report what each dialect would lose or refuse, tools or parameters without a
     /// description, and whether run_shell's kernel sandbox holds on this machine.
@@ -123,6 +117,9 @@ enum Command {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// Add `toolbox serve` to a desktop MCP client's configuration (Claude Desktop, Cursor),
+    /// with absolute paths, after showing the entry.
+    Install(install::InstallArgs),
     /// Print a shell completion script (`toolbox completions bash > ~/.local/share/bash-completion/completions/toolbox`).
     Completions {
         /// The shell.
@@ -351,12 +348,8 @@ fn run(command: Command) -> Result<u8, Failure> {
             json,
         ),
         Command::Check { verbose } => Ok(check(&toolset, verbose)),
-        Command::Serve {
-            session,
-            read_only,
-            max_message_bytes,
-            http,
-        } => serve::serve(toolset, &session, read_only, max_message_bytes, &http),
+        Command::Serve { session, serve } => serve::serve(toolset, &session, &serve),
+        Command::Install(args) => install::install(&args),
         Command::Policy {
             command: PolicyCommand::Sources { session },
         } => {

@@ -31,6 +31,29 @@ Examples:
   toolbox serve --http 8080                            # http://127.0.0.1:8080/mcp
   MCP_TOKEN=... toolbox serve --http 0.0.0.0:8080 --token-env MCP_TOKEN --allow-host mcp.example.com";
 
+/// What `toolbox serve` serves, and how.
+#[derive(clap::Args)]
+pub(crate) struct ServeArgs {
+    /// Serve only the read-only tools.
+    #[arg(long)]
+    read_only: bool,
+    /// Serve only these tools (names or aliases, comma-separated or repeated), with those of
+    /// --tags.
+    #[arg(long, value_name = "TOOL", value_delimiter = ',')]
+    tools: Vec<String>,
+    /// Serve only the tools with one of these tags (comma-separated or repeated), with those
+    /// of --tools: `fs` is the file tools (read, write, edit, patch, list, grep, glob,
+    /// repo_map); `toolbox list --json` shows each tool's tags.
+    #[arg(long, value_name = "TAG", value_delimiter = ',')]
+    tags: Vec<String>,
+    /// The largest message read, in bytes, or with a unit (`64M`, `512K`); a longer one is
+    /// answered with an error naming the limit.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "16M")]
+    max_message_bytes: usize,
+    #[command(flatten)]
+    http: HttpArgs,
+}
+
 /// `toolbox serve --http`: where to listen and who may call.
 #[derive(clap::Args)]
 pub(crate) struct HttpArgs {
@@ -171,6 +194,60 @@ impl HttpArgs {
 /// (`.state(...)` on its coordinator builder) and a command line cannot.
 pub(crate) const NEEDS_AN_APPLICATION: [&str; 2] = ["subtask", "web_search"];
 
+/// Withholds every tool that neither `tools` names nor `tags` covers (nothing, when both are
+/// empty), saying why to a client that calls one anyway.
+fn select(toolset: &mut Toolset, tools: &[String], tags: &[String]) -> Result<(), Failure> {
+    if tools.is_empty() && tags.is_empty() {
+        return Ok(());
+    }
+    let mut chosen = Vec::new();
+    for name in tools {
+        match toolset.get(name) {
+            Some(tool) => chosen.push(tool.spec().name.to_string()),
+            None => {
+                let close = toolset.suggest(name);
+                let hint = match close.first() {
+                    Some(close) => format!("; did you mean `{close}`?"),
+                    None => "; `toolbox list` shows the tools".to_owned(),
+                };
+                return Err(Failure::setup(format!(
+                    "--tools {name}: no such tool{hint}"
+                )));
+            }
+        }
+    }
+    let known: std::collections::BTreeSet<String> = toolset
+        .iter()
+        .flat_map(|tool| tool.spec().tags.iter().map(ToString::to_string))
+        .collect();
+    if let Some(unknown) = tags.iter().find(|tag| !known.contains(tag.as_str())) {
+        let known: Vec<&str> = known.iter().map(String::as_str).collect();
+        return Err(Failure::setup(format!(
+            "--tags {unknown}: no tool has this tag; the tags are {}",
+            known.join(", ")
+        )));
+    }
+    let left_out: Vec<String> = toolset
+        .iter()
+        .map(|tool| tool.spec())
+        .filter(|spec| {
+            !chosen.iter().any(|name| *name == spec.name)
+                && !spec
+                    .tags
+                    .iter()
+                    .any(|tag| tags.iter().any(|wanted| wanted == tag))
+        })
+        .map(|spec| spec.name.to_string())
+        .collect();
+    for name in left_out {
+        toolset.withhold(
+            &name,
+            "this server serves only the tools it was started with (`toolbox serve --tools`/`--tags`)",
+        );
+    }
+    Ok(())
+}
+
 /// What a tool of [`NEEDS_AN_APPLICATION`] needs, in a few words for `toolbox list`.
 pub(crate) fn needs_an_application(tool: &str) -> Option<&'static str> {
     match tool {
@@ -183,10 +260,14 @@ pub(crate) fn needs_an_application(tool: &str) -> Option<&'static str> {
 pub(crate) fn serve(
     toolset: Toolset,
     session: &SessionArgs,
-    read_only: bool,
-    max_message_bytes: usize,
-    http: &HttpArgs,
+    args: &ServeArgs,
 ) -> Result<u8, Failure> {
+    let ServeArgs {
+        read_only,
+        max_message_bytes,
+        ref http,
+        ..
+    } = *args;
     let mut toolset = toolset;
     // Tools that need what only an application can give them: served, every call would fail
     // and the model would spend its turns learning so. Withheld, not just removed: a client
@@ -216,8 +297,9 @@ pub(crate) fn serve(
         stdio_runtime()?
     };
     let resolved = session.resolve()?;
-    let (toolset, imported) =
+    let (mut toolset, imported) =
         imports::add(&runtime, toolset, &session.servers(&resolved), read_only)?;
+    select(&mut toolset, &args.tools, &args.tags)?;
     // stdin and stdout carry the protocol (or the server runs unattended): nobody can be
     // asked at the terminal.
     // Over stdio, SIGINT, SIGTERM and SIGHUP cancel every call in flight through this.
