@@ -147,6 +147,42 @@ fn a_walk_says_how_many_files_a_rule_held_back() {
 }
 
 #[test]
+fn a_glob_with_a_literal_folder_walks_that_folder_alone() {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
+    std::fs::write(dir.path().join("src/deep/inner.rs"), "").unwrap();
+    std::fs::write(dir.path().join("top.rs"), "").unwrap();
+    let coordinator = coordinator(dir.path(), "Read(./secrets/**)", From::Code, Mode::Default);
+    // Walked from `src`: the denied folder beside it is never reached, so nothing is held back.
+    let text = call(&coordinator, "glob", json!({"pattern": "src/*.rs"}))
+        .text()
+        .into_owned();
+    assert_eq!(text, "src/lib.rs");
+    let text = call(&coordinator, "glob", json!({"pattern": "src/**/*.rs"}))
+        .text()
+        .into_owned();
+    let mut found: Vec<&str> = text.lines().collect();
+    found.sort_unstable();
+    assert_eq!(found, ["src/deep/inner.rs", "src/lib.rs"]);
+    // No `**` and no folder: the top level alone, the denied folder below it not walked.
+    let text = call(&coordinator, "glob", json!({"pattern": "*.rs"}))
+        .text()
+        .into_owned();
+    assert_eq!(text, "top.rs");
+    // Into the denied folder: nothing found, and why.
+    let text = call(&coordinator, "glob", json!({"pattern": "secrets/*.txt"}))
+        .text()
+        .into_owned();
+    assert!(!text.contains("key.txt"), "{text}");
+    assert!(text.contains("held back by the rule"), "{text}");
+    // A folder that is not there: nothing matches.
+    let text = call(&coordinator, "glob", json!({"pattern": "nowhere/**/*.rs"}))
+        .text()
+        .into_owned();
+    assert!(text.starts_with("no file matches"), "{text}");
+}
+
+#[test]
 fn a_search_of_a_folder_a_rule_covers_whole_is_refused_naming_the_rule() {
     for (from, mode) in every_setup() {
         let dir = workspace();

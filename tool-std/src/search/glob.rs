@@ -1,6 +1,6 @@
 //! `glob`: files whose path matches a pattern, newest first.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use globset::GlobBuilder;
@@ -73,7 +73,17 @@ fn glob(
         })?
         .compile_matcher();
     let names_dot_path = pattern.starts_with('.') || pattern.contains("/.");
-    let (walk, held_back) = walk::builder(ws, &root, None, names_dot_path, false);
+    let (prefix, below_prefix) = reach(&pattern);
+    let Some(start) = walk_start(ws, &root, &prefix) else {
+        return Ok(format!("no file matches `{pattern}` in `{sent}`"));
+    };
+    // From the root, the prefix's own folders count in the depth.
+    let max_depth = if start == root {
+        below_prefix.map(|depth| depth + prefix.components().count())
+    } else {
+        below_prefix
+    };
+    let (walk, held_back) = walk::builder(ws, &start, max_depth, names_dot_path, false);
     // Matched and stamped on the walking threads: the order is the sort's below.
     let mut found: Vec<(Option<SystemTime>, String)> = walk::parallel(&walk, || {
         |entry: ignore::DirEntry| {
@@ -131,9 +141,79 @@ fn glob(
     Ok(text)
 }
 
+/// How far a pattern reaches: the leading components without a wildcard, a directory the walk
+/// may start in (`src/app/**/*.ts` walks `src/app`, not the whole tree), and how deep below
+/// it the rest can match (`*.md` looks at the top level alone; `**` or `{..}`, which may hold a
+/// `/`, at any depth).
+fn reach(pattern: &str) -> (PathBuf, Option<usize>) {
+    let parts: Vec<&str> = pattern
+        .trim_start_matches("./")
+        .split('/')
+        .filter(|part| !part.is_empty() && *part != ".")
+        .collect();
+    let literal = |part: &&&str| !part.contains(['*', '?', '[', '{', '\\']);
+    // The last component names the files, never a directory to start in.
+    let fixed = parts
+        .iter()
+        .take_while(literal)
+        .count()
+        .min(parts.len().saturating_sub(1));
+    let rest = &parts[fixed..];
+    let depth = (!rest
+        .iter()
+        .any(|part| part.contains("**") || part.contains('{')))
+    .then_some(rest.len());
+    (parts[..fixed].iter().collect(), depth)
+}
+
+/// Where the walk starts: `root`, or the directory `prefix` names below it when that is a
+/// directory reached through no link (the walk follows none) that the rules let be walked
+/// whole; `None` when it does not exist, so nothing can match. Anything else walks from
+/// `root`, which finds what it found before this shortcut.
+fn walk_start(ws: &Workspace, root: &Path, prefix: &Path) -> Option<PathBuf> {
+    if prefix.as_os_str().is_empty() {
+        return Some(root.to_owned());
+    }
+    let start = root.join(prefix);
+    match ws.entry_metadata(&start) {
+        Ok(metadata) if metadata.is_dir() && walk::check_walk(ws, &start).is_ok() => Some(start),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        _ => Some(root.to_owned()),
+    }
+}
+
 /// Whether an I/O error is a rule's refusal.
 fn is_denied(error: &std::io::Error) -> bool {
     error
         .get_ref()
         .is_some_and(|inner| inner.is::<tool_core::workspace::AccessDenied>())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::reach;
+
+    #[test]
+    fn a_literal_prefix_is_where_the_walk_starts_and_no_double_star_bounds_its_depth() {
+        let cases: [(&str, &str, Option<usize>); 9] = [
+            ("**/*.rs", "", None),
+            ("*.md", "", Some(1)),
+            ("src/*.rs", "src", Some(1)),
+            ("./src/app/**/*.ts", "src/app", None),
+            (
+                "Userland/Libraries/LibGfx/**/*.h",
+                "Userland/Libraries/LibGfx",
+                None,
+            ),
+            ("src/*/mod.rs", "src", Some(2)),
+            ("src/{a/b,c}/*.rs", "src", None),
+            ("docs/READ?E.md", "docs", Some(1)),
+            ("a\\*b/*.rs", "", Some(2)),
+        ];
+        for (pattern, prefix, depth) in cases {
+            assert_eq!(reach(pattern), (PathBuf::from(prefix), depth), "{pattern}");
+        }
+    }
 }
