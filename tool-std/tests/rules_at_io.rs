@@ -183,6 +183,34 @@ fn a_glob_with_a_literal_folder_walks_that_folder_alone() {
 }
 
 #[test]
+fn a_walk_of_a_large_tree_counts_what_it_held_back_once() {
+    // Over 2,000 entries: read on the calling thread first (the denied folder among the first,
+    // the walk going by name), then walked again on every core.
+    let dir = workspace();
+    let many = dir.path().join("zz_many");
+    std::fs::create_dir_all(&many).unwrap();
+    for n in 0..2_100 {
+        std::fs::write(many.join(format!("f{n}.txt")), "plain\n").unwrap();
+    }
+    let coordinator = coordinator(dir.path(), "Read(./secrets/**)", From::Code, Mode::Default);
+    let text = call(
+        &coordinator,
+        "glob",
+        json!({"pattern": "**/*.txt", "limit": 1}),
+    )
+    .text()
+    .into_owned();
+    assert!(
+        text.contains("of 2101") && text.contains("(2 entries held back by the rule"),
+        "{text}"
+    );
+    let text = call(&coordinator, "grep", json!({"pattern": "hunter2"}))
+        .text()
+        .into_owned();
+    assert!(text.contains("(2 entries held back by the rule"), "{text}");
+}
+
+#[test]
 fn a_search_of_a_folder_a_rule_covers_whole_is_refused_naming_the_rule() {
     for (from, mode) in every_setup() {
         let dir = workspace();

@@ -3,7 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use globset::GlobBuilder;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use globset::{GlobBuilder, GlobMatcher};
 use tool_core::{ToolError, Workspace, WorkspacePath, tool};
 
 use crate::search::walk::{self, Visit};
@@ -62,16 +65,7 @@ fn glob(
             _ => Ok(format!("no file matches `{pattern}` in `{sent}`")),
         };
     }
-    let matcher = GlobBuilder::new(pattern.trim_start_matches("./"))
-        .literal_separator(true)
-        .build()
-        .map_err(|error| {
-            ToolError::failed(format!(
-                "`{pattern}` is not a valid glob ({}); write one like `**/*.rs` or `src/*.{{ts,tsx}}`",
-                error.kind()
-            ))
-        })?
-        .compile_matcher();
+    let matcher = compiled(&pattern)?;
     let names_dot_path = pattern.starts_with('.') || pattern.contains("/.");
     let (prefix, below_prefix) = reach(&pattern);
     let Some(start) = walk_start(ws, &root, &prefix) else {
@@ -85,7 +79,7 @@ fn glob(
     };
     let (walk, held_back) = walk::builder(ws, &start, max_depth, names_dot_path, false);
     // Matched and stamped on the walking threads: the order is the sort's below.
-    let mut found: Vec<(Option<SystemTime>, String)> = walk::parallel(&walk, || {
+    let mut found: Vec<(Option<SystemTime>, String)> = walk::parallel(&walk, &held_back, || {
         |entry: ignore::DirEntry| {
             let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
             let matched = entry
@@ -139,6 +133,38 @@ fn glob(
     }
     text.push_str(&held_back);
     Ok(text)
+}
+
+/// The matcher of `pattern`, compiled once per process: compiling one (a regular expression
+/// under globset) costs more than a small walk, and a model globs the same patterns again
+/// and again. At most 128 are kept; past that the cache starts afresh.
+fn compiled(pattern: &str) -> Result<Arc<GlobMatcher>, ToolError> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<GlobMatcher>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    if let Some(matcher) = cache
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(pattern)
+    {
+        return Ok(Arc::clone(matcher));
+    }
+    let matcher = GlobBuilder::new(pattern.trim_start_matches("./"))
+        .literal_separator(true)
+        .build()
+        .map_err(|error| {
+            ToolError::failed(format!(
+                "`{pattern}` is not a valid glob ({}); write one like `**/*.rs` or `src/*.{{ts,tsx}}`",
+                error.kind()
+            ))
+        })?
+        .compile_matcher();
+    let matcher = Arc::new(matcher);
+    let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
+    if cache.len() >= 128 {
+        cache.clear();
+    }
+    cache.insert(pattern.to_owned(), Arc::clone(&matcher));
+    Ok(matcher)
 }
 
 /// How far a pattern reaches: the leading components without a wildcard, a directory the walk

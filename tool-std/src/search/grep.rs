@@ -255,7 +255,7 @@ fn search(
     let searched = AtomicUsize::new(0);
     let stopped = AtomicBool::new(false);
     let (walk, held_back) = walker(ws, root, filters)?;
-    let mut found = walk::parallel(&walk, || {
+    let mut found = walk::parallel(&walk, &held_back, || {
         let (matcher, mut searcher) = (matcher.clone(), searcher.clone());
         let (searched, stopped) = (&searched, &stopped);
         move |entry: ignore::DirEntry| {

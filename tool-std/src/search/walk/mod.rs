@@ -82,6 +82,16 @@ impl HeldBack {
         }
     }
 
+    /// Forgets what was counted, for a walk that starts again.
+    fn reset(&self) {
+        self.0.count.store(0, Ordering::Relaxed);
+        self.0
+            .rules
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
     /// How many entries were held back.
     pub(crate) fn count(&self) -> usize {
         self.0.count.load(Ordering::Relaxed)
@@ -129,6 +139,7 @@ pub(crate) fn builder(
         // `.gitignore` counts in a directory that is not a git repository too.
         .require_git(false)
         .max_depth(max_depth)
+        .threads(threads())
         .sort_by_file_name(|a, b| a.cmp(b));
     let held_back = HeldBack::default();
     let governed = ws
@@ -175,15 +186,42 @@ pub(crate) enum Visit<T> {
     Stop,
 }
 
+/// How many entries a walk reads on the calling thread before it hands the tree to a thread
+/// per core.
+const SERIAL_BUDGET: usize = 2_000;
+
 /// Walks on every core, each thread making what it keeps of the entries it comes to with a
 /// visitor of its own from `visitor` (the root itself left out), so that the work on each
 /// entry overlaps the walk, as in ripgrep. What is kept comes in the threads' order: sort it.
-pub(crate) fn parallel<T, F>(walk: &WalkBuilder, mut visitor: impl FnMut() -> F) -> Vec<T>
+///
+/// A tree of at most [`SERIAL_BUDGET`] entries is walked and visited on the calling thread
+/// instead: starting the threads, and waiting for the last of them to notice the walk is over
+/// (ignore's idle workers sleep a millisecond at a time), cost more than such a walk. A
+/// larger tree costs those entries read twice; `held` (the walk's [`HeldBack`], counted by
+/// its filter) is counted again from zero for the parallel walk.
+pub(crate) fn parallel<T, F>(
+    walk: &WalkBuilder,
+    held: &HeldBack,
+    mut visitor: impl FnMut() -> F,
+) -> Vec<T>
 where
     T: Send,
     F: FnMut(ignore::DirEntry) -> Visit<T> + Send,
 {
     use std::sync::{Mutex, PoisonError};
+    if let Some(entries) = small_tree(walk) {
+        let mut visit = visitor();
+        let mut kept = Vec::new();
+        for entry in entries {
+            match visit(entry) {
+                Visit::Skip => {}
+                Visit::Keep(value) => kept.push(value),
+                Visit::Stop => break,
+            }
+        }
+        return kept;
+    }
+    held.reset();
     let kept = Mutex::new(Vec::new());
     walk.build_parallel().run(|| {
         let mut visit = visitor();
@@ -208,6 +246,33 @@ where
         })
     });
     kept.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Every entry below the walk's root, in the walk's order, when there are at most
+/// [`SERIAL_BUDGET`] of them.
+fn small_tree(walk: &WalkBuilder) -> Option<Vec<ignore::DirEntry>> {
+    let mut entries = Vec::new();
+    for entry in walk.build().flatten() {
+        if entry.depth() == 0 {
+            continue;
+        }
+        if entries.len() == SERIAL_BUDGET {
+            return None;
+        }
+        entries.push(entry);
+    }
+    Some(entries)
+}
+
+/// The threads a parallel walk uses, asked of the system once: ignore asks on every walk,
+/// which reads the process's cgroup and CPU quota each time.
+fn threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(12)
+    })
 }
 
 /// `path` as the model should see it: relative to the workspace root it is under.
