@@ -601,6 +601,21 @@ fn completions_are_printed_for_a_shell() {
         "{}",
         stdout(&output)
     );
+    // `call` and `schema` complete the tools' names.
+    assert!(
+        stdout(&output).contains("apply_patch edit_file execute fetch_url glob grep"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn a_tool_outside_the_completions_is_still_taken() {
+    // The names offered for completion do not limit what `call` takes (an alias, say).
+    let dir = project();
+    let output = toolbox(&["call", "Read", r#"{"path": "notes.md"}"#], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("buy milk"));
 }
 
 #[test]

@@ -380,11 +380,36 @@ fn run(command: Command) -> Result<u8, Failure> {
             // Into a buffer, then out like every other output: clap_complete panics when its
             // writer fails (a reader that goes away, a full disk).
             let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "toolbox", &mut script);
+            let mut command = with_tool_names(Cli::command(), &toolset);
+            clap_complete::generate(shell, &mut command, "toolbox", &mut script);
             out_raw(&String::from_utf8_lossy(&script));
             Ok(0)
         }
     }
+}
+
+/// `command` with the tools' names as the values its `call` and `schema` offer for completion.
+/// Only the completion script sees them: an imported tool's name (`mcp__server__tool`) is
+/// still taken when typed.
+fn with_tool_names(command: clap::Command, toolset: &Toolset) -> clap::Command {
+    let names: Vec<&'static str> = toolset
+        .iter()
+        .filter_map(|tool| match &tool.spec().name {
+            std::borrow::Cow::Borrowed(name) => Some(*name),
+            std::borrow::Cow::Owned(_) => None,
+        })
+        .collect();
+    let offered = |arg: clap::Arg| {
+        arg.value_parser(clap::builder::PossibleValuesParser::new(
+            names.iter().copied(),
+        ))
+    };
+    // `tool` keeps its place among the positional arguments only if they are numbered first.
+    let mut command = command;
+    command.build();
+    command
+        .mut_subcommand("call", |call| call.mut_arg("tool", offered))
+        .mut_subcommand("schema", |schema| schema.mut_arg("tool", offered))
 }
 
 fn list(toolset: &Toolset, json: bool) {
