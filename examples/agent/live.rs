@@ -3,8 +3,6 @@
 //! `ANTHROPIC_BASE_URL` and `MODEL` optional). Each request is POSTed with `stream: true` and
 //! the server-sent events streamed back are the turn, read as the replay's are.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 use tool_core::BoxFuture;
 
@@ -113,15 +111,9 @@ impl Model for Endpoint {
     }
 }
 
-/// rustls over ring with the platform's certificate verifier, as tool-std's web tools use.
+/// An HTTPS client with the TLS tool-std's web tools use.
 fn client() -> Result<reqwest::Client, Failed> {
-    use rustls_platform_verifier::BuilderVerifierExt;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()?
-        .with_platform_verifier()?
-        .with_no_client_auth();
     Ok(reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
+        .tls_backend_preconfigured(tool_std::web::tls_config()?)
         .build()?)
 }

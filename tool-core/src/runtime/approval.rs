@@ -36,6 +36,48 @@ pub use super::question::{
     Unanswered, UnansweredKind,
 };
 
+/// Why a call that needed the user's approval got none, as its refusal's
+/// [`decided_by`](crate::ToolError::Denied) names it: the session has nobody to ask...
+pub(crate) const NOBODY_TO_ASK: &str = "nobody to ask";
+/// ...it has no approver...
+pub(crate) const NO_APPROVER: &str = "no approver configured";
+/// ...or its approver did not answer. Read back by [`went_unasked`].
+pub(crate) const NOBODY_ANSWERED: &str = "nobody answered";
+
+/// Whether `error` is the refusal of a call that needed the user's approval when nobody
+/// could give it (no approver, a session with nobody to ask, an approver that did not
+/// answer): the refusal a front end can turn into a remedy for the person running it (a
+/// terminal to be asked at, an allow rule, a mode), rather than the model's "do not retry".
+///
+/// ```
+/// use tool_core::{Coordinator, ToolCall, Toolset, approval, tool};
+///
+/// /// Save a note.
+/// #[tool(name = "doc_unasked_save")]
+/// fn save(text: String) -> String { text }
+///
+/// // No approver: a call the policy would ask about is refused.
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["doc_unasked_save"]).unwrap())
+///     .build()
+///     .unwrap();
+/// let result = coordinator.call_blocking(ToolCall::new("doc_unasked_save", r#"{"text": "hi"}"#));
+/// assert!(result.error().is_some_and(approval::went_unasked));
+/// ```
+#[must_use]
+pub fn went_unasked(error: &crate::ToolError) -> bool {
+    let crate::ToolError::Denied { decided_by, .. } = error else {
+        return false;
+    };
+    [NOBODY_TO_ASK, NO_APPROVER, NOBODY_ANSWERED]
+        .iter()
+        .any(|source| {
+            *decided_by
+                == crate::policy::DecisionSource::new(crate::policy::PolicyLayer::User, *source)
+                    .to_string()
+        })
+}
+
 /// What the user is asked about one call: whether it may run (the policy asks), or, from a
 /// tool with its own approval flow, whether its plan is accepted ([`kind`](Self::kind)).
 #[derive(Debug, Clone)]

@@ -132,7 +132,20 @@ pub(crate) fn build_client(config: &WebConfig) -> Result<Client, FetchError> {
 /// TLS as the web tools speak it: rustls over ring, certificates checked by the platform's
 /// verifier (the system's roots). Built here rather than by reqwest so that the crypto
 /// provider is ring, whichever provider the application may have installed as the default.
-pub(crate) fn tls_config() -> Result<rustls::ClientConfig, rustls::Error> {
+/// Public so that an application's own requests (to its model, say) are made the same way.
+///
+/// ```
+/// let tls = tool_std::web::tls_config().unwrap();
+/// let client = reqwest::Client::builder()
+///     .tls_backend_preconfigured(tls)
+///     .build()
+///     .unwrap();
+/// # drop(client);
+/// ```
+///
+/// # Errors
+/// When the platform's verifier cannot be set up with ring's protocol versions.
+pub fn tls_config() -> Result<rustls::ClientConfig, rustls::Error> {
     use rustls_platform_verifier::BuilderVerifierExt;
 
     let provider = Arc::new(rustls::crypto::ring::default_provider());

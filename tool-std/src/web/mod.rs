@@ -39,6 +39,7 @@ use tool_core::context::ToolContext;
 use url::Url;
 
 pub use address::{HostResolver, Refusal, SystemResolver, refused_range};
+pub use client::tls_config;
 pub use config::{ConfigError, WebConfig};
 pub use convert::FetchFormat;
 pub use search::{SearchEngine, SearchError, SearchHit, SearchProvider, SearchRequest};

@@ -26,7 +26,9 @@ use crate::definition::context::CancellationToken;
 use crate::definition::output::Content;
 use crate::definition::tool::ToolHandle;
 use crate::definition::unanswered::Unanswered;
-use crate::runtime::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
+use crate::runtime::approval::{
+    ApprovalRequest, ApprovalResponse, ApprovalScope, NO_APPROVER, NOBODY_ANSWERED, NOBODY_TO_ASK,
+};
 use crate::runtime::budget::BudgetExhausted;
 use crate::runtime::events::CallEvent;
 use crate::runtime::hooks::{BatchCall, CombinedOutput, HookEvent, HookInput};
@@ -301,8 +303,8 @@ impl Coordinator {
         }
         let Some(approver) = call.scope.approver(self.inner.approver.as_ref()) else {
             let (why, source) = match &call.scope.nobody_to_ask {
-                Some(why) => (why.as_ref(), "nobody to ask"),
-                None => ("this session has no way to ask", "no approver configured"),
+                Some(why) => (why.as_ref(), NOBODY_TO_ASK),
+                None => ("this session has no way to ask", NO_APPROVER),
             };
             return Err(ToolError::denied(
                 format!(
@@ -345,7 +347,7 @@ impl Coordinator {
                     "`{}` needs the user's approval ({}), and {reason}; do not retry it: tell the user what you wanted to do",
                     spec.name, decision.reason
                 ),
-                DecisionSource::new(PolicyLayer::User, "nobody answered").to_string(),
+                DecisionSource::new(PolicyLayer::User, NOBODY_ANSWERED).to_string(),
             )),
         }
     }

@@ -81,7 +81,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::malformed::{too_large, unreadable};
-use rmcp::model::{ClientJsonRpcMessage, ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{ErrorData, RequestId, ServerJsonRpcMessage};
 use sha2::{Digest, Sha256};
 
 /// The origins a browser on this machine sends: allowed by default on a loopback address.
@@ -409,12 +409,13 @@ pub fn router(
     })
 }
 
-/// Reads a POST's body (up to `limit` bytes) and lets it through when it is a JSON-RPC
-/// message. A body that is not JSON is answered `400 Bad Request` with a parse error
-/// (-32700), JSON that is no message `400` with an invalid request (-32600, to its `id`), and
-/// a body over the limit `413 Payload Too Large` with an error naming the limit: each a
-/// JSON-RPC error body, which a client reads as the answer to what it sent. An unknown
-/// notification is accepted (202) and dropped, as JSON-RPC never answers a notification.
+/// Reads a POST's body (up to `limit` bytes) and passes it to rmcp. A body over the limit is
+/// answered `413 Payload Too Large` with an error naming the limit; a body rmcp cannot parse
+/// (its `415`, which says nothing a JSON-RPC client reads) `400 Bad Request` with a parse
+/// error (-32700) when it is not JSON, or an invalid request (-32600, to its `id`) when it is
+/// JSON but no message: each a JSON-RPC error body, which a client reads as the answer to
+/// what it sent. An unknown notification is accepted (202) and dropped, as JSON-RPC never
+/// answers a notification. rmcp's own refusals (a wrong `Accept`, Origin or Host) come first.
 async fn read_message(State(limit): State<usize>, request: Request, next: Next) -> Response {
     let is_json = request
         .headers()
@@ -450,14 +451,18 @@ async fn read_message(State(limit): State<usize>, request: Request, next: Next) 
                 .into_response();
         }
     };
-    if serde_json::from_slice::<ClientJsonRpcMessage>(&bytes).is_err() {
-        return match unreadable(&bytes) {
-            Some((error, id)) => json_rpc_error(StatusCode::BAD_REQUEST, error, id),
-            None => StatusCode::ACCEPTED.into_response(),
-        };
+    // rmcp parses the message; only when it cannot (its 415 for a JSON body) is the body
+    // read again here, to say why in JSON-RPC. A message that parses is parsed once.
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes.clone())))
+        .await;
+    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    match unreadable(&bytes) {
+        Some((error, id)) => json_rpc_error(StatusCode::BAD_REQUEST, error, id),
+        None => StatusCode::ACCEPTED.into_response(),
+    }
 }
 
 /// Why a body was not read.

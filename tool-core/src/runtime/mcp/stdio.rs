@@ -97,9 +97,13 @@ struct Writer<W> {
 
 impl<W: AsyncWrite + Unpin> Writer<W> {
     async fn send(&mut self, message: &ServerJsonRpcMessage) -> std::io::Result<()> {
-        let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
-        line.push(b'\n');
-        self.pending.extend_from_slice(&line);
+        // Written in place; a message that fails to serialize leaves nothing behind.
+        let start = self.pending.len();
+        if let Err(error) = serde_json::to_writer(&mut self.pending, message) {
+            self.pending.truncate(start);
+            return Err(std::io::Error::other(error));
+        }
+        self.pending.push(b'\n');
         self.flush().await
     }
 
@@ -333,26 +337,24 @@ where
                     answer(self.write.clone(), too_large(self.max), id).await;
                 }
                 Line::Whole => {
-                    let line = std::mem::take(&mut self.line);
-                    let text = trim_line(&line);
-                    if text.is_empty() {
-                        continue;
+                    let text = trim_line(&self.line);
+                    let read = (!text.is_empty())
+                        .then(|| serde_json::from_slice::<ClientJsonRpcMessage>(text));
+                    let unanswered = match &read {
+                        Some(Err(_)) => unreadable(text),
+                        _ => None,
+                    };
+                    if unanswered.is_some() {
+                        self.handshake.saw_unreadable(text);
                     }
-                    match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
-                        Ok(message) => {
-                            self.handshake.saw_message();
-                            self.line = line;
-                            self.line.clear();
-                            return Some(message);
-                        }
-                        Err(_) => {
-                            if let Some((error, id)) = unreadable(text) {
-                                self.handshake.saw_unreadable(text);
-                                answer(self.write.clone(), error, id).await;
-                            }
-                            self.line = line;
-                            self.line.clear();
-                        }
+                    // The line is done with, whatever it held, before anything is awaited.
+                    self.line.clear();
+                    if let Some(Ok(message)) = read {
+                        self.handshake.saw_message();
+                        return Some(message);
+                    }
+                    if let Some((error, id)) = unanswered {
+                        answer(self.write.clone(), error, id).await;
                     }
                 }
             }

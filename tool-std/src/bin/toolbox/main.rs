@@ -22,11 +22,12 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
+use tool_core::approval;
 use tool_core::context::CancellationToken;
 use tool_core::policy::Mode;
 use tool_core::schema::{self, Dialect, ExportProblem, GeminiForm, OpenAiApi};
 use tool_core::settings::{Settings, SettingsLocations, SettingsScope, SettingsSource};
-use tool_core::{Coordinator, ToolCall, ToolError, ToolResult, Toolset, Workspace};
+use tool_core::{Coordinator, ToolCall, ToolResult, Toolset, Workspace};
 use tool_std::code::{CodeModeConfig, Isolation};
 
 /// Writes one line to stdout. A reader that went away (`toolbox list | head`) ends the
@@ -652,15 +653,7 @@ fn command_failure(result: &ToolResult) -> Option<String> {
 /// What the person at the terminal can do about a call refused because nobody could be asked
 /// to approve it (the refusal itself is written for a model: "do not retry it").
 fn refusal_remedy(result: &ToolResult, tool: &str) -> Option<String> {
-    // The sources the coordinator names when an approval could not be asked (authorize.rs);
-    // `call_refused_without_a_terminal_names_the_remedy` fails if they change.
-    let Some(ToolError::Denied { decided_by, .. }) = result.error() else {
-        return None;
-    };
-    let unasked = ["nobody to ask", "no approver configured", "nobody answered"]
-        .iter()
-        .any(|source| decided_by.ends_with(source));
-    unasked.then(|| {
+    result.error().is_some_and(approval::went_unasked).then(|| {
         format!(
             "toolbox: `{tool}` needs approval, and without a terminal nobody can be asked. To let it run: call it from a terminal and answer the prompt; or pass --mode accept_edits (file edits in the workspace); or allow it in a settings file, e.g. {{\"permissions\": {{\"allow\": [\"{tool}\"]}}}} in .claude/settings.json or a file given with --settings"
         )
