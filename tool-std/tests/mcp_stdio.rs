@@ -512,3 +512,34 @@ fn serve_with_an_unknown_tool_or_tag_is_a_setup_error_naming_it() {
         assert!(stderr.contains(says), "{flags:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_message_of_exactly_the_limit_is_read_and_one_byte_more_is_not() {
+    let workspace = tempfile::tempdir().unwrap();
+    let (_server, mut send, mut answers) =
+        initialized_server_with(workspace.path(), &["--max-message-bytes", "4K"]);
+    let message = |id: u32, length: usize| {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"think","arguments":{{"thought":""}}}}}}"#
+        );
+        let padded = frame.replacen(
+            r#""thought":"""#,
+            &format!(r#""thought":"{}""#, "x".repeat(length - frame.len())),
+            1,
+        );
+        assert_eq!(padded.len(), length);
+        padded
+    };
+    send(&message(7, 4096));
+    let read = answer(&mut answers);
+    assert_eq!(read["id"], 7, "{read}");
+    assert!(
+        read.get("result").is_some(),
+        "the 4096-byte message is read: {read}"
+    );
+    send(&message(8, 4097));
+    let refused = answer(&mut answers);
+    assert_eq!(refused["id"], 8, "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    still_serves(&mut send, &mut answers, 9);
+}

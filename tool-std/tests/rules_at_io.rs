@@ -418,6 +418,81 @@ fn a_folder_swapped_for_a_link_mid_walk_never_leaks_the_outside() {
     assert!(swaps > 0 && calls == 1200, "{swaps} swaps");
 }
 
+#[test]
+fn a_glob_started_in_its_prefix_folder_never_leaks_the_outside_when_that_folder_is_swapped() {
+    // glob walks from the folder a pattern names (`deep/a/b/*.rs` from `deep/a/b`): swapped for
+    // a link to the outside between the check of that folder and the walk, the walk lists the
+    // outside; every name it brings must still be refused.
+    let dir = tempfile::tempdir().unwrap();
+    let (root, outside) = (dir.path().join("ws"), dir.path().join("outside"));
+    std::fs::create_dir_all(root.join("deep/a/b")).unwrap();
+    std::fs::create_dir_all(outside.join("a/b")).unwrap();
+    for n in 0..40 {
+        std::fs::write(root.join(format!("deep/a/b/f{n}.rs")), "").unwrap();
+        std::fs::write(outside.join(format!("a/b/outside_name_{n}.rs")), "x").unwrap();
+    }
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["glob"]).unwrap())
+        .workspace(Workspace::new(&root).unwrap())
+        .build()
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = swapper(&root, "deep", &outside, Arc::clone(&stop));
+    for round in 0..600 {
+        for pattern in ["deep/a/b/*.rs", "deep/a/**/*.rs", "deep/*/b/*.rs"] {
+            let text = call(
+                &coordinator,
+                "glob",
+                json!({"pattern": pattern, "limit": 1000}),
+            )
+            .text()
+            .into_owned();
+            assert!(
+                !text.contains("outside_"),
+                "round {round}: glob {pattern} leaked the outside: {text}"
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    assert!(swaps.join().unwrap() > 0);
+}
+
+#[test]
+fn a_glob_prefix_that_is_a_link_finds_nothing_through_it() {
+    // A link inside the workspace to a folder outside, and one to a folder inside: the walk
+    // follows neither, from the root or from the prefix.
+    let dir = tempfile::tempdir().unwrap();
+    let (root, outside) = (dir.path().join("ws"), dir.path().join("outside"));
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(root.join("src/inside.rs"), "").unwrap();
+    std::fs::write(outside.join("outside_name.rs"), "").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+    std::os::unix::fs::symlink(root.join("src"), root.join("alias")).unwrap();
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["glob"]).unwrap())
+        .workspace(Workspace::new(&root).unwrap())
+        .build()
+        .unwrap();
+    for pattern in [
+        "out/*.rs",
+        "out/**/*.rs",
+        "./out/*.rs",
+        "out//*.rs",
+        "alias/*.rs",
+    ] {
+        let text = call(&coordinator, "glob", json!({"pattern": pattern}))
+            .text()
+            .into_owned();
+        assert!(text.starts_with("no file matches"), "{pattern}: {text}");
+    }
+    // The folder itself, named as it is, is found.
+    let text = call(&coordinator, "glob", json!({"pattern": "src/*.rs"}))
+        .text()
+        .into_owned();
+    assert_eq!(text, "src/inside.rs");
+}
+
 /// Runs `call` on a thread and waits at most ten seconds for its answer: a tool that blocks
 /// fails the test instead of hanging it.
 fn within_seconds(call: impl FnOnce() -> ToolResult + Send + 'static) -> ToolResult {
