@@ -7,8 +7,9 @@
 
 #[path = "common/processes.rs"]
 mod processes;
+#[path = "common/scripts.rs"]
+mod scripts;
 use processes::process_is_running;
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -81,8 +82,7 @@ impl Fixture {
     /// A hook script in the fixture's directory (outside the workspace).
     fn script(&self, name: &str, body: &str) -> PathBuf {
         let path = self.dir.path().join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        scripts::write_executable(&path, &format!("#!/bin/sh\n{body}\n"));
         path
     }
 

@@ -2,6 +2,8 @@
 
 #[path = "common/processes.rs"]
 mod processes;
+#[path = "common/scripts.rs"]
+mod scripts;
 use processes::process_is_running;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -33,12 +35,7 @@ impl Scripts {
     /// Writes an executable `sh` script and returns the command that runs it.
     fn script(&self, name: &str, body: &str) -> String {
         let path = self.path().join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("script written");
-        let mut permissions = std::fs::metadata(&path)
-            .expect("script exists")
-            .permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        std::fs::set_permissions(&path, permissions).expect("script made executable");
+        scripts::write_executable(&path, &format!("#!/bin/sh\n{body}\n"));
         format!("'{}'", path.display())
     }
 

@@ -49,7 +49,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -58,6 +57,9 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use tool_core::policy::shell::CommandLine;
+
+#[path = "common/scripts.rs"]
+mod scripts;
 
 /// Lines tried by default: enough to meet every construct many times, in a few tens of
 /// seconds on two cores.
@@ -157,9 +159,10 @@ fn write_file(path: &Path, text: &[u8], executable: bool) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).unwrap();
     }
-    std::fs::write(path, text).unwrap();
     if executable {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        scripts::write_executable(path, std::str::from_utf8(text).expect("a script is text"));
+    } else {
+        std::fs::write(path, text).unwrap();
     }
 }
 

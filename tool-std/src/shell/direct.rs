@@ -478,15 +478,24 @@ mod tests {
 
     #[test]
     fn the_major_version_of_bash_is_read_from_the_shell_itself() {
-        use std::os::unix::fs::PermissionsExt as _;
         assert!(
             bash_major(crate::shell::spawn::shell()).is_some_and(|major| major >= 3),
             "the bash found answers"
         );
         let dir = tempfile::tempdir().unwrap();
         let old = dir.path().join("bash");
-        std::fs::write(&old, "#!/bin/sh\necho 3\n").unwrap();
-        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Written by a child `sh`: a descriptor open for writing in this process, inherited
+        // by another test's fork, would make running it fail with "Text file busy".
+        let written = std::process::Command::new("/bin/sh")
+            .args([
+                "-c",
+                r#"printf '#!/bin/sh\necho 3\n' > "$1" && chmod 755 "$1""#,
+                "sh",
+            ])
+            .arg(&old)
+            .status()
+            .unwrap();
+        assert!(written.success());
         assert_eq!(bash_major(&old), Some(3));
         assert_eq!(bash_major(&dir.path().join("missing")), None);
     }
