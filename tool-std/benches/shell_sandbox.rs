@@ -3,8 +3,9 @@
 //! `std::process` directly. With Landlock alone the sandbox costs a ruleset built per call (a
 //! path opened and a rule added for each workspace root, the temporary directory and the
 //! writable devices) and a thread that restricts itself and starts the command (std still
-//! uses `posix_spawn`); under bubblewrap (the default where it works) it costs `bwrap`'s
-//! namespaces and mounts, and bash started by it rather than the program directly. Target: the
+//! uses `posix_spawn`); under bubblewrap (the default where it works) it costs entering the
+//! kept view's namespaces between fork and exec (std then forks instead of `posix_spawn`)
+//! and the checks that the view is still current (`bwrap` itself runs only when it is not). Target: the
 //! sandbox adds under 5 ms. Each engine is measured again with a `Read(.env)` deny rule (with
 //! Landlock alone a complement listing every directory on the way; under bubblewrap one more
 //! mount). Criterion measures each; a run of alternating rounds after it prints the medians

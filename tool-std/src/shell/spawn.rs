@@ -118,8 +118,8 @@ pub(crate) fn spawn_detached(
     sandbox: Option<&Prepared>,
 ) -> io::Result<Spawned> {
     let wrapped = sandbox.is_some_and(Prepared::wraps);
-    // Under bubblewrap `bwrap` is the program started, and the saving of not starting bash is
-    // small beside it; the shell then starts the program exactly as it would.
+    // Under a `bwrap` of its own `bwrap` is the program started, and the saving of not
+    // starting bash is small beside it; the shell then starts the program exactly as it would.
     if let Some(direct) = Direct::plan(command).filter(|_| !wrapped) {
         // A program the kernel would not execute (a script without `#!`, removed since it was
         // found) is the shell's to run or to report, as it would have been.

@@ -1070,3 +1070,157 @@ fn a_denied_folder_reached_by_another_spelling_or_a_link_stays_unread() {
         assert!(!again.output.contains("hunter2"), "{rule}: {}", again.output);
     }
 }
+
+// ---- Bubblewrap's view kept between commands (the `kept` module) ----
+
+/// The mount namespace a process is in (`mnt:[4026532177]`).
+fn mount_namespace_of(pid: &str) -> String {
+    std::fs::read_link(format!("/proc/{pid}/ns/mnt"))
+        .map(|link| link.display().to_string())
+        .unwrap_or_default()
+}
+
+/// The pids of this process's children whose command name is `name`.
+fn children_named(name: &str) -> Vec<u32> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let Some((head, rest)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let comm = head.split_once('(').map_or("", |(_, comm)| comm);
+            let ppid = rest.split_whitespace().nth(1).unwrap_or("");
+            comm == name && ppid == me
+        })
+        .collect()
+}
+
+#[test]
+fn commands_share_one_kept_view_and_no_bwrap_stays_running() {
+    if !bubblewrap() {
+        return;
+    }
+    let shell = sandboxed();
+    let first = shell.run("readlink /proc/self/ns/mnt");
+    let second = shell.run(&script(
+        &shell,
+        "probe.sh",
+        "readlink /proc/self/ns/mnt; echo x > /usr/kept-probe || echo refused\n",
+    ));
+    let first = first.output.trim();
+    assert!(first.starts_with("mnt:["), "{first}");
+    assert_ne!(first, mount_namespace_of("self"), "the command ran in this process's namespace");
+    assert!(second.output.starts_with(first), "{} then {}", first, second.output);
+    assert!(second.output.contains("refused"), "{}", second.output);
+    assert!(!Path::new("/usr/kept-probe").exists());
+    assert_eq!(children_named("bwrap"), Vec::<u32>::new(), "a bwrap was left running");
+}
+
+#[test]
+fn a_command_in_a_kept_view_holds_no_capability_and_makes_no_namespace() {
+    if !bubblewrap() {
+        return;
+    }
+    let run = sandboxed().run(
+        "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; \
+         unshare -U true && echo MADE-USER-NS; unshare -m true && echo MADE-MOUNT-NS; \
+         umount /dev 2>/dev/null && echo UNMOUNTED; echo end",
+    );
+    assert!(run.output.contains("end"), "{}", run.output);
+    for line in run.output.lines().filter(|line| line.starts_with("Cap")) {
+        assert!(line.ends_with("0000000000000000"), "{line}\n{}", run.output);
+    }
+    assert_eq!(run.output.lines().filter(|line| line.starts_with("Cap")).count(), 5);
+    for escaped in ["MADE-USER-NS", "MADE-MOUNT-NS", "UNMOUNTED"] {
+        assert!(!run.output.contains(escaped), "{}", run.output);
+    }
+}
+
+#[test]
+fn a_denied_file_made_again_outside_is_still_covered_in_the_next_command() {
+    if !bubblewrap() {
+        return;
+    }
+    for from in [From::Config, From::Code] {
+        let shell = with_denied_secrets(from, Mode::Default);
+        let run = shell.run("cat .env; echo end");
+        assert!(!run.output.contains("SECRET"), "{}", run.output);
+        // A new file at the denied name: the old cover sat on the file that was removed.
+        std::fs::remove_file(shell.root().join(".env")).unwrap();
+        std::fs::write(shell.root().join(".env"), "SECRET=AGAIN\n").unwrap();
+        std::fs::remove_dir_all(shell.root().join("secrets")).unwrap();
+        std::fs::create_dir(shell.root().join("secrets")).unwrap();
+        std::fs::write(shell.root().join("secrets/key.txt"), "hunter3-KEY\n").unwrap();
+        let run = shell.run("cat .env secrets/key.txt; echo end");
+        assert!(run.output.contains("end"), "{from:?}: {}", run.output);
+        for secret in ["AGAIN", "hunter3"] {
+            assert!(!run.output.contains(secret), "{from:?}: {}", run.output);
+        }
+    }
+}
+
+#[test]
+fn a_denied_file_made_after_a_command_is_covered_in_the_next() {
+    if !bubblewrap() {
+        return;
+    }
+    let shell = shell_with(
+        SandboxConfig {
+            deny_read: vec![".env".into()],
+            ..config()
+        },
+        allow_all(),
+    );
+    assert_eq!(shell.run("echo first").output.trim(), "first");
+    std::fs::write(shell.root().join(".env"), "SECRET=LATE\n").unwrap();
+    let run = shell.run("cat .env; echo end");
+    assert!(run.output.contains("end"), "{}", run.output);
+    assert!(!run.output.contains("LATE"), "{}", run.output);
+}
+
+/// Runs `mount` with `arguments`; `false` where this process may not.
+fn mount(arguments: &[&std::ffi::OsStr]) -> bool {
+    std::process::Command::new("mount")
+        .args(arguments)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+#[test]
+fn a_mount_made_outside_after_a_command_is_read_only_in_the_next() {
+    if !bubblewrap() {
+        return;
+    }
+    // A shared mount (as systemd makes `/`): what is mounted beneath it later propagates
+    // into every namespace copied from it, writable as it was mounted.
+    let outside = tempfile::tempdir().unwrap();
+    let dir = outside.path().as_os_str();
+    if !mount(&["--bind".as_ref(), dir, dir]) {
+        eprintln!("skipped: this process may not mount");
+        return;
+    }
+    let shared = mount(&["--make-shared".as_ref(), dir]);
+    let shell = sandboxed();
+    assert_eq!(shell.run("echo first").output.trim(), "first");
+    let beneath = outside.path().join("beneath");
+    std::fs::create_dir(&beneath).unwrap();
+    let mounted = mount(&["-t".as_ref(), "tmpfs".as_ref(), "tmpfs".as_ref(), beneath.as_os_str()]);
+    let target = beneath.join("written");
+    let run = shell.run(&script(
+        &shell,
+        "write.sh",
+        &format!("echo x > '{}' || echo refused\n", target.display()),
+    ));
+    let written = target.exists();
+    for path in [beneath.as_os_str(), dir] {
+        let _ = std::process::Command::new("umount").arg(path).status();
+    }
+    assert!(shared && mounted, "the mounts were refused");
+    assert!(run.output.contains("refused"), "{}", run.output);
+    assert!(!written);
+}

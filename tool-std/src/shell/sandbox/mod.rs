@@ -33,7 +33,9 @@
 //!
 //! **Bubblewrap**, where it is installed and works ([`engine`] says), builds the command's file
 //! system as a mount namespace of its own: everything read-only but the writable paths, the
-//! denied paths covered, a fresh `/dev` (the `bubblewrap` module). It holds what Landlock
+//! denied paths covered, a fresh `/dev` (the `bubblewrap` module), built once and entered by
+//! each command while it is still the view a new `bwrap` would build (the `kept` module). It
+//! holds what Landlock
 //! cannot: metadata outside the writable roots (`chmod`, `chown`, `touch -d`, extended
 //! attributes), a denied file moved away to be read at another name, and the
 //! [`SandboxConfig::deny_write`] paths inside the workspace. Landlock then holds only the
@@ -59,6 +61,8 @@ mod bubblewrap;
 mod denial;
 #[cfg(target_os = "linux")]
 mod filter;
+#[cfg(target_os = "linux")]
+mod kept;
 mod policy;
 #[cfg(target_os = "linux")]
 pub(crate) mod ruleset;

@@ -75,8 +75,8 @@ pub(crate) struct Prepared {
     /// The Landlock ruleset: files, TCP ports and scopes with Landlock alone; under bubblewrap
     /// only TCP ports and scopes (none at all when the kernel has neither).
     ruleset: Option<OwnedFd>,
-    /// Under bubblewrap: the program, and its arguments up to the `--` before the command.
-    bubblewrap: Option<(PathBuf, Vec<OsString>)>,
+    /// Under bubblewrap: how the command gets bubblewrap's view.
+    bubblewrap: Option<Wrap>,
     /// The private temporary directory, given as `TMPDIR`.
     pub(crate) tmpdir: PathBuf,
     /// Every path the command may write beneath, resolved.
@@ -90,6 +90,14 @@ pub(crate) struct Prepared {
     pub(crate) deny_write: Vec<PathBuf>,
     /// The seccomp filter for what Landlock does not cover (the `filter` module).
     filter: seccompiler::BpfProgram,
+}
+
+/// How a command gets bubblewrap's view of the file system.
+enum Wrap {
+    /// It enters the namespaces of a view built before (the `kept` module).
+    Kept(std::sync::Arc<super::kept::View>),
+    /// `bwrap` runs it: the program, and its arguments up to the `--` before the command.
+    Each(PathBuf, Vec<OsString>),
 }
 
 /// Where a command's sandbox keeps its own files (the session's [`SandboxTemp`](super::SandboxTemp)).
@@ -149,7 +157,11 @@ impl Prepared {
                 deny_read: &deny_read,
                 unreadable: private.unreadable,
             };
-            (found.program.clone(), mounts.arguments())
+            let arguments = mounts.arguments();
+            match super::kept::view(&found.program, &arguments) {
+                Some(view) => Wrap::Kept(view),
+                None => Wrap::Each(found.program.clone(), arguments),
+            }
         });
         Ok(Prepared {
             ruleset,
@@ -163,22 +175,22 @@ impl Prepared {
         })
     }
 
-    /// `true` when the command runs under bubblewrap, so must be started through
-    /// [`command`](Self::command).
+    /// `true` when the command runs under a `bwrap` of its own, so must be started through
+    /// [`command`](Self::command) (and the process started is `bwrap`, not the command).
     pub(crate) fn wraps(&self) -> bool {
-        self.bubblewrap.is_some()
+        matches!(self.bubblewrap, Some(Wrap::Each(..)))
     }
 
-    /// A command that runs `program` in the sandbox (under bubblewrap: `bwrap`, its
+    /// A command that runs `program` in the sandbox (under a `bwrap` of its own: `bwrap`, its
     /// arguments, then `program`), for the caller to add `program`'s own arguments to.
     pub(crate) fn command(&self, program: &Path) -> Command {
         match &self.bubblewrap {
-            Some((bwrap, arguments)) => {
+            Some(Wrap::Each(bwrap, arguments)) => {
                 let mut command = Command::new(bwrap);
                 command.args(arguments).arg(program);
                 command
             }
-            None => Command::new(program),
+            Some(Wrap::Kept(_)) | None => Command::new(program),
         }
     }
 
@@ -200,8 +212,14 @@ impl Prepared {
     /// command, and ends: the command's whole tree inherits the domain, the rest of this
     /// process is untouched, and std may still start it by `posix_spawn` (no code has to run
     /// in the child between fork and exec, where only async-signal-safe calls are allowed).
+    ///
+    /// In a kept bubblewrap view the command enters its namespaces between fork and exec
+    /// (see the `kept` module), which std can only do by forking.
     pub(crate) fn spawn(&self, command: &mut Command) -> io::Result<Child> {
         command.env("TMPDIR", OsString::from(&self.tmpdir));
+        if let Some(Wrap::Kept(view)) = &self.bubblewrap {
+            view.enter_on_start(command)?;
+        }
         let ruleset = self.ruleset.as_ref().map(AsRawFd::as_raw_fd);
         let filter = &self.filter;
         std::thread::scope(|scope| {
