@@ -1,4 +1,4 @@
-//! The README's Layout section matches the tree (issue 25): every folder of the crates' sources
+//! CONTRIBUTING.md's Layout section matches the tree (issue 25): every folder of the crates' sources
 //! (and of the workspace's root) is named there, and every folder it names exists. A folder
 //! added, moved or removed without the Layout saying so fails here, naming it.
 
@@ -22,11 +22,11 @@ fn root() -> &'static Path {
 
 /// The code block under `## Layout`.
 fn layout() -> String {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("CONTRIBUTING.md")).unwrap();
     let section = readme
         .split("\n## Layout\n")
         .nth(1)
-        .expect("the README has a `## Layout` section");
+        .expect("CONTRIBUTING.md has a `## Layout` section");
     let block = section
         .split("```")
         .nth(1)
@@ -104,7 +104,7 @@ fn every_source_folder_is_named_in_the_readme_layout() {
     }
     assert!(
         missing.is_empty(),
-        "README.md's Layout section does not name these folders; add a line for each: {missing:?}"
+        "CONTRIBUTING.md's Layout section does not name these folders; add a line for each: {missing:?}"
     );
 }
 
@@ -129,6 +129,6 @@ fn every_folder_the_readme_layout_names_exists() {
         .collect();
     assert!(
         stale.is_empty(),
-        "README.md's Layout section names folders that do not exist (moved or removed?): {stale:?}"
+        "CONTRIBUTING.md's Layout section names folders that do not exist (moved or removed?): {stale:?}"
     );
 }

@@ -76,8 +76,8 @@ pub use definition::workspace::{WebUrl, Workspace, WorkspacePath};
 #[cfg(feature = "runtime")]
 pub use runtime::coordinator::Coordinator;
 
-/// Turns a function into a tool. See the [crate documentation](crate) and the README's
-/// attribute reference.
+/// Turns a function into a tool. See the [crate documentation](crate), and the attribute's
+/// reference in the repository's guide (`docs/tools.md`).
 pub use tool_macros::tool;
 
 /// Turns the methods marked `#[tool(..)]` of an impl block into tools, each called on the

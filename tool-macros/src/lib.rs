@@ -1,5 +1,5 @@
 //! The `#[tool]` attribute. Use it through `tool_core::tool`; the reference is in tool-core's
-//! documentation and the repository README.
+//! documentation and the repository's guide (`docs/tools.md`).
 //!
 //! The crate is split by phase, like thiserror's: `attr` parses attributes into typed values
 //! with spans, `docs` reads doc comments, `ast` models the function, `valid` holds every rule,

@@ -543,3 +543,39 @@ fn a_message_of_exactly_the_limit_is_read_and_one_byte_more_is_not() {
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
     still_serves(&mut send, &mut answers, 9);
 }
+
+#[test]
+fn every_protocol_version_a_client_may_ask_for_initializes_and_lists_the_tools() {
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let workspace = tempfile::tempdir().unwrap();
+        let mut server = unspoken_server(workspace.path());
+        let mut stdin = server.stdin.take().unwrap();
+        let mut answers = BufReader::new(server.stdout.take().unwrap());
+        let mut send = |message: String| {
+            stdin.write_all(message.as_bytes()).unwrap();
+            stdin.write_all(b"\n").unwrap();
+            stdin.flush().unwrap();
+        };
+        send(format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"test","version":"1"}}}}}}"#
+        ));
+        let initialized = answer(&mut answers);
+        assert_eq!(
+            initialized["result"]["protocolVersion"], version,
+            "{initialized}"
+        );
+        send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned());
+        send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_owned());
+        let listed = answer(&mut answers);
+        let tools = listed["result"]["tools"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            tools.iter().any(|tool| tool["name"] == "read_file"),
+            "{version}: {listed}"
+        );
+        drop(stdin);
+        assert!(server.wait().unwrap().success(), "{version}");
+    }
+}

@@ -1046,7 +1046,7 @@ fn a_denied_folder_reached_by_another_spelling_or_a_link_stays_unread() {
     }
     // Anchored spellings name one path, which the sandbox covers; a bare name
     // (`Read(secrets)`, `Read(secrets/)`: any depth, gitignore's way) reaches it as what it
-    // matches at the root (deeper matches are held for the file tools only: see the README).
+    // matches at the root (deeper matches are held for the file tools only: see docs/sandbox.md).
     for rule in [
         "Read(./secrets/**)",
         "Read(./secrets/)",
