@@ -1224,3 +1224,73 @@ fn a_mount_made_outside_after_a_command_is_read_only_in_the_next() {
     assert!(run.output.contains("refused"), "{}", run.output);
     assert!(!written);
 }
+
+#[test]
+fn with_some_ports_allowed_a_listen_on_a_socket_never_bound_is_refused() {
+    if !matches!(status(), tool_std::shell::sandbox::Sandbox::Enforced { .. }) {
+        return;
+    }
+    // A free port to allow: bound here, then let go.
+    let allowed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let shell = shell_with(
+        SandboxConfig {
+            network: Network::Ports(vec![allowed]),
+            ..config()
+        },
+        allow_all(),
+    );
+    let run = shell.run(&format!(
+        r#"python3 - <<'EOF'
+import ctypes, os, socket
+def attempt(name, make):
+    try:
+        make()
+        print(name, "through")
+    except OSError as error:
+        print(name, "refused", error.errno)
+def unbound_v4():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.listen()
+    print("listening on", s.getsockname())
+def unbound_v6():
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.listen()
+    print("listening on", s.getsockname())
+def bound_allowed():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", {allowed}))
+    print("bound", flush=True)
+    s.listen(1)
+    print("listened", flush=True)
+    c = socket.create_connection(("127.0.0.1", {allowed}), timeout=5)
+    print("connected", flush=True)
+    s.settimeout(5)
+    peer, _ = s.accept()
+    c.sendall(b"hello")
+    assert peer.recv(5) == b"hello"
+def unix():
+    path = os.path.join(os.environ["TMPDIR"], "sock")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.listen()
+def x32_socket():
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(0x40000000 + 41, socket.AF_INET, socket.SOCK_STREAM, 0) < 0:
+        raise OSError(ctypes.get_errno(), "x32 socket")
+attempt("unbound_v4", unbound_v4)
+attempt("unbound_v6", unbound_v6)
+attempt("bound_allowed", bound_allowed)
+attempt("unix", unix)
+attempt("x32_socket", x32_socket)
+EOF"#
+    ));
+    assert_refused(&run, &["unbound_v4 1", "unbound_v6 1", "x32_socket 38"]);
+    for through in ["bound_allowed through", "unix through"] {
+        assert!(run.output.contains(through), "{through}: {}", run.output);
+    }
+    assert!(!run.output.contains("listening on"), "{}", run.output);
+}

@@ -12,8 +12,8 @@
 //! Landlock's ruleset and `no_new_privs`, and the command's whole tree inherits it.
 //!
 //! Not held by this filter: a `listen` on a socket never bound, under [`Network::Ports`]
-//! (the kernel binds it to a free port that Landlock's bind rule never sees): seccomp cannot
-//! tell a bound socket from an unbound one. Under [`Network::Off`] no such socket exists.
+//! (seccomp cannot tell a bound socket from an unbound one), and x32 system calls (whose
+//! numbers its rules do not name); the `listen` module holds both.
 
 use std::collections::BTreeMap;
 use std::io;

@@ -44,8 +44,9 @@
 //! denied path from being moved by refusing removals and renames in the directories on its
 //! way; metadata outside the roots and `deny_write` are not held there.
 //!
-//! Not held by either: under [`Network::Ports`] a `listen` on a socket never bound (the kernel
-//! binds it to a free port no rule sees; under [`Network::Off`] no such socket can be made).
+//! Under [`Network::Ports`] a `listen` on an IPv4 or IPv6 socket never bound (which the kernel
+//! would bind to a free port no rule sees) is refused by a supervisor in this process that
+//! each `listen` is sent to (the `listen` module), on either engine.
 //!
 //! Where the kernel has no Landlock (older Linux, macOS, Windows) the command runs
 //! unsandboxed and its result says so ([`status`] tells `toolbox check`). macOS Seatbelt is a
@@ -63,6 +64,8 @@ mod denial;
 mod filter;
 #[cfg(target_os = "linux")]
 mod kept;
+#[cfg(target_os = "linux")]
+mod listen;
 mod policy;
 #[cfg(target_os = "linux")]
 pub(crate) mod ruleset;

@@ -222,6 +222,10 @@ impl Prepared {
         }
         let ruleset = self.ruleset.as_ref().map(AsRawFd::as_raw_fd);
         let filter = &self.filter;
+        let watch_listen = matches!(self.network, Network::Ports(_));
+        if watch_listen {
+            super::listen::start_supervisor()?;
+        }
         std::thread::scope(|scope| {
             // Builder, not `scope.spawn`: a thread the system refuses is an error, not a panic.
             std::thread::Builder::new()
@@ -229,6 +233,7 @@ impl Prepared {
                 .spawn_scoped(scope, move || {
                     restrict_this_thread(ruleset)?;
                     super::filter::apply(filter)?;
+                    super::listen::apply(watch_listen)?;
                     command.spawn()
                 })?
                 .join()
