@@ -392,3 +392,64 @@ fn a_character_the_files_encoding_cannot_hold_is_refused_and_nothing_changes() {
     assert_eq!(fx.bytes("latin1.txt"), b"caf\xe9\n");
     assert!(Path::new(&fx.dir.path().join("latin1.txt")).exists());
 }
+
+/// Two coordinators over one workspace, each with its own record of what was read unless
+/// `shared` is given to both.
+fn two_coordinators(
+    root: &Path,
+    shared: Option<std::sync::Arc<tool_std::fs::FileSession>>,
+) -> [tool_core::Coordinator; 2] {
+    let build = || {
+        let builder = tool_core::Coordinator::builder()
+            .toolset(tool_core::Toolset::named(["read_file", "write_file"]).unwrap())
+            .workspace(tool_core::Workspace::new(root).unwrap())
+            .policy(common::allowing(&["write_file"]));
+        match &shared {
+            Some(record) => builder.shared_state(std::sync::Arc::clone(record)),
+            None => builder,
+        }
+        .build()
+        .unwrap()
+    };
+    [build(), build()]
+}
+
+#[test]
+fn coordinators_in_one_process_keep_separate_records_of_what_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\n").unwrap();
+    let [a, b] = two_coordinators(dir.path(), None);
+    ok(&common::call(&a, "read_file", json!({"path": "notes.md"})));
+    let refused = err(&common::call(
+        &b,
+        "write_file",
+        json!({"path": "notes.md", "content": "# Replaced\n"}),
+    ));
+    assert!(
+        refused.contains("has not been read in this session"),
+        "{refused}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes.md")).unwrap(),
+        "# Notes\n"
+    );
+    ok(&common::call(
+        &a,
+        "write_file",
+        json!({"path": "notes.md", "content": "# Replaced\n"}),
+    ));
+}
+
+#[test]
+fn coordinators_given_one_record_share_what_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\n").unwrap();
+    let record = std::sync::Arc::new(tool_std::fs::FileSession::default());
+    let [a, b] = two_coordinators(dir.path(), Some(record));
+    ok(&common::call(&a, "read_file", json!({"path": "notes.md"})));
+    ok(&common::call(
+        &b,
+        "write_file",
+        json!({"path": "notes.md", "content": "# Replaced\n"}),
+    ));
+}

@@ -20,11 +20,12 @@ pub(crate) use text::{SNIFF, utf8_prefix};
 use tool_core::context::ToolContext;
 use tool_core::{ToolError, Workspace};
 
-/// The session's file record: the coordinator's `State<FileSession>` when it has one.
-pub(crate) fn session(ctx: &ToolContext) -> &FileSession {
+/// The session's file record: the coordinator's `State<FileSession>` when the application
+/// gave one (to share it, deliberately), else the coordinator session's own.
+pub(crate) fn session(ctx: &ToolContext) -> std::sync::Arc<FileSession> {
     match ctx.state::<FileSession>() {
-        Some(state) => state,
-        None => FileSession::process_wide(),
+        Some(state) => state.clone().into_arc(),
+        None => ctx.session_state::<FileSession>(),
     }
 }
 

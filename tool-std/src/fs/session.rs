@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::SystemTime;
 
 /// A file as this session last saw it.
@@ -30,8 +30,8 @@ impl Seen {
     }
 }
 
-/// The files a session has read or written. Give the coordinator one per session with
-/// `.state(FileSession::default())`; without one, the tools share a process-wide record.
+/// The files a session has read or written. Each coordinator session keeps its own; give
+/// coordinators `.shared_state(Arc::clone(&one))` to make them share one.
 ///
 /// ```
 /// use tool_std::fs::{FileSession, Seen};
@@ -100,12 +100,6 @@ impl FileSession {
         self.files
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The record shared by coordinators that were given none.
-    pub(crate) fn process_wide() -> &'static FileSession {
-        static SHARED: OnceLock<FileSession> = OnceLock::new();
-        SHARED.get_or_init(FileSession::default)
     }
 }
 
