@@ -538,22 +538,22 @@ fn a_2025_11_25_client_gets_a_session_only_with_legacy_sessions() {
 }
 
 #[test]
-fn with_legacy_sessions_an_approval_is_asked_but_not_for_the_session() {
+fn with_legacy_sessions_each_client_has_its_own_grants_and_jobs() {
     let Some(python) = python() else {
         return;
     };
     let workspace = tempfile::tempdir().unwrap();
     let served = Served::over(workspace.path(), &["--legacy-sessions"], &[]);
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/session_offer_http.py");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/sessions_http.py");
     let output = Command::new(python)
         .arg(script)
         .arg(&served.url)
         .arg(workspace.path())
         .output()
         .expect("python runs");
-    // Every client of this server shares its coordinator: a grant "for the session" would
-    // hold for all of them.
-    script_passed(&output, &["choices once,reject\n"]);
+    // Each MCP session is a coordinator session of its own: "approve for the session" is
+    // offered, and holds for that client alone.
+    script_passed(&output, &["choices once,session,reject\n", "ok isolated\n"]);
 }
 
 /// A response's body as the JSON-RPC error it must be, checked to be served as JSON.

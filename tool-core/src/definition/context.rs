@@ -435,16 +435,17 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
     }
 }
 
-/// State values by type, each kept as a `State<T>` so tools can borrow it.
-#[derive(Default)]
+/// State values by type, each kept as a `State<T>` so tools can borrow it. A clone shares
+/// the values.
+#[derive(Default, Clone)]
 pub(crate) struct StateMap {
-    values: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
 }
 
 impl StateMap {
     pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
         self.values
-            .insert(TypeId::of::<T>(), Box::new(State(value)));
+            .insert(TypeId::of::<T>(), Arc::new(State(value)));
     }
 
     /// Whether a value a tool requires is there.

@@ -784,7 +784,7 @@ pub enum GrantsError {
 /// grants.add("run_shell(cargo test:*)").unwrap(); // kept once
 /// assert_eq!(grants.load().unwrap(), ["run_shell(cargo test:*)"]);
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct GrantsFile {
     path: PathBuf,
 }

@@ -498,9 +498,10 @@ impl CoordinatorBuilder {
         }
         Ok(Coordinator {
             inner: Arc::new(Inner {
-                toolset: LiveToolset::new(toolset),
+                toolset: Arc::new(LiveToolset::new(toolset)),
                 shared: Arc::new(self.shared),
                 policy,
+                initial_session: Arc::new(session.clone()),
                 session: RwLock::new(Arc::new(session)),
                 approver: self.approver,
                 grants_file: self.grants_file,
@@ -534,7 +535,7 @@ fn absolute_pattern(path: &std::path::Path) -> String {
     format!("/{}", globset::escape(&resolved.to_string_lossy()))
 }
 
-fn new_session_id() -> String {
+pub(super) fn new_session_id() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_nanos());

@@ -81,13 +81,17 @@ pub struct Coordinator {
 }
 
 struct Inner {
-    /// The tools, replaced whole on a change ([`Coordinator::update_toolset`]).
-    toolset: LiveToolset,
+    /// The tools, replaced whole on a change ([`Coordinator::update_toolset`]); shared by
+    /// every session of the coordinator ([`Coordinator::new_session`]).
+    toolset: Arc<LiveToolset>,
     shared: Arc<SharedContext>,
     policy: Policy,
     /// What changes during a session (mode, grants, allow-list); each call decides on a
     /// snapshot, so a change never tears a decision in half.
     session: RwLock<Arc<PolicyContext>>,
+    /// The session as built (mode, grants loaded from the grants file, allow-list): where a
+    /// new session starts.
+    initial_session: Arc<PolicyContext>,
     approver: Option<Arc<dyn Approver>>,
     grants_file: Option<GrantsFile>,
     hooks: Hooks,
@@ -335,6 +339,63 @@ impl Coordinator {
             .with_paths(&paths)
             .with_arguments(&call.arguments);
         Ok(self.inner.policy.explain(&classified, &self.snapshot()))
+    }
+
+    /// Another session of this coordinator: the same tools (a change of the toolset reaches
+    /// every session), policy, settings, hooks, middleware, approver, events, budget and state
+    /// values, and a session of its own: the permission mode as built, no grants but those the
+    /// grants file held when it was built, an artifact store of its own, and its own session
+    /// values (the files read, background jobs, the todo list, the sandbox's temporary
+    /// directory), dropped with it. For a server with many clients: one session each, so
+    /// that a client's grant never allows another's call, and none sees another's artifacts or
+    /// jobs. Cancelling this coordinator's calls as a whole (its shutdown) cancels the new
+    /// session's too.
+    ///
+    /// ```
+    /// use tool_core::{Coordinator, policy::Mode};
+    ///
+    /// let server = Coordinator::builder().mode(Mode::Plan).build().unwrap();
+    /// let alice = server.new_session();
+    /// alice.set_mode(Mode::AcceptEdits);
+    /// let bob = server.new_session();
+    /// assert_eq!(bob.mode(), Mode::Plan);
+    /// assert_eq!(server.mode(), Mode::Plan);
+    /// assert_ne!(alice.session_id(), bob.session_id());
+    /// ```
+    #[must_use]
+    pub fn new_session(&self) -> Coordinator {
+        let inner = &self.inner;
+        let mut state = inner.shared.state.clone();
+        if let Some(artifacts) = state.get::<crate::runtime::middleware::Artifacts>() {
+            let empty = artifacts.empty_like();
+            state.insert(Arc::new(empty));
+        }
+        let shared = crate::definition::context::SharedContext {
+            workspace: inner.shared.workspace.clone(),
+            state,
+            cancellation: inner.shared.cancellation.child_token(),
+            progress: inner.shared.progress.clone(),
+            session: std::sync::Mutex::default(),
+        };
+        Coordinator {
+            inner: Arc::new(Inner {
+                toolset: Arc::clone(&inner.toolset),
+                shared: Arc::new(shared),
+                policy: inner.policy.clone(),
+                session: RwLock::new(Arc::clone(&inner.initial_session)),
+                initial_session: Arc::clone(&inner.initial_session),
+                approver: inner.approver.clone(),
+                grants_file: inner.grants_file.clone(),
+                hooks: inner.hooks.clone(),
+                chain: Arc::clone(&inner.chain),
+                budget: inner.budget.clone(),
+                events: inner.events.clone(),
+                batch: inner.batch,
+                session_id: builder::new_session_id(),
+                default_timeout: inner.default_timeout,
+                runtime: OnceLock::new(),
+            }),
+        }
     }
 
     /// The value of type `T` kept for this session, as tools reach it with

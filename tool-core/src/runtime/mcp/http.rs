@@ -23,8 +23,12 @@
 //! each instance needs only the same toolset and settings. Each `tools/call` is answered on its
 //! own response (JSON when the call sends nothing before its result, an SSE stream otherwise),
 //! so a balancer that buffers or times out long responses must allow the longest tool call.
-//! Nothing is kept per client: "approve for the session" is not offered over HTTP, as the
-//! grant would go to the coordinator every client shares.
+//! Nothing is kept per client: "approve for the session" is not offered over stateless HTTP,
+//! as the grant would go to the coordinator every client shares. With
+//! [`HttpOptions::legacy_sessions`] each MCP session gets a coordinator session of its own
+//! ([`Coordinator::new_session`](crate::Coordinator::new_session)): its grants (so the offer
+//! is made), the files it read, its artifacts, background jobs, todo list and mode, dropped
+//! when the session ends or idles out.
 //!
 //! # Security defaults, and why
 //! - **Bound to loopback** unless told otherwise ([`HttpOptions::new`] takes the address).
@@ -379,9 +383,11 @@ pub fn router(
     let router = if options.legacy_sessions {
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(LEGACY_SESSION_IDLE);
+        // rmcp makes the service of each session when it starts (`initialize`), and drops it
+        // when the session ends or idles out: a coordinator session per client.
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
             StreamableHttpService::new(
-                move || Ok(server.clone()),
+                move || Ok(server.for_new_session()),
                 Arc::new(sessions),
                 options.service_config(&shutdown, limit),
             );

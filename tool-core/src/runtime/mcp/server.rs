@@ -195,13 +195,27 @@ impl McpServer {
     }
 
     /// This server as served over HTTP: stateless (see `stateless_http`) unless 2025-11-25
-    /// clients get `sessions`. Either way one server answers every client that reaches the
-    /// address, so no grant "for the session" is offered: it would hold for all of them.
+    /// clients get `sessions`.
     #[cfg(feature = "mcp-http")]
     pub(super) fn over_http(mut self, sessions: bool) -> Self {
         self.stateless_http = !sessions;
-        self.offer_session = false;
+        // Stateless, one coordinator answers every client: a grant "for the session" would
+        // hold for all of them. With sessions, each client has a coordinator session of its
+        // own ([`for_new_session`](Self::for_new_session)), and the grant is its alone.
+        self.offer_session = sessions;
         self
+    }
+
+    /// This server for a new MCP session: its coordinator's [`new_session`]
+    /// (`Coordinator::new_session`), so that the client's grants, files read, artifacts, jobs,
+    /// todo list and mode are its own, and go when the session ends.
+    ///
+    /// [`new_session`]: crate::Coordinator::new_session
+    #[cfg(feature = "mcp-http")]
+    pub(super) fn for_new_session(&self) -> Self {
+        let mut server = self.clone();
+        server.coordinator = self.coordinator.new_session();
+        server
     }
 
     /// Seals approval request states with `key` instead of a random key of this process: give

@@ -63,6 +63,16 @@ impl Artifacts {
         }
     }
 
+    /// An empty store with this one's limits, for another session of the same coordinator.
+    pub(crate) fn empty_like(&self) -> Self {
+        let store = self.lock();
+        let empty = Artifacts::new(store.max_bytes);
+        if let Some(chars) = store.page_chars {
+            empty.set_page_chars(chars);
+        }
+        empty
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, ArtifactStore> {
         self.inner
             .lock()

@@ -84,9 +84,13 @@ impl OutputLimit {
         let omitted = chars - head_chars - tail_chars;
         let lines = whole.lines().count();
         let tail = whole[tail_start..].to_owned();
-        let id = self
-            .artifacts
-            .store(&call.spec.name, &call.ctx.call().call_id, whole);
+        // The store of the call's session (each session of a coordinator has its own; see
+        // `Coordinator::new_session`), else the one this limit was built with.
+        let artifacts = call
+            .ctx
+            .state::<Artifacts>()
+            .map_or(&self.artifacts, |state| &**state);
+        let id = artifacts.store(&call.spec.name, &call.ctx.call().call_id, whole);
         let mut text = head;
         let _ = write!(
             text,
