@@ -549,10 +549,40 @@ fn with_legacy_sessions_each_client_has_its_own_grants_and_jobs() {
         .arg(script)
         .arg(&served.url)
         .arg(workspace.path())
+        .arg("legacy")
         .output()
         .expect("python runs");
     // Each MCP session is a coordinator session of its own: "approve for the session" is
     // offered, and holds for that client alone.
+    script_passed(&output, &["choices once,session,reject\n", "ok isolated\n"]);
+}
+
+#[test]
+fn with_client_tokens_each_client_has_its_own_grants_and_jobs_statelessly() {
+    let Some(python) = python() else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let tokens = workspace.path().join("clients.txt");
+    std::fs::write(
+        &tokens,
+        "# name token\nalice token-of-alice\nbob token-of-bob\n",
+    )
+    .unwrap();
+    let served = Served::over(
+        workspace.path(),
+        &["--client-tokens-file", tokens.to_str().unwrap()],
+        &[],
+    );
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/sessions_http.py");
+    let output = Command::new(python)
+        .arg(script)
+        .arg(&served.url)
+        .arg(workspace.path())
+        .args(["auto", "token-of-alice", "token-of-bob"])
+        .output()
+        .expect("python runs");
+    // 2026-07-28, no MCP session: the bearer token says whose session a call runs in.
     script_passed(&output, &["choices once,session,reject\n", "ok isolated\n"]);
 }
 
@@ -625,4 +655,25 @@ fn a_body_over_the_limit_is_a_413_naming_the_limit_and_the_server_goes_on() {
     assert_eq!(Response::parse(&raw).status, 413, "{raw}");
 
     served.initialize(&[]).assert_initialized();
+}
+
+#[test]
+fn a_client_tokens_file_that_is_not_name_and_token_per_line_is_a_setup_error_naming_the_line() {
+    let workspace = tempfile::tempdir().unwrap();
+    let tokens = workspace.path().join("clients.txt");
+    std::fs::write(&tokens, "alice token-of-alice\nbob\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["serve", "--http", "127.0.0.1:0", "--workspace"])
+        .arg(workspace.path())
+        .arg("--client-tokens-file")
+        .arg(&tokens)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("line 2: expected `NAME TOKEN` (two words), found 1 word(s)"),
+        "{stderr}"
+    );
 }

@@ -1,6 +1,8 @@
-"""Two 2025-11-25 clients of `toolbox serve --http --legacy-sessions`: each its own session.
+"""Two clients of `toolbox serve --http`, each in a session of its own: 2025-11-25 clients with
+`--legacy-sessions` (MODE legacy), or clients named by their bearer tokens with
+`--client-tokens-file` (MODE auto, 2026-07-28, stateless; TOKEN_A and TOKEN_B given).
 
-Usage: sessions_http.py URL WORKSPACE
+Usage: sessions_http.py URL WORKSPACE MODE [TOKEN_A TOKEN_B]
 
 Client A approves `write_file` "for the session", so its second write is not asked; client B is
 asked about its own write and rejects it (A's grant is not B's). A's background job is not
@@ -14,10 +16,12 @@ import sys
 
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from common import accept, text
 
-url, workspace = sys.argv[1:3]
+url, workspace, mode = sys.argv[1:4]
+tokens = sys.argv[4:6] if len(sys.argv) > 5 else [None, None]
 asked = {"a": 0, "b": 0}
 offered: list[str] = []
 
@@ -34,9 +38,13 @@ def answering(name: str, decision: str):
 
 
 async def main() -> None:
-    a = Client(streamable_http_client(url), mode="legacy", elicitation_callback=answering("a", "session"))
-    b = Client(streamable_http_client(url), mode="legacy", elicitation_callback=answering("b", "reject"))
-    async with a as session_a, b as session_b:
+    headers = [{"Authorization": f"Bearer {token}"} if token else None for token in tokens]
+    async with (
+        create_mcp_http_client(headers=headers[0]) as http_a,
+        create_mcp_http_client(headers=headers[1]) as http_b,
+        Client(streamable_http_client(url, http_client=http_a), mode=mode, elicitation_callback=answering("a", "session")) as session_a,
+        Client(streamable_http_client(url, http_client=http_b), mode=mode, elicitation_callback=answering("b", "reject")) as session_b,
+    ):
         for name in ("a1.md", "a2.md"):
             result = await session_a.call_tool("write_file", {"path": name, "content": "a\n"})
             assert result.is_error is False, result

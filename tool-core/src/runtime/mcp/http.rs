@@ -124,6 +124,8 @@ pub struct HttpOptions {
     allowed_origins: Vec<String>,
     allowed_hosts: Vec<String>,
     bearer_token: Option<Arc<str>>,
+    /// Per-client tokens: the client's name, and its token.
+    client_tokens: Vec<(Arc<str>, Arc<str>)>,
     allow_unauthenticated: bool,
     legacy_sessions: bool,
 }
@@ -137,6 +139,14 @@ impl std::fmt::Debug for HttpOptions {
             .field("allowed_origins", &self.allowed_origins)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<set>"))
+            .field(
+                "client_tokens",
+                &self
+                    .client_tokens
+                    .iter()
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>(),
+            )
             .field("allow_unauthenticated", &self.allow_unauthenticated)
             .field("legacy_sessions", &self.legacy_sessions)
             .finish()
@@ -153,6 +163,7 @@ impl HttpOptions {
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             bearer_token: None,
+            client_tokens: Vec::new(),
             allow_unauthenticated: false,
             legacy_sessions: false,
         }
@@ -194,6 +205,28 @@ impl HttpOptions {
         self
     }
 
+    /// Admit the client `name` by its own bearer `token`, and serve it in a coordinator session
+    /// of its own ([`Coordinator::new_session`](crate::Coordinator::new_session)), kept while
+    /// the server runs, whatever protocol version it speaks and without an MCP session: its
+    /// grants, the files it read, its artifacts, background jobs, todo list and mode are its
+    /// own. Repeat for each client. Every request must then carry one of the tokens (or the
+    /// [`bearer_token`](Self::bearer_token), whose requests share the server's session).
+    ///
+    /// ```
+    /// use tool_core::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::loopback(8080)
+    ///     .client_token("alice", "a-long-random-token")
+    ///     .client_token("bob", "another-long-random-token");
+    /// # let _ = options;
+    /// ```
+    #[must_use]
+    pub fn client_token(mut self, name: impl Into<String>, token: impl Into<String>) -> Self {
+        self.client_tokens
+            .push((Arc::from(name.into()), Arc::from(token.into())));
+        self
+    }
+
     /// Serve on a non-loopback address without a bearer token: for a server behind a proxy
     /// that authenticates. Refused otherwise ([`HttpError::Unauthenticated`]).
     #[must_use]
@@ -213,10 +246,11 @@ impl HttpOptions {
     /// Clients speaking 2026-07-28 are served statelessly either way, and asked through the
     /// `input_required` round trip.
     ///
-    /// A session is closed after [`LEGACY_SESSION_IDLE`] without a message either way (a user
-    /// taking longer to answer a question loses the call); "approve every call of this tool
-    /// for the session" is not offered, as over stateless HTTP: the grant would go to the
-    /// coordinator, which every client of this server shares.
+    /// Each session is a coordinator session of its own
+    /// ([`Coordinator::new_session`](crate::Coordinator::new_session)), so "approve every call
+    /// of this tool for the session" is offered and holds for that client alone. A session is
+    /// closed after [`LEGACY_SESSION_IDLE`] without a message either way (a user taking longer
+    /// to answer a question loses the call).
     #[must_use]
     pub fn legacy_sessions(mut self, sessions: bool) -> Self {
         self.legacy_sessions = sessions;
@@ -243,14 +277,33 @@ impl HttpOptions {
         if let Some(origin) = self.allowed_origins.iter().find(|o| !origin_is_valid(o)) {
             return Err(HttpError::Origin(origin.clone()));
         }
-        if self.bearer_token.as_deref().is_some_and(|t| {
-            t.is_empty()
-                || t.bytes()
+        let unfit = |token: &str| {
+            token.is_empty()
+                || token
+                    .bytes()
                     .any(|byte| byte.is_ascii_whitespace() || byte < 0x20)
-        }) {
+        };
+        let tokens = || {
+            self.bearer_token
+                .iter()
+                .chain(self.client_tokens.iter().map(|(_, token)| token))
+        };
+        if tokens().any(|token| unfit(token)) {
             return Err(HttpError::Token);
         }
-        if !self.address.ip().is_loopback() && self.bearer_token.is_none() {
+        let mut seen = std::collections::HashSet::new();
+        if tokens().any(|token| !seen.insert(&**token)) {
+            return Err(HttpError::RepeatedToken);
+        }
+        let mut names = std::collections::HashSet::new();
+        if let Some((name, _)) = self
+            .client_tokens
+            .iter()
+            .find(|(name, _)| !names.insert(&**name))
+        {
+            return Err(HttpError::RepeatedClient(name.to_string()));
+        }
+        if !self.address.ip().is_loopback() && tokens().next().is_none() {
             if !self.allow_unauthenticated {
                 return Err(HttpError::Unauthenticated {
                     address: self.address,
@@ -340,6 +393,12 @@ pub enum HttpError {
         "the bearer token must be non-empty printable text without whitespace (an HTTP header value)"
     )]
     Token,
+    /// Two clients were given the same token: a request bearing it could not say whose it is.
+    #[error("two clients have the same bearer token; give each client a token of its own")]
+    RepeatedToken,
+    /// Two clients were given the same name.
+    #[error("two clients are named `{0}`; give each client a name of its own")]
+    RepeatedClient(String),
     /// The address could not be listened on.
     #[error("cannot listen on {address}: {source}")]
     Bind {
@@ -378,7 +437,10 @@ pub fn router(
     shutdown: CancellationToken,
 ) -> Result<Router, HttpError> {
     options.validate()?;
-    let server = server.into().over_http(options.legacy_sessions);
+    let mut server = server.into().over_http(options.legacy_sessions);
+    if !options.client_tokens.is_empty() {
+        server = server.with_client_sessions();
+    }
     let limit = server.message_limit();
     let router = if options.legacy_sessions {
         let mut sessions = LocalSessionManager::default();
@@ -406,12 +468,17 @@ pub fn router(
     // Before rmcp sees a POST: its answers to a body that is not JSON (415) and to one over
     // the limit (a plain-text 413) say nothing a JSON-RPC client can read.
     let router = router.route_layer(middleware::from_fn_with_state(limit, read_message));
-    Ok(match &options.bearer_token {
-        Some(token) => router.route_layer(middleware::from_fn_with_state(
-            Arc::clone(token),
+    let tokens = Tokens {
+        shared: options.bearer_token.clone(),
+        clients: options.client_tokens.clone(),
+    };
+    Ok(if tokens.any() {
+        router.route_layer(middleware::from_fn_with_state(
+            Arc::new(tokens),
             require_bearer,
-        )),
-        None => router,
+        ))
+    } else {
+        router
     })
 }
 
@@ -523,7 +590,29 @@ async fn session_ended(request: Request, next: Next) -> Response {
 
 /// Lets a request through only with `Authorization: Bearer <token>` (the scheme in any case,
 /// RFC 7235). The comparison takes the same time wherever the first difference is.
-async fn require_bearer(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
+/// The bearer tokens a server admits: one its requests share the server's session under, and
+/// one per named client, each served in a session of its own.
+struct Tokens {
+    shared: Option<Arc<str>>,
+    clients: Vec<(Arc<str>, Arc<str>)>,
+}
+
+impl Tokens {
+    fn any(&self) -> bool {
+        self.shared.is_some() || !self.clients.is_empty()
+    }
+}
+
+/// The client a request's bearer token names, put in the request's extensions for
+/// [`McpServer`] to find the client's session by (rmcp hands the request's parts on).
+#[derive(Debug, Clone)]
+pub(super) struct ClientName(pub(super) Arc<str>);
+
+async fn require_bearer(
+    State(tokens): State<Arc<Tokens>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let presented = request
         .headers()
         .get(header::AUTHORIZATION)
@@ -531,26 +620,36 @@ async fn require_bearer(State(token): State<Arc<str>>, request: Request, next: N
         .and_then(|value| value.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, credentials)| credentials.trim());
-    match presented {
-        // Digests of equal length, compared in constant time: comparing the tokens themselves
-        // would end early on a length that differs, and tell the token's length.
-        Some(presented)
-            if bool::from(
-                Sha256::digest(presented.as_bytes()).ct_eq(&Sha256::digest(token.as_bytes())),
-            ) =>
-        {
-            next.run(request).await
-        }
+    let Some(presented) = presented else {
         // RFC 6750 §3: no credentials get the bare challenge; wrong ones name the error.
-        Some(_) => unauthorized(
-            r#"Bearer error="invalid_token""#,
-            "the bearer token is wrong",
-        ),
-        None => unauthorized(
+        return unauthorized(
             "Bearer",
             "this server needs `Authorization: Bearer <token>`",
-        ),
+        );
+    };
+    // Digests of equal length, compared in constant time: comparing the tokens themselves
+    // would end early on a length that differs, and tell the token's length. Every token is
+    // compared, so the time taken does not say which one matched.
+    let digest = Sha256::digest(presented.as_bytes());
+    let matches = |token: &str| bool::from(digest.ct_eq(&Sha256::digest(token.as_bytes())));
+    let mut admitted = tokens.shared.as_deref().is_some_and(matches);
+    let mut client = None;
+    for (name, token) in &tokens.clients {
+        if matches(token) {
+            admitted = true;
+            client = Some(Arc::clone(name));
+        }
     }
+    if !admitted {
+        return unauthorized(
+            r#"Bearer error="invalid_token""#,
+            "the bearer token is wrong",
+        );
+    }
+    if let Some(name) = client {
+        request.extensions_mut().insert(ClientName(name));
+    }
+    next.run(request).await
 }
 
 fn unauthorized(challenge: &'static str, message: &'static str) -> Response {
@@ -702,5 +801,40 @@ mod tests {
             let options = HttpOptions::loopback(0).bearer_token(token);
             assert!(matches!(options.validate(), Err(HttpError::Token)));
         }
+        let spaced = HttpOptions::loopback(0).client_token("alice", "a b");
+        assert!(matches!(spaced.validate(), Err(HttpError::Token)));
+    }
+
+    #[test]
+    fn clients_need_tokens_and_names_of_their_own() {
+        let shared = HttpOptions::loopback(0)
+            .bearer_token("same")
+            .client_token("alice", "same");
+        assert!(matches!(shared.validate(), Err(HttpError::RepeatedToken)));
+        let twins = HttpOptions::loopback(0)
+            .client_token("alice", "one")
+            .client_token("alice", "two");
+        assert!(
+            matches!(twins.validate(), Err(HttpError::RepeatedClient(name)) if name == "alice")
+        );
+        let fine = HttpOptions::loopback(0)
+            .client_token("alice", "one")
+            .client_token("bob", "two");
+        assert!(fine.validate().is_ok());
+    }
+
+    #[test]
+    fn client_tokens_alone_authenticate_a_server_off_loopback() {
+        let address = SocketAddr::from(([192, 0, 2, 1], 8080));
+        assert!(matches!(
+            HttpOptions::new(address).validate(),
+            Err(HttpError::Unauthenticated { .. })
+        ));
+        assert!(
+            HttpOptions::new(address)
+                .client_token("alice", "one")
+                .validate()
+                .is_ok()
+        );
     }
 }

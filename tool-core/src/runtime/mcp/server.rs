@@ -45,6 +45,10 @@ use crate::{Coordinator, ToolCall, ToolError, ToolResult};
 /// toolsets change seldom (an imported server's upgrade, a tool added by the application).
 pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 
+/// The coordinator session of each client, by the name its bearer token gives it.
+#[cfg(feature = "mcp-http")]
+type ClientSessions = Mutex<std::collections::HashMap<Arc<str>, Coordinator>>;
+
 /// A coordinator served over MCP. Cheap to clone (the coordinator is shared).
 ///
 /// ```no_run
@@ -127,6 +131,10 @@ pub struct McpServer {
     stateless_http: bool,
     /// The largest message read, over stdio and HTTP.
     max_message_bytes: usize,
+    /// The coordinator session of each client named by its bearer token (HTTP with
+    /// per-client tokens), made on its first request.
+    #[cfg(feature = "mcp-http")]
+    clients: Option<Arc<ClientSessions>>,
     /// `serverInfo`: the name and version a client shows for this server.
     name: Arc<str>,
     version: Arc<str>,
@@ -146,6 +154,8 @@ impl McpServer {
             calls: Arc::default(),
             stateless_http: false,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            #[cfg(feature = "mcp-http")]
+            clients: None,
             name: Arc::from("toolkit"),
             version: Arc::from(env!("CARGO_PKG_VERSION")),
         }
@@ -211,6 +221,34 @@ impl McpServer {
     /// todo list and mode are its own, and go when the session ends.
     ///
     /// [`new_session`]: crate::Coordinator::new_session
+    /// This server keeping a coordinator session per client named by a bearer token.
+    #[cfg(feature = "mcp-http")]
+    pub(super) fn with_client_sessions(mut self) -> Self {
+        self.clients = Some(Arc::default());
+        self.offer_session = true;
+        self
+    }
+
+    /// The coordinator a request is served by: the session of the client its bearer token
+    /// names (made with [`Coordinator::new_session`] on the client's first request), else
+    /// this server's own.
+    fn coordinator_for(&self, context: &RequestContext<RoleServer>) -> Coordinator {
+        #[cfg(feature = "mcp-http")]
+        if let Some(clients) = &self.clients
+            && let Some(parts) = context.extensions.get::<axum::http::request::Parts>()
+            && let Some(super::http::ClientName(name)) =
+                parts.extensions.get::<super::http::ClientName>()
+        {
+            let mut clients = clients.lock().unwrap_or_else(PoisonError::into_inner);
+            return clients
+                .entry(Arc::clone(name))
+                .or_insert_with(|| self.coordinator.new_session())
+                .clone();
+        }
+        let _ = context;
+        self.coordinator.clone()
+    }
+
     #[cfg(feature = "mcp-http")]
     pub(super) fn for_new_session(&self) -> Self {
         let mut server = self.clone();
@@ -573,7 +611,7 @@ impl ServerHandler for McpServer {
             }
         }
         let result = self
-            .coordinator
+            .coordinator_for(&context)
             .call_with(
                 ToolCall::new(request.name.to_string(), arguments.clone()).with_call_id(call_id),
                 options,

@@ -80,6 +80,11 @@ pub(crate) struct HttpArgs {
     /// Require `Authorization: Bearer <token>`, the token read from this file (one line).
     #[arg(long, value_name = "FILE", requires = "http")]
     token_file: Option<PathBuf>,
+    /// One client per line of this file, `NAME TOKEN`: each client is admitted by its own
+    /// bearer token and served in a session of its own (grants, files read, artifacts,
+    /// background jobs, todo list, mode), kept while the server runs. `#` lines are comments.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    client_tokens_file: Option<PathBuf>,
     /// Serve on a non-loopback address without a token, because a proxy in front
     /// authenticates.
     #[arg(long, requires = "http")]
@@ -94,6 +99,35 @@ pub(crate) struct HttpArgs {
     /// several instances, the balancer must keep sessions sticky.
     #[arg(long, requires = "http")]
     legacy_sessions: bool,
+}
+
+/// The clients of a `--client-tokens-file`: `NAME TOKEN` per line, blank and `#` lines skipped.
+fn client_tokens(path: &std::path::Path) -> Result<Vec<(String, String)>, Failure> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| Failure::setup(format!("--client-tokens-file {shown}: {error}")))?;
+    let mut clients = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [name, token] = words[..] else {
+            return Err(Failure::setup(format!(
+                "--client-tokens-file {shown}, line {}: expected `NAME TOKEN` (two words), found {} word(s)",
+                index + 1,
+                words.len()
+            )));
+        };
+        clients.push((name.to_owned(), token.to_owned()));
+    }
+    if clients.is_empty() {
+        return Err(Failure::setup(format!(
+            "--client-tokens-file {shown}: no client in it; write one `NAME TOKEN` per line"
+        )));
+    }
+    Ok(clients)
 }
 
 fn parse_http_address(text: &str) -> Result<std::net::SocketAddr, String> {
@@ -166,6 +200,11 @@ impl HttpArgs {
                 )));
             }
             options = options.bearer_token(token.trim());
+        }
+        if let Some(path) = &self.client_tokens_file {
+            for (name, token) in client_tokens(path)? {
+                options = options.client_token(name, token);
+            }
         }
         Ok(options)
     }
@@ -314,8 +353,8 @@ pub(crate) fn serve(
     if let Some(address) = http.http {
         let options = http.options(address)?;
         return runtime.block_on(async {
-            // (Over HTTP, approvals "for the session" are not offered: one server answers every
-            // client that reaches the address.)
+            // (Approvals "for the session" are offered over HTTP only where each client has a
+            // session of its own: --legacy-sessions, --client-tokens-file.)
             let server = tool_core::mcp::McpServer::new(coordinator)
                 .named("toolbox", env!("CARGO_PKG_VERSION"))
                 .max_message_bytes(max_message_bytes);
@@ -325,7 +364,7 @@ pub(crate) fn serve(
                 .map_err(|error| match error {
                     // Said in this command's words: which flags fix it.
                     tool_core::mcp::HttpError::Unauthenticated { address } => Failure::setup(format!(
-                        "refusing to serve on {address} without authentication: anyone who can reach it could call the tools. Require a token (--token-env VAR or --token-file FILE), listen on loopback (--http 127.0.0.1:PORT), or, when a proxy in front authenticates, pass --allow-unauthenticated"
+                        "refusing to serve on {address} without authentication: anyone who can reach it could call the tools. Require a token (--token-env VAR, --token-file FILE or --client-tokens-file FILE), listen on loopback (--http 127.0.0.1:PORT), or, when a proxy in front authenticates, pass --allow-unauthenticated"
                     )),
                     error => Failure::setup(error.to_string()),
                 })?;
