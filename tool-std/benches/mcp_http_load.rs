@@ -5,9 +5,16 @@
 //! from `/proc/PID/status` when idle, once the clients are connected, at each quarter of the
 //! calls and at the end, to show it stays flat once the 50 streams are under way.
 //!
+//! Each client has a bearer token of its own (`--client-tokens-file`), so each runs in a session
+//! of its own, and the bench asserts they stay apart: before the timed calls every client
+//! reads a file of its own and starts a background job; after them, each sees its own job
+//! alone, and is refused when it replaces the file the next client read (it never read it
+//! itself). Any mix-up fails the bench.
+//!
 //! Run with `cargo bench -p tool-std --features cli --bench mcp_http_load`; `MCP_LOAD_CALLS` and
 //! `MCP_LOAD_CLIENTS` change the totals. The server is started as `toolbox serve --http
-//! 127.0.0.1:0 --read-only --workspace TREE` and announces its URL on stderr.
+//! 127.0.0.1:0 --mode bypass --client-tokens-file FILE --workspace TREE` (bypass, so that the
+//! jobs start without an approval no client here could give) and announces its URL on stderr.
 
 mod mcp_support;
 
@@ -33,15 +40,12 @@ fn setting(name: &str, default: usize) -> usize {
 }
 
 /// Starts the server and returns it with the URL it printed on stderr.
-async fn start(root: &Path) -> Result<(tokio::process::Child, String), String> {
+async fn start(root: &Path, tokens: &Path) -> Result<(tokio::process::Child, String), String> {
     let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolbox"))
-        .args([
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--read-only",
-            "--workspace",
-        ])
+        .args(["serve", "--http", "127.0.0.1:0", "--mode", "bypass"])
+        .arg("--client-tokens-file")
+        .arg(tokens)
+        .arg("--workspace")
         .arg(root)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -83,18 +87,100 @@ struct ClientRun {
     times: Vec<Duration>,
     errors: usize,
     first_error: Option<String>,
+    /// The client, kept for the checks after the timed calls.
+    peer: Option<Client>,
 }
 
 type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
-/// Connects one client, within 30 s.
-async fn connect(url: &str) -> Result<Client, String> {
-    let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+/// Connects one client with its bearer `token`, within 30 s.
+async fn connect(url: &str, token: &str) -> Result<Client, String> {
+    let transport = StreamableHttpClientTransport::from_config(
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+            url.to_owned(),
+        )
+        .auth_header(token.to_owned()),
+    );
     match tokio::time::timeout(Duration::from_secs(30), ().serve(transport)).await {
         Ok(Ok(peer)) => Ok(peer),
         Ok(Err(error)) => Err(format!("connecting: {error}")),
         Err(_) => Err("connecting: no answer in 30 s".to_owned()),
     }
+}
+
+/// A call's text, or why it failed (a transport error or an `isError` result).
+async fn call(peer: &Client, tool: &str, arguments: serde_json::Value) -> Result<String, String> {
+    let arguments = arguments.as_object().cloned().unwrap_or_default();
+    let params = rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    let result = peer
+        .call_tool(params)
+        .await
+        .map_err(|error| format!("{tool}: {error}"))?;
+    let text = mcp_support::text_of(&result);
+    if result.is_error == Some(true) {
+        Err(text)
+    } else {
+        Ok(text)
+    }
+}
+
+/// What client `index` leaves in its session before the timed calls: `own-N.md` read, and a
+/// background job. Returns the job's id.
+async fn settle_in(peer: &Client, index: usize) -> Result<String, String> {
+    call(
+        peer,
+        "read_file",
+        json!({"path": format!("own-{index}.md")}),
+    )
+    .await?;
+    let started = call(
+        peer,
+        "run_shell",
+        json!({"command": format!("sleep 20 # job of client-{index}."), "run_in_background": true}),
+    )
+    .await?;
+    let job = started
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .find(|word| word.starts_with("shell_"))
+        .ok_or_else(|| format!("no job id in {started:?}"))?
+        .to_owned();
+    Ok(job)
+}
+
+/// Whether client `index`'s session is still its own alone: its job listed and no other, and
+/// the file client `index + 1` read not replaceable by it.
+async fn check_apart(peer: &Client, index: usize, clients: usize, job: &str) -> Result<(), String> {
+    // Job ids are numbered per session (every client's first is `shell_1`): the command
+    // tells whose a listed job is.
+    let listed = call(peer, "list_shells", json!({})).await?;
+    let own = format!("job of client-{index}.");
+    if !listed.contains(job) || !listed.contains(&own) {
+        return Err(format!(
+            "client {index} does not see its own job {job}: {listed}"
+        ));
+    }
+    if listed.matches("job of client-").count() != 1 {
+        return Err(format!(
+            "client {index} sees another client's job: {listed}"
+        ));
+    }
+    let next = (index + 1) % clients;
+    let replaced = call(
+        peer,
+        "write_file",
+        json!({"path": format!("own-{next}.md"), "content": "taken\n"}),
+    )
+    .await;
+    match replaced {
+        Err(why) if why.contains("has not been read in this session") => {}
+        other => {
+            return Err(format!(
+                "client {index} replaced own-{next}.md, which only client {next} read: {other:?}"
+            ));
+        }
+    }
+    let _ = call(peer, "kill_shell", json!({"shell_id": job})).await;
+    Ok(())
 }
 
 /// One client's calls: it takes call numbers until `total` are handed out.
@@ -103,6 +189,7 @@ async fn client(peer: Client, path: String, next: Arc<AtomicUsize>, total: usize
         times: Vec::new(),
         errors: 0,
         first_error: None,
+        peer: None,
     };
     let arguments = json!({ "path": path });
     while next.fetch_add(1, Ordering::Relaxed) < total {
@@ -114,7 +201,7 @@ async fn client(peer: Client, path: String, next: Arc<AtomicUsize>, total: usize
             }
         }
     }
-    let _ = peer.cancel().await;
+    run.peer = Some(peer);
     run
 }
 
@@ -133,13 +220,29 @@ fn main() {
         .build()
         .expect("a Tokio runtime");
     let outcome = runtime.block_on(async {
-        let (server, url) = start(&root).await?;
+        let tokens = root.join("client-tokens.txt");
+        let lines: String = (0..clients)
+            .map(|index| format!("client-{index} token-of-client-{index}\n"))
+            .collect();
+        std::fs::write(&tokens, lines).map_err(|error| error.to_string())?;
+        for index in 0..clients {
+            std::fs::write(
+                root.join(format!("own-{index}.md")),
+                format!("client {index}\n"),
+            )
+            .map_err(|error| error.to_string())?;
+        }
+        let (server, url) = start(&root, &tokens).await?;
         let pid = server.id().ok_or("the server exited at once")?;
         let idle = rss_kb(pid);
         // Every client connects before any call, so the calls run `clients` at a time.
         let mut peers = Vec::with_capacity(clients);
-        for _ in 0..clients {
-            peers.push(connect(&url).await?);
+        for index in 0..clients {
+            peers.push(connect(&url, &format!("token-of-client-{index}")).await?);
+        }
+        let mut jobs = Vec::with_capacity(clients);
+        for (index, peer) in peers.iter().enumerate() {
+            jobs.push(settle_in(peer, index).await?);
         }
         let next = Arc::new(AtomicUsize::new(0));
         let path = root.join(READ).display().to_string();
@@ -163,6 +266,7 @@ fn main() {
         let mut times = Vec::with_capacity(total);
         let mut errors = 0;
         let mut first_error = None;
+        let mut finished = Vec::with_capacity(clients);
         for task in tasks {
             let run = task
                 .await
@@ -172,9 +276,19 @@ fn main() {
             if first_error.is_none() {
                 first_error = run.first_error;
             }
+            finished.extend(run.peer);
         }
         let elapsed = started.elapsed();
         let at_end = rss_kb(pid);
+        let mut mixed_up = Vec::new();
+        for (index, peer) in finished.iter().enumerate() {
+            if let Err(why) = check_apart(peer, index, clients, &jobs[index]).await {
+                mixed_up.push(why);
+            }
+        }
+        for peer in finished {
+            let _ = peer.cancel().await;
+        }
         drop(server);
         times.sort_unstable();
         let kb = |rss: Option<u64>| rss.map_or("n/a".to_owned(), |kb| format!("{kb} kB"));
@@ -199,6 +313,16 @@ fn main() {
             kb(at_end)
         );
         println!("errors: {errors}");
+        println!(
+            "isolation: {} of {clients} clients saw their own job and files read alone",
+            clients - mixed_up.len()
+        );
+        if let Some(first) = mixed_up.first() {
+            return Err(format!(
+                "{} clients were not kept apart; the first: {first}",
+                mixed_up.len()
+            ));
+        }
         match first_error {
             Some(error) => Err(format!("{errors} calls failed; the first: {error}")),
             None => Ok(()),
