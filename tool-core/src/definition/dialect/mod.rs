@@ -24,11 +24,9 @@
 //! coordinator; an export that made nothing nullable returns the arguments untouched,
 //! without parsing them.
 //!
-//! # Caching
-//!
-//! A toolset computes each tool's export in each dialect once, on first use, and keeps it
-//! until the toolset changes; [`export_tool`] computes afresh. Exports are never on the call
-//! path: a call only meets [`Export::normalize_arguments`].
+//! **Caching:** a toolset computes each tool's export in each dialect once, on first use, and
+//! keeps it until the toolset changes; [`export_tool`] computes afresh. Exports are never on
+//! the call path: a call only meets [`Export::normalize_arguments`].
 
 mod anthropic;
 mod gemini;

@@ -23,12 +23,10 @@
 //! function's name as Gemini sent it when a [`ToolNameMap`] gave the call another: a
 //! `functionResponse` must name the function as Gemini knows it.
 //!
-//! # Responses
-//!
-//! A `functionResponse`'s `response` must be an object: a structured result that is an object
-//! goes in as it is, any other result as `{"output": ...}`, and a failed call as
-//! `{"error": "..."}`. Images go in the `functionResponse`'s own `parts` as `inlineData`
-//! (multimodal function responses, a Gemini 3 feature); audio likewise.
+//! **Responses:** a `functionResponse`'s `response` must be an object: a structured result
+//! that is an object goes in as it is, any other result as `{"output": ...}`, and a failed call
+//! as `{"error": "..."}`. Images (and audio) go in the `functionResponse`'s own `parts` as
+//! `inlineData` (multimodal function responses, a Gemini 3 feature).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};

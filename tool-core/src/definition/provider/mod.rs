@@ -18,77 +18,14 @@
 //! | [`anthropic`] | `tool_calls(&Message, names)` | `StreamAccumulator` over events | `tool_results(&[ToolResult])` |
 //! | [`gemini`] | `tool_calls(&GenerateContentResponse, names)` | `StreamAccumulator` over chunks | `function_responses(&[ToolCall], &[ToolResult])` |
 //!
-//! # Malformed arguments
 //!
-//! A call whose arguments are not valid JSON (a stream cut short, a model that wrote half an
-//! object) still comes out as a [`ToolCall`](crate::ToolCall), its arguments as sent: the model
-//! is waiting for an answer to every call it made. Running it through a
-//! [`Coordinator`](crate::Coordinator) gives an error result that says what was wrong and shows
-//! an object of the right shape, and the adapter formats that result like any other.
-//!
-//! ```
-//! use tool_core::{tool, Coordinator, Toolset, provider::{SameNames, openai_chat}};
-//!
-//! /// Add two integers.
-//! ///
-//! /// # Arguments
-//! /// * `a` - The first addend.
-//! /// * `b` - The second addend.
-//! #[tool(read_only, name = "doc_provider_add")]
-//! fn add(a: i64, b: i64) -> i64 {
-//!     a + b
-//! }
-//!
-//! let message: openai_chat::ChatMessage = serde_json::from_str(
-//!     r#"{"role": "assistant", "content": null, "tool_calls": [
-//!         {"id": "call_1", "type": "function", "function": {"name": "doc_provider_add", "arguments": "{\"a\": 1"}}
-//!     ]}"#,
-//! )
-//! .unwrap();
-//! let calls = openai_chat::tool_calls(&message, &SameNames);
-//! let coordinator = Coordinator::builder()
-//!     .toolset(Toolset::named(["doc_provider_add"]).unwrap())
-//!     .build()
-//!     .unwrap();
-//! let result = coordinator.call_blocking(calls[0].clone());
-//! assert!(result.is_error());
-//! assert!(result.text().contains("not valid JSON"), "{}", result.text());
-//! let reply = openai_chat::tool_messages(&[result]);
-//! assert_eq!(reply.tool_messages[0].tool_call_id, "call_1");
-//! ```
-//!
-//! # Names
-//!
-//! A schema exporter may give a tool a provider-safe name (one without `.`, or shortened to
-//! 64 characters). The parse functions take a [`ToolNameMap`] that turns the name the provider
-//! sent back into the tool's name; [`SameNames`] keeps names as sent. Gemini's reply names the
-//! function again: its adapter keeps the name as sent with the call for that.
-//!
-//! The [`Export`](crate::schema::Export) the tools were declared with is the map to give: it
-//! maps the names back and takes out the `null`s a strict model sends for optional arguments,
-//! so the tool sees them absent.
-//!
-//! ```
-//! use tool_core::provider::openai_chat::{self, ChatMessage};
-//! use tool_core::provider::Payload;
-//! use tool_core::schema::{Dialect, OpenAiApi};
-//! use tool_core::{tool, Toolset};
-//!
-//! /// Show the last lines of the log.
-//! ///
-//! /// # Arguments
-//! /// * `lines` - How many lines.
-//! #[tool(read_only, name = "doc_provider_export_tail")]
-//! fn tail(#[arg(default = 10)] lines: u32) -> String { lines.to_string() }
-//!
-//! let toolset = Toolset::named(["doc_provider_export_tail"]).unwrap();
-//! let export = toolset.export(Dialect::OpenAi { strict: true, api: OpenAiApi::ChatCompletions });
-//! let message = ChatMessage::from_json(r#"{"role": "assistant", "tool_calls": [{"id": "call_1",
-//!     "type": "function", "function": {"name": "doc_provider_export_tail",
-//!     "arguments": "{\"lines\": null}"}}]}"#).unwrap();
-//! let calls = openai_chat::tool_calls(&message, &export);
-//! assert_eq!(calls[0].arguments, "{}", "strict mode's null is taken out");
-//! ```
+//! A call whose arguments are not valid JSON (a stream cut short) still comes out as a
+//! [`ToolCall`](crate::ToolCall), its arguments as sent, so that the model gets an answer to
+//! every call it made: the coordinator's error says what was wrong. The
+//! [`Export`](crate::schema::Export) the tools were declared with is the [`ToolNameMap`] to
+//! give: it maps provider-safe names back and takes out the `null`s a strict model sends for
+//! optional arguments. Both, with examples, are in the guide's providers page
+//! (`docs/providers.md`).
 
 pub mod anthropic;
 pub mod gemini;

@@ -23,11 +23,10 @@
 //! them (with the assignments written in front of it) is covered by some allow rule, and never
 //! one whose program is only known at run time.
 //!
-//! **Redirections:** an allow rule for commands does not cover a command that writes a file
-//! through an output redirection (`>`, `>>`, `&>`; `/dev/null` excepted) unless the rule's own
-//! text contains the redirection: `run_shell(git status:*)` does not allow
-//! `git status > ~/.bashrc`. The file written is also a path of the call, confined and matched
-//! by `Edit(..)` rules like any other.
+//! **Redirections:** an allow rule does not cover a command that writes a file through an
+//! output redirection (`>`, `>>`, `&>`; `/dev/null` excepted) unless the rule's text contains
+//! it: `run_shell(git status:*)` does not allow `git status > ~/.bashrc`. The file written is
+//! a path of the call, confined and matched by `Edit(..)` rules like any other.
 
 use std::fmt;
 use std::path::Path;

@@ -1,147 +1,30 @@
 //! Claude Code style `settings.json`: permission rules, the default mode, additional
-//! directories, hooks, and which of a project's `.mcp.json` servers may start.
+//! directories, hooks, which of a project's `.mcp.json` servers may start, and our own
+//! `toolkit` keys (approval conditions, trusted MCP servers). Every key, with examples, is in
+//! the guide's settings page (`docs/settings.md`).
 //!
-//! Rules stay strings here (the policy parses them), each with where it came from
-//! ([`Settings::rule_sources`]); hooks become a [`Hooks`]. [`Settings::discover`] finds the
-//! files where Claude Code finds them (managed, user, project, local) and merges them with its
-//! precedence ([`Settings::merge`]: later lists append, a later `defaultMode` wins).
+//! This module reads one file or text ([`Settings::load`], [`Settings::from_json`]), finds and
+//! merges the files Claude Code reads ([`Settings::discover`]; [`Settings::merge`]: later lists
+//! append, a later `defaultMode` wins), and says what it read but does not run
+//! ([`Settings::ignored`]) and what looks like a mistake ([`Settings::warnings`]). Rules stay
+//! strings, each with where it came from ([`Settings::rule_sources`]): the policy parses them.
+//! Hooks become a [`Hooks`].
 //!
-//! What Claude Code has and this framework does not run (events such as `UserPromptSubmit` or
-//! `Stop`, hook types other than `command` and `http`) is not an error: it is kept in
-//! [`Settings::ignored`] so that a `toolbox check` can say so. Claude Code's keys that
-//! configure other things (`env`, `model`, ...) are skipped; a key that is not Claude Code's
-//! (`permisions`) is a [warning](Settings::warnings) naming the key it likely means.
-//!
-//! `additionalDirectories` entries belong to the project the settings belong to, not to the
-//! process's working directory. For a file, that project is the directory holding its `.claude`
-//! directory (`<project>/.claude/settings.json` and `settings.local.json`, and so
-//! `~/.claude/settings.json` belongs to the home directory), and for a file anywhere else the
-//! file's own directory: [`Settings::load`] resolves relative entries against it (`~/` is the
-//! home directory; environment variables are not expanded) and fails, naming the file and the
-//! entry, when one is not an existing directory. Text has no file: [`Settings::from_json`]
-//! keeps the entries as written, and a coordinator resolves relative ones against its
-//! workspace's first root when it is built, with the same error.
-//!
-//! # Our extension: `toolkit.conditions`
-//!
-//! Claude Code's settings have no place for rules that look inside a call, so this framework
-//! reads a key of its own, `toolkit` (Claude Code ignores keys it does not know).
-//! `toolkit.conditions` lists [`ConditionalRule`]s: see there for what they match, where they
-//! run among the other rules (by default a deny condition right after the deny rules, an ask
-//! condition after the ask rules, an allow condition after the allow rules) and the decisions
-//! they make. A coordinator built with the settings adds them to its policy.
-//!
-//! ```json
-//! {
-//!   "toolkit": {
-//!     "conditions": [
-//!       { "name": "no tokens in URLs", "verdict": "deny", "tool": "fetch_url",
-//!         "when": [{ "arg": "url", "contains": "token=" }] },
-//!       { "name": "large writes", "verdict": "ask", "effect": "not_read_only",
-//!         "when": [{ "arg": "content", "longer_than": 1000000 }] },
-//!       { "name": "large files", "verdict": "ask", "effect": "not_read_only",
-//!         "when": [{ "file_size_of": "path", "greater_than": 1000000 }], "priority": 450 }
-//!     ]
-//!   }
-//! }
-//! ```
-//!
-//! | key of a rule | value |
-//! |---|---|
-//! | `name` | required: the rule's name, shown in its decisions and in `explain` |
-//! | `verdict` | required: `"allow"`, `"ask"` or `"deny"` |
-//! | `tool` | a tool's name or alias, `*` wildcards allowed (`"mcp__github__*"`); default: every tool |
-//! | `effect` | `"read_only"`, `"mutating"`, `"destructive"` or `"not_read_only"` (mutating and destructive); default: every effect |
-//! | `when` | a list of conditions, all of which must hold; default: none |
-//! | `priority` | where the rule runs, lower first (deny rules run at 100, the modes at 300, ask rules at 400, allow rules at 500); default: 150 for deny, 450 for ask, 550 for allow |
-//!
-//! A condition is a subject and one test:
-//!
-//! | condition | holds when |
-//! |---|---|
-//! | `{"arg": "url", "contains": "token="}` | the argument's text contains the text |
-//! | `{"arg": "method", "equals": "DELETE"}` | the argument's text is the text |
-//! | `{"arg": "url", "matches": "[?&]token="}` | the regular expression matches somewhere in the text |
-//! | `{"arg": "content", "longer_than": 1000000}`, `"shorter_than"` | the text has more (fewer) characters |
-//! | `{"file_size_of": "path", "greater_than": 1000000}`, `"less_than"` | the file the path argument names has more (fewer) bytes |
-//!
-//! The conditions of several files add up. Unlike Claude Code's keys we do not use, which are
-//! skipped, a key under `toolkit` that is none of these is an error, since a misspelled key
-//! could drop a condition unnoticed; so is a rule without a name or verdict, a condition
-//! without exactly one test, a tool that is not a tool name or a regular expression that does
-//! not compile. Each error names the file, the JSON location and what would be right. An allow
-//! rule that names no tool, effect or condition, and so allows every call, is loaded with a
-//! [warning](Settings::warnings).
-//!
-//! ```
-//! use tool_core::settings::Settings;
-//!
-//! let settings = Settings::from_json(r#"{"toolkit": {"conditions": [
-//!     {"name": "no tokens in URLs", "verdict": "deny", "tool": "fetch_url",
-//!      "when": [{"arg": "url", "contains": "token="}]}
-//! ]}}"#).unwrap();
-//! assert_eq!(
-//!     settings.conditions[0].to_string(),
-//!     "no tokens in URLs: denies `fetch_url` calls when the argument `url` contains `token=`",
-//! );
-//!
-//! let error = Settings::from_json(
-//!     r#"{"toolkit": {"conditions": [{"name": "big", "verdict": "ask", "wen": []}]}}"#,
-//! ).unwrap_err();
-//! assert_eq!(
-//!     error.to_string(),
-//!     "settings: `toolkit.conditions[0].wen` is not a key of a conditional rule (its keys are `name`, `verdict`, `tool`, `effect`, `when`, `priority`); did you mean `when`?",
-//! );
-//! ```
-//!
-//! # Our extension: `toolkit.trustedMcpServers`
-//!
-//! The MCP servers whose tools' annotations (`readOnlyHint`, `destructiveHint`, ...) are
-//! believed when their tools are imported (`tool_core::mcp::client`, feature `mcp`); `"*"`
-//! trusts every server. Untrusted, an imported tool is treated as mutating whatever it says.
-//! The lists of several files add up. It lives in the settings, not in `.mcp.json`, because a
-//! `.mcp.json` comes with a project and cannot vouch for itself; for the same reason an entry
-//! can pin the name to the command line or URL the user trusts ([`TrustedMcpServer`]), so that
-//! a project's server named after a trusted one is not trusted with it.
-//!
-//! ```
-//! use tool_core::settings::{Settings, TrustedMcpServer};
-//!
-//! let settings = Settings::from_json(r#"{"toolkit": {"trustedMcpServers": [
-//!     "files", {"name": "github", "url": "https://api.example.com/mcp"}
-//! ]}}"#).unwrap();
-//! assert_eq!(settings.trusted_mcp_servers[0], TrustedMcpServer::named("files"));
-//!
-//! let error = Settings::from_json(r#"{"toolkit": {"trustedMcpServers": "files"}}"#).unwrap_err();
-//! assert!(error.to_string().contains("`toolkit.trustedMcpServers`"), "{error}");
-//! let error = Settings::from_json(
-//!     r#"{"toolkit": {"trustedMcpServers": [{"name": "x", "command": ["a"], "url": "http://b"}]}}"#,
-//! ).unwrap_err();
-//! assert!(error.to_string().contains("not both"), "{error}");
-//! ```
-//!
-//! # Permissions and hooks, and what is kept but not run
+//! Two choices a reader might question: relative `additionalDirectories` belong to the
+//! project the file belongs to (`<project>` for `<project>/.claude/settings.json`), not to the
+//! working directory; and a misspelt key of Claude Code's is a warning (Claude Code ignores
+//! keys it does not know) while a misspelt key under `toolkit` is an error (it could drop a
+//! condition unnoticed). Each error names the file, the JSON location and what would be right.
 //!
 //! ```
 //! use tool_core::{policy::Mode, settings::Settings};
-//! use tool_core::hooks::HookEvent;
 //!
 //! let settings = Settings::from_json(r#"{
-//!     "permissions": {
-//!         "allow": ["Bash(git status:*)"],
-//!         "deny": ["Read(./secrets/**)"],
-//!         "defaultMode": "acceptEdits"
-//!     },
-//!     "hooks": {
-//!         "PreToolUse": [
-//!             { "matcher": "Bash", "hooks": [{ "type": "command", "command": "./check.sh", "timeout": 30 }] }
-//!         ],
-//!         "Stop": [ { "hooks": [{ "type": "command", "command": "notify-send done" }] } ]
-//!     }
+//!     "permissions": {"deny": ["Read(./secrets/**)"], "defaultMode": "acceptEdits"},
+//!     "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}
 //! }"#).unwrap();
 //! assert_eq!(settings.permissions.default_mode, Some(Mode::AcceptEdits));
-//! assert!(settings.hooks.has(HookEvent::PreToolUse));
-//! assert_eq!(settings.ignored[0].location, "hooks.Stop");
+//! assert_eq!(settings.ignored[0].location, "hooks.Stop"); // kept, not run
 //! ```
 
 use std::fmt;
