@@ -781,3 +781,56 @@ fn an_empty_command_is_an_invalid_argument() {
         );
     }
 }
+
+/// `rm`, `rmdir`, `unlink` and `mv`'s sources act on a symbolic link itself, not on what it
+/// points to: removing or moving a link to `.git`, to the workspace's parent or out of the
+/// workspace runs, in the default mode under an allow rule and in bypass, and what the link
+/// pointed to is untouched. With a trailing `/` the link is followed, and refused.
+#[test]
+fn removing_or_moving_a_link_acts_on_the_link_not_on_what_it_points_to() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("file"), "outside\n").unwrap();
+    for mode in [Mode::Default, Mode::Bypass] {
+        let shell = Shell::with(shell_support::allow_all(), mode);
+        let root = shell.root();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/config"), "kept\n").unwrap();
+        for (link, to) in [
+            ("to_git", root.join(".git")),
+            ("to_git_again", root.join(".git")),
+            ("up", root.join("..")),
+            ("out", outside.path().to_owned()),
+            ("out_file", outside.path().join("file")),
+            ("kept_link", root.join(".git")),
+        ] {
+            std::os::unix::fs::symlink(to, root.join(link)).unwrap();
+        }
+        for command in [
+            "rm -rf to_git",
+            "rm up",
+            "rm -r out",
+            "unlink out_file",
+            "mv to_git_again moved",
+        ] {
+            let result = shell.call("run_shell", json!({ "command": command }));
+            assert!(!result.is_error(), "{mode:?}: {command}: {}", result.text());
+        }
+        for gone in ["to_git", "up", "out", "out_file", "to_git_again"] {
+            assert!(
+                !root.join(gone).exists() && !root.join(gone).is_symlink(),
+                "{gone}"
+            );
+        }
+        assert!(root.join("moved").is_symlink());
+        refused(&shell, "rm -rf kept_link/");
+        assert!(root.join("kept_link").is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(root.join(".git/config")).unwrap(),
+            "kept\n"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("file")).unwrap(),
+        "outside\n"
+    );
+}

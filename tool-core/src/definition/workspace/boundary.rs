@@ -269,6 +269,34 @@ impl Workspace {
         }
     }
 
+    /// [`confine`](Self::confine) for a write that acts on a symbolic link itself rather
+    /// than on what it points to (`rm link`, `mv link elsewhere`): when `path`'s last
+    /// component is a symbolic link, its folder is confined (symlinks followed) and the link's
+    /// name joined to it unresolved; otherwise, as `confine`.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn confine_link(
+        &self,
+        arg: impl Into<Cow<'static, str>>,
+        path: &str,
+    ) -> ResolvedPath {
+        let expanded = expand(path).map_or_else(|| PathBuf::from(path), |e| PathBuf::from(e.path));
+        let joined = self.join(&expanded);
+        let name = joined.file_name().map(std::ffi::OsStr::to_os_string);
+        let is_link = std::fs::symlink_metadata(&joined).is_ok_and(|meta| meta.is_symlink());
+        match (name, joined.parent()) {
+            (Some(name), Some(folder)) if is_link && name != "." && name != ".." => {
+                let mut confined = self.confine_target(arg, path, folder);
+                confined.absolute.push(&name);
+                if let Some(relative) = confined.relative.as_mut() {
+                    relative.push(&name);
+                }
+                confined.size = None;
+                confined
+            }
+            _ => self.confine(arg, path),
+        }
+    }
+
     /// Confines `target`, which a call sent as `sent`, taking it as it is (no expansion): a
     /// path the workspace resolved already (a `WorkspacePath`), or a text as a tool that does
     /// not expand it would read it. Relative targets are joined onto the first root.

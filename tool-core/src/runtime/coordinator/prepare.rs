@@ -166,7 +166,12 @@ impl Coordinator {
                     let Some(line) = lines.next() else { continue };
                     for write in line.writes().iter().filter(|write| write.target.is_exact()) {
                         let sent = &write.target.text;
-                        let target = workspace.confine(resource.arg.clone(), sent);
+                        // `rm link` removes the link, not what it points to.
+                        let target = if write.follows_link {
+                            workspace.confine(resource.arg.clone(), sent)
+                        } else {
+                            workspace.confine_link(resource.arg.clone(), sent)
+                        };
                         // `rm -rf .` changes `.git` as surely as `rm -rf .git`.
                         let reached = reach::denied_beneath(
                             workspace,

@@ -87,6 +87,11 @@ pub struct Write {
     /// What the command changes beneath the target, when it is a directory (`rm -r DIR`,
     /// `find DIR -delete`, `tar -x -C DIR`); a redirection changes the target alone.
     pub beneath: Beneath,
+    /// Whether a symbolic link at the target is followed to what it points to (`> link`,
+    /// `chmod link`, `cp x link`), or the write acts on the link itself: `rm`, `rmdir`,
+    /// `unlink` and `mv`'s sources remove or move the link, not what it points to, unless the
+    /// operand ends with `/`.
+    pub follows_link: bool,
 }
 
 impl CommandLine {

@@ -432,6 +432,7 @@ impl Walker<'_, '_> {
             target,
             append: operator.contains(">>"),
             beneath: Beneath::Nothing,
+            follows_link: true,
         });
         Redirect::File
     }
@@ -516,18 +517,26 @@ impl Walker<'_, '_> {
         let program_name = program.text.clone();
         let files = output_file(&program_name, &words[1..])
             .into_iter()
-            .map(|(file, append)| (file, append, Beneath::Nothing))
+            .map(|(file, append)| (file, append, Beneath::Nothing, true))
             .chain(
                 written_files(&program_name, &words[1..])
                     .into_iter()
-                    .map(|written| (written.file, written.append, written.beneath)),
+                    .map(|written| {
+                        (
+                            written.file,
+                            written.append,
+                            written.beneath,
+                            written.follows_link,
+                        )
+                    }),
             );
-        for (file, append, beneath) in files {
+        for (file, append, beneath, follows_link) in files {
             let target = self.in_cwd(file);
             self.out.writes.push(Write {
                 target,
                 append,
                 beneath,
+                follows_link,
             });
         }
         // What a wrapper runs in another directory writes where this walk cannot follow.

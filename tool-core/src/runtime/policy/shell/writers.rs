@@ -88,6 +88,9 @@ pub(super) struct Written {
     pub(super) append: bool,
     /// What it changes beneath the file, when it is a directory.
     pub(super) beneath: Beneath,
+    /// Whether a symbolic link at the file is followed to what it points to (see
+    /// [`Write::follows_link`](super::Write::follows_link)).
+    pub(super) follows_link: bool,
 }
 
 impl Written {
@@ -96,6 +99,7 @@ impl Written {
             file,
             append: false,
             beneath: Beneath::Nothing,
+            follows_link: true,
         }
     }
 
@@ -104,6 +108,17 @@ impl Written {
             file,
             append: false,
             beneath: Beneath::Everything,
+            follows_link: true,
+        }
+    }
+
+    /// This write, acting on a symbolic link at the file itself (removing or moving it), as
+    /// `rm`, `rmdir`, `unlink` and `mv`'s sources do; a trailing `/` makes them follow it.
+    fn on_the_link(self) -> Self {
+        let follows_link = self.file.text.ends_with('/');
+        Written {
+            follows_link,
+            ..self
         }
     }
 }
@@ -346,13 +361,17 @@ pub(super) fn written_files(program: &str, args: &[Word]) -> Vec<Written> {
         "truncate" => replaced(split(args, &TRUNCATE).1),
         "rm" => {
             let (options, files) = split(args, &NONE);
-            if NONE.has(&options, b"rR", &["recursive"]) {
+            let files: Vec<Written> = if NONE.has(&options, b"rR", &["recursive"]) {
                 trees(files)
             } else {
                 replaced(files)
-            }
+            };
+            files.into_iter().map(Written::on_the_link).collect()
         }
-        "rmdir" | "unlink" => replaced(split(args, &NONE).1),
+        "rmdir" | "unlink" => replaced(split(args, &NONE).1)
+            .into_iter()
+            .map(Written::on_the_link)
+            .collect(),
         "shred" => replaced(split(args, &SHRED).1),
         "mkdir" => replaced(split(args, &MKDIR).1),
         "chmod" => {
@@ -491,7 +510,7 @@ fn copied_files(name: &str, args: &[Word]) -> Vec<Written> {
             ..Written::replaced(landed)
         });
         if name == "mv" {
-            files.push(Written::tree(source.clone()));
+            files.push(Written::tree(source.clone()).on_the_link());
         }
     }
     files
