@@ -17,14 +17,10 @@ const NOT_YET_TRIMMED: &[(&str, usize)] = &[
     ("tool-core/src/runtime/hooks/mod.rs", 35),
     ("tool-core/src/runtime/mcp/elicit.rs", 64),
     ("tool-core/src/runtime/mcp/http.rs", 68),
-    ("tool-core/src/runtime/mcp/mod.rs", 54),
-    ("tool-core/src/runtime/policy/mod.rs", 54),
     ("tool-core/src/runtime/policy/shell/mod.rs", 38),
-    ("tool-std/src/code/mod.rs", 56),
     ("tool-std/src/lib.rs", 40),
     ("tool-std/src/shell/direct.rs", 39),
     ("tool-std/src/shell/read_only.rs", 62),
-    ("tool-std/src/shell/sandbox/mod.rs", 58),
 ];
 
 fn root() -> &'static Path {

@@ -3,54 +3,25 @@
 //! Deciding is a pure function of an immutable snapshot: `Policy::decide(&call, &context)` reads
 //! a [`ClassifiedCall`] (spec, effect, resources, resolved paths) and a [`PolicyContext`] (mode,
 //! session grants, allow-list) and returns a [`Decision`]. No I/O, no UI: asking the user is the
-//! coordinator's job, through an [`Approver`](crate::approval::Approver).
-//!
-//! # Layers
-//!
-//! Rules run in [`priority`] order and the first with an opinion decides:
-//!
-//! 1. **safety** ([`priority::SAFETY`]): a path outside the workspace is denied; a call that is
-//!    not read-only is denied on a protected path (`.git` by default). Never overridable.
-//! 2. **deny rules**, in every mode.
-//! 3. **self-approving tools** never ask (they run their own approval flow), even in plan mode.
-//! 4. **mode**: plan denies every call that is not read-only; bypass allows everything; accept
-//!    edits allows calls that only touch paths, all inside the workspace.
-//! 5. **ask rules**, 6. **allow rules**, 7. **session grants**, 8. the **allow-list** of the
-//!    toolset or template.
-//! 9. **default by effect**: read-only calls run, others ask.
-//!
-//! Custom [`Rule`]s slot in anywhere by their priority. The rule syntax (Claude Code's) is
-//! described in [`RulePattern`]'s module: tool names, command prefixes, path globs, domains,
-//! wildcards; compound shell commands are judged part by part.
-//!
-//! [`ConditionalRule`]s look inside a call: an argument's text (contains, equals, a regular
-//! expression, longer or shorter than), the size of the file a path argument names, the
-//! effect class; each allows, asks or denies, by default just after the user's rules of its
-//! verdict (a deny condition after the deny rules, so no mode or allow rule overrides it; an
-//! ask condition after the ask rules; an allow condition after the allow rules). They are
-//! built in code or loaded from a settings file's `toolkit.conditions`
-//! ([`settings`](crate::settings)).
+//! coordinator's job, through an [`Approver`](crate::approval::Approver). Rules run in
+//! [`priority`] order and the first with an opinion decides: safety, deny rules, the mode, ask
+//! rules, allow rules, grants, the default by effect. Custom [`Rule`]s and
+//! [`ConditionalRule`]s slot in by their priority. The layers and the rule syntax, with
+//! examples: the guide's policy page (`docs/policy.md`).
 //!
 //! ```
-//! use tool_core::policy::{Policy, PolicyContext};
-//! use tool_core::{policy::{ClassifiedCall, Verdict}, tool::Resource, spec::{ResourceArg, ResourceKind, ToolSpec}};
+//! use tool_core::policy::{ClassifiedCall, Policy, PolicyContext, Verdict};
+//! use tool_core::{spec::{ResourceArg, ResourceKind, ToolSpec}, tool::Resource};
 //!
-//! let policy = Policy::builder()
-//!     .allow("run_shell(git status:*)")
-//!     .deny("run_shell(rm:*)")
-//!     .build()
-//!     .unwrap();
+//! let policy = Policy::builder().allow("run_shell(git status:*)").deny("run_shell(rm:*)").build().unwrap();
 //! let shell = ToolSpec::new("run_shell", "Run a command.")
 //!     .resources([ResourceArg::new("command", ResourceKind::Command)]);
-//! let command = |text: &str| [Resource { arg: "command".into(), kind: ResourceKind::Command, value: text.into() }];
-//!
-//! let status = command("git status --short");
-//! let call = ClassifiedCall::new(&shell).with_resources(&status);
-//! assert_eq!(policy.decide(&call, &PolicyContext::default()).verdict, Verdict::Allow);
-//!
-//! let sneaky = command("git status && rm -rf src");
-//! let call = ClassifiedCall::new(&shell).with_resources(&sneaky);
-//! assert_eq!(policy.decide(&call, &PolicyContext::default()).verdict, Verdict::Deny);
+//! let decide = |text: &str| {
+//!     let command = [Resource { arg: "command".into(), kind: ResourceKind::Command, value: text.into() }];
+//!     policy.decide(&ClassifiedCall::new(&shell).with_resources(&command), &PolicyContext::default()).verdict
+//! };
+//! assert_eq!(decide("git status --short"), Verdict::Allow);
+//! assert_eq!(decide("git status && rm -rf src"), Verdict::Deny);
 //! ```
 
 mod access;

@@ -1,61 +1,28 @@
 //! The kernel sandbox of `run_shell` and its background jobs: what a command's whole process
-//! tree may write, read and connect to, held by Linux's Landlock whatever the command runs.
+//! tree may write, read and connect to, held by the kernel whatever the command runs. The
+//! policy confines the paths a tool is *given*; a command the policy allowed (`make`,
+//! `npm install`) could otherwise write anywhere this process can. What holds on which kernel
+//! and engine, field by field, is in the guide's sandbox page (`docs/sandbox.md`).
 //!
-//! The policy confines the paths a tool is *given*; a command the policy allowed (`make`,
-//! `npm install`, `python build.py`) can still write anywhere this process can. Under the
-//! sandbox (on by default where the kernel has Landlock) a command may:
+//! Under the sandbox (on by default where the kernel has Landlock) a command writes only
+//! beneath the workspace roots, the session's private `TMPDIR` and [`SandboxConfig::writable`];
+//! reads everything but [`SandboxConfig::deny_read`] and the concrete paths of the policy's
+//! `Read(..)` deny rules; reaches TCP only as [`Network`] allows; makes no device; and signals
+//! only its own tree. Its parts, one job each:
 //!
-//! - **write** only beneath the workspace roots, the session's private temporary directory
-//!   (given to the command as `TMPDIR`), the paths in [`SandboxConfig::writable`], and the
-//!   devices `/dev/null`, `/dev/zero` and `/dev/full`;
-//! - **read** everywhere except the paths in [`SandboxConfig::deny_read`] and the concrete paths
-//!   of the coordinator's `Read(...)` deny rules (from settings or from code, through the
-//!   workspace's access rules), the grants and settings files. Landlock only grants,
-//!   so "everywhere except" is built as a complement: along the way from `/` to each denied path
-//!   every sibling is granted and the path itself is not (the `ruleset` module);
-//! - **connect and bind TCP** only on the ports of [`Network::Ports`], or on any with
-//!   [`Network::All`]. With [`Network::Off`] (the default) Landlock's TCP rules (ABI 4 and
-//!   later) refuse every TCP port, loopback included, and the seccomp filter below refuses
-//!   every IPv4, IPv6 and packet socket (UDP and DNS included); Unix sockets by path stay open
-//!   for local IPC. Landlock filters by port, not by host, so an allow-list of hosts (served
-//!   through `fetch_url`'s checks) cannot be expressed.
-//! - **signal** only processes of its own tree, and connect only to abstract Unix sockets made
-//!   inside it (Landlock's scopes, ABI 6 and later): it cannot stop this agent, nor reach a
-//!   desktop session's or a container runtime's abstract sockets. A process started by an
-//!   earlier command (a background job) is outside a later command's tree: stop it with
-//!   `kill_shell`.
+//! - `ruleset`: the Landlock ruleset (files with Landlock alone, TCP ports, scopes), enforced
+//!   on a thread made for the one start;
+//! - `bubblewrap` and `kept`: where `bwrap` works ([`engine`]), the command's file system as a
+//!   read-only mount namespace with the writable paths bound and the denied ones covered,
+//!   built once and entered by each command while it is still the view `bwrap` would build;
+//! - `filter` and `listen`: seccomp, for devices, sockets Landlock does not see, x32 calls,
+//!   and a `listen` on a socket never bound (a supervisor answers each `listen`);
+//! - `denial`: the note naming what a failed command was refused and the field that allows it;
+//! - `policy`: [`AutoAllowSandboxedShell`], Claude Code's `sandbox.autoAllowBashIfSandboxed`;
+//! - `temp`: the session's private temporary directory.
 //!
-//! - **make no device** (`mknod` of a character or block device, which as root reaches
-//!   `/dev/kmsg` or a disk), and, with the network restricted, open no socket Landlock's TCP
-//!   rules do not see (MPTCP, TCP Fast Open, io_uring; with [`Network::Off`] no IPv4, IPv6 or
-//!   packet socket at all, UDP included): a seccomp filter on the same thread (the `filter`
-//!   module).
-//!
-//! **Bubblewrap**, where it is installed and works ([`engine`] says), builds the command's file
-//! system as a mount namespace of its own: everything read-only but the writable paths, the
-//! denied paths covered, a fresh `/dev` (the `bubblewrap` module), built once and entered by
-//! each command while it is still the view a new `bwrap` would build (the `kept` module). It
-//! holds what Landlock
-//! cannot: metadata outside the writable roots (`chmod`, `chown`, `touch -d`, extended
-//! attributes), a denied file moved away to be read at another name, and the
-//! [`SandboxConfig::deny_write`] paths inside the workspace. Landlock then holds only the
-//! network and the scopes (a Landlock domain that handles files forbids the mounts bubblewrap
-//! makes). Without bubblewrap, Landlock alone holds the files as described above, and keeps a
-//! denied path from being moved by refusing removals and renames in the directories on its
-//! way; metadata outside the roots and `deny_write` are not held there.
-//!
-//! Under [`Network::Ports`] a `listen` on an IPv4 or IPv6 socket never bound (which the kernel
-//! would bind to a free port no rule sees) is refused by a supervisor in this process that
-//! each `listen` is sent to (the `listen` module), on either engine.
-//!
-//! Where the kernel has no Landlock (older Linux, macOS, Windows) the command runs
-//! unsandboxed and its result says so ([`status`] tells `toolbox check`). macOS Seatbelt is a
-//! follow-up, not built here.
-//!
-//! A command that fails against the sandbox gets a note naming what was refused and the field
-//! that would allow it (the `denial` module). [`AutoAllowSandboxedShell`] is the policy rule under which a
-//! sandboxed command no rule denies or asks about runs without asking (Claude Code's
-//! `sandbox.autoAllowBashIfSandboxed`).
+//! Where the kernel has no Landlock the command runs unsandboxed and its result says so
+//! ([`status`] tells `toolbox check`).
 
 #[cfg(target_os = "linux")]
 mod bubblewrap;
