@@ -14,10 +14,8 @@ const LIMIT: usize = 29;
 const NOT_YET_TRIMMED: &[(&str, usize)] = &[
     ("tool-core/src/definition/workspace/handles.rs", 46),
     ("tool-core/src/lib.rs", 55),
-    ("tool-core/src/runtime/hooks/mod.rs", 35),
     ("tool-core/src/runtime/mcp/elicit.rs", 64),
     ("tool-core/src/runtime/mcp/http.rs", 68),
-    ("tool-core/src/runtime/policy/shell/mod.rs", 38),
     ("tool-std/src/lib.rs", 40),
     ("tool-std/src/shell/direct.rs", 39),
     ("tool-std/src/shell/read_only.rs", 62),

@@ -1,17 +1,14 @@
 //! Hooks: code that runs around tool calls and may block them, decide their permission,
-//! rewrite their input, or add context for the model, speaking Claude Code's hook protocol.
+//! rewrite their input, or add context for the model, speaking Claude Code's hook protocol
+//! (the events, fields and order: the guide's hooks page, `docs/hooks.md`).
 //!
-//! - [`event`](HookEvent): the events and the [`HookInput`] a hook receives;
-//! - [`output`](HookOutput): what one hook answers, and how a command's exit code and JSON
-//!   become that answer;
-//! - [`CommandHook`]: shell commands (spawn, stdin, timeout, process-group kill);
-//! - [`BackgroundHook`]: a hook the call does not wait for (`async: true`);
-//! - [`ModelHook`]: `prompt` and `agent` hooks, answered by the program's [`HookModel`];
-//! - [`McpToolHook`]: `mcp_tool` hooks, a tool of an imported MCP server;
-//! - `HttpHook` (feature `http-hooks`): the input POSTed to a URL, the reply read like stdout;
-//! - [`Matcher`]: which tools a hook applies to;
-//! - [`CombinedOutput`]: what all the hooks of an event answered together;
-//! - [`Hooks`] (here): the registry, and running the matching hooks of an event in parallel.
+//! [`HookEvent`] and [`HookInput`] are what a hook receives; [`HookOutput`] what one answers
+//! (a command's exit code and JSON read into it); [`CombinedOutput`] what all of an event's
+//! hooks answered together; [`Matcher`] which tools a hook applies to; [`Hooks`] (here) the
+//! registry, running an event's matching hooks in parallel. The kinds: [`CommandHook`] (a
+//! shell command: stdin, timeout, process-group kill), [`BackgroundHook`] (`async: true`),
+//! [`ModelHook`] (`prompt`, `agent`: the program's [`HookModel`] answers), [`McpToolHook`]
+//! (`mcp_tool`: an imported server's tool) and `HttpHook` (feature `http-hooks`: a POST).
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -22,11 +19,8 @@
 //! let mut hooks = Hooks::new();
 //! hooks.register(HookEvent::PreToolUse, "Bash", hook_fn("no-sudo", |input: &HookInput| {
 //!     let sudo = input.tool_input["command"].as_str().is_some_and(|c| c.starts_with("sudo"));
-//!     async move {
-//!         if sudo { HookOutput::default().permission(Verdict::Deny, "no sudo") } else { HookOutput::default() }
-//!     }
+//!     async move { if sudo { HookOutput::default().permission(Verdict::Deny, "no sudo") } else { HookOutput::default() } }
 //! }))?;
-//!
 //! let input = HookInput::pre_tool_use("run_shell", json!({"command": "sudo ls"}));
 //! let outcome = hooks.run(HookEvent::PreToolUse, &["run_shell", "Bash"], &input).await;
 //! assert_eq!(outcome.decision().unwrap().verdict, Verdict::Deny);

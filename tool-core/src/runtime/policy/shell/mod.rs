@@ -2,23 +2,16 @@
 //! one Codex uses for the same job), so that permission rules judge every command in it.
 //!
 //! [`CommandLine::analyze`] finds every simple command that would run, each with its words as
-//! the shell would see them after quote removal (`'rm'`, `"rm"`, `r''m` and `\rm` are all
-//! `rm`): in lists, pipelines, subshells, groups, `if`/`for`/`while`/`case` bodies, functions,
-//! and command and process substitutions. Assignments in front (`FOO=1 rm x`) are kept apart
-//! from the words. Wrappers are peeled with their own options — `sudo`, `doas`, `env`,
-//! `command`, `builtin`, `exec`, `nohup`, `nice`, `ionice`, `timeout`, `time`, `stdbuf`,
-//! `setsid`, `xargs`, `busybox`, `find -exec/-execdir/-ok/-okdir` — and the scripts of
-//! `sh|bash|zsh|dash -c`, `eval`, `env -S`, `su -c`, `watch` and here-documents given to a
-//! shell are analysed in turn, to a bounded depth. Output redirections to files are
-//! [`writes`](CommandLine::writes), so the coordinator confines them like any path a tool
-//! writes.
-//!
-//! What cannot be known before the command runs is said, not guessed: a program named by an
-//! expansion (`$CMD x`, `$(echo rm) x`) or a glob (`/bin/r?`) has no [`program`](Run::program);
-//! a script made at run time (`sh -c "$X"`, `curl .. | sh`) is a run whose program is unknown;
-//! a command that does not parse has [`problems`](CommandLine::problems). None of these can be
-//! allowed by an allow rule or classified read-only, and a deny rule for the tool's commands
-//! counts as possibly matching them.
+//! the shell would see them after quote removal (`'rm'`, `r''m` and `\rm` are all `rm`): in
+//! lists, pipelines, subshells, groups, compound bodies, functions and substitutions.
+//! Wrappers (`sudo`, `env`, `timeout`, `xargs`, `find -exec`, ...) are peeled with their own
+//! options, and the scripts of `sh -c`, `eval` and here-documents analysed in turn. Files
+//! written, by redirection or by well-known programs, are [`writes`](CommandLine::writes),
+//! which the coordinator confines like any path. What cannot be known before the command runs
+//! is said, not guessed: a program named by an expansion has no [`program`](Run::program), and
+//! a line that does not parse has [`problems`](CommandLine::problems); neither can be allowed
+//! by an allow rule nor be read-only. The full lists: the guide's policy page
+//! (`docs/policy.md`).
 //!
 //! ```
 //! use tool_core::policy::shell::CommandLine;
@@ -26,12 +19,9 @@
 //! let line = CommandLine::analyze("FOO=1 sudo -u root 'rm' -rf build && echo done > log.txt");
 //! let runs: Vec<String> = line.runs().iter().map(|run| run.text()).collect();
 //! assert_eq!(runs, ["sudo -u root rm -rf build", "rm -rf build", "echo done"]);
-//! assert_eq!(line.runs()[1].program(), Some("rm"));
-//! assert_eq!(line.runs()[1].via(), Some("sudo"));
-//! // `rm` removes `build`, a write of the line as the redirection to `log.txt` is.
+//! assert_eq!((line.runs()[1].program(), line.runs()[1].via()), (Some("rm"), Some("sudo")));
 //! let writes: Vec<&str> = line.writes().iter().map(|write| write.target.text.as_str()).collect();
-//! assert_eq!(writes, ["build", "log.txt"]);
-//!
+//! assert_eq!(writes, ["build", "log.txt"]); // what `rm` removes, and the redirection
 //! let computed = CommandLine::analyze("$(echo rm) -rf /");
 //! assert_eq!(computed.runs()[1].program(), None); // known only at run time
 //! assert!(!computed.is_fully_known());
