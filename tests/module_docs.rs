@@ -17,8 +17,6 @@ const NOT_YET_TRIMMED: &[(&str, usize)] = &[
     ("tool-core/src/runtime/mcp/elicit.rs", 64),
     ("tool-core/src/runtime/mcp/http.rs", 68),
     ("tool-std/src/lib.rs", 40),
-    ("tool-std/src/shell/direct.rs", 39),
-    ("tool-std/src/shell/read_only.rs", 62),
 ];
 
 fn root() -> &'static Path {

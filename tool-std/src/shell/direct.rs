@@ -8,35 +8,9 @@
 //! its start-up, about half a millisecond here. Ruby's `Kernel#system` skips the shell by the
 //! same rule.
 //!
-//! A line is run directly only when nothing in it means anything to a shell beyond splitting
-//! words and removing quotes, so the result cannot differ:
-//!
-//! - words of letters, digits and `_ - . / , : @ % + =`, and quoted parts: `'...'` (anything but
-//!   `'`) and `"..."` (anything but `" $ \` and backquote), separated by spaces or tabs. Any other
-//!   character (`$ ~ * ? [ { } ( ) < > | & ; # ! \` and backquote, a newline) leaves it to the shell;
-//! - the program's name is a plain word without `/` or `=` (not a path, not an assignment), not
-//!   starting with `%` (a job to bash: `%1` is `fg %1`), not a reserved word and not a builtin
-//!   of bash (whose builtins differ from the programs of the same name in corner cases:
-//!   `echo`, `printf`, `pwd`, `kill`, `test`). `true` and `false`
-//!   without arguments are the exception: they ignore everything and exit 0 and 1 whichever
-//!   runs them;
-//! - the program is found as an executable file in a `PATH` of absolute directories (the shell
-//!   resolves an empty or relative entry against the working directory, left to it);
-//! - the shell is bash (where there is none, `/bin/sh` runs every line: its rules differ);
-//! - the environment gives bash nothing to read first or to change: no `BASH_ENV` or `ENV`
-//!   file, no exported function (`BASH_FUNC_*`), no option it takes from the environment
-//!   (`SHELLOPTS`, `BASHOPTS`, `POSIXLY_CORRECT`, `EXECIGNORE`, which could trace the line or
-//!   hide the program), none of the variables bash replaces or drops when it starts (`IFS`,
-//!   `PPID`, `RANDOM`, `PS1`, ... and every `BASH*`), and a `SHLVL` bash would take without a
-//!   warning.
-//!
-//! What bash changes for the program is changed too: `PWD` (the inherited one when it names
-//! the directory the program runs in, else that directory's physical path, as bash takes it
-//! from `getcwd`), `SHLVL` (bash raises it and lowers it again before its exec: the same
-//! number, `0` when unset), `OLDPWD` (which bash drops unless it names a directory) and `_`
-//! (the program's path); as bash 5.2 does, against which the tests compare. Anything else (a
-//! program not found, not executable, or one the kernel cannot execute) goes to the shell,
-//! which reports it as users know it.
+//! When a line may run directly, and what bash would change for the program that is changed
+//! here too, is [`Direct::plan`]'s to say: a line with anything in it that means more to a
+//! shell than splitting words and removing quotes is left to the shell.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -62,6 +36,36 @@ pub(crate) struct Direct {
 impl Direct {
     /// `command` as a [`Direct`], if nothing in it needs the shell and the shell is bash 5 or
     /// later.
+    ///
+    /// A line is run directly only when nothing in it means anything to a shell beyond splitting
+    /// words and removing quotes, so the result cannot differ:
+    ///
+    /// - words of letters, digits and `_ - . / , : @ % + =`, and quoted parts: `'...'` (anything but
+    ///   `'`) and `"..."` (anything but `" $ \` and backquote), separated by spaces or tabs. Any other
+    ///   character (`$ ~ * ? [ { } ( ) < > | & ; # ! \` and backquote, a newline) leaves it to the shell;
+    /// - the program's name is a plain word without `/` or `=` (not a path, not an assignment), not
+    ///   starting with `%` (a job to bash: `%1` is `fg %1`), not a reserved word and not a builtin
+    ///   of bash (whose builtins differ from the programs of the same name in corner cases:
+    ///   `echo`, `printf`, `pwd`, `kill`, `test`). `true` and `false`
+    ///   without arguments are the exception: they ignore everything and exit 0 and 1 whichever
+    ///   runs them;
+    /// - the program is found as an executable file in a `PATH` of absolute directories (the shell
+    ///   resolves an empty or relative entry against the working directory, left to it);
+    /// - the shell is bash (where there is none, `/bin/sh` runs every line: its rules differ);
+    /// - the environment gives bash nothing to read first or to change: no `BASH_ENV` or `ENV`
+    ///   file, no exported function (`BASH_FUNC_*`), no option it takes from the environment
+    ///   (`SHELLOPTS`, `BASHOPTS`, `POSIXLY_CORRECT`, `EXECIGNORE`, which could trace the line or
+    ///   hide the program), none of the variables bash replaces or drops when it starts (`IFS`,
+    ///   `PPID`, `RANDOM`, `PS1`, ... and every `BASH*`), and a `SHLVL` bash would take without a
+    ///   warning.
+    ///
+    /// What bash changes for the program is changed too: `PWD` (the inherited one when it names
+    /// the directory the program runs in, else that directory's physical path, as bash takes it
+    /// from `getcwd`), `SHLVL` (bash raises it and lowers it again before its exec: the same
+    /// number, `0` when unset), `OLDPWD` (which bash drops unless it names a directory) and `_`
+    /// (the program's path); as bash 5.2 does, against which the tests compare. Anything else (a
+    /// program not found, not executable, or one the kernel cannot execute) goes to the shell,
+    /// which reports it as users know it.
     pub(crate) fn plan(command: &str) -> Option<Direct> {
         let shell = super::spawn::shell();
         if !is_bash(shell) {

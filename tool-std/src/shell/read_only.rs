@@ -1,46 +1,13 @@
 //! Which command lines only read: the classification behind `run_shell`'s `read_only_if`
 //! (plan mode runs them, the default policy runs them without asking).
 //!
-//! The command line is analysed by tool-core's shell analysis
-//! ([`CommandLine::analyze`]), and is read-only when all of this holds:
-//!
-//! - the analysis is [fully known](CommandLine::is_fully_known): it parses, and every program
-//!   and script is literal (`$CMD x`, `curl .. | sh` are not);
-//! - it redirects no output to a file (`ls > out`; `2>/dev/null` and `2>&1` are fine), and no
-//!   input from a network connection (`cat < /dev/tcp/host/80`) or from a file known only at
-//!   run time (`< "$F"`; `< <(cmd)` is fine);
-//! - every command it runs (in pipelines, lists, substitutions, wrapped by `env`, `timeout` or
-//!   `xargs`) is a program named on the list below, with no argument that makes it write or
-//!   run something else;
-//! - no command is given variables other than the locale's (`LC_*`, `LANG`) and `TZ`
-//!   (`LD_PRELOAD=x ls`, `GIT_EXTERNAL_DIFF=x git diff` run other code), and the line sets no
-//!   other variable in its shell ([`assigned_variables`](CommandLine::assigned_variables):
-//!   `HOME=.; git status` reads `./.gitconfig`, `PATH=.; ls` runs `./ls`, and so do
-//!   `for PATH in .`, `$((PATH=0))` and `${HOME:=..}`; a `for` loop is therefore not read-only);
-//!
-//! | programs | refused when |
-//! |---|---|
-//! | `cat` `head` `tail` `wc` `ls` `pwd` `echo` `printf` `which` `type` `stat` `du` `df` `cut` `tr` `nl` `tac` `rev` `fold` `paste` `column` `comm` `join` `diff` `cmp` `basename` `dirname` `realpath` `readlink` `md5sum` `sha1sum` `sha256sum` `sha512sum` `cksum` `grep` `egrep` `fgrep` `jq` `true` `false` `test` `[` `cd` `printenv` `whoami` `id` `uname` `nproc` `uptime` `free` `ps` `sleep` `seq` `od` `hexdump` | never |
-//! | `env` `timeout` `nice` `time` `stdbuf` `command` `ionice` | named by a path (`./nice ls` runs `./nice`); they change more than how what they wrap runs (`env -C dir`, `time -o file`: the analysis does not mark them transparent); what they run is judged in turn; `command -v`/`-V` only ask; `ionice -p`/`-P`/`-u` (other processes) |
-//! | `xargs` | the command it runs is not peeled by the analysis, or is a program below whose arguments are checked (xargs adds arguments from its input: `echo '-o f' \| xargs sort`) |
-//! | `rg` | `--pre` (runs a program on each file) |
-//! | `find` | `-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`, `-fprint`, `-fprint0`, `-fprintf`, `-fls` |
-//! | `sort` | `-o`/`--output` (writes a file), `--compress-program` |
-//! | `sed` | `-i`/`--in-place`, a script from a file (`-f`), or a script with any command but printing, deleting, quitting, `s` (without the `w` and `e` flags) and `y` |
-//! | `date` | `-s`/`--set`, or an operand that is not a `+FORMAT` (it sets the clock) |
-//! | `uniq` `xxd` | a second operand (the output file) |
-//! | `file` | `-C`/`--compile` (writes a magic file) |
-//! | `tree` | `-o` (writes a file), `-R` (writes `00Tree.html` in each directory) |
-//! | `hostname` | an operand, `-F`/`--file` or `-b` (set the host name) |
-//! | `git` | global options but `--no-pager`, `-P`, `--no-optional-locks`, `--bare`, `--literal-pathspecs` (`-c` sets configuration that runs programs; `-C`, `--git-dir` and `--work-tree` read another repository, whose configuration may have been written by the session); a subcommand but `status`, `log`, `diff`, `show`, `blame`, `shortlog`, `describe`, `rev-parse`, `ls-files`, `ls-tree`, `cat-file`, `grep`, `branch`, `tag`, `remote`, `stash list/show`, `config --get/--list`; `--output` and `--ext-diff` (log, diff, show), `-O` (grep), anything but listing (branch, tag, remote) |
-//!
-//! For the programs whose arguments are checked, an argument only known at run time (`$X`, an
-//! unquoted glob) is refused: it could expand to the refused option. A program named by a path
-//! (`/bin/ls`, `./ls`) is not on the list.
-//!
-//! Known limits: a repository's own configuration can make read-only git commands run
-//! programs (`core.fsmonitor` for `git status`, `diff.external`), as it can for any git client;
-//! and a program's own configuration files (`.ripgreprc`) are not read.
+//! The command line is analysed by tool-core's shell analysis ([`CommandLine::analyze`]). It
+//! is read-only when the analysis is [fully known](CommandLine::is_fully_known), it redirects
+//! no output to a file and no input from a connection or a file known only at run time, no
+//! command is given variables but the locale's and `TZ` (nor sets any,
+//! [`assigned_variables`](CommandLine::assigned_variables)), and every command it runs is a
+//! program on a documented list with no argument that makes it write or run something else.
+//! The list and the known limits: `docs/tool-std.md`, "Which command lines only read".
 //!
 //! ```
 //! use tool_std::shell::read_only::{NotReadOnly, check_read_only, is_read_only};
