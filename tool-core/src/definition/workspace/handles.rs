@@ -4,46 +4,22 @@
 //! policy, keeps them inside.
 //!
 //! The policy confines every path argument when it decides ([`Workspace::confine`]), but a
-//! decision is a moment. Between it and the tool's I/O (a user taking a minute to approve, a
-//! hook, another call on the same coordinator) a directory on the path can be replaced by a
-//! symlink leading out, and a write through `std::fs` would follow it. The handles close that
-//! gap: every root is held open as a [`cap_std`] directory from the moment the workspace is
-//! made, and every operation resolves its path *beneath* that directory, at the moment of the
-//! I/O: on Linux with `openat2(RESOLVE_BENEATH)`, elsewhere with cap-std's checked walk, one
-//! component at a time. A `..` climbing out, an absolute path, a symlink leading out: the
-//! kernel refuses each, whatever was swapped in before.
-//!
-//! How a path finds its root, for every operation:
-//! 1. a relative path is taken beneath the first root, an absolute one beneath the root it lies
-//!    under as written; the operation runs there;
-//! 2. when that leaves the root (or the path lies under no root as written), the path is
-//!    followed as the boundary follows it, symlinks and all. If it ends inside a root (an
-//!    absolute symlink to elsewhere in the workspace, a symlink from one root into another),
-//!    the operation runs again beneath that root, on the followed path; that retry is beneath
-//!    a root too, so a swap in between can only make it fail. Otherwise the answer is an
-//!    [`EscapeError`] saying what was wrong.
-//!
-//! So the handles allow what the policy's boundary allows, and nothing a later swap would add.
-//! A path is taken as it is given: a [`WorkspacePath`](super::WorkspacePath) arrives resolved
-//! (the model's slips repaired), and a raw `#[arg(path)]` string is relative to the first root
-//! unless absolute, exactly as the policy checked it.
+//! decision is a moment: between it and the I/O a directory on the path can be replaced by a
+//! symlink leading out. So every root is held open as a [`cap_std`] directory from the moment
+//! the workspace is made (opening it by name again would follow whatever is there now), and
+//! every operation resolves its path *beneath* it at the moment of the I/O: `openat2(
+//! RESOLVE_BENEATH)` on Linux, cap-std's checked walk elsewhere. A path that leaves its root as
+//! written is followed as the boundary follows it and, when it ends inside a root, tried again
+//! beneath that root; otherwise the answer is an [`EscapeError`]. So the handles allow what the
+//! boundary allows, and nothing a later swap would add.
 //!
 //! Every operation also asks the workspace's [`AccessRules`](super::AccessRules) first (the
-//! `access` module): as the path is written and as the boundary follows it, and for a read
-//! again of the file the kernel opened. And a file is opened without blocking and its type
-//! checked through the handle: a FIFO, a socket or a device is refused ([`NotAFile`]), since
-//! opening or reading one can block a tool forever or reach outside the workspace.
-//!
-//! Walkers open what they find with [`Workspace::open_entry`] and
-//! [`Workspace::entry_metadata`], which follow no symlink at all below the root (openat2
-//! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, or `O_NOFOLLOW` at each step): a walk never follows
-//! links, so an entry reached through one is a directory swapped for a link mid-walk, and the
-//! open fails instead of reading what the link points to.
-//!
-//! The roots are held open (one descriptor per root, shared by every clone) rather than opened
-//! per call: opening a root by name again would follow whatever is at that name now, and the
-//! boundary would move with it. The handles are synchronous, as `std::fs` is: an async tool
-//! calls them from a `blocking` tool or `tokio::task::spawn_blocking`.
+//! `access` module), as the path is written, as the boundary follows it, and for a read again
+//! on the file the kernel opened; a file is opened without blocking and its type checked
+//! through the handle ([`NotAFile`]: a FIFO, socket or device is refused). Walkers open what
+//! they find with [`Workspace::open_entry`] and [`Workspace::entry_metadata`], which follow no
+//! symlink at all below the root. The handles are synchronous, as `std::fs` is. What a tool
+//! author meets: the guide's policy page (`docs/policy.md`, "The workspace").
 
 use std::fs::File;
 use std::io::{self, Read as _, Write as _};

@@ -10,58 +10,16 @@
 //! An approval is a form ([`question`]) saying what the call will do (the request's preview,
 //! why the policy asks, the arguments) and offering "approve once", "approve this tool for
 //! the session" (when the server allows session grants) and "reject", with optional guidance
-//! for the model. A tool's question is its own form ([`form`]). How they travel differs:
+//! for the model. A tool's question is its own form ([`form`]). How the two protocol versions
+//! carry them (a request sent while the call waits at 2025-11-25; at 2026-07-28 an
+//! `input_required` round trip whose state is sealed, [`ApprovalStates`], and which runs the
+//! call again from the start with the answers) is told at [`RoundTripApprover`], with what the
+//! seal does and does not guard. A client that declared no elicitation capability cannot be asked: such a call is
+//! refused, and a tool's question gets that reason as its error.
 //!
-//! - **2025-11-25** (a connection with a session): the server sends `elicitation/create` and
-//!   waits for the answer while the call waits, held at its approval stage or inside the
-//!   tool ([`ElicitingApprover`]). A plan a tool presents
-//!   ([`Session::ask`](crate::context::Session::ask)) goes the same way.
-//! - **2026-07-28** (stateless): a server may not send requests of its own, so the call ends
-//!   with an `input_required` result carrying what is asked, and a request state sealed with
-//!   HMAC-SHA256 ([`ApprovalStates`]); the client asks its user and calls again with the
-//!   answers and the state; the server checks the seal (a forged or changed state is the
-//!   JSON-RPC error -32602), checks that the state is for this very tool and these exact
-//!   arguments, and **runs the call again from the start** with the answers
-//!   ([`RoundTripApprover`]):
-//!   - the policy's approval ends the call before its tool runs (key `approval`);
-//!   - a tool's question ends the tool's run at the first question no answer was brought
-//!     for (the tool gets a pending error, [`Unanswered::is_pending`], and must return it;
-//!     every later request of that run is pending at once, so a tool that carries on gets
-//!     no further answers); its key is the one the tool gave
-//!     ([`Question::with_key`](crate::approval::Question::with_key)) or its order among the
-//!     call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...), and each
-//!     request of a run needs its own (a second request under a used key is the tool's
-//!     error); requests made at once (`tokio::join!`) go out in one round. On the next run,
-//!     every question answered so far is answered again from the answers, and the next one
-//!     goes out: each round adds answers, carried in the sealed state ([`RoundState`]) so
-//!     that an earlier round's answer (and the approval) cannot be changed. The state
-//!     carries each answer as the server read it (action and checked content, at most
-//!     64 KiB), never the client's raw response, and every round's state expires when the
-//!     first round's does. An answer that does not fit its question is asked again, the
-//!     reason added to its message; one given to another question under the same key is
-//!     asked again too.
-//!
-//!   A tool therefore should ask before it acts: until its questions are answered, nothing
-//!   after them has run. A question asked once the tool runs about another call's approval
-//!   (a nested call needing approval, a plan) cannot be carried this way, and is refused
-//!   with a reason saying so.
-//!
-//! A client that declared no elicitation capability cannot be asked: such a call is refused,
-//! and a tool's question gets that reason as its error.
-//!
-//! The first round of a round trip is a real call up to where it asked: hooks before it ran,
-//! and events and budgets saw a call that did not complete (yet).
-//!
-//! The seal keeps a client from making up an approval the server never asked, or from moving
-//! one to another tool or other arguments: an approval is taken only through a sealed state
-//! that asked it. A tool's own question may be answered without a state (the client holds the
-//! answer either way, as it does a form's): a client that knows what a tool asks may answer
-//! ahead. Each state carries a random nonce, and a server takes a state once: brought back
-//! again, it is refused, so "approve once" runs the call once. (Instances sharing a key each
-//! remember what they took, so a client that sends one state to several instances can have it
-//! taken once by each; a shared store would close that, at the cost of the statelessness the
-//! protocol is for.) The seal cannot stop a client from answering for its user: the client
-//! holds the answer either way.
+//! Its jobs: the forms and the answers read back ([`question`], [`form`], [`answer`]), the
+//! approver that asks while the call waits ([`ElicitingApprover`]), the round trip's approver
+//! ([`RoundTripApprover`]) and its sealed state ([`ApprovalStates`], [`RoundState`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -633,6 +591,59 @@ impl Future for YieldOnce {
 /// Only the first question of the round can be the call's own, and only when it is about this
 /// very call; anything after it is asked while the tool runs, and is refused: the round trip
 /// cannot wait for it.
+///
+/// # How a question travels
+///
+/// - **2025-11-25** (a connection with a session): the server sends `elicitation/create` and
+///   waits for the answer while the call waits, held at its approval stage or inside the
+///   tool ([`ElicitingApprover`]). A plan a tool presents
+///   ([`Session::ask`](crate::context::Session::ask)) goes the same way.
+/// - **2026-07-28** (stateless): a server may not send requests of its own, so the call ends
+///   with an `input_required` result carrying what is asked, and a request state sealed with
+///   HMAC-SHA256 ([`ApprovalStates`]); the client asks its user and calls again with the
+///   answers and the state; the server checks the seal (a forged or changed state is the
+///   JSON-RPC error -32602), checks that the state is for this very tool and these exact
+///   arguments, and **runs the call again from the start** with the answers
+///   ([`RoundTripApprover`]):
+///   - the policy's approval ends the call before its tool runs (key `approval`);
+///   - a tool's question ends the tool's run at the first question no answer was brought
+///     for (the tool gets a pending error, [`Unanswered::is_pending`], and must return it;
+///     every later request of that run is pending at once, so a tool that carries on gets
+///     no further answers); its key is the one the tool gave
+///     ([`Question::with_key`](crate::approval::Question::with_key)) or its order among the
+///     call's requests to the client (`question-1`, `sampling-2`, `roots-3`, ...), and each
+///     request of a run needs its own (a second request under a used key is the tool's
+///     error); requests made at once (`tokio::join!`) go out in one round. On the next run,
+///     every question answered so far is answered again from the answers, and the next one
+///     goes out: each round adds answers, carried in the sealed state ([`RoundState`]) so
+///     that an earlier round's answer (and the approval) cannot be changed. The state
+///     carries each answer as the server read it (action and checked content, at most
+///     64 KiB), never the client's raw response, and every round's state expires when the
+///     first round's does. An answer that does not fit its question is asked again, the
+///     reason added to its message; one given to another question under the same key is
+///     asked again too.
+///
+///   A tool therefore should ask before it acts: until its questions are answered, nothing
+///   after them has run. A question asked once the tool runs about another call's approval
+///   (a nested call needing approval, a plan) cannot be carried this way, and is refused
+///   with a reason saying so.
+///
+/// A client that declared no elicitation capability cannot be asked: such a call is refused,
+/// and a tool's question gets that reason as its error.
+///
+/// The first round of a round trip is a real call up to where it asked: hooks before it ran,
+/// and events and budgets saw a call that did not complete (yet).
+///
+/// The seal keeps a client from making up an approval the server never asked, or from moving
+/// one to another tool or other arguments: an approval is taken only through a sealed state
+/// that asked it. A tool's own question may be answered without a state (the client holds the
+/// answer either way, as it does a form's): a client that knows what a tool asks may answer
+/// ahead. Each state carries a random nonce, and a server takes a state once: brought back
+/// again, it is refused, so "approve once" runs the call once. (Instances sharing a key each
+/// remember what they took, so a client that sends one state to several instances can have it
+/// taken once by each; a shared store would close that, at the cost of the statelessness the
+/// protocol is for.) The seal cannot stop a client from answering for its user: the client
+/// holds the answer either way.
 pub(super) struct RoundTripApprover {
     /// The id the server gave the `tools/call`'s call.
     call_id: String,

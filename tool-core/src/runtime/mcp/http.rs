@@ -1,59 +1,18 @@
 //! Serving a coordinator over MCP's streamable HTTP transport (feature `mcp-http`): rmcp's
 //! `StreamableHttpService` mounted in an axum router, behind the checks a server reachable over
-//! the network needs. This module owns the HTTP side only (options, the router, the listener,
-//! bearer authentication); what a request does is [`McpServer`]'s.
+//! the network needs. This module owns the HTTP side only: the options ([`HttpOptions`]), the
+//! router ([`router`]), the listener ([`HttpServer`]), bearer authentication (one shared token,
+//! or one per client, whose requests it tags with the client's name), the bound on a message's
+//! size and the JSON-RPC answers to bodies rmcp would refuse in plain text. What a request does
+//! is [`McpServer`]'s.
 //!
-//! # Protocol versions
-//! One endpoint (`POST /mcp` by default) serves both versions, as rmcp routes them:
-//! - **2026-07-28**: every request stands alone and carries its version and client
-//!   capabilities in `_meta` (and the `MCP-Protocol-Version` header); `server/discover` says
-//!   what the server is;
-//! - **2025-11-25** (and older): the `initialize` handshake, answered without creating a session
-//!   (no `Mcp-Session-Id` is issued, and a client that sends none is served).
-//!
-//! A 2025-11-25 client cannot be asked anything while its call runs on a stateless server
-//! (an approval, a tool's question): its answer would come back on a request of its own that
-//! nothing ties to the waiting call. [`HttpOptions::legacy_sessions`] gives such clients a
-//! session, at the cost of tying each to one instance.
-//!
-//! # Stateless, so it scales out
-//! The service runs with rmcp's legacy session mode off: no request depends on an earlier one
-//! reaching the same process, and nothing is kept between requests. Run as many instances as
-//! you like behind any HTTP load balancer (round robin, no sticky sessions, no shared store);
-//! each instance needs only the same toolset and settings. Each `tools/call` is answered on its
-//! own response (JSON when the call sends nothing before its result, an SSE stream otherwise),
-//! so a balancer that buffers or times out long responses must allow the longest tool call.
-//! Nothing is kept per client: "approve for the session" is not offered over stateless HTTP,
-//! as the grant would go to the coordinator every client shares. With
-//! [`HttpOptions::legacy_sessions`] each MCP session gets a coordinator session of its own
-//! ([`Coordinator::new_session`](crate::Coordinator::new_session)): its grants (so the offer
-//! is made), the files it read, its artifacts, background jobs, todo list and mode, dropped
-//! when the session ends or idles out.
-//!
-//! # Security defaults, and why
-//! - **Bound to loopback** unless told otherwise ([`HttpOptions::new`] takes the address).
-//! - **Host checked** against loopback names when bound to loopback (rmcp's DNS-rebinding
-//!   guard); a server bound elsewhere accepts the hosts given with
-//!   [`HttpOptions::allow_host`], or any host when none is given (it is reached by names only
-//!   its operator knows; the bearer token is what guards it then).
-//! - **Origin checked** on every request that carries one (rmcp leaves this off by default):
-//!   loopback origins (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*` and their
-//!   `https` forms) are allowed when bound to loopback, plus those given with
-//!   [`HttpOptions::allow_origin`]; any other origin gets `403 Forbidden`. A request without
-//!   `Origin` (every non-browser client) passes: the check stops a web page from driving the
-//!   server, which is what `Origin` can tell.
-//! - **Bearer token** ([`HttpOptions::bearer_token`]): every request must carry
-//!   `Authorization: Bearer <token>`, compared in constant time; a missing or wrong token gets
-//!   `401 Unauthorized` with `WWW-Authenticate: Bearer`.
-//! - **A non-loopback address without a token is refused** ([`HttpError::Unauthenticated`]):
-//!   anyone who can reach the port could run the tools. When something in front of the server
-//!   already authenticates (a reverse proxy, a service mesh), say so with
-//!   [`HttpOptions::allow_unauthenticated`]; the server then starts with a warning in the log.
-//!
-//! # Cancellation
-//! A client that closes the response (drops the connection) cancels the call: rmcp cancels the
-//! request's token, and the coordinator cancels the tool's
-//! [`CancellationToken`](crate::context::CancellationToken) with it.
+//! Stateless by default (rmcp's legacy session mode off), so any number of instances serve one
+//! address behind any balancer; [`HttpOptions::legacy_sessions`] gives 2025-11-25 clients a
+//! session, each a coordinator session of its own. Loopback by default, `Host` and `Origin`
+//! checked, and a non-loopback address refused without a token
+//! ([`HttpError::Unauthenticated`]) unless a proxy in front authenticates. A client that closes
+//! the response cancels the call. Each option and why it is the default: the guide's MCP page
+//! (`docs/mcp.md`, "Serving over HTTP").
 //!
 //! ```no_run
 //! use tool_core::{Coordinator, Toolset, mcp::{HttpOptions, HttpServer}};
