@@ -85,6 +85,8 @@ pub struct HttpOptions {
     bearer_token: Option<Arc<str>>,
     /// Per-client tokens: the client's name, and its token.
     client_tokens: Vec<(Arc<str>, Arc<str>)>,
+    /// How long a client's session lives without a request.
+    client_idle: Duration,
     allow_unauthenticated: bool,
     legacy_sessions: bool,
 }
@@ -123,6 +125,7 @@ impl HttpOptions {
             allowed_hosts: Vec::new(),
             bearer_token: None,
             client_tokens: Vec::new(),
+            client_idle: LEGACY_SESSION_IDLE,
             allow_unauthenticated: false,
             legacy_sessions: false,
         }
@@ -168,7 +171,8 @@ impl HttpOptions {
     /// of its own ([`Coordinator::new_session`](crate::Coordinator::new_session)), kept while
     /// the server runs, whatever protocol version it speaks and without an MCP session: its
     /// grants, the files it read, its artifacts, background jobs, todo list and mode are its
-    /// own. Repeat for each client. Every request must then carry one of the tokens (or the
+    /// own (until it idles out, [`client_idle`](Self::client_idle)). Repeat for each client.
+    /// Every request must then carry one of the tokens (or the
     /// [`bearer_token`](Self::bearer_token), whose requests share the server's session).
     ///
     /// ```
@@ -183,6 +187,16 @@ impl HttpOptions {
     pub fn client_token(mut self, name: impl Into<String>, token: impl Into<String>) -> Self {
         self.client_tokens
             .push((Arc::from(name.into()), Arc::from(token.into())));
+        self
+    }
+
+    /// How long a session of a client admitted by its own token
+    /// ([`client_token`](Self::client_token)) lives without a request (default
+    /// [`LEGACY_SESSION_IDLE`], an hour): then it is dropped, its background jobs stopped, and
+    /// the client's next request starts a new one.
+    #[must_use]
+    pub fn client_idle(mut self, idle: Duration) -> Self {
+        self.client_idle = idle;
         self
     }
 
@@ -398,7 +412,7 @@ pub fn router(
     options.validate()?;
     let mut server = server.into().over_http(options.legacy_sessions);
     if !options.client_tokens.is_empty() {
-        server = server.with_client_sessions();
+        server = server.with_client_sessions(options.client_idle);
     }
     let limit = server.message_limit();
     let router = if options.legacy_sessions {

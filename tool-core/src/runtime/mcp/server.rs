@@ -45,9 +45,38 @@ use crate::{Coordinator, ToolCall, ToolError, ToolResult};
 /// toolsets change seldom (an imported server's upgrade, a tool added by the application).
 pub const TOOLS_LIST_TTL: Duration = Duration::from_secs(60 * 60);
 
-/// The coordinator session of each client, by the name its bearer token gives it.
+/// The coordinator session of each client, by the name its bearer token gives it, with when
+/// the client last made a request. A session idle longer than `idle` is dropped the next time
+/// any client makes one (its background jobs stop with it), and the client's next request
+/// starts a new session.
 #[cfg(feature = "mcp-http")]
-type ClientSessions = Mutex<std::collections::HashMap<Arc<str>, Coordinator>>;
+struct ClientSessions {
+    idle: std::time::Duration,
+    sessions: Mutex<std::collections::HashMap<Arc<str>, (Coordinator, std::time::Instant)>>,
+}
+
+#[cfg(feature = "mcp-http")]
+impl ClientSessions {
+    fn new(idle: std::time::Duration) -> Self {
+        ClientSessions {
+            idle,
+            sessions: Mutex::default(),
+        }
+    }
+
+    /// The session of the client `name`, made from `server` if it has none (or had one that
+    /// idled out); every session idle too long is dropped first.
+    fn session(&self, name: &Arc<str>, server: &Coordinator) -> Coordinator {
+        let now = std::time::Instant::now();
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        sessions.retain(|_, (_, used)| now.saturating_duration_since(*used) < self.idle);
+        let (session, used) = sessions
+            .entry(Arc::clone(name))
+            .or_insert_with(|| (server.new_session(), now));
+        *used = now;
+        session.clone()
+    }
+}
 
 /// A coordinator served over MCP. Cheap to clone (the coordinator is shared).
 ///
@@ -216,15 +245,11 @@ impl McpServer {
         self
     }
 
-    /// This server for a new MCP session: its coordinator's [`new_session`]
-    /// (`Coordinator::new_session`), so that the client's grants, files read, artifacts, jobs,
-    /// todo list and mode are its own, and go when the session ends.
-    ///
-    /// [`new_session`]: crate::Coordinator::new_session
-    /// This server keeping a coordinator session per client named by a bearer token.
+    /// This server keeping a coordinator session per client named by a bearer token, each
+    /// dropped after `idle` without a request (its background jobs stopped).
     #[cfg(feature = "mcp-http")]
-    pub(super) fn with_client_sessions(mut self) -> Self {
-        self.clients = Some(Arc::default());
+    pub(super) fn with_client_sessions(mut self, idle: std::time::Duration) -> Self {
+        self.clients = Some(Arc::new(ClientSessions::new(idle)));
         self.offer_session = true;
         self
     }
@@ -239,16 +264,17 @@ impl McpServer {
             && let Some(super::http::ClientName(name)) =
                 parts.extensions.get::<super::http::ClientName>()
         {
-            let mut clients = clients.lock().unwrap_or_else(PoisonError::into_inner);
-            return clients
-                .entry(Arc::clone(name))
-                .or_insert_with(|| self.coordinator.new_session())
-                .clone();
+            return clients.session(name, &self.coordinator);
         }
         let _ = context;
         self.coordinator.clone()
     }
 
+    /// This server for a new MCP session: its coordinator's [`new_session`]
+    /// (`Coordinator::new_session`), so that the client's grants, files read, artifacts, jobs,
+    /// todo list and mode are its own, and go when the session ends.
+    ///
+    /// [`new_session`]: crate::Coordinator::new_session
     #[cfg(feature = "mcp-http")]
     pub(super) fn for_new_session(&self) -> Self {
         let mut server = self.clone();
@@ -898,6 +924,26 @@ fn to_mcp(result: &ToolResult) -> CallToolResult {
 mod tests {
     use super::*;
     use crate::Toolset;
+
+    #[cfg(feature = "mcp-http")]
+    #[test]
+    fn a_clients_session_is_kept_between_requests_and_dropped_once_idle() {
+        let server = Coordinator::builder()
+            .toolset(Toolset::named(Vec::<String>::new()).unwrap())
+            .build()
+            .unwrap();
+        let clients = ClientSessions::new(std::time::Duration::from_millis(200));
+        let (alice, bob): (Arc<str>, Arc<str>) = (Arc::from("alice"), Arc::from("bob"));
+        let first = clients.session(&alice, &server).session_id().to_owned();
+        assert_eq!(clients.session(&alice, &server).session_id(), first);
+        assert_ne!(clients.session(&bob, &server).session_id(), first);
+        assert_ne!(first, server.session_id());
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        // Any client's request drops the idle sessions; alice's next one starts anew.
+        let _ = clients.session(&bob, &server);
+        assert_eq!(clients.sessions.lock().unwrap().len(), 1);
+        assert_ne!(clients.session(&alice, &server).session_id(), first);
+    }
 
     #[test]
     fn a_later_round_keeps_the_first_rounds_deadline() {

@@ -82,7 +82,8 @@ pub(crate) struct HttpArgs {
     token_file: Option<PathBuf>,
     /// One client per line of this file, `NAME TOKEN`: each client is admitted by its own
     /// bearer token and served in a session of its own (grants, files read, artifacts,
-    /// background jobs, todo list, mode), kept while the server runs. `#` lines are comments.
+    /// background jobs, todo list, mode), dropped after an hour without a request. `#` lines
+    /// are comments.
     #[arg(long, value_name = "FILE", requires = "http")]
     client_tokens_file: Option<PathBuf>,
     /// Serve on a non-loopback address without a token, because a proxy in front
