@@ -785,7 +785,8 @@ fn an_empty_command_is_an_invalid_argument() {
 /// `rm`, `rmdir`, `unlink` and `mv`'s sources act on a symbolic link itself, not on what it
 /// points to: removing or moving a link to `.git`, to the workspace's parent or out of the
 /// workspace runs, in the default mode under an allow rule and in bypass, and what the link
-/// pointed to is untouched. With a trailing `/` the link is followed, and refused.
+/// pointed to is untouched; `find` without `-H` or `-L` deletes a link it starts at, not what
+/// it points to. With a trailing `/`, or `find -H`/`-L`, the link is followed, and refused.
 #[test]
 fn removing_or_moving_a_link_acts_on_the_link_not_on_what_it_points_to() {
     let outside = tempfile::tempdir().unwrap();
@@ -802,6 +803,7 @@ fn removing_or_moving_a_link_acts_on_the_link_not_on_what_it_points_to() {
             ("out", outside.path().to_owned()),
             ("out_file", outside.path().join("file")),
             ("kept_link", root.join(".git")),
+            ("found", root.join(".git")),
         ] {
             std::os::unix::fs::symlink(to, root.join(link)).unwrap();
         }
@@ -811,18 +813,31 @@ fn removing_or_moving_a_link_acts_on_the_link_not_on_what_it_points_to() {
             "rm -r out",
             "unlink out_file",
             "mv to_git_again moved",
+            "find found -delete",
         ] {
             let result = shell.call("run_shell", json!({ "command": command }));
             assert!(!result.is_error(), "{mode:?}: {command}: {}", result.text());
         }
-        for gone in ["to_git", "up", "out", "out_file", "to_git_again"] {
+        for gone in ["to_git", "up", "out", "out_file", "to_git_again", "found"] {
             assert!(
                 !root.join(gone).exists() && !root.join(gone).is_symlink(),
                 "{gone}"
             );
         }
         assert!(root.join("moved").is_symlink());
-        refused(&shell, "rm -rf kept_link/");
+        // Spellings that go through the link to `.git`.
+        for command in [
+            "rm -rf kept_link/",
+            "rm -rf ./kept_link//",
+            "rm -rf kept_link/.",
+            "rm -rf kept_link/..",
+            "find kept_link/. -delete",
+            "rm -rf kept_link/config",
+            "find -L kept_link -delete",
+            "find -H kept_link -name config -delete",
+        ] {
+            refused(&shell, command);
+        }
         assert!(root.join("kept_link").is_symlink());
         assert_eq!(
             std::fs::read_to_string(root.join(".git/config")).unwrap(),

@@ -272,7 +272,9 @@ impl Workspace {
     /// [`confine`](Self::confine) for a write that acts on a symbolic link itself rather
     /// than on what it points to (`rm link`, `mv link elsewhere`): when `path`'s last
     /// component is a symbolic link, its folder is confined (symlinks followed) and the link's
-    /// name joined to it unresolved; otherwise, as `confine`.
+    /// name joined to it unresolved; otherwise, as `confine`. A path whose last part as written
+    /// is empty, `.` or `..` (`link/`, `link/.`) goes through the link: as `confine`, whatever
+    /// joining it to a root normalizes away.
     #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
     pub(crate) fn confine_link(
         &self,
@@ -280,6 +282,15 @@ impl Workspace {
         path: &str,
     ) -> ResolvedPath {
         let expanded = expand(path).map_or_else(|| PathBuf::from(path), |e| PathBuf::from(e.path));
+        let written_last = expanded
+            .as_os_str()
+            .as_encoded_bytes()
+            .rsplit(|byte| *byte == b'/')
+            .next()
+            .unwrap_or_default();
+        if matches!(written_last, b"" | b"." | b"..") {
+            return self.confine(arg, path);
+        }
         let joined = self.join(&expanded);
         let name = joined.file_name().map(std::ffi::OsStr::to_os_string);
         let is_link = std::fs::symlink_metadata(&joined).is_ok_and(|meta| meta.is_symlink());

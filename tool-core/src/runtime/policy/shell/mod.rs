@@ -79,8 +79,8 @@ pub struct Write {
     pub beneath: Beneath,
     /// Whether a symbolic link at the target is followed to what it points to (`> link`,
     /// `chmod link`, `cp x link`), or the write acts on the link itself: `rm`, `rmdir`,
-    /// `unlink` and `mv`'s sources remove or move the link, not what it points to, unless the
-    /// operand ends with `/`.
+    /// `unlink`, `mv`'s sources and `find`'s starting points (without `-H` or `-L`) remove or
+    /// move the link, not what it points to, unless the operand ends with `/`.
     pub follows_link: bool,
 }
 

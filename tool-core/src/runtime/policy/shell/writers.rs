@@ -113,9 +113,12 @@ impl Written {
     }
 
     /// This write, acting on a symbolic link at the file itself (removing or moving it), as
-    /// `rm`, `rmdir`, `unlink` and `mv`'s sources do; a trailing `/` makes them follow it.
+    /// `rm`, `rmdir`, `unlink`, `mv`'s sources and `find`'s starting points (without `-H` or
+    /// `-L`) do. An operand whose last part is empty, `.` or `..` (`link/`, `link/.`) goes
+    /// through the link.
     fn on_the_link(self) -> Self {
-        let follows_link = self.file.text.ends_with('/');
+        let last = self.file.text.rsplit('/').next().unwrap_or_default();
+        let follows_link = matches!(last, "" | "." | "..");
         Written {
             follows_link,
             ..self
@@ -560,11 +563,23 @@ fn find_files(args: &[Word]) -> Vec<Written> {
     // Leading options, then the starting points up to the first word of the expression.
     let mut at = 0;
     let mut follows_links = false;
+    // Whether a starting point that is a symbolic link is followed (`-H`, `-L`) or taken as
+    // the link itself (`-P`, the default: `find link -delete` removes the link); the last
+    // of them wins.
+    let mut follows_starts = false;
     while let Some(word) = args.get(at) {
         match word.text.as_str() {
-            "-H" | "-P" => at += 1,
+            "-H" => {
+                follows_starts = true;
+                at += 1;
+            }
+            "-P" => {
+                follows_starts = false;
+                at += 1;
+            }
             "-L" => {
                 follows_links = true;
+                follows_starts = true;
                 at += 1;
             }
             "-D" => at += 2,
@@ -608,9 +623,16 @@ fn find_files(args: &[Word]) -> Vec<Written> {
     } else {
         starts
     };
-    files.extend(starts.into_iter().map(|start| Written {
-        beneath: beneath.clone(),
-        ..Written::replaced(start)
+    files.extend(starts.into_iter().map(|start| {
+        let written = Written {
+            beneath: beneath.clone(),
+            ..Written::replaced(start)
+        };
+        if follows_starts {
+            written
+        } else {
+            written.on_the_link()
+        }
     }));
     files
 }
@@ -857,6 +879,44 @@ mod tests {
 
     fn written(line: &str) -> Vec<String> {
         files(line).into_iter().map(|(file, _)| file).collect()
+    }
+
+    /// Each write of `line` with whether it follows a link at its target.
+    fn following(line: &str) -> Vec<(String, bool)> {
+        super::super::CommandLine::analyze(line)
+            .writes()
+            .iter()
+            .map(|write| (write.target.text.clone(), write.follows_link))
+            .collect()
+    }
+
+    #[test]
+    fn removals_moves_and_finds_starting_points_act_on_a_link_unless_told_to_follow_it() {
+        let own = |text: &str, follows: bool| (text.to_owned(), follows);
+        assert_eq!(following("rm -rf link"), [own("link", false)]);
+        for through in ["link/", "link/.", "link/..", "link//"] {
+            let line = format!("rm -rf {through}");
+            assert_eq!(following(&line), [own(through, true)], "{line}");
+        }
+        assert_eq!(following("unlink link"), [own("link", false)]);
+        assert_eq!(following("rmdir link"), [own("link", false)]);
+        assert_eq!(following("find link -delete"), [own("link", false)]);
+        assert_eq!(following("find -P link -delete"), [own("link", false)]);
+        for follows in [
+            "find -H link -delete",
+            "find -L link -delete",
+            "find -P -L link -delete",
+        ] {
+            assert_eq!(following(follows), [own("link", true)], "{follows}");
+        }
+        assert_eq!(following("find -L -P link -delete"), [own("link", false)]);
+        // mv moves the link itself; what lands in the destination follows it.
+        assert!(following("mv link dest").contains(&own("link", false)));
+        assert!(following("mv link dest").contains(&own("dest", true)));
+        // Everything else writes through the link.
+        assert_eq!(following("echo x > link"), [own("link", true)]);
+        assert_eq!(following("chmod 600 link"), [own("link", true)]);
+        assert_eq!(following("touch link"), [own("link", true)]);
     }
 
     #[test]
