@@ -59,6 +59,16 @@ fn server() -> Server {
     }
 }
 
+impl Server {
+    /// Two clients' sessions of this server.
+    fn two_sessions(&self) -> [Coordinator; 2] {
+        [
+            self.coordinator.new_session(),
+            self.coordinator.new_session(),
+        ]
+    }
+}
+
 fn call(coordinator: &Coordinator, tool: &str, arguments: serde_json::Value) -> ToolResult {
     coordinator.call_blocking(ToolCall::new(tool, arguments.to_string()))
 }
@@ -66,10 +76,7 @@ fn call(coordinator: &Coordinator, tool: &str, arguments: serde_json::Value) -> 
 #[test]
 fn a_grant_for_the_session_holds_for_that_session_alone() {
     let server = server();
-    let (a, b) = (
-        server.coordinator.new_session(),
-        server.coordinator.new_session(),
-    );
+    let [a, b] = server.two_sessions();
     for name in ["a1.md", "a2.md"] {
         let result = call(&a, "write_file", json!({"path": name, "content": "a"}));
         assert!(!result.is_error(), "{}", result.text());
@@ -91,10 +98,7 @@ fn a_grant_for_the_session_holds_for_that_session_alone() {
 #[test]
 fn an_artifact_is_read_only_in_the_session_that_made_it() {
     let server = server();
-    let (a, b) = (
-        server.coordinator.new_session(),
-        server.coordinator.new_session(),
-    );
+    let [a, b] = server.two_sessions();
     let cut = call(&a, "read_file", json!({"path": "big.txt"}));
     assert!(cut.text().contains("art_1"), "{}", cut.text());
     let read = call(&a, "read_artifact", json!({"id": "art_1"}));
@@ -108,10 +112,7 @@ fn an_artifact_is_read_only_in_the_session_that_made_it() {
 #[test]
 fn a_background_job_is_listed_in_its_session_alone_and_stops_with_it() {
     let server = server();
-    let (a, b) = (
-        server.coordinator.new_session(),
-        server.coordinator.new_session(),
-    );
+    let [a, b] = server.two_sessions();
     let started = call(
         &a,
         "run_shell",
@@ -150,10 +151,7 @@ fn a_background_job_is_listed_in_its_session_alone_and_stops_with_it() {
 #[test]
 fn a_todo_list_is_its_sessions_own() {
     let server = server();
-    let (a, b) = (
-        server.coordinator.new_session(),
-        server.coordinator.new_session(),
-    );
+    let [a, b] = server.two_sessions();
     let todos = json!({"todos": [{"content": "Fix the parser", "status": "in_progress"}]});
     assert!(!call(&a, "todo_write", todos).is_error());
     assert_eq!(a.session_state::<tool_std::TodoList>().snapshot().len(), 1);

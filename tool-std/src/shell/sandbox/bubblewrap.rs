@@ -28,7 +28,6 @@
 //! [`engine`](super::engine) says why.
 
 use std::ffi::OsString;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -88,27 +87,14 @@ fn locate() -> Option<PathBuf> {
 /// Runs `/bin/sh -c :` under `program` with the options every command gets, on a thread with
 /// `no_new_privs` set as a sandboxed command's is (a setuid `bwrap` would fail there).
 fn try_it(program: &Path) -> Result<(), String> {
-    let run = || -> io::Result<std::process::Output> {
-        // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers only and changes this thread,
-        // which ends after the one start.
-        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
+    let output = super::ruleset::on_a_thread_of_its_own("bwrap-probe", || {
         Command::new(program)
             .args(BASE)
             .args(["--", "/bin/sh", "-c", ":"])
             .stdin(Stdio::null())
             .output()
-    };
-    let output = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("bwrap-probe".to_owned())
-            .spawn_scoped(scope, run)
-            .map_err(|error| error.to_string())?
-            .join()
-            .map_err(|_| "the thread trying it panicked".to_owned())?
-            .map_err(|error| error.to_string())
-    })?;
+    })
+    .map_err(|error| error.to_string())?;
     if output.status.success() {
         return Ok(());
     }

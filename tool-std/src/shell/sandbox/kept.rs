@@ -210,26 +210,15 @@ fn build(program: &Path, arguments: &[OsString], mount_table: Vec<u8>) -> io::Re
     // Pinned before `bwrap` binds them: a file changed in between is not the one recorded,
     // and the next command builds anew.
     let (pins, identities) = pin(arguments);
-    let mut holder = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("bwrap-view".to_owned())
-            .spawn_scoped(scope, || {
-                // As for the commands: a setuid `bwrap` would behave differently under it.
-                // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers and changes this thread,
-                // which ends after the one start.
-                if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Command::new(program)
-                    .args(arguments)
-                    .args(["/bin/sh", "-c", "echo $$; read -r line"])
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-            })?
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("the thread starting bwrap panicked")))
+    // With `no_new_privs`, as for the commands: a setuid `bwrap` would behave differently.
+    let mut holder = super::ruleset::on_a_thread_of_its_own("bwrap-view", || {
+        Command::new(program)
+            .args(arguments)
+            .args(["/bin/sh", "-c", "echo $$; read -r line"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
     })?;
     let opened = open_namespaces(&mut holder);
     // Closing its stdin lets the shell end, and `bwrap` with it.
@@ -338,19 +327,9 @@ fn probe(view: &Arc<View>) -> io::Result<()> {
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     view.enter_on_start(&mut command)?;
-    let status = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("bwrap-view-probe".to_owned())
-            .spawn_scoped(scope, || {
-                // SAFETY: as in `build`.
-                if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                super::filter::apply(&super::filter::compile(&super::Network::Off)?)?;
-                command.status()
-            })?
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("the probing thread panicked")))
+    let status = super::ruleset::on_a_thread_of_its_own("bwrap-view-probe", || {
+        super::filter::apply(&super::ruleset::filter_for(&super::Network::Off)?)?;
+        command.status()
     })?;
     if status.success() {
         Ok(())

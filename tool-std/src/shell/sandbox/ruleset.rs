@@ -226,24 +226,40 @@ impl Prepared {
         if watch_listen {
             super::listen::start_supervisor()?;
         }
-        std::thread::scope(|scope| {
-            // Builder, not `scope.spawn`: a thread the system refuses is an error, not a panic.
-            std::thread::Builder::new()
-                .name("sandboxed-spawn".to_owned())
-                .spawn_scoped(scope, move || {
-                    restrict_this_thread(ruleset)?;
-                    super::filter::apply(filter)?;
-                    super::listen::apply(watch_listen)?;
-                    command.spawn()
-                })?
-                .join()
-                .unwrap_or_else(|_| {
-                    Err(io::Error::other(
-                        "the thread starting the sandboxed command panicked",
-                    ))
-                })
+        on_a_thread_of_its_own("sandboxed-spawn", move || {
+            restrict_this_thread(ruleset)?;
+            super::filter::apply(filter)?;
+            super::listen::apply(watch_listen)?;
+            command.spawn()
         })
     }
+}
+
+/// Runs `start` on a thread made for it, with `no_new_privs` set, and returns what it
+/// returned. What a thread restricts itself with (`no_new_privs`, Landlock, seccomp) holds for
+/// it and for what it starts, for good: so each start that needs it gets a thread of its own,
+/// which ends after it, and the rest of this process is untouched.
+pub(super) fn on_a_thread_of_its_own<T: Send>(
+    name: &str,
+    start: impl FnOnce() -> io::Result<T> + Send,
+) -> io::Result<T> {
+    std::thread::scope(|scope| {
+        // Builder, not `scope.spawn`: a thread the system refuses is an error, not a panic.
+        std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn_scoped(scope, move || {
+                // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers only and changes this
+                // thread. It is required of an unprivileged thread before it may restrict
+                // itself or install a seccomp filter, and keeps a setuid program started from
+                // here (or a setuid `bwrap`) from gaining what the sandbox withholds.
+                if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                start()
+            })?
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other(format!("the thread `{name}` panicked"))))
+    })
 }
 
 /// The Landlock ruleset of `config` on a kernel with `abi`: TCP ports (ABI 4 on) and scopes
@@ -314,7 +330,7 @@ fn landlock_ruleset(
 
 /// The seccomp filter for `network`, compiled once per setting (the ports of
 /// [`Network::Ports`] do not change it).
-fn filter_for(network: &Network) -> io::Result<seccompiler::BpfProgram> {
+pub(super) fn filter_for(network: &Network) -> io::Result<seccompiler::BpfProgram> {
     static FILTERS: OnceLock<[Result<seccompiler::BpfProgram, String>; 3]> = OnceLock::new();
     let filters = FILTERS.get_or_init(|| {
         [Network::Off, Network::Ports(Vec::new()), Network::All]
@@ -328,26 +344,17 @@ fn filter_for(network: &Network) -> io::Result<seccompiler::BpfProgram> {
     filters[index].clone().map_err(io::Error::other)
 }
 
-/// Sets `no_new_privs` on the calling thread and puts it (and what it starts) under the
-/// Landlock ruleset `ruleset` when there is one, for good: call it only on a thread that ends
-/// after starting the command.
+/// Puts the calling thread (and what it starts) under the Landlock ruleset `ruleset` when
+/// there is one, for good: call it only on a thread of its own
+/// ([`on_a_thread_of_its_own`], which has set `no_new_privs`).
 fn restrict_this_thread(ruleset: Option<std::os::fd::RawFd>) -> io::Result<()> {
-    // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers only; it is required of an
-    // unprivileged thread before it may restrict itself or install a seccomp filter, and keeps
-    // a setuid program the command runs from gaining what the sandbox withholds. Flags 0
-    // restricts this thread only.
-    unsafe {
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let Some(ruleset) = ruleset else {
-            return Ok(());
-        };
-        // SAFETY: landlock_restrict_self takes a descriptor, open for the caller's lifetime
-        // (it belongs to the `Prepared` borrowed by `spawn`), and flags.
-        if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
-            return Err(io::Error::last_os_error());
-        }
+    let Some(ruleset) = ruleset else {
+        return Ok(());
+    };
+    // SAFETY: landlock_restrict_self takes a descriptor, open for the caller's lifetime (it
+    // belongs to the `Prepared` borrowed by `spawn`), and flags.
+    if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) } != 0 {
+        return Err(io::Error::last_os_error());
     }
     Ok(())
 }
