@@ -36,6 +36,11 @@ struct Terminal {
 
 impl Terminal {
     fn start(args: &[&str], dir: &Path) -> Terminal {
+        Terminal::start_with_env(args, dir, &[])
+    }
+
+    /// [`start`](Self::start) with these environment variables set too.
+    fn start_with_env(args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> Terminal {
         let master =
             openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).unwrap();
         grantpt(&master).unwrap();
@@ -51,6 +56,7 @@ impl Terminal {
             .args(args)
             .current_dir(dir)
             .env("NO_COLOR", "1")
+            .envs(env.iter().copied())
             .stdin(terminal.try_clone().unwrap())
             .stderr(terminal)
             .stdout(Stdio::piped())
@@ -572,4 +578,114 @@ fn serve_at_a_terminal_says_it_waits_for_a_client_and_how_to_try_a_tool() {
     let (status, stdout) = terminal.finish();
     assert!(status.success(), "{status}: {stdout}");
     assert!(stdout.is_empty(), "{stdout}");
+}
+
+/// `write_file` of `file` in the named `session` (kept under `state`), without a terminal: it
+/// runs only if something already allows it.
+fn write_in_session(
+    dir: &Path,
+    state: &Path,
+    file: &str,
+    session: &str,
+    extra: &[&str],
+) -> std::process::Output {
+    let arguments = format!(r#"{{"path": "{file}", "content": "y"}}"#);
+    Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["call", "write_file", &arguments, "--session", session])
+        .args(extra)
+        .arg("--workspace")
+        .arg(dir)
+        .env("TOOLBOX_STATE_DIR", state)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// `toolbox ARGS` at a terminal with sessions under `state`: answers its prompt with `keys`
+/// and expects success.
+fn answer_in_session(args: &[&str], dir: &Path, state: &Path, keys: &str) {
+    let mut terminal = Terminal::start_with_env(args, dir, &[("TOOLBOX_STATE_DIR", state)]);
+    terminal.expect(PROMPT);
+    terminal.type_keys(keys);
+    let (status, stdout) = terminal.finish();
+    assert!(status.success(), "{status}: {stdout}");
+}
+
+#[test]
+fn a_session_answer_holds_for_the_next_call_of_the_same_named_session_only() {
+    let dir = workspace();
+    let state = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let args = [
+        "call",
+        "write_file",
+        WRITE,
+        "--workspace",
+        root,
+        "--session",
+        "work",
+    ];
+    answer_in_session(&args, dir.path(), state.path(), "s\n");
+
+    let write =
+        |file: &str, session: &str| write_in_session(dir.path(), state.path(), file, session, &[]);
+    // Without a terminal nobody could be asked: only the kept grant lets it run.
+    let same = write("later.txt", "work");
+    assert!(
+        same.status.success(),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    assert!(dir.path().join("later.txt").exists());
+    let other = write("other.txt", "play");
+    assert_eq!(other.status.code(), Some(1));
+    assert!(!dir.path().join("other.txt").exists());
+}
+
+#[test]
+fn a_mode_a_call_switched_to_holds_for_the_next_call_of_the_session() {
+    let dir = workspace();
+    let state = tempfile::tempdir().unwrap();
+    // Plan mode by default, write_file allowed once out of it.
+    let settings = dir.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"permissions": {"defaultMode": "plan", "allow": ["write_file"]}}"#,
+    )
+    .unwrap();
+    let settings = settings.to_str().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let plan = r#"{"plan": "1. Write a.txt"}"#;
+    let args = [
+        "call",
+        "present_plan",
+        plan,
+        "--workspace",
+        root,
+        "--settings",
+        settings,
+        "--session",
+        "planned",
+    ];
+    answer_in_session(&args, dir.path(), state.path(), "y\n");
+
+    let write = |file: &str, session: &str| {
+        write_in_session(
+            dir.path(),
+            state.path(),
+            file,
+            session,
+            &["--settings", settings],
+        )
+    };
+    // The accepted plan ended plan mode in that session; a new session starts in plan mode.
+    let same = write("a.txt", "planned");
+    assert!(
+        same.status.success(),
+        "{}",
+        String::from_utf8_lossy(&same.stdout)
+    );
+    let fresh = write("b.txt", "fresh");
+    assert_eq!(fresh.status.code(), Some(1));
+    assert!(!dir.path().join("b.txt").exists());
 }

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-/// A file as this session last saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A file as this session last saw it. Serializable, so a session can be kept between runs
+/// (`toolbox call --session`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Seen {
     /// Its size in bytes.
     pub size: u64,
@@ -58,6 +59,25 @@ impl FileSession {
     #[must_use]
     pub fn seen(&self, path: &Path) -> Option<Seen> {
         self.lock().get(path).copied()
+    }
+
+    /// Every file this session has seen, with how it last saw it, in no particular order.
+    ///
+    /// ```
+    /// use tool_std::fs::{FileSession, Seen};
+    ///
+    /// let session = FileSession::default();
+    /// session.record(std::path::Path::new("/work/a.rs"), Seen::of(b"fn a() {}", None));
+    /// let files = session.files();
+    /// assert_eq!(files.len(), 1);
+    /// assert_eq!(files[0].1.size, 9);
+    /// ```
+    #[must_use]
+    pub fn files(&self) -> Vec<(PathBuf, Seen)> {
+        self.lock()
+            .iter()
+            .map(|(path, seen)| (path.clone(), *seen))
+            .collect()
     }
 
     /// Remembers how the file at `path` is now.

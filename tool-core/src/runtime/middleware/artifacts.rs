@@ -29,6 +29,19 @@ struct ArtifactStore {
     items: std::collections::VecDeque<Artifact>,
 }
 
+impl ArtifactStore {
+    /// Keeps `artifact` as the newest, dropping the oldest past the size cap.
+    fn push(&mut self, artifact: Artifact) {
+        self.bytes += artifact.text.len();
+        self.items.push_back(artifact);
+        while self.bytes > self.max_bytes && self.items.len() > 1 {
+            if let Some(old) = self.items.pop_front() {
+                self.bytes -= old.text.len();
+            }
+        }
+    }
+}
+
 /// One kept output.
 #[derive(Debug, Clone)]
 pub struct Artifact {
@@ -111,19 +124,48 @@ impl Artifacts {
         let mut store = self.lock();
         let id = format!("art_{}", store.next_id);
         store.next_id += 1;
-        store.bytes += text.len();
-        store.items.push_back(Artifact {
+        store.push(Artifact {
             id: id.clone(),
             tool: tool.to_owned(),
             call_id: call_id.to_owned(),
             text: text.into(),
         });
-        while store.bytes > store.max_bytes && store.items.len() > 1 {
-            if let Some(old) = store.items.pop_front() {
-                store.bytes -= old.text.len();
-            }
-        }
         id
+    }
+
+    /// Keeps `artifact` under its own id, as the newest: for a store filled again from what an
+    /// earlier run kept (`toolbox call --session`). Ids given later follow the highest one
+    /// restored, so none is given twice; an artifact with an id already kept replaces it.
+    ///
+    /// ```
+    /// use tool_core::middleware::{Artifact, Artifacts};
+    ///
+    /// let earlier = Artifacts::new(1 << 20);
+    /// earlier.store("grep", "call_1", "a".to_owned());
+    /// earlier.store("grep", "call_2", "b".to_owned());
+    ///
+    /// let later = Artifacts::new(1 << 20);
+    /// for artifact in earlier.list() {
+    ///     later.restore(artifact);
+    /// }
+    /// assert_eq!(later.read("art_2", 1, 1).unwrap(), "b");
+    /// assert_eq!(later.store("grep", "call_3", "c".to_owned()), "art_3");
+    /// ```
+    pub fn restore(&self, artifact: Artifact) {
+        let mut store = self.lock();
+        if let Some(number) = artifact
+            .id
+            .strip_prefix("art_")
+            .and_then(|number| number.parse::<u64>().ok())
+        {
+            store.next_id = store.next_id.max(number.saturating_add(1));
+        }
+        if let Some(at) = store.items.iter().position(|kept| kept.id == artifact.id)
+            && let Some(old) = store.items.remove(at)
+        {
+            store.bytes -= old.text.len();
+        }
+        store.push(artifact);
     }
 
     /// The artifact with this id.

@@ -2,7 +2,8 @@
 //! export their schemas in a provider's dialect, call one through the coordinator with a
 //! workspace, a mode and settings, check what the dialects would lose, and explain what the
 //! policy would decide for a call. `--mcp-config FILE` (on `list`, `call`, `serve` and
-//! `policy explain`) imports the tools of the MCP servers a `.mcp.json` names.
+//! `policy explain`) imports the tools of the MCP servers a `.mcp.json` names; `call --session
+//! NAME` keeps what a call leaves for the next one (`sessions`).
 //!
 //! Exit codes, for scripts: 0 success; 1 the tool ran and failed, or `check` found problems;
 //! 2 a usage error (clap's); 3 the set-up failed (a bad workspace, settings file or tool name).
@@ -14,6 +15,7 @@ mod imports;
 mod install;
 mod progress;
 mod serve;
+mod sessions;
 mod signals;
 
 use std::io::IsTerminal;
@@ -93,6 +95,11 @@ enum Command {
         /// Print the structured result as JSON when the tool gives one.
         #[arg(long)]
         json: bool,
+        /// Keep what the call leaves (artifacts, grants, files read, the todo list, a mode it
+        /// switched to) for the next call with the same name, under the state directory
+        /// ($TOOLBOX_STATE_DIR, else $XDG_STATE_HOME/toolbox, else ~/.local/state/toolbox).
+        #[arg(long = "session", value_name = "NAME", value_parser = sessions::valid_name)]
+        named_session: Option<String>,
     },
     /// Serve the tools over MCP, on stdin and stdout or (with --http) over streamable HTTP,
     /// through the coordinator (policy, settings, hooks apply; a call that needs approval asks
@@ -113,6 +120,11 @@ enum Command {
         #[arg(long, short)]
         verbose: bool,
     },
+    /// The named sessions `call --session NAME` keeps.
+    Session {
+        #[command(subcommand)]
+        command: SessionCommand,
+    },
     /// Policy questions.
     Policy {
         #[command(subcommand)]
@@ -125,6 +137,18 @@ enum Command {
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Subcommand)]
+enum SessionCommand {
+    /// List the sessions: workspace, when last used, and what each keeps.
+    List,
+    /// Remove a session and everything it keeps.
+    Remove {
+        /// The session's name.
+        #[arg(value_parser = sessions::valid_name)]
+        name: String,
     },
 }
 
@@ -341,13 +365,27 @@ fn run(command: Command) -> Result<u8, Failure> {
             arguments,
             session,
             json,
+            named_session,
         } => call(
             toolset,
             &tool,
             &arguments::read(&arguments)?,
             &session,
+            named_session.as_deref(),
             json,
         ),
+        Command::Session {
+            command: SessionCommand::List,
+        } => {
+            out_raw(&sessions::list()?);
+            Ok(0)
+        }
+        Command::Session {
+            command: SessionCommand::Remove { name },
+        } => {
+            out_raw(&sessions::remove(&name)?);
+            Ok(0)
+        }
         Command::Check { verbose } => Ok(check(&toolset, verbose)),
         Command::Serve { session, serve } => serve::serve(toolset, &session, &serve),
         Command::Install(args) => install::install(&args),
@@ -369,8 +407,14 @@ fn run(command: Command) -> Result<u8, Failure> {
             let runtime = runtime()?;
             let resolved = session.resolve()?;
             let toolset = with_imports(&runtime, toolset, &session, &resolved)?;
-            let coordinator =
-                coordinator(toolset, &session, resolved, false, CancellationToken::new())?;
+            let coordinator = coordinator(
+                toolset,
+                &session,
+                resolved,
+                false,
+                CancellationToken::new(),
+                None,
+            )?;
             let explained = coordinator
                 .explain(&ToolCall::new(tool, arguments))
                 .map_err(|error| Failure::setup(error.to_string()))?;
@@ -586,6 +630,7 @@ fn call(
     tool: &str,
     arguments: &str,
     session: &SessionArgs,
+    named_session: Option<&str>,
     json: bool,
 ) -> Result<u8, Failure> {
     let runtime = runtime()?;
@@ -594,6 +639,9 @@ fn call(
     if toolset.get(tool).is_none() {
         return Err(unknown_tool(&toolset, tool));
     }
+    let mut named = named_session
+        .map(|name| sessions::NamedSession::open(name, resolved.workspace.root()))
+        .transpose()?;
     // SIGINT, SIGTERM and SIGHUP cancel the call (and stop what it started) through this.
     let calls = CancellationToken::new();
     let coordinator = coordinator(
@@ -602,16 +650,24 @@ fn call(
         resolved,
         std::io::stdin().is_terminal(),
         calls.clone(),
+        named.as_ref(),
     )?;
+    if let Some(named) = &mut named {
+        named.restore(&coordinator, session.mode.is_some())?;
+    }
     let result = runtime.block_on(async {
         let running = coordinator.call(ToolCall::new(tool, arguments));
         signals::until_stopped(progress::while_running(tool, running), &calls).await
     });
+    // What the call left is kept whether it succeeded, failed or was stopped.
+    let saved = named.map(|named| named.save(&coordinator));
     let result = match result {
         Ok(result) => result,
         Err(stop) => {
             drop(coordinator);
-            return Ok(signals::shut_down(stop, runtime));
+            let code = signals::shut_down(stop, runtime);
+            saved.transpose()?;
+            return Ok(code);
         }
     };
     match (json, result.structured()) {
@@ -624,6 +680,16 @@ fn call(
     }
     if let Some(remedy) = refusal_remedy(&result, tool) {
         eprintln!("{remedy}");
+    }
+    if let Some(job) = background_job(&result) {
+        eprintln!(
+            "toolbox: {job} is stopped as this command ends: background jobs do not outlive `toolbox call`, not even with --session; run the command in the foreground, or serve the tools (`toolbox serve`) to a client that keeps them"
+        );
+    }
+    if let Some(Err(failure)) = saved {
+        // The reply is out; only what the session keeps for the next call is lost.
+        eprintln!("toolbox: the call ran, but {}", failure.message);
+        return Ok(failure.code);
     }
     if let Some(ended) = command_failure(&result) {
         eprintln!("toolbox: {ended}");
@@ -648,6 +714,11 @@ fn command_failure(result: &ToolResult) -> Option<String> {
         Some(0) | None => None,
         Some(code) => Some(format!("the command exited with code {code}")),
     }
+}
+
+/// The background job a call started (run_shell's `job_id`): it ends with this process.
+fn background_job(result: &ToolResult) -> Option<&str> {
+    result.structured()?.get("job_id")?.as_str()
 }
 
 /// What the person at the terminal can do about a call refused because nobody could be asked
@@ -749,15 +820,19 @@ fn coordinator(
     resolved: Resolved,
     interactive: bool,
     calls: CancellationToken,
+    named: Option<&sessions::NamedSession>,
 ) -> Result<Coordinator, Failure> {
     let Resolved {
         workspace,
         settings,
     } = resolved;
     let roots = workspace.roots().to_vec();
-    let mut builder = Coordinator::builder()
-        .toolset(toolset)
-        .workspace(workspace)
+    let mut builder = Coordinator::builder().toolset(toolset).workspace(workspace);
+    if let Some(named) = named {
+        // Before the output limit, which keeps what it cuts in the session's store.
+        builder = named.attach(builder);
+    }
+    let mut builder = builder
         .output_limit(30_000)
         .cancellation(calls)
         .state(CodeModeConfig::default());

@@ -1,0 +1,332 @@
+//! `toolbox call --session NAME`: what one call leaves (artifacts, the record of files read,
+//! the todo list) is there for the next call of the same session, and only of that session;
+//! `toolbox session list` and `remove`; and every bad input refused with what would be right.
+//! (Grants and modes, which need a terminal to give, are in `toolbox_pty.rs`.)
+#![cfg(unix)]
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// A workspace, and a state directory of its own for the sessions.
+struct Setup {
+    workspace: tempfile::TempDir,
+    state: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let workspace = tempfile::tempdir().unwrap();
+        std::fs::write(workspace.path().join("notes.md"), "# Notes\nbuy milk\n").unwrap();
+        Setup {
+            workspace,
+            state: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn root(&self) -> &Path {
+        self.workspace.path()
+    }
+
+    /// `toolbox ARGS` in the workspace, without a terminal.
+    fn toolbox(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_toolbox"))
+            .args(args)
+            .current_dir(self.root())
+            .env("TOOLBOX_STATE_DIR", self.state.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("toolbox runs")
+    }
+
+    /// `toolbox call TOOL ARGUMENTS --session SESSION EXTRA...`.
+    fn call(&self, tool: &str, arguments: &str, session: &str, extra: &[&str]) -> Output {
+        let mut args = vec!["call", tool, arguments, "--session", session];
+        args.extend_from_slice(extra);
+        self.toolbox(&args)
+    }
+
+    fn sessions(&self) -> std::path::PathBuf {
+        self.state.path().join("sessions")
+    }
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Fails with the whole text unless it holds `needle`.
+fn assert_says(text: &str, needle: &str) {
+    assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
+}
+
+const READ_NOTES: &str = r#"{"path": "notes.md"}"#;
+
+const LONG_OUTPUT: &str = r#"{"command": "seq 1 20000"}"#;
+const LAST_LINES: &str = r#"{"id": "art_1", "offset": 19999, "limit": 2}"#;
+
+#[test]
+fn an_artifact_cut_in_one_call_is_read_in_the_next_call_of_the_session() {
+    let setup = Setup::new();
+    let cut = setup.call("run_shell", LONG_OUTPUT, "build", &[]);
+    assert!(cut.status.success(), "{}", stderr(&cut));
+    assert_says(&stdout(&cut), "art_1");
+
+    let read = setup.call("read_artifact", LAST_LINES, "build", &[]);
+    assert!(read.status.success(), "{}", stdout(&read));
+    assert_says(&stdout(&read), "19999\t19999");
+    assert_says(&stdout(&read), "20000\t20000");
+}
+
+#[test]
+fn another_session_or_none_does_not_see_the_artifact() {
+    let setup = Setup::new();
+    setup.call("run_shell", LONG_OUTPUT, "build", &[]);
+    for extra in [&["--session", "other"][..], &[]] {
+        let mut args = vec!["call", "read_artifact", LAST_LINES];
+        args.extend_from_slice(extra);
+        let read = setup.toolbox(&args);
+        assert_eq!(read.status.code(), Some(1), "{extra:?}");
+        assert_says(&stdout(&read), "no artifact `art_1`");
+    }
+}
+
+#[test]
+fn ids_go_on_after_the_kept_artifacts() {
+    let setup = Setup::new();
+    setup.call("run_shell", LONG_OUTPUT, "build", &[]);
+    let second = setup.call("run_shell", LONG_OUTPUT, "build", &[]);
+    assert_says(&stdout(&second), "art_2");
+    let first = setup.call("read_artifact", LAST_LINES, "build", &[]);
+    assert!(first.status.success(), "{}", stdout(&first));
+}
+
+#[test]
+fn a_file_read_in_one_call_may_be_overwritten_in_the_next() {
+    let setup = Setup::new();
+    let write = r##"{"path": "notes.md", "content": "# Notes\n"}"##;
+    let unread = setup.call("write_file", write, "w", &["--mode", "accept_edits"]);
+    assert_eq!(unread.status.code(), Some(1));
+    assert_says(&stdout(&unread), "has not been read");
+
+    let read = setup.call("read_file", READ_NOTES, "w", &[]);
+    assert!(read.status.success(), "{}", stderr(&read));
+    let written = setup.call("write_file", write, "w", &["--mode", "accept_edits"]);
+    assert!(written.status.success(), "{}", stdout(&written));
+    assert_eq!(
+        std::fs::read_to_string(setup.root().join("notes.md")).unwrap(),
+        "# Notes\n"
+    );
+}
+
+#[test]
+fn a_change_on_disk_since_an_earlier_calls_read_is_caught() {
+    let setup = Setup::new();
+    setup.call("read_file", READ_NOTES, "e", &[]);
+    std::fs::write(
+        setup.root().join("notes.md"),
+        "# Notes\nbuy milk\nand bread\n",
+    )
+    .unwrap();
+    let edit = r#"{"path": "notes.md", "old_string": "milk", "new_string": "oat milk"}"#;
+    let edited = setup.call("edit_file", edit, "e", &["--mode", "accept_edits"]);
+    assert!(edited.status.success(), "{}", stdout(&edited));
+    assert_says(
+        &stdout(&edited),
+        "had changed on disk since this session read it",
+    );
+}
+
+#[test]
+fn the_todo_list_is_kept_and_list_counts_what_each_session_keeps() {
+    let setup = Setup::new();
+    let todos = r#"{"todos": [{"content": "Write the parser", "status": "in_progress"}]}"#;
+    let wrote = setup.call("todo_write", todos, "plan", &[]);
+    assert!(wrote.status.success(), "{}", stdout(&wrote));
+    setup.call("run_shell", LONG_OUTPUT, "build", &[]);
+
+    let listed = setup.toolbox(&["session", "list"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let text = stdout(&listed);
+    let line = |name: &str| {
+        text.lines()
+            .find(|line| line.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} is not listed: {text}"))
+            .to_owned()
+    };
+    let root = setup.root().to_str().unwrap();
+    assert!(line("plan").contains(root), "{text}");
+    assert!(
+        line("plan").contains("1 todo,") || line("plan").ends_with("1 todo"),
+        "{text}"
+    );
+    assert!(line("build").contains("1 artifact,"), "{text}");
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(setup.sessions().join("plan/session.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved["todos"][0]["content"], "Write the parser");
+}
+
+#[test]
+fn remove_deletes_the_session_and_everything_it_kept() {
+    let setup = Setup::new();
+    setup.call("run_shell", LONG_OUTPUT, "build", &[]);
+    assert!(setup.sessions().join("build/artifacts/art_1.txt").exists());
+    let removed = setup.toolbox(&["session", "remove", "build"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    assert!(!setup.sessions().join("build").exists());
+    let listed = stdout(&setup.toolbox(&["session", "list"]));
+    assert!(!listed.contains("build"), "{listed}");
+    // The same name again is a new, empty session.
+    let read = setup.call("read_artifact", LAST_LINES, "build", &[]);
+    assert_eq!(read.status.code(), Some(1));
+}
+
+#[test]
+fn removing_a_session_that_does_not_exist_says_how_to_see_them() {
+    let setup = Setup::new();
+    let removed = setup.toolbox(&["session", "remove", "nope"]);
+    assert_eq!(removed.status.code(), Some(3));
+    assert_says(&stderr(&removed), "no session `nope`");
+    assert_says(&stderr(&removed), "toolbox session list");
+}
+
+#[test]
+fn a_session_name_that_is_a_path_is_a_usage_error_and_nothing_is_made() {
+    let setup = Setup::new();
+    for name in ["../escape", "a/b", ".hidden", ""] {
+        let call = setup.call("read_file", READ_NOTES, name, &[]);
+        assert_eq!(call.status.code(), Some(2), "{name}: {}", stderr(&call));
+        assert_says(&stderr(&call), "not a session name");
+        let removed = setup.toolbox(&["session", "remove", name]);
+        assert_eq!(removed.status.code(), Some(2), "{name}");
+    }
+    assert!(!setup.sessions().exists());
+    assert!(!setup.state.path().join("escape").exists());
+}
+
+#[test]
+fn a_session_belongs_to_its_workspace() {
+    let setup = Setup::new();
+    setup.call("read_file", READ_NOTES, "s", &[]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let workspace = ["--workspace", elsewhere.path().to_str().unwrap()];
+    let call = setup.call("read_file", READ_NOTES, "s", &workspace);
+    assert_eq!(call.status.code(), Some(3));
+    assert_says(&stderr(&call), "belongs to the workspace");
+    assert_says(&stderr(&call), setup.root().to_str().unwrap());
+}
+
+#[test]
+fn a_damaged_session_file_is_a_set_up_error_naming_the_remedy_and_is_left_as_it_was() {
+    let setup = Setup::new();
+    setup.call("read_file", READ_NOTES, "s", &[]);
+    let file = setup.sessions().join("s/session.json");
+    std::fs::write(&file, "{not json").unwrap();
+    let call = setup.call("read_file", READ_NOTES, "s", &[]);
+    assert_eq!(call.status.code(), Some(3));
+    assert_says(&stderr(&call), "toolbox session remove s");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{not json");
+}
+
+#[test]
+fn a_session_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let setup = Setup::new();
+    setup.call("run_shell", LONG_OUTPUT, "build", &[]);
+    let dir = setup.sessions().join("build");
+    for path in [
+        dir.clone(),
+        dir.join("session.json"),
+        dir.join("artifacts"),
+        dir.join("artifacts/art_1.txt"),
+    ] {
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "{} is {mode:o}", path.display());
+    }
+}
+
+#[test]
+fn an_artifact_id_in_the_session_file_never_names_a_file_outside_it() {
+    let setup = Setup::new();
+    setup.call("read_file", READ_NOTES, "s", &[]);
+    let file = setup.sessions().join("s/session.json");
+    let mut saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    std::fs::write(setup.state.path().join("secret.txt"), "top secret").unwrap();
+    saved["artifacts"] = serde_json::json!([
+        {"id": "../../../secret", "tool": "x", "call_id": "c"}
+    ]);
+    std::fs::write(&file, serde_json::to_vec(&saved).unwrap()).unwrap();
+    let listed = setup.call("list_artifacts", "{}", "s", &[]);
+    assert!(!stdout(&listed).contains("secret"), "{}", stdout(&listed));
+    assert_eq!(
+        std::fs::read_to_string(setup.state.path().join("secret.txt")).unwrap(),
+        "top secret"
+    );
+}
+
+#[test]
+fn one_call_at_a_time_uses_a_session_and_it_cannot_be_removed_meanwhile() {
+    use rustix::fs::{FlockOperation, flock};
+    let setup = Setup::new();
+    let mut first = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args([
+            "call",
+            "run_shell",
+            r#"{"command": "sleep 2"}"#,
+            "--session",
+            "s",
+        ])
+        .current_dir(setup.root())
+        .env("TOOLBOX_STATE_DIR", setup.state.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Until the first call holds the session's lock (a bound so a broken lock fails the test).
+    let lock = setup.sessions().join("s/lock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let held = std::fs::File::open(&lock)
+            .is_ok_and(|file| flock(&file, FlockOperation::NonBlockingLockShared).is_err());
+        if held {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first call never took the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let removed = setup.toolbox(&["session", "remove", "s"]);
+    assert_eq!(removed.status.code(), Some(3));
+    assert_says(&stderr(&removed), "in use");
+
+    let second = setup.call("read_file", READ_NOTES, "s", &[]);
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert_says(&stderr(&second), "waiting for it to end");
+    assert!(first.wait().unwrap().success());
+    assert!(setup.sessions().join("s/session.json").exists());
+}
+
+#[test]
+fn a_background_job_is_said_to_stop_with_the_command_and_leaves_no_process() {
+    let setup = Setup::new();
+    let marker = "sleep 97.125";
+    let arguments = format!(r#"{{"command": "{marker}", "run_in_background": true}}"#);
+    let started = setup.call("run_shell", &arguments, "jobs", &[]);
+    assert!(started.status.success(), "{}", stderr(&started));
+    assert_says(&stderr(&started), "shell_1 is stopped as this command ends");
+    let running: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
+        .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " "))
+        .filter(|cmdline| cmdline.contains(marker))
+        .collect();
+    assert!(running.is_empty(), "still running: {running:?}");
+}
