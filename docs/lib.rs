@@ -41,4 +41,6 @@ pub mod guide {
     pub struct Toolbox;
     #[doc = include_str!("mcp.md")]
     pub struct Mcp;
+    #[doc = include_str!("performance.md")]
+    pub struct Performance;
 }

@@ -115,6 +115,10 @@ fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     criterion_benches(&mut criterion);
     criterion.final_summary();
+    // The call's future is moved (copied) at least once per call: its size is a cost.
+    let future_size =
+        std::mem::size_of_val(&coordinator().call(ToolCall::new("bench_add", ARGUMENTS)));
+    println!("dispatch: the future of Coordinator::call is {future_size} bytes");
     let (base, ours, ratio) = interleaved_ratio(201, 2_000);
     println!("dispatch: baseline {base:?}/call, Coordinator::call {ours:?}/call");
     println!(
