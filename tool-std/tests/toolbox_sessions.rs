@@ -330,3 +330,50 @@ fn a_background_job_is_said_to_stop_with_the_command_and_leaves_no_process() {
         .collect();
     assert!(running.is_empty(), "still running: {running:?}");
 }
+
+#[test]
+fn a_call_waiting_on_a_session_removed_meanwhile_starts_it_afresh() {
+    use rustix::fs::{FlockOperation, flock};
+    let setup = Setup::new();
+    setup.call("run_shell", LONG_OUTPUT, "s", &[]);
+    // Held here as `session remove` holds it while the folder goes.
+    let lock = std::fs::File::options()
+        .write(true)
+        .open(setup.sessions().join("s/lock"))
+        .unwrap();
+    flock(&lock, FlockOperation::LockExclusive).unwrap();
+    let said = setup.state.path().join("stderr.txt");
+    let mut waiting = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["call", "read_file", READ_NOTES, "--session", "s"])
+        .current_dir(setup.root())
+        .env("TOOLBOX_STATE_DIR", setup.state.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&said).unwrap())
+        .spawn()
+        .unwrap();
+    // Until the call says it waits (a bound so a call that never waits fails the test).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(&said)
+        .unwrap()
+        .contains("waiting for it to end")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the call never waited"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::remove_dir_all(setup.sessions().join("s")).unwrap();
+    drop(lock);
+    let status = waiting.wait().unwrap();
+    assert!(
+        status.success(),
+        "{}",
+        std::fs::read_to_string(&said).unwrap()
+    );
+    // A new session: the old artifact is gone, what this call read is kept.
+    let saved = std::fs::read_to_string(setup.sessions().join("s/session.json")).unwrap();
+    assert!(saved.contains("notes.md"), "{saved}");
+    assert!(!saved.contains("art_1"), "{saved}");
+}

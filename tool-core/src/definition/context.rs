@@ -84,27 +84,39 @@ pub struct ToolContext {
 /// assert_eq!(ctx.extensions().get::<TenantId>(), None);
 /// ctx.extensions_mut().insert(TenantId(7));
 /// assert_eq!(ctx.extensions().get::<TenantId>(), Some(&TenantId(7)));
-/// assert_eq!(ctx.clone().extensions().get::<TenantId>(), Some(&TenantId(7)));
+/// assert_eq!(ctx.extensions_mut().insert(TenantId(8)), Some(TenantId(7))); // replaced
+/// assert_eq!(ctx.extensions().get::<TenantId>(), Some(&TenantId(8)));
+/// assert_eq!(ctx.clone().extensions().get::<TenantId>(), Some(&TenantId(8)));
 /// ```
 #[derive(Clone, Default)]
 pub struct Extensions {
-    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    /// A call holds a handful (the coordinator, a progress sink, an approver): a list searched
+    /// in order costs less per call than hashing into a map.
+    values: Vec<(TypeId, Arc<dyn Any + Send + Sync>)>,
 }
 
 impl Extensions {
     /// Attaches `value`, replacing (and returning) the value of its type attached before.
     pub fn insert<T: Clone + Send + Sync + 'static>(&mut self, value: T) -> Option<T> {
-        self.values
-            .insert(TypeId::of::<T>(), Arc::new(value))
-            .and_then(|old| old.downcast_ref::<T>().cloned())
+        let id = TypeId::of::<T>();
+        let value: Arc<dyn Any + Send + Sync> = Arc::new(value);
+        match self.values.iter_mut().find(|(kept, _)| *kept == id) {
+            Some((_, kept)) => std::mem::replace(kept, value).downcast_ref::<T>().cloned(),
+            None => {
+                self.values.push((id, value));
+                None
+            }
+        }
     }
 
     /// The value of type `T` attached, if any.
     #[must_use]
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        let id = TypeId::of::<T>();
         self.values
-            .get(&TypeId::of::<T>())
-            .and_then(|value| value.downcast_ref::<T>())
+            .iter()
+            .find(|(kept, _)| *kept == id)
+            .and_then(|(_, value)| value.downcast_ref::<T>())
     }
 }
 

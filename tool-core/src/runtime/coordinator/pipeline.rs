@@ -42,6 +42,30 @@ use crate::runtime::middleware::{Downstream, Invocation};
 use crate::runtime::policy::shell::CommandLine;
 use crate::{ToolCall, ToolError, ToolResult};
 
+/// `future`'s output, or `None` if `token` is cancelled first (or already). Most calls are
+/// authorized without waiting: only a future that is still pending registers with the token,
+/// which takes its lock twice, so a call that does not wait pays one atomic load.
+async fn unless_cancelled<F: std::future::Future>(
+    token: &CancellationToken,
+    mut future: std::pin::Pin<&mut F>,
+) -> Option<F::Output> {
+    let mut cancelled = None;
+    std::future::poll_fn(|cx| {
+        if token.is_cancelled() {
+            return std::task::Poll::Ready(None);
+        }
+        if let std::task::Poll::Ready(output) = future.as_mut().poll(cx) {
+            return std::task::Poll::Ready(Some(output));
+        }
+        let waiting = cancelled.get_or_insert_with(|| Box::pin(token.cancelled()));
+        match waiting.as_mut().poll(cx) {
+            std::task::Poll::Ready(()) => std::task::Poll::Ready(None),
+            std::task::Poll::Pending => std::task::Poll::Pending,
+        }
+    })
+    .await
+}
+
 /// Sends a call's `Finished` event (as cancelled) if the call's future is dropped before the
 /// call ends; disarmed when it ends. Nothing at all without an event sink.
 struct Unfinished(Option<Armed>);
@@ -172,10 +196,11 @@ impl Coordinator {
             .parent_cancellation
             .clone()
             .unwrap_or_else(|| self.inner.shared.cancellation.clone());
-        let authorized = tokio::select! {
-            biased;
-            () = cancelled.cancelled() => Err(authorize::Refusal::from(ToolError::Cancelled)),
-            authorized = self.authorize(&mut staged, &snapshot, batch_abort) => authorized,
+        let authorized = {
+            let authorizing = std::pin::pin!(self.authorize(&mut staged, &snapshot, batch_abort));
+            unless_cancelled(&cancelled, authorizing)
+                .await
+                .unwrap_or_else(|| Err(authorize::Refusal::from(ToolError::Cancelled)))
         };
         let context = match authorized {
             Ok(context) => context,

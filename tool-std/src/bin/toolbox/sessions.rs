@@ -122,16 +122,23 @@ impl NamedSession {
                 path.display()
             ))
         };
-        create_private_dir(&dir).map_err(|error| io("make the folder", &dir, error))?;
         let lock_path = dir.join("lock");
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&lock_path)
-            .map_err(|error| io("open the lock file", &lock_path, error))?;
-        take_lock(&lock, name).map_err(|error| io("lock", &lock_path, error))?;
+        let lock = loop {
+            create_private_dir(&dir).map_err(|error| io("make the folder", &dir, error))?;
+            let lock = File::options()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .open(&lock_path)
+                .map_err(|error| io("open the lock file", &lock_path, error))?;
+            take_lock(&lock, name).map_err(|error| io("lock", &lock_path, error))?;
+            // The session may have been removed while this call waited: its lock then guards
+            // nothing, so start again in a folder of its own.
+            if still_at(&lock, &lock_path) {
+                break lock;
+            }
+        };
         let saved = read_saved(&dir, name)?;
         let saved = match saved {
             None => Saved {
@@ -395,6 +402,15 @@ fn take_lock(lock: &File, name: &str) -> std::io::Result<()> {
     }
     eprintln!("toolbox: session `{name}` is in use by another call; waiting for it to end");
     flock(lock, FlockOperation::LockExclusive).map_err(std::io::Error::from)
+}
+
+/// Whether `file` is still the file at `path` (not removed, nor replaced).
+fn still_at(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(held), Ok(there)) => held.dev() == there.dev() && held.ino() == there.ino(),
+        _ => false,
+    }
 }
 
 fn is_artifact_id(id: &str) -> bool {
