@@ -13,8 +13,50 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use criterion::{BatchSize, Criterion};
 use tool_core::{Coordinator, ToolCall, Toolset, tool};
+
+/// The system allocator, counting allocations: how many a call makes is printed beside its
+/// time, a figure the machine's noise does not move.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is passed to the system allocator unchanged; only a counter is added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on as it is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// Allocations per call of `run`, over 1,000 calls of a call made beforehand.
+fn allocations_per_call(call: &ToolCall, run: impl Fn(ToolCall)) -> f64 {
+    let calls: Vec<ToolCall> = (0..1_000).map(|_| call.clone()).collect();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for call in calls {
+        run(call);
+    }
+    (ALLOCATIONS.load(Ordering::Relaxed) - before) as f64 / 1_000.0
+}
 
 /// Add two integers.
 #[tool(read_only, name = "bench_add")]
@@ -119,6 +161,14 @@ fn main() {
     let future_size =
         std::mem::size_of_val(&coordinator().call(ToolCall::new("bench_add", ARGUMENTS)));
     println!("dispatch: the future of Coordinator::call is {future_size} bytes");
+    let counted = coordinator();
+    let call = ToolCall::new("bench_add", ARGUMENTS).with_call_id("call_1");
+    let base_allocations = allocations_per_call(&call, |call| drop(black_box(baseline(call))));
+    let our_allocations =
+        allocations_per_call(&call, |call| drop(black_box(complete(counted.call(call)))));
+    println!(
+        "dispatch: allocations per call: baseline {base_allocations}, Coordinator::call {our_allocations}"
+    );
     let (base, ours, ratio) = interleaved_ratio(201, 2_000);
     println!("dispatch: baseline {base:?}/call, Coordinator::call {ours:?}/call");
     println!(

@@ -339,6 +339,19 @@ impl ToolContext {
         })
     }
 
+    /// Whether this call should stop, without making its token: a call that never asks for
+    /// [`cancellation`](Self::cancellation) never registers a child with its parent's token.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        match self.cancellation.get() {
+            Some(token) => token.is_cancelled(),
+            None => self
+                .parent_cancellation
+                .as_ref()
+                .unwrap_or(&self.shared.cancellation)
+                .is_cancelled(),
+        }
+    }
+
     /// A handle for reporting this call's progress.
     #[must_use]
     pub fn progress(&self) -> Progress {

@@ -78,7 +78,12 @@ impl CallScope {
         if let Some(sink) = &self.progress {
             ctx.extensions_mut().insert(CallProgress(Arc::clone(sink)));
         }
-        ctx.extensions_mut().insert(self);
+        // An empty scope is what `of` reads where none is attached: most calls attach nothing.
+        let empty =
+            self.progress.is_none() && self.approver.is_none() && self.nobody_to_ask.is_none();
+        if !empty {
+            ctx.extensions_mut().insert(self);
+        }
     }
 
     /// The scope attached to `ctx`: none for a detached context, which has the default.

@@ -241,7 +241,7 @@ impl Coordinator {
             ctx: &ctx,
         };
         // Cancelled between its authorization and now: the tool is not started at all.
-        let outcome = if ctx.cancellation().is_cancelled() {
+        let outcome = if ctx.is_cancelled() {
             Err(ToolError::Cancelled)
         } else {
             Downstream::new(&self.inner.chain, &*tool, prepared, &invocation)
