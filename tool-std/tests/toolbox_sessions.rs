@@ -377,3 +377,42 @@ fn a_call_waiting_on_a_session_removed_meanwhile_starts_it_afresh() {
     assert!(saved.contains("notes.md"), "{saved}");
     assert!(!saved.contains("art_1"), "{saved}");
 }
+
+#[test]
+fn an_artifacts_folder_swapped_for_a_link_is_neither_written_through_nor_cleaned() {
+    let setup = Setup::new();
+    setup.call("run_shell", LONG_OUTPUT, "s", &[]);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("keep.txt"), "mine").unwrap();
+    std::fs::write(outside.path().join("art_9.txt"), "mine too").unwrap();
+    let artifacts = setup.sessions().join("s/artifacts");
+    std::fs::remove_dir_all(&artifacts).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &artifacts).unwrap();
+
+    let call = setup.call("run_shell", LONG_OUTPUT, "s", &[]);
+    assert_eq!(call.status.code(), Some(3), "{}", stderr(&call));
+    assert_says(&stderr(&call), "is not a folder");
+    let mut left: Vec<String> = std::fs::read_dir(outside.path())
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["art_9.txt", "keep.txt"]);
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("art_9.txt")).unwrap(),
+        "mine too"
+    );
+}
+
+#[test]
+fn only_the_texts_of_dropped_artifacts_are_cleaned_from_the_folder() {
+    let setup = Setup::new();
+    setup.call("run_shell", LONG_OUTPUT, "s", &[]);
+    let stray = setup.sessions().join("s/artifacts/notes.md");
+    std::fs::write(&stray, "a note of the user's").unwrap();
+    let call = setup.call("read_file", READ_NOTES, "s", &[]);
+    assert!(call.status.success(), "{}", stderr(&call));
+    assert!(stray.exists());
+    assert!(setup.sessions().join("s/artifacts/art_1.txt").exists());
+}

@@ -289,18 +289,7 @@ fn keep_in_settings(path: &Path, rule: &str) -> Result<(), KeepError> {
     allow.push(serde_json::Value::from(rule));
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
-    let temp = path.with_file_name(format!(
-        ".{}.{}.tmp",
-        path.file_name()
-            .map_or_else(|| "settings".into(), |name| name.to_string_lossy()),
-        std::process::id()
-    ));
-    std::fs::write(&temp, text)
-        .and_then(|()| std::fs::rename(&temp, path))
-        .map_err(|error| {
-            let _ = std::fs::remove_file(&temp);
-            io(error)
-        })
+    crate::replace::replace_file(path, text.as_bytes(), None).map_err(io)
 }
 
 #[cfg(test)]

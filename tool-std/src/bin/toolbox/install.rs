@@ -231,13 +231,5 @@ fn write_config(file: &Path, config: &Value) -> Result<(), Failure> {
     }
     let mut text = serde_json::to_string_pretty(config).unwrap_or_default();
     text.push('\n');
-    let staged = file.with_extension(format!("toolbox-{}.tmp", std::process::id()));
-    std::fs::write(&staged, text).map_err(failed)?;
-    if let Ok(metadata) = std::fs::metadata(file) {
-        let _ = std::fs::set_permissions(&staged, metadata.permissions());
-    }
-    std::fs::rename(&staged, file).map_err(|error| {
-        let _ = std::fs::remove_file(&staged);
-        failed(error)
-    })
+    crate::replace::replace_file(file, text.as_bytes(), None).map_err(failed)
 }

@@ -14,6 +14,7 @@ mod form;
 mod imports;
 mod install;
 mod progress;
+mod replace;
 mod serve;
 mod sessions;
 mod signals;

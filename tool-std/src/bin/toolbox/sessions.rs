@@ -11,7 +11,6 @@
 //! replaces its file atomically, and the folder is the user's alone (0700).
 
 use std::fs::File;
-use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,6 +24,7 @@ use tool_std::fs::{FileSession, Seen};
 use tool_std::{TodoItem, TodoList};
 
 use crate::Failure;
+use crate::replace::replace_file;
 
 /// The state directory's variable a test or a user can point elsewhere.
 pub(crate) const STATE_DIR_VARIABLE: &str = "TOOLBOX_STATE_DIR";
@@ -237,10 +237,19 @@ impl NamedSession {
             create_private_dir(&artifacts_dir)
                 .map_err(|error| io("make the folder", &artifacts_dir, error))?;
         }
+        // Written into and cleaned below: only the folder this program made, never what a link
+        // put in its place leads to.
+        if std::fs::symlink_metadata(&artifacts_dir).is_ok_and(|kind| !kind.is_dir()) {
+            return Err(Failure::setup(format!(
+                "`{}` of session `{}` is not a folder (a link?); remove the session with `toolbox session remove {1}`",
+                artifacts_dir.display(),
+                self.name
+            )));
+        }
         for artifact in &kept {
             let path = artifact_path(&self.dir, &artifact.id);
             if is_artifact_id(&artifact.id) && !path.exists() {
-                write_atomically(&path, artifact.text.as_bytes())
+                replace_file(&path, artifact.text.as_bytes(), Some(0o600))
                     .map_err(|error| io("write", &path, error))?;
             }
         }
@@ -283,15 +292,17 @@ impl NamedSession {
         })?;
         text.push(b'\n');
         let file = self.dir.join("session.json");
-        write_atomically(&file, &text).map_err(|error| io("write", &file, error))?;
+        replace_file(&file, &text, Some(0o600)).map_err(|error| io("write", &file, error))?;
         // Texts the store dropped (past its size cap), now that session.json no longer names
         // them.
         if let Ok(entries) = std::fs::read_dir(&artifacts_dir) {
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                let id = name.to_string_lossy();
-                let id = id.strip_suffix(".txt").unwrap_or(&id);
-                if !self.saved.artifacts.iter().any(|kept| kept.id == id) {
+                let Some(id) = name.to_str().and_then(|name| name.strip_suffix(".txt")) else {
+                    continue;
+                };
+                // Only the texts this program writes; anything else is left alone.
+                if is_artifact_id(id) && !self.saved.artifacts.iter().any(|kept| kept.id == id) {
                     let _ = std::fs::remove_file(entry.path());
                 }
             }
@@ -429,27 +440,6 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
-}
-
-/// `bytes` into `path` through a temporary file beside it and a rename: a crash leaves the old
-/// file or the new one, never half of one.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let temp = path.with_extension(format!("tmp.{}", std::process::id()));
-    let written = (|| {
-        let mut file = File::options()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written
 }
 
 /// `n` things: `1 grant`, `2 grants`, `3 files read`.
