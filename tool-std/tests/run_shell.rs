@@ -814,6 +814,8 @@ fn removing_or_moving_a_link_acts_on_the_link_not_on_what_it_points_to() {
             "unlink out_file",
             "mv to_git_again moved",
             "find found -delete",
+            // A pattern that matches no protected path runs.
+            "rm -f *.o",
         ] {
             let result = shell.call("run_shell", json!({ "command": command }));
             assert!(!result.is_error(), "{mode:?}: {command}: {}", result.text());
@@ -835,6 +837,21 @@ fn removing_or_moving_a_link_acts_on_the_link_not_on_what_it_points_to() {
             "rm -rf kept_link/config",
             "find -L kept_link -delete",
             "find -H kept_link -name config -delete",
+            // Other spellings of the same paths: a glob, quoting, escapes, `--`.
+            "rm -rf kept_link/*",
+            "rm -rf \"kept_link\"/",
+            "rm -rf 'kept_link/'",
+            "rm -rf kept_link\\/",
+            "rm -rf $'kept_link/'",
+            "rm -rf kept_link/./",
+            "rm -r -- kept_link/",
+            "mv kept_link/ elsewhere",
+            // Patterns, matched now as the shell will expand them.
+            "rm -rf .git/*",
+            "rm -rf .*",
+            "rm -f .gi?/config",
+            "rm -f .g[i]t/conf*",
+            "rm -rf .{git,nothing}",
         ] {
             refused(&shell, command);
         }

@@ -164,24 +164,35 @@ impl Coordinator {
                 // the command unknown, which no allow rule covers.)
                 ResourceKind::Command => {
                     let Some(line) = lines.next() else { continue };
-                    for write in line.writes().iter().filter(|write| write.target.is_exact()) {
-                        let sent = &write.target.text;
-                        // `rm link` removes the link, not what it points to.
-                        let target = if write.follows_link {
-                            workspace.confine(resource.arg.clone(), sent)
+                    for write in line.writes() {
+                        // A pattern (`rm -rf .git/*`, `rm .*`) writes what it matches now, as
+                        // the shell will expand it; a target with an expansion is left out
+                        // here (it makes the command unknown).
+                        let targets = if write.target.is_exact() {
+                            vec![write.target.text.clone()]
+                        } else if write.target.pattern && !write.target.dynamic {
+                            reach::pattern_matches(workspace, &write.target.text)
                         } else {
-                            workspace.confine_link(resource.arg.clone(), sent)
+                            continue;
                         };
-                        // `rm -rf .` changes `.git` as surely as `rm -rf .git`.
-                        let reached = reach::denied_beneath(
-                            workspace,
-                            resource.arg.clone(),
-                            sent,
-                            &target,
-                            &write.beneath,
-                        );
-                        paths.push(target);
-                        paths.extend(reached);
+                        for sent in &targets {
+                            // `rm link` removes the link, not what it points to.
+                            let target = if write.follows_link {
+                                workspace.confine(resource.arg.clone(), sent)
+                            } else {
+                                workspace.confine_link(resource.arg.clone(), sent)
+                            };
+                            // `rm -rf .` changes `.git` as surely as `rm -rf .git`.
+                            let reached = reach::denied_beneath(
+                                workspace,
+                                resource.arg.clone(),
+                                sent,
+                                &target,
+                                &write.beneath,
+                            );
+                            paths.push(target);
+                            paths.extend(reached);
+                        }
                     }
                 }
                 ResourceKind::Url => {}

@@ -25,6 +25,63 @@ use crate::runtime::policy::shell::Beneath;
 /// about a tenth of a second; past it, deeper entries are the sandbox's to hold.
 pub(super) const MAX_ENTRIES: usize = 100_000;
 
+/// What the pattern `sent` (a write's target with unquoted glob or brace characters) matches
+/// now, as the shell will expand it, each spelt as the call would have spelt it: `.git/*` gives
+/// `.git/config`, `.git/HEAD`, ...; `.*` gives `.git`, `.env`; `.gi?/config` gives
+/// `.git/config`. Each part is matched in the folders the parts before it matched (followed,
+/// as the shell follows them); a name starting with `.` matches only a part starting with
+/// `.`, as in bash. The pattern itself is given too, for what it names when nothing matches.
+/// Past [`MAX_ENTRIES`] entries read, the pattern alone: the kernel sandbox holds the rest.
+pub(super) fn pattern_matches(workspace: &Workspace, sent: &str) -> Vec<String> {
+    let alone = || vec![sent.to_owned()];
+    // The matches so far, as spelt: "" is the workspace root, "/" the file system's.
+    let mut spelt = vec![if sent.starts_with('/') {
+        "/".to_owned()
+    } else {
+        String::new()
+    }];
+    let mut read = 0;
+    for part in sent.split('/').filter(|part| !part.is_empty()) {
+        let join = |prefix: &str, name: &str| match prefix {
+            "" => name.to_owned(),
+            "/" => format!("/{name}"),
+            prefix => format!("{prefix}/{name}"),
+        };
+        if !crate::runtime::policy::shell::has_unquoted_pattern(part) {
+            spelt = spelt.iter().map(|prefix| join(prefix, part)).collect();
+            continue;
+        }
+        let Ok(glob) = globset::GlobBuilder::new(part)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+        else {
+            return alone();
+        };
+        let matcher = glob.compile_matcher();
+        let mut next = Vec::new();
+        for prefix in &spelt {
+            let Ok(entries) = std::fs::read_dir(workspace.root().join(prefix)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                read += 1;
+                if read > MAX_ENTRIES {
+                    return alone();
+                }
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else { continue };
+                if (part.starts_with('.') || !name.starts_with('.')) && matcher.is_match(name) {
+                    next.push(join(prefix, name));
+                }
+            }
+        }
+        spelt = next;
+    }
+    spelt.push(sent.to_owned());
+    spelt
+}
+
 /// The first entry beneath `target` (which the call sent as `sent`) that a write rule of the
 /// workspace denies and that a write reaching `beneath` changes, resolved as a path of the
 /// call's argument `arg`; `None` when there is none, or nothing to look at (no rule about

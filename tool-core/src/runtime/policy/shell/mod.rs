@@ -34,6 +34,7 @@ mod wrappers;
 mod writers;
 
 pub use words::Word;
+pub(crate) use words::has_unquoted_pattern;
 pub use writers::{Beneath, FindSelection};
 
 /// What a command line would run: see the [module documentation](self).
