@@ -313,22 +313,214 @@ fn one_call_at_a_time_uses_a_session_and_it_cannot_be_removed_meanwhile() {
     assert!(setup.sessions().join("s/session.json").exists());
 }
 
-#[test]
-fn a_background_job_is_said_to_stop_with_the_command_and_leaves_no_process() {
-    let setup = Setup::new();
-    let marker = "sleep 97.125";
-    let arguments = format!(r#"{{"command": "{marker}", "run_in_background": true}}"#);
-    let started = setup.call("run_shell", &arguments, "jobs", &[]);
-    assert!(started.status.success(), "{}", stderr(&started));
-    assert_says(&stderr(&started), "shell_1 is stopped as this command ends");
-    let running: Vec<String> = std::fs::read_dir("/proc")
+/// The command lines of the processes running now (not zombies) that hold `needle`.
+fn processes_with(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
+        .filter(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // The state follows the command's name in parentheses; a zombie has ended.
+            stat.rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+        })
         .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
         .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " "))
-        .filter(|cmdline| cmdline.contains(marker))
-        .collect();
-    assert!(running.is_empty(), "still running: {running:?}");
+        .filter(|cmdline| cmdline.contains(needle))
+        .collect()
+}
+
+/// Waits up to 10 s for no running process to hold `needle`; fails naming those left.
+fn assert_none_left(needle: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let left = processes_with(needle);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Commands that only read run unasked; these tests' others need no terminal to ask.
+const BYPASS: &[&str] = &["--mode", "bypass"];
+
+fn background(command: &str) -> String {
+    serde_json::json!({ "command": command, "run_in_background": true }).to_string()
+}
+
+impl Setup {
+    /// What the session's keeper of this workspace has in its command line.
+    fn keeper(&self) -> String {
+        format!("session keep jobs --workspace {}", self.root().display())
+    }
+
+    /// `shell_output` of `id` in session `jobs`, read until the job has ended.
+    fn output_when_ended(&self, id: &str) -> (Output, String) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let mut printed = String::new();
+        loop {
+            let read = self.call("shell_output", &format!(r#"{{"id": "{id}"}}"#), "jobs", &[]);
+            printed.push_str(&stdout(&read));
+            if !stdout(&read).contains(": running (") {
+                return (read, printed);
+            }
+            assert!(std::time::Instant::now() < deadline, "{printed}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn without_a_session_a_background_job_stops_with_the_command_and_says_so() {
+    let setup = Setup::new();
+    let marker = "sleep 97.125";
+    let started = setup.toolbox(&["call", "run_shell", &background(marker)]);
+    assert!(started.status.success(), "{}", stderr(&started));
+    assert_says(&stderr(&started), "shell_1 is stopped as this command ends");
+    assert_says(&stderr(&started), "only in a session (`--session NAME`)");
+    assert!(processes_with(marker).is_empty());
+}
+
+#[test]
+fn a_background_job_runs_on_after_the_call_and_a_later_call_reads_its_output() {
+    let setup = Setup::new();
+    let job = background("echo started; sleep 0.5; echo finished; exit 3");
+    let started = setup.call("run_shell", &job, "jobs", BYPASS);
+    assert!(started.status.success(), "{}", stderr(&started));
+    assert_says(&stdout(&started), "shell_1");
+    assert_says(&stderr(&started), "shell_1 runs on in session `jobs`");
+
+    let (ended, printed) = setup.output_when_ended("shell_1");
+    assert_says(&printed, "started\n");
+    assert_says(&printed, "finished\n");
+    assert_says(&stdout(&ended), "exited with code 3");
+    // The job's failure is the command's, as for a command in the foreground.
+    assert_eq!(ended.status.code(), Some(1));
+    assert_says(&stderr(&ended), "the command exited with code 3");
+    assert!(!stderr(&ended).contains("runs on"), "{}", stderr(&ended));
+
+    let listed = setup.call("list_shells", "{}", "jobs", &[]);
+    assert_says(&stdout(&listed), "shell_1: exited with code 3");
+    assert_says(&stdout(&listed), "echo started");
+}
+
+#[test]
+fn jobs_of_several_calls_are_numbered_on_and_listed_with_the_sessions() {
+    let setup = Setup::new();
+    let (first, second) = ("sleep 96.25", "sleep 96.5");
+    for (command, id) in [(first, "shell_1"), (second, "shell_2")] {
+        let started = setup.call("run_shell", &background(command), "jobs", &[]);
+        assert_says(&stdout(&started), id);
+    }
+    let listed = setup.toolbox(&["session", "list"]);
+    assert_says(&stdout(&listed), "2 jobs running");
+    let removed = setup.toolbox(&["session", "remove", "jobs"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    assert_says(&stdout(&removed), "its 2 background jobs were stopped");
+    assert_none_left(first);
+    assert_none_left(second);
+    assert_none_left(&setup.keeper());
+    assert!(!setup.sessions().join("jobs").exists());
+}
+
+#[test]
+fn kill_shell_in_a_later_call_stops_the_job_and_every_process_it_started() {
+    let setup = Setup::new();
+    let marker = "sleep 95.75";
+    let job = background(&format!("{marker} & {marker}; wait"));
+    setup.call("run_shell", &job, "jobs", BYPASS);
+    assert_eq!(processes_with(marker).len(), 3, "bash and two sleeps");
+
+    let killed = setup.call("kill_shell", r#"{"id": "shell_1"}"#, "jobs", BYPASS);
+    assert!(killed.status.success(), "{}", stderr(&killed));
+    assert_says(&stdout(&killed), "stopped by kill_shell");
+    assert!(processes_with(marker).is_empty());
+    let listed = setup.call("list_shells", "{}", "jobs", &[]);
+    assert_says(&stdout(&listed), "(stopped by kill_shell)");
+}
+
+#[test]
+fn a_jobs_long_output_is_an_artifact_a_later_call_reads() {
+    let setup = Setup::new();
+    setup.call("run_shell", &background("seq 1 20000"), "jobs", &[]);
+    let (ended, _) = setup.output_when_ended("shell_1");
+    assert_says(&stdout(&ended), "the whole output is artifact art_job_1");
+
+    let tail = r#"{"id": "art_job_1", "offset": 19999, "limit": 2}"#;
+    let read = setup.call("read_artifact", tail, "jobs", &[]);
+    assert!(read.status.success(), "{}", stdout(&read));
+    assert_says(&stdout(&read), "20000\t20000");
+    // The session's own ids go on as before, apart from the keeper's.
+    let cut = setup.call("run_shell", LONG_OUTPUT, "jobs", &[]);
+    assert_says(&stdout(&cut), "art_1");
+}
+
+#[test]
+fn a_command_in_the_foreground_starts_no_keeper() {
+    let setup = Setup::new();
+    let ran = setup.call("run_shell", r#"{"command": "echo here"}"#, "jobs", &[]);
+    assert_says(&stdout(&ran), "here");
+    let listed = setup.call("list_shells", "{}", "jobs", &[]);
+    assert_says(&stdout(&listed), "No background jobs.");
+    assert!(processes_with(&setup.keeper()).is_empty());
+    assert!(!setup.sessions().join("jobs/jobs.sock").exists());
+}
+
+#[test]
+fn an_idle_keeper_ends_and_leaves_no_socket() {
+    let setup = Setup::new();
+    let started = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args([
+            "call",
+            "run_shell",
+            &background("true"),
+            "--session",
+            "jobs",
+        ])
+        .current_dir(setup.root())
+        .env("TOOLBOX_STATE_DIR", setup.state.path())
+        .env("TOOLBOX_KEEPER_IDLE_MS", "200")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(started.status.success(), "{}", stderr(&started));
+    assert_none_left(&setup.keeper());
+    assert!(!setup.sessions().join("jobs/jobs.sock").exists());
+    let read = setup.call("shell_output", r#"{"id": "shell_1"}"#, "jobs", &[]);
+    assert_eq!(read.status.code(), Some(1));
+    assert_says(&stdout(&read), "no shell job `shell_1`");
+}
+
+#[test]
+fn a_job_is_refused_by_a_keeper_started_with_other_settings() {
+    let setup = Setup::new();
+    let marker = "sleep 94.5";
+    setup.call("run_shell", &background(marker), "jobs", &["--no-discover"]);
+    let other = setup.call("run_shell", &background("true"), "jobs", &[]);
+    assert_eq!(other.status.code(), Some(1));
+    assert_says(&stdout(&other), "other options");
+    assert_says(&stdout(&other), "toolbox session remove");
+    // Reading needs no such match.
+    let listed = setup.call("list_shells", "{}", "jobs", &[]);
+    assert_says(&stdout(&listed), marker);
+    setup.toolbox(&["session", "remove", "jobs"]);
+    assert_none_left(marker);
+}
+
+#[test]
+fn the_keeper_ends_with_its_jobs_when_the_session_folder_is_deleted_by_hand() {
+    let setup = Setup::new();
+    let marker = "sleep 93.25";
+    setup.call("run_shell", &background(marker), "jobs", &[]);
+    assert_eq!(processes_with(marker).len(), 1);
+    std::fs::remove_dir_all(setup.sessions().join("jobs")).unwrap();
+    assert_none_left(marker);
+    assert_none_left(&setup.keeper());
 }
 
 #[test]
@@ -415,4 +607,55 @@ fn only_the_texts_of_dropped_artifacts_are_cleaned_from_the_folder() {
     assert!(call.status.success(), "{}", stderr(&call));
     assert!(stray.exists());
     assert!(setup.sessions().join("s/artifacts/art_1.txt").exists());
+}
+
+#[test]
+fn sigterm_to_the_keeper_stops_its_jobs_before_it_ends() {
+    let setup = Setup::new();
+    let marker = "sleep 92.75";
+    setup.call("run_shell", &background(marker), "jobs", &[]);
+    let keeper: Vec<u32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            String::from_utf8_lossy(&cmdline)
+                .replace('\0', " ")
+                .contains(&setup.keeper())
+                .then_some(pid)
+        })
+        .collect();
+    assert_eq!(keeper.len(), 1, "one keeper");
+    let signalled = Command::new("kill")
+        .args(["-TERM", &keeper[0].to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    assert_none_left(marker);
+    assert_none_left(&setup.keeper());
+}
+
+#[test]
+fn commands_cannot_read_the_sessions_folder_in_the_call_nor_as_a_job() {
+    if !tool_std::shell::sandbox::status().holds_files() {
+        eprintln!("skipped: no kernel sandbox here");
+        return;
+    }
+    let setup = Setup::new();
+    setup.call("read_file", READ_NOTES, "jobs", &[]);
+    let file = setup.sessions().join("jobs/session.json");
+    assert!(file.exists());
+    let cat = serde_json::json!({ "command": format!("cat {}", file.display()) }).to_string();
+    let read = setup.call("run_shell", &cat, "jobs", BYPASS);
+    assert_eq!(read.status.code(), Some(1), "{}", stdout(&read));
+    assert_says(&stdout(&read), "Permission denied");
+    assert!(!stdout(&read).contains("notes.md"), "{}", stdout(&read));
+
+    let job = serde_json::json!({ "command": format!("cat {}", file.display()), "run_in_background": true });
+    setup.call("run_shell", &job.to_string(), "jobs", BYPASS);
+    let (ended, printed) = setup.output_when_ended("shell_1");
+    assert_says(&stdout(&ended), "exited with code 1");
+    assert!(!printed.contains("notes.md"), "{printed}");
+    setup.toolbox(&["session", "remove", "jobs"]);
 }

@@ -21,6 +21,8 @@ pub struct Artifacts {
 
 #[derive(Debug)]
 struct ArtifactStore {
+    /// What every id this store gives starts with: `art_` unless set.
+    prefix: String,
     next_id: u64,
     bytes: usize,
     max_bytes: usize,
@@ -67,6 +69,7 @@ impl Artifacts {
     pub fn new(max_bytes: usize) -> Self {
         Artifacts {
             inner: Arc::new(Mutex::new(ArtifactStore {
+                prefix: "art_".to_owned(),
                 next_id: 1,
                 bytes: 0,
                 max_bytes,
@@ -80,6 +83,7 @@ impl Artifacts {
     pub(crate) fn empty_like(&self) -> Self {
         let store = self.lock();
         let empty = Artifacts::new(store.max_bytes);
+        empty.lock().prefix.clone_from(&store.prefix);
         if let Some(chars) = store.page_chars {
             empty.set_page_chars(chars);
         }
@@ -119,10 +123,26 @@ impl Artifacts {
         self.lock().page_chars = Some(chars);
     }
 
+    /// This store, giving ids that start with `prefix` instead of `art_`: for a store whose
+    /// artifacts join another's (`toolbox call --session` keeps background jobs in a process of
+    /// their own, whose artifacts join the session's), so that no id is given twice.
+    ///
+    /// ```
+    /// use tool_core::middleware::Artifacts;
+    ///
+    /// let jobs = Artifacts::new(1 << 20).with_id_prefix("art_job_");
+    /// assert_eq!(jobs.store("shell_output", "call_1", "log".to_owned()), "art_job_1");
+    /// ```
+    #[must_use]
+    pub fn with_id_prefix(self, prefix: impl Into<String>) -> Self {
+        self.lock().prefix = prefix.into();
+        self
+    }
+
     /// Keeps a text; returns its id.
     pub fn store(&self, tool: &str, call_id: &str, text: String) -> String {
         let mut store = self.lock();
-        let id = format!("art_{}", store.next_id);
+        let id = format!("{}{}", store.prefix, store.next_id);
         store.next_id += 1;
         store.push(Artifact {
             id: id.clone(),
@@ -153,11 +173,11 @@ impl Artifacts {
     /// ```
     pub fn restore(&self, artifact: Artifact) {
         let mut store = self.lock();
-        if let Some(number) = artifact
+        let own_number = artifact
             .id
-            .strip_prefix("art_")
-            .and_then(|number| number.parse::<u64>().ok())
-        {
+            .strip_prefix(store.prefix.as_str())
+            .and_then(|number| number.parse::<u64>().ok());
+        if let Some(number) = own_number {
             store.next_id = store.next_id.max(number.saturating_add(1));
         }
         if let Some(at) = store.items.iter().position(|kept| kept.id == artifact.id)

@@ -13,6 +13,7 @@ mod arguments;
 mod form;
 mod imports;
 mod install;
+mod keeper;
 mod progress;
 mod replace;
 mod serve;
@@ -27,6 +28,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 use tool_core::approval;
 use tool_core::context::CancellationToken;
+use tool_core::coordinator::CoordinatorBuilder;
 use tool_core::policy::Mode;
 use tool_core::schema::{self, Dialect, ExportProblem, GeminiForm, OpenAiApi};
 use tool_core::settings::{Settings, SettingsLocations, SettingsScope, SettingsSource};
@@ -145,11 +147,19 @@ enum Command {
 enum SessionCommand {
     /// List the sessions: workspace, when last used, and what each keeps.
     List,
-    /// Remove a session and everything it keeps.
+    /// Remove a session and everything it keeps, stopping its background jobs.
     Remove {
         /// The session's name.
         #[arg(value_parser = sessions::valid_name)]
         name: String,
+    },
+    /// Keep a session's background jobs (started by a call of the session, not by hand).
+    #[command(hide = true)]
+    Keep {
+        #[arg(value_parser = sessions::valid_name)]
+        name: String,
+        #[command(flatten)]
+        session: SessionArgs,
     },
 }
 
@@ -387,6 +397,9 @@ fn run(command: Command) -> Result<u8, Failure> {
             out_raw(&sessions::remove(&name)?);
             Ok(0)
         }
+        Command::Session {
+            command: SessionCommand::Keep { name, session },
+        } => keeper::keep(&name, &session),
         Command::Check { verbose } => Ok(check(&toolset, verbose)),
         Command::Serve { session, serve } => serve::serve(toolset, &session, &serve),
         Command::Install(args) => install::install(&args),
@@ -414,7 +427,7 @@ fn run(command: Command) -> Result<u8, Failure> {
                 resolved,
                 false,
                 CancellationToken::new(),
-                None,
+                |builder| builder,
             )?;
             let explained = coordinator
                 .explain(&ToolCall::new(tool, arguments))
@@ -643,6 +656,15 @@ fn call(
     let mut named = named_session
         .map(|name| sessions::NamedSession::open(name, resolved.workspace.root()))
         .transpose()?;
+    // A session's background jobs are kept by a process of their own, which outlives this one.
+    let toolset = match &named {
+        Some(named) => {
+            let link = keeper::Link::new(named.name(), named.dir())
+                .for_call(resolved.workspace.root(), session);
+            keeper::kept(toolset, &std::sync::Arc::new(link))
+        }
+        None => toolset,
+    };
     // SIGINT, SIGTERM and SIGHUP cancel the call (and stop what it started) through this.
     let calls = CancellationToken::new();
     let coordinator = coordinator(
@@ -651,7 +673,10 @@ fn call(
         resolved,
         std::io::stdin().is_terminal(),
         calls.clone(),
-        named.as_ref(),
+        |builder| match &named {
+            Some(named) => named.attach(builder),
+            None => builder,
+        },
     )?;
     if let Some(named) = &mut named {
         named.restore(&coordinator, session.mode.is_some())?;
@@ -683,9 +708,14 @@ fn call(
         eprintln!("{remedy}");
     }
     if let Some(job) = background_job(&result) {
-        eprintln!(
-            "toolbox: {job} is stopped as this command ends: background jobs do not outlive `toolbox call`, not even with --session; run the command in the foreground, or serve the tools (`toolbox serve`) to a client that keeps them"
-        );
+        match named_session {
+            Some(name) => eprintln!(
+                "toolbox: {job} runs on in session `{name}`: `toolbox call --session {name} shell_output '{{\"id\": \"{job}\"}}'` reads its output, `kill_shell` stops it, `toolbox session remove {name}` stops every job of the session"
+            ),
+            None => eprintln!(
+                "toolbox: {job} is stopped as this command ends: a background job outlives `toolbox call` only in a session (`--session NAME`)"
+            ),
+        }
     }
     if let Some(Err(failure)) = saved {
         // The reply is out; only what the session keeps for the next call is lost.
@@ -717,9 +747,14 @@ fn command_failure(result: &ToolResult) -> Option<String> {
     }
 }
 
-/// The background job a call started (run_shell's `job_id`): it ends with this process.
+/// The background job a call started (run_shell's `job_id`, in a reply without a `status`,
+/// which `shell_output`'s and `kill_shell`'s have).
 fn background_job(result: &ToolResult) -> Option<&str> {
-    result.structured()?.get("job_id")?.as_str()
+    let reply = result.structured()?;
+    match reply.get("status") {
+        None => reply.get("job_id")?.as_str(),
+        Some(_) => None,
+    }
 }
 
 /// What the person at the terminal can do about a call refused because nobody could be asked
@@ -814,29 +849,28 @@ fn workspace(root: Option<&std::path::Path>) -> Result<Workspace, Failure> {
 }
 
 /// The coordinator of a session: `toolset` in its `resolved` workspace and settings, its mode, with
-/// the console approver when `interactive`; cancelling `calls` cancels every call it runs.
+/// the console approver when `interactive`; cancelling `calls` cancels every call it runs;
+/// `attach` gives it a named session's state (before the output limit, which keeps what it
+/// cuts in the artifact store given there).
 fn coordinator(
     toolset: Toolset,
     session: &SessionArgs,
     resolved: Resolved,
     interactive: bool,
     calls: CancellationToken,
-    named: Option<&sessions::NamedSession>,
+    attach: impl FnOnce(CoordinatorBuilder) -> CoordinatorBuilder,
 ) -> Result<Coordinator, Failure> {
     let Resolved {
         workspace,
         settings,
     } = resolved;
     let roots = workspace.roots().to_vec();
-    let mut builder = Coordinator::builder().toolset(toolset).workspace(workspace);
-    if let Some(named) = named {
-        // Before the output limit, which keeps what it cuts in the session's store.
-        builder = named.attach(builder);
-    }
+    let builder = attach(Coordinator::builder().toolset(toolset).workspace(workspace));
     let mut builder = builder
         .output_limit(30_000)
         .cancellation(calls)
         .state(CodeModeConfig::default());
+    builder = sandbox_from(settings.as_ref(), &roots, builder);
     if let Some(settings) = settings {
         // What loaded but may not do what it seems, and what is understood but not run here:
         // said once, on stderr, so a mistake in the file is not silently without effect.
@@ -846,7 +880,6 @@ fn coordinator(
         for ignored in &settings.ignored {
             eprintln!("toolbox: note: {ignored}");
         }
-        builder = sandbox_from(&settings, builder);
         builder = builder.settings(settings);
     }
     // After the settings, so the flag, when given, wins over the settings' default mode.
@@ -859,6 +892,24 @@ fn coordinator(
     builder
         .build()
         .map_err(|error| Failure::setup(error.to_string()))
+}
+
+/// The coordinator of a session's background jobs (`keeper`): as a call's, without an
+/// approver or hooks (the calls it runs were authorized, and their hooks run, where they were
+/// made), cutting long output into `artifacts`.
+fn keeper_coordinator(
+    toolset: Toolset,
+    session: &SessionArgs,
+    mut resolved: Resolved,
+    calls: CancellationToken,
+    artifacts: &tool_core::middleware::Artifacts,
+) -> Result<Coordinator, Failure> {
+    if let Some(settings) = &mut resolved.settings {
+        settings.hooks = Default::default();
+    }
+    coordinator(toolset, session, resolved, false, calls, |builder| {
+        builder.state(artifacts.clone())
+    })
 }
 
 fn out_raw(text: &str) {
@@ -878,14 +929,24 @@ fn out_raw(text: &str) {
 
 /// run_shell's sandbox as the settings configure it (`sandbox.enabled`, the `Read(..)` deny
 /// rules it enforces in the kernel), and `sandbox.autoAllowBashIfSandboxed` as a policy rule.
+/// The named sessions are hidden from commands whatever the settings: they hold the sessions'
+/// grants (what may run unasked) and what earlier calls read.
 #[cfg(unix)]
 fn sandbox_from(
-    settings: &Settings,
-    builder: tool_core::coordinator::CoordinatorBuilder,
-) -> tool_core::coordinator::CoordinatorBuilder {
+    settings: Option<&Settings>,
+    roots: &[PathBuf],
+    builder: CoordinatorBuilder,
+) -> CoordinatorBuilder {
     use tool_std::shell::sandbox::{AutoAllowSandboxedShell, SandboxConfig};
-    let config = SandboxConfig::from_settings(settings);
-    let builder = match AutoAllowSandboxedShell::from_settings(settings, &config) {
+    let mut config = settings.map_or_else(SandboxConfig::default, SandboxConfig::from_settings);
+    if let Ok(sessions) = sessions::sessions_dir()
+        && !roots.iter().any(|root| root.starts_with(&sessions))
+    {
+        config.deny_read.push(sessions);
+    }
+    let rule =
+        settings.and_then(|settings| AutoAllowSandboxedShell::from_settings(settings, &config));
+    let builder = match rule {
         Some(rule) => builder.policy(tool_core::policy::PolicyBuilder::default().rule(rule)),
         None => builder,
     };
@@ -894,13 +955,13 @@ fn sandbox_from(
 
 #[cfg(not(unix))]
 fn sandbox_from(
-    _settings: &Settings,
-    builder: tool_core::coordinator::CoordinatorBuilder,
-) -> tool_core::coordinator::CoordinatorBuilder {
+    _settings: Option<&Settings>,
+    _roots: &[PathBuf],
+    builder: CoordinatorBuilder,
+) -> CoordinatorBuilder {
     builder
 }
 
-/// What `check` says about where `execute` runs its interpreter, and whether that works.
 fn code_mode_line() -> (String, bool) {
     match Isolation::detect() {
         Isolation::Worker { program, .. } if !program.is_file() => (

@@ -344,7 +344,14 @@ pub(crate) fn serve(
     // asked at the terminal.
     // Over stdio, SIGINT, SIGTERM and SIGHUP cancel every call in flight through this.
     let calls = CancellationToken::new();
-    let coordinator = coordinator(toolset, session, resolved, false, calls.clone(), None)?;
+    let coordinator = coordinator(
+        toolset,
+        session,
+        resolved,
+        false,
+        calls.clone(),
+        |builder| builder,
+    )?;
     // An imported server's tool changes reach this server's clients: a chain.
     if let Some(imported) = &imported {
         runtime.block_on(

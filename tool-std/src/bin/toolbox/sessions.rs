@@ -24,6 +24,7 @@ use tool_std::fs::{FileSession, Seen};
 use tool_std::{TodoItem, TodoList};
 
 use crate::Failure;
+use crate::keeper::{ARTIFACT_PREFIX, Link};
 use crate::replace::replace_file;
 
 /// The state directory's variable a test or a user can point elsewhere.
@@ -184,6 +185,16 @@ impl NamedSession {
         })
     }
 
+    /// The session's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The session's folder.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// `builder` with the session's artifact store and record of files read.
     pub(crate) fn attach(&self, builder: CoordinatorBuilder) -> CoordinatorBuilder {
         builder
@@ -340,10 +351,15 @@ pub(crate) fn list() -> Result<String, Failure> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |since| since.as_secs());
     let mut text = format!("Sessions in {}:\n", dir.display());
+    let runtime = crate::runtime()?;
     for name in names {
+        let jobs = runtime
+            .block_on(Link::new(&name, &dir.join(&name)).running())
+            .map(|running| format!(", {}", count(running, "job running")))
+            .unwrap_or_default();
         let line = match read_saved(&dir.join(&name), &name) {
             Ok(Some(saved)) => format!(
-                "  {name}  {}  used {} ago; {}, {}, {}, {}",
+                "  {name}  {}  used {} ago; {}, {}, {}, {}{jobs}",
                 saved.workspace.display(),
                 age(now.saturating_sub(saved.used)),
                 count(saved.artifacts.len(), "artifact"),
@@ -379,9 +395,20 @@ pub(crate) fn remove(name: &str) -> Result<String, Failure> {
             "session `{name}` is in use by a call that is still running; remove it when that call has ended"
         )));
     }
+    let stopped = crate::runtime()?
+        .block_on(Link::new(name, &dir).stop())
+        .map_err(Failure::setup)?;
     std::fs::remove_dir_all(&dir)
         .map_err(|error| Failure::setup(format!("cannot remove `{}`: {error}", dir.display())))?;
-    Ok(format!("Removed session `{name}` ({}).\n", dir.display()))
+    let jobs = match stopped {
+        Some(1) => "; its background job was stopped".to_owned(),
+        Some(n) if n > 1 => format!("; its {n} background jobs were stopped"),
+        _ => String::new(),
+    };
+    Ok(format!(
+        "Removed session `{name}` ({}){jobs}.\n",
+        dir.display()
+    ))
 }
 
 /// `session.json` of the session in `dir`, `None` when no call has finished in it.
@@ -424,9 +451,12 @@ fn still_at(file: &File, path: &Path) -> bool {
     }
 }
 
+/// An id the session's store gives (`art_N`) or its keeper's (`art_job_N`).
 fn is_artifact_id(id: &str) -> bool {
-    id.strip_prefix("art_")
-        .is_some_and(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+    [ARTIFACT_PREFIX, "art_"].iter().any(|prefix| {
+        id.strip_prefix(prefix)
+            .is_some_and(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+    })
 }
 
 fn artifact_path(dir: &Path, id: &str) -> PathBuf {
