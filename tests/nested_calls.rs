@@ -111,6 +111,23 @@ fn a_nested_call_runs_one_level_deeper() {
 }
 
 #[test]
+fn a_nested_call_runs_in_the_session_of_its_caller() {
+    let server = Coordinator::builder().toolset(toolset()).build().unwrap();
+    let alice = server.new_session();
+    alice.set_mode(Mode::Plan);
+    let written = alice.call_blocking(run_call("nest_write", json!({"text": "x"})));
+    assert!(
+        written.text().contains("plan mode"),
+        "the nested call was judged in the caller's session, in plan mode: {}",
+        written.text()
+    );
+    drop(alice);
+    // The server's own session is not in plan mode, and a session dropped takes nothing with it.
+    let written = server.call_blocking(run_call("nest_where", json!({})));
+    assert_eq!(written.text(), "depth 1");
+}
+
+#[test]
 fn a_nested_call_meets_the_same_policy() {
     let coordinator = Coordinator::builder()
         .toolset(toolset())

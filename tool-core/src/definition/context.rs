@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Instant;
 
 /// The token a running call watches to know it should stop (re-exported from `tokio_util`).
@@ -65,8 +65,8 @@ pub struct ToolContext {
     /// When this call's time limit runs out, if it has one.
     deadline: Option<Instant>,
     shared: Arc<SharedContext>,
-    /// What the runtime attaches to this call (the coordinator a tool may call others through,
-    /// the call's own approver), read by the `FromContext` impls that live with it.
+    /// What the runtime attaches to this call (its own progress sink and approver, when the
+    /// caller gave them), read by the `FromContext` impls that live with it.
     extensions: Extensions,
 }
 
@@ -90,8 +90,8 @@ pub struct ToolContext {
 /// ```
 #[derive(Clone, Default)]
 pub struct Extensions {
-    /// A call holds a handful (the coordinator, a progress sink, an approver): a list searched
-    /// in order costs less per call than hashing into a map.
+    /// A call holds a handful at most (a progress sink, an approver), most calls none: a list
+    /// searched in order costs less per call than hashing into a map.
     values: Vec<(TypeId, Arc<dyn Any + Send + Sync>)>,
 }
 
@@ -143,6 +143,11 @@ pub(crate) struct SharedContext {
     pub(crate) progress: Option<Arc<dyn ProgressSink>>,
     /// Values made on first use by [`ToolContext::session_state`], one per type.
     pub(crate) session: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    /// The runtime that runs the calls of this context (the coordinator a tool calls others
+    /// through), set once when it is built: held weakly, as it holds this, and by a type the
+    /// definition side does not name. Here rather than attached to each call, which cost an
+    /// allocation or two per call for what a few tools ask for.
+    pub(crate) owner: OnceLock<Weak<dyn Any + Send + Sync>>,
 }
 
 impl SharedContext {
@@ -233,6 +238,13 @@ impl ToolContext {
     #[must_use]
     pub fn call(&self) -> &CallInfo {
         &self.call
+    }
+
+    /// The runtime that runs this call ([`SharedContext::owner`]), `None` for a detached
+    /// context.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn owner(&self) -> Option<Arc<dyn Any + Send + Sync>> {
+        self.shared.owner.get()?.upgrade()
     }
 
     /// What the runtime or a middleware attached to this call.

@@ -68,59 +68,14 @@ impl Coordinator {
         batch_abort: Option<&CancellationToken>,
     ) -> Result<Vec<String>, Refusal> {
         let mut context = Vec::new();
-        let mut hook_decision = None;
         let hooked = self.inner.hooks.has(HookEvent::PreToolUse);
-        if hooked {
-            let input = self.hook_input(
-                HookInput::pre_tool_use(
-                    staged.tool.spec().name.to_string(),
-                    arguments_value(&staged.arguments),
-                ),
-                &staged.call_id,
-                snapshot.mode,
-            );
-            let outcome = self
-                .run_hooks(HookEvent::PreToolUse, &staged.tool, &input)
-                .await;
-            context.extend(outcome.additional_context.iter().cloned());
-            if let Some(stop) = outcome.stops.first() {
-                let decision = Decision::deny(
-                    format!("a hook stopped the session: {}", stop.message),
-                    DecisionSource::new(PolicyLayer::Hook, stop.hook.clone()),
-                );
-                let mut refusal = self.refuse(staged, decision);
-                refusal.stop = Some(stop.message.clone());
-                return Err(refusal);
-            }
-            hook_decision = outcome.decision();
-            if let Some(denied) = hook_decision
-                .as_ref()
-                .filter(|d| d.verdict == Verdict::Deny)
-            {
-                return Err(self.refuse(staged, denied.clone()));
-            }
-            // Deferred: not decided now. The call ends pending (`ToolError::is_pending`), for
-            // the embedding program to settle and run again; nothing of it has run.
-            if let Some(deferred) = outcome.defers.first() {
-                let why = if deferred.message.is_empty() {
-                    format!("hook `{}` deferred the decision", deferred.hook)
-                } else {
-                    format!(
-                        "hook `{}` deferred the decision: {}",
-                        deferred.hook, deferred.message
-                    )
-                };
-                return Err(Refusal::from(ToolError::from_error(Unanswered::pending(
-                    format!("`{}` was not run: {why}", staged.tool.spec().name),
-                ))));
-            }
-            match outcome.updated_input {
-                // Validated like model input, classified and confined again.
-                Some(updated) => self.restage(staged, Value::Object(updated))?,
-                // The hook took time: the paths are confined as they are now.
-                None => staged.paths = self.resolve_paths(&staged.prepared, staged.effect),
-            }
-        }
+        // Boxed: only a call with PreToolUse hooks waits on them, and every call's future
+        // (moved whole when its caller pins it) would otherwise carry their state.
+        let hook_decision = if hooked {
+            Box::pin(self.pre_tool_use(staged, snapshot, &mut context)).await?
+        } else {
+            None
+        };
 
         // The rules, the mode and the boundary, on the session as it is after the hooks.
         let after_hooks;
@@ -157,8 +112,10 @@ impl Coordinator {
         self.decided(staged, &decision);
 
         if decision.verdict == Verdict::Ask {
-            self.ask(staged, &decision, snapshot, batch_abort, &mut context)
-                .await?;
+            // Boxed, as the hooks are below: a call that asks waits for a person anyway, and
+            // the wait's state is then not carried, unused, by every call's future (which is
+            // moved whole when a caller pins it).
+            Box::pin(self.ask(staged, &decision, snapshot, batch_abort, &mut context)).await?;
             self.decide_after_wait(staged)?;
         }
         Ok(context)
@@ -211,6 +168,67 @@ impl Coordinator {
         ));
         refusal.permission_denied = by_policy.then(|| decision.reason.into_owned());
         refusal
+    }
+
+    /// The PreToolUse hooks of a staged call: they may stop or defer it (its refusal), deny
+    /// it, change its input (validated, classified and confined again here) or add context
+    /// for the model; returns the decision they gave, if any.
+    async fn pre_tool_use(
+        &self,
+        staged: &mut Staged,
+        snapshot: &PolicyContext,
+        context: &mut Vec<String>,
+    ) -> Result<Option<Decision>, Refusal> {
+        let input = self.hook_input(
+            HookInput::pre_tool_use(
+                staged.tool.spec().name.to_string(),
+                arguments_value(&staged.arguments),
+            ),
+            &staged.call_id,
+            snapshot.mode,
+        );
+        let outcome = self
+            .run_hooks(HookEvent::PreToolUse, &staged.tool, &input)
+            .await;
+        context.extend(outcome.additional_context.iter().cloned());
+        if let Some(stop) = outcome.stops.first() {
+            let decision = Decision::deny(
+                format!("a hook stopped the session: {}", stop.message),
+                DecisionSource::new(PolicyLayer::Hook, stop.hook.clone()),
+            );
+            let mut refusal = self.refuse(staged, decision);
+            refusal.stop = Some(stop.message.clone());
+            return Err(refusal);
+        }
+        let hook_decision = outcome.decision();
+        if let Some(denied) = hook_decision
+            .as_ref()
+            .filter(|d| d.verdict == Verdict::Deny)
+        {
+            return Err(self.refuse(staged, denied.clone()));
+        }
+        // Deferred: not decided now. The call ends pending (`ToolError::is_pending`), for
+        // the embedding program to settle and run again; nothing of it has run.
+        if let Some(deferred) = outcome.defers.first() {
+            let why = if deferred.message.is_empty() {
+                format!("hook `{}` deferred the decision", deferred.hook)
+            } else {
+                format!(
+                    "hook `{}` deferred the decision: {}",
+                    deferred.hook, deferred.message
+                )
+            };
+            return Err(Refusal::from(ToolError::from_error(Unanswered::pending(
+                format!("`{}` was not run: {why}", staged.tool.spec().name),
+            ))));
+        }
+        match outcome.updated_input {
+            // Validated like model input, classified and confined again.
+            Some(updated) => self.restage(staged, Value::Object(updated))?,
+            // The hook took time: the paths are confined as they are now.
+            None => staged.paths = self.resolve_paths(&staged.prepared, staged.effect),
+        }
+        Ok(hook_decision)
     }
 
     /// PermissionDenied hooks, after the policy denied a call: they may log or escalate it,

@@ -496,25 +496,23 @@ impl CoordinatorBuilder {
                 events.send(CallEvent::Progress(update));
             }));
         }
-        Ok(Coordinator {
-            inner: Arc::new(Inner {
-                toolset: Arc::new(LiveToolset::new(toolset)),
-                shared: Arc::new(self.shared),
-                policy,
-                initial_session: Arc::new(session.clone()),
-                session: RwLock::new(Arc::new(session)),
-                approver: self.approver,
-                grants_file: self.grants_file,
-                hooks,
-                chain: chain.into(),
-                budget: self.budget,
-                events: self.events,
-                batch: self.batch,
-                session_id: self.session_id.unwrap_or_else(new_session_id),
-                default_timeout: self.default_timeout,
-                runtime: OnceLock::new(),
-            }),
-        })
+        Ok(Coordinator::owning(Inner {
+            toolset: Arc::new(LiveToolset::new(toolset)),
+            shared: Arc::new(self.shared),
+            policy,
+            initial_session: Arc::new(session.clone()),
+            session: RwLock::new(Arc::new(session)),
+            approver: self.approver,
+            grants_file: self.grants_file,
+            hooks,
+            chain: chain.into(),
+            budget: self.budget,
+            events: self.events,
+            batch: self.batch,
+            session_id: self.session_id.unwrap_or_else(new_session_id),
+            default_timeout: self.default_timeout,
+            runtime: OnceLock::new(),
+        }))
     }
 }
 

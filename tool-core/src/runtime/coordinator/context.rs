@@ -1,5 +1,6 @@
 //! The context a call runs with (stage 5, see `pipeline.rs`): its own cancellation token,
-//! its deadline, the coordinator attached for nested calls.
+//! its deadline; the coordinator it runs under is its shared context's owner
+//! ([`Coordinator::of`]), for nested calls.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,7 +21,7 @@ impl Coordinator {
         parent_cancellation: Option<CancellationToken>,
     ) -> ToolContext {
         let spec = tool.spec();
-        let mut ctx = ToolContext::new(
+        let ctx = ToolContext::new(
             CallInfo {
                 call_id,
                 tool: spec.name.clone(),
@@ -29,8 +30,6 @@ impl Coordinator {
             Arc::clone(&self.inner.shared),
             parent_cancellation,
         );
-        // Through which the tool may call other tools (`ToolCaller`).
-        ctx.extensions_mut().insert(self.clone());
         if let Some(events) = &self.inner.events {
             events.send(CallEvent::Started {
                 call_id: ctx.call().call_id.clone(),

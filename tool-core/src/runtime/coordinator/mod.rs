@@ -376,26 +376,42 @@ impl Coordinator {
             cancellation: inner.shared.cancellation.child_token(),
             progress: inner.shared.progress.clone(),
             session: std::sync::Mutex::default(),
+            owner: OnceLock::new(),
         };
-        Coordinator {
-            inner: Arc::new(Inner {
-                toolset: Arc::clone(&inner.toolset),
-                shared: Arc::new(shared),
-                policy: inner.policy.clone(),
-                session: RwLock::new(Arc::clone(&inner.initial_session)),
-                initial_session: Arc::clone(&inner.initial_session),
-                approver: inner.approver.clone(),
-                grants_file: inner.grants_file.clone(),
-                hooks: inner.hooks.clone(),
-                chain: Arc::clone(&inner.chain),
-                budget: inner.budget.clone(),
-                events: inner.events.clone(),
-                batch: inner.batch,
-                session_id: builder::new_session_id(),
-                default_timeout: inner.default_timeout,
-                runtime: OnceLock::new(),
-            }),
-        }
+        Coordinator::owning(Inner {
+            toolset: Arc::clone(&inner.toolset),
+            shared: Arc::new(shared),
+            policy: inner.policy.clone(),
+            session: RwLock::new(Arc::clone(&inner.initial_session)),
+            initial_session: Arc::clone(&inner.initial_session),
+            approver: inner.approver.clone(),
+            grants_file: inner.grants_file.clone(),
+            hooks: inner.hooks.clone(),
+            chain: Arc::clone(&inner.chain),
+            budget: inner.budget.clone(),
+            events: inner.events.clone(),
+            batch: inner.batch,
+            session_id: builder::new_session_id(),
+            default_timeout: inner.default_timeout,
+            runtime: OnceLock::new(),
+        })
+    }
+
+    /// The coordinator of `inner`, known to its calls' contexts as their owner: what
+    /// [`of`](Self::of) finds for a tool that calls others.
+    fn owning(inner: Inner) -> Coordinator {
+        let inner = Arc::new(inner);
+        let weak = Arc::downgrade(&inner);
+        let owner: std::sync::Weak<dyn std::any::Any + Send + Sync> = weak;
+        // Each `Inner` has a shared context of its own, so nothing set it before.
+        let _ = inner.shared.owner.set(owner);
+        Coordinator { inner }
+    }
+
+    /// The coordinator running the call of `ctx`, `None` for a detached context.
+    pub(crate) fn of(ctx: &crate::definition::context::ToolContext) -> Option<Coordinator> {
+        let inner = ctx.owner()?.downcast::<Inner>().ok()?;
+        Some(Coordinator { inner })
     }
 
     /// The value of type `T` kept for this session, as tools reach it with

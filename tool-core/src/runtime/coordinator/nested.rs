@@ -154,14 +154,14 @@ impl std::fmt::Debug for ToolCaller {
 
 impl FromContext<'_> for ToolCaller {
     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        let Some(coordinator) = ctx.extensions().get::<Coordinator>() else {
+        let Some(coordinator) = Coordinator::of(ctx) else {
             return Err(ToolError::failed(format!(
                 "`{}` calls other tools, so it must run under a Coordinator (it was called with a detached context)",
                 ctx.call().tool
             )));
         };
         Ok(ToolCaller {
-            coordinator: coordinator.clone(),
+            coordinator,
             parent: ctx.call().clone(),
             cancellation: ctx.cancellation().clone(),
             deadline: ctx.deadline(),

@@ -205,9 +205,17 @@ impl Coordinator {
         let context = match authorized {
             Ok(context) => context,
             Err(mut refusal) => {
-                if let Some(reason) = refusal.permission_denied.take() {
-                    self.permission_denied_hooks(&staged, &reason, snapshot.mode, &mut refusal)
-                        .await;
+                if let Some(reason) = refusal.permission_denied.take()
+                    && !self.inner.hooks.is_empty()
+                {
+                    // Boxed, as every hook stage is: see `after_hooks` below.
+                    Box::pin(self.permission_denied_hooks(
+                        &staged,
+                        &reason,
+                        snapshot.mode,
+                        &mut refusal,
+                    ))
+                    .await;
                 }
                 unfinished.disarm();
                 let name = staged.tool.spec().name.clone();
@@ -251,8 +259,11 @@ impl Coordinator {
         let mut result = ToolResult::from_outcome(ctx.into_call().call_id, outcome);
         result.context.extend(context);
 
-        self.after_hooks(&tool, &arguments, &mut result, snapshot.mode)
-            .await;
+        if !self.inner.hooks.is_empty() {
+            // Boxed: a coordinator without hooks never waits on them, and every call's future
+            // (moved whole when its caller pins it) would otherwise carry their state.
+            Box::pin(self.after_hooks(&tool, &arguments, &mut result, snapshot.mode)).await;
+        }
         unfinished.disarm();
         self.finish(result, tool.spec().name.clone(), started)
     }

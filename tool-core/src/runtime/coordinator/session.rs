@@ -468,14 +468,14 @@ impl std::fmt::Debug for Session {
 
 impl FromContext<'_> for Session {
     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        let Some(coordinator) = ctx.extensions().get::<Coordinator>() else {
+        let Some(coordinator) = Coordinator::of(ctx) else {
             return Err(ToolError::failed(format!(
                 "`{}` works on the session's mode and approvals, so it must run under a Coordinator (it was called with a detached context)",
                 ctx.call().tool
             )));
         };
         Ok(Session {
-            coordinator: coordinator.clone(),
+            coordinator,
             call: ctx.call().clone(),
             approved: Arc::default(),
             scope: CallScope::of(ctx),
