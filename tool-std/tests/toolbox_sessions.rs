@@ -493,7 +493,7 @@ fn an_idle_keeper_ends_and_leaves_no_socket() {
     assert!(!setup.sessions().join("jobs/jobs.sock").exists());
     let read = setup.call("shell_output", r#"{"id": "shell_1"}"#, "jobs", &[]);
     assert_eq!(read.status.code(), Some(1));
-    assert_says(&stdout(&read), "no shell job `shell_1`");
+    assert_says(&stdout(&read), "have ended and were forgotten");
 }
 
 #[test]
@@ -503,8 +503,8 @@ fn a_job_is_refused_by_a_keeper_started_with_other_settings() {
     setup.call("run_shell", &background(marker), "jobs", &["--no-discover"]);
     let other = setup.call("run_shell", &background("true"), "jobs", &[]);
     assert_eq!(other.status.code(), Some(1));
-    assert_says(&stdout(&other), "other options");
-    assert_says(&stdout(&other), "toolbox session remove");
+    assert_says(&stdout(&other), "other settings");
+    assert_says(&stdout(&other), "toolbox session remove jobs");
     // Reading needs no such match.
     let listed = setup.call("list_shells", "{}", "jobs", &[]);
     assert_says(&stdout(&listed), marker);
@@ -658,4 +658,263 @@ fn commands_cannot_read_the_sessions_folder_in_the_call_nor_as_a_job() {
     assert_says(&stdout(&ended), "exited with code 1");
     assert!(!printed.contains("notes.md"), "{printed}");
     setup.toolbox(&["session", "remove", "jobs"]);
+}
+
+/// `toolbox call --session jobs` with `env` set, and `TOOLBOX_KEEPER_IDLE_MS`.
+fn call_idle_ms(setup: &Setup, idle_ms: &str, tool: &str, arguments: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["call", tool, arguments, "--session", "jobs"])
+        .current_dir(setup.root())
+        .env("TOOLBOX_STATE_DIR", setup.state.path())
+        .env("TOOLBOX_KEEPER_IDLE_MS", idle_ms)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_job_that_outlasts_the_idle_time_is_still_read_after_it_ends() {
+    let setup = Setup::new();
+    let job = background("sleep 1; echo late result");
+    let started = call_idle_ms(&setup, "300", "run_shell", &job);
+    assert!(started.status.success(), "{}", stderr(&started));
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let read = call_idle_ms(&setup, "300", "shell_output", r#"{"id": "shell_1"}"#);
+    assert_says(&stdout(&read), "late result");
+    setup.toolbox(&["session", "remove", "jobs"]);
+}
+
+#[test]
+fn after_the_keeper_ended_its_jobs_are_said_to_have_ended_and_numbers_go_on() {
+    let setup = Setup::new();
+    call_idle_ms(&setup, "200", "run_shell", &background("seq 1 20000"));
+    let (ended, _) = setup.output_when_ended("shell_1");
+    assert_says(&stdout(&ended), "artifact art_job_1");
+    // Nothing asked since: the keeper ends, its job with it.
+    assert_none_left(&setup.keeper());
+    let gone = setup.call("shell_output", r#"{"id": "shell_1"}"#, "jobs", &[]);
+    assert_eq!(gone.status.code(), Some(1));
+    assert_says(&stdout(&gone), "have ended and were forgotten");
+
+    let next = setup.call("run_shell", &background("seq 30001 50000"), "jobs", &[]);
+    assert_says(&stdout(&next), "shell_2");
+    let (ended, _) = setup.output_when_ended("shell_2");
+    assert_says(&stdout(&ended), "artifact art_job_2");
+    let first = r#"{"id": "art_job_1", "offset": 1, "limit": 1}"#;
+    let read = setup.call("read_artifact", first, "jobs", &[]);
+    assert_says(&stdout(&read), "1\t1\n");
+    setup.toolbox(&["session", "remove", "jobs"]);
+}
+
+/// One request line sent to the session's keeper, and its answer.
+fn ask_keeper(setup: &Setup, line: &str) -> String {
+    use std::io::{BufRead as _, Write as _};
+    let socket = setup.sessions().join("jobs/jobs.sock");
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).unwrap();
+    stream.write_all(line.as_bytes()).unwrap();
+    let mut answer = String::new();
+    std::io::BufReader::new(stream)
+        .read_line(&mut answer)
+        .unwrap();
+    answer
+}
+
+#[test]
+fn the_keeper_answers_nobody_without_its_secret() {
+    let setup = Setup::new();
+    let marker = "sleep 91.5";
+    setup.call("run_shell", &background(marker), "jobs", &[]);
+    let escape = setup.root().join("escaped");
+    let request = serde_json::json!({
+        "secret": "0".repeat(32),
+        "request": {
+            "kind": "call",
+            "tool": "run_shell",
+            "arguments": serde_json::json!({ "command": format!("touch {}", escape.display()), "run_in_background": true }).to_string(),
+            "call_id": "x",
+            "settings": "",
+        },
+    });
+    let answer = ask_keeper(&setup, &format!("{request}\n"));
+    assert_says(&answer, "not this keeper's secret");
+    let stop = serde_json::json!({ "secret": "", "request": { "kind": "stop" } });
+    assert_says(
+        &ask_keeper(&setup, &format!("{stop}\n")),
+        "not this keeper's secret",
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!escape.exists());
+    assert_eq!(processes_with(marker).len(), 1, "the job runs on");
+    setup.toolbox(&["session", "remove", "jobs"]);
+    assert_none_left(marker);
+}
+
+#[test]
+fn connections_that_never_ask_do_not_keep_a_call_waiting() {
+    let setup = Setup::new();
+    setup.call("run_shell", &background("sleep 90.25"), "jobs", &[]);
+    let socket = setup.sessions().join("jobs/jobs.sock");
+    // Each would hold a keeper that answered one connection at a time for 10 s.
+    let silent: Vec<_> = (0..4)
+        .map(|_| std::os::unix::net::UnixStream::connect(&socket).unwrap())
+        .collect();
+    let listed = setup.call("list_shells", "{}", "jobs", &[]);
+    assert!(listed.status.success(), "{}", stdout(&listed));
+    assert_says(&stdout(&listed), "sleep 90.25");
+    drop(silent);
+    setup.toolbox(&["session", "remove", "jobs"]);
+    assert_none_left("sleep 90.25");
+}
+
+#[test]
+fn a_settings_file_changed_since_the_keeper_started_is_refused_a_new_job() {
+    let setup = Setup::new();
+    let settings = setup.root().join("rules.json");
+    std::fs::write(&settings, r#"{"permissions": {"allow": ["Bash"]}}"#).unwrap();
+    let path = settings.to_str().unwrap();
+    let first = setup.call(
+        "run_shell",
+        &background("sleep 89.75"),
+        "jobs",
+        &["--settings", path],
+    );
+    assert!(first.status.success(), "{}", stderr(&first));
+    std::fs::write(
+        &settings,
+        r#"{"permissions": {"allow": ["Bash"], "deny": ["Read(./notes.md)"]}}"#,
+    )
+    .unwrap();
+    let second = setup.call(
+        "run_shell",
+        &background("cat notes.md"),
+        "jobs",
+        &["--settings", path],
+    );
+    assert_eq!(second.status.code(), Some(1), "{}", stdout(&second));
+    assert_says(&stdout(&second), "changed since the first job started");
+    assert!(!stdout(&second).contains("buy milk"));
+    setup.toolbox(&["session", "remove", "jobs"]);
+    assert_none_left("sleep 89.75");
+}
+
+#[test]
+fn the_keeper_holds_no_descriptor_its_caller_passed_on() {
+    let setup = Setup::new();
+    // The caller's stdout is a pipe, also given as descriptor 7: a keeper that kept either
+    // would keep the reader waiting for as long as it lives.
+    let script = format!(
+        "exec 7>&1; {} call run_shell '{}' --session jobs >/dev/null 2>&1",
+        env!("CARGO_BIN_EXE_toolbox"),
+        background("sleep 88.5")
+    );
+    let mut shell = Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(setup.root())
+        .env("TOOLBOX_STATE_DIR", setup.state.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = shell.stdout.take().unwrap();
+    let (done, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut out, &mut all);
+        let _ = done.send(());
+    });
+    let closed = ended
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .is_ok();
+    assert!(shell.wait().unwrap().success());
+    assert_eq!(processes_with("sleep 88.5").len(), 1, "the job runs");
+    setup.toolbox(&["session", "remove", "jobs"]);
+    assert!(closed, "the pipe stayed open while the keeper lived");
+    assert_none_left("sleep 88.5");
+}
+
+#[test]
+fn a_long_session_name_keeps_jobs_and_is_removed() {
+    let setup = Setup::new();
+    let name = "n".repeat(64);
+    let started = setup.call("run_shell", &background("sleep 87.25"), &name, &[]);
+    assert!(started.status.success(), "{}", stdout(&started));
+    let listed = setup.call("list_shells", "{}", &name, &[]);
+    assert_says(&stdout(&listed), "sleep 87.25");
+    let removed = setup.toolbox(&["session", "remove", &name]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    assert_none_left("sleep 87.25");
+}
+
+#[test]
+fn a_session_folder_that_is_a_link_is_refused() {
+    let setup = Setup::new();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(setup.sessions()).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), setup.sessions().join("jobs")).unwrap();
+    let refused = setup.call("read_file", READ_NOTES, "jobs", &[]);
+    assert_eq!(refused.status.code(), Some(3));
+    assert_says(&stderr(&refused), "not a folder (a link?)");
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    let removed = setup.toolbox(&["session", "remove", "jobs"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    assert!(elsewhere.path().exists());
+}
+
+#[test]
+fn a_relative_state_folder_is_hidden_from_commands_too() {
+    if !tool_std::shell::sandbox::status().holds_files() {
+        eprintln!("skipped: no kernel sandbox here");
+        return;
+    }
+    let setup = Setup::new();
+    let caller = setup.state.path();
+    std::fs::create_dir_all(caller.join("rel/sessions/jobs")).unwrap();
+    std::fs::write(caller.join("rel/sessions/jobs/secret.txt"), "hidden words").unwrap();
+    let cat = serde_json::json!({
+        "command": format!("cat {}", caller.join("rel/sessions/jobs/secret.txt").display())
+    });
+    let read = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args([
+            "call",
+            "run_shell",
+            &cat.to_string(),
+            "--mode",
+            "bypass",
+            "--workspace",
+        ])
+        .arg(setup.root())
+        .current_dir(caller)
+        .env("TOOLBOX_STATE_DIR", "rel")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!stdout(&read).contains("hidden words"), "{}", stdout(&read));
+    assert_says(&stdout(&read), "Permission denied");
+}
+
+#[test]
+fn a_second_keeper_is_refused_and_the_first_keeps_its_jobs() {
+    let setup = Setup::new();
+    setup.call("run_shell", &background("sleep 86.75"), "jobs", &[]);
+    let workspace = setup.root().to_str().unwrap();
+    let second = setup.toolbox(&["session", "keep", "jobs", "--workspace", workspace]);
+    assert_eq!(second.status.code(), Some(3));
+    assert_says(&stdout(&second), "has a keeper already");
+    let listed = setup.call("list_shells", "{}", "jobs", &[]);
+    assert_says(&stdout(&listed), "shell_1: running");
+    setup.toolbox(&["session", "remove", "jobs"]);
+    assert_none_left("sleep 86.75");
+}
+
+#[test]
+fn a_socket_that_is_not_one_is_named_and_the_session_still_removed() {
+    let setup = Setup::new();
+    setup.call("read_file", READ_NOTES, "jobs", &[]);
+    std::fs::create_dir(setup.sessions().join("jobs/jobs.sock")).unwrap();
+    let refused = setup.call("run_shell", &background("sleep 85.5"), "jobs", &[]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_says(&stdout(&refused), "is not the socket of session `jobs`");
+    assert!(processes_with("sleep 85.5").is_empty());
+    let removed = setup.toolbox(&["session", "remove", "jobs"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
 }

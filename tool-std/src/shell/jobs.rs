@@ -20,12 +20,40 @@ use super::sandbox::{Bounds, Prepared};
 /// forgotten.
 pub(crate) const KEEP_ENDED: usize = 32;
 
+/// The number a session's first background job gets (`shell_N`): 1 unless the coordinator is
+/// given another as state. For a program whose sessions' jobs outlive one process (`toolbox
+/// call --session` starts a keeper of them when the last one has ended), so that an id is never
+/// given to two jobs of one session.
+///
+/// ```
+/// use tool_core::{Coordinator, ToolCall, Toolset, Workspace, policy::PolicyBuilder};
+/// use tool_std::shell::FirstJobNumber;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let coordinator = Coordinator::builder()
+///     .toolset(Toolset::named(["run_shell", "kill_shell"]).unwrap())
+///     .workspace(Workspace::new(dir.path()).unwrap())
+///     .policy(PolicyBuilder::default().allow("run_shell").allow("kill_shell"))
+///     .state(FirstJobNumber(8))
+///     .build()
+///     .unwrap();
+/// let job = r#"{"command": "sleep 30", "run_in_background": true}"#;
+/// let started = coordinator.call_blocking(ToolCall::new("run_shell", job));
+/// assert_eq!(started.structured().unwrap()["job_id"], "shell_8");
+/// coordinator.call_blocking(ToolCall::new("kill_shell", r#"{"id": "shell_8"}"#));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirstJobNumber(pub u64);
+
 /// The background jobs of a session. Made on first use by
 /// [`session_state`](tool_core::context::ToolContext::session_state).
 #[derive(Default)]
 pub(crate) struct ShellJobs {
     jobs: Mutex<Vec<Arc<Job>>>,
+    /// How many jobs were started.
     next_id: AtomicU64,
+    /// The number of the first one (see [`FirstJobNumber`]); 0 before it.
+    first: AtomicU64,
 }
 
 /// One background job.
@@ -49,10 +77,21 @@ impl ShellJobs {
         description: Option<String>,
         workdir: &std::path::Path,
         sandbox: Option<&Prepared>,
+        first: FirstJobNumber,
     ) -> std::io::Result<Arc<Job>> {
         let process = Process::start(&command, workdir, OUTPUT_CAP, sandbox)?;
         let sandbox = sandbox.map(|sandbox| sandbox.bounds(workdir));
-        let id = format!("shell_{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+        let first = match self.first.compare_exchange(
+            0,
+            first.0.max(1),
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => first.0.max(1),
+            Err(set) => set,
+        };
+        let number = first + self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = format!("shell_{number}");
         let job = Arc::new(Job {
             id,
             command,
@@ -86,11 +125,12 @@ impl ShellJobs {
             return Ok(Arc::clone(job));
         }
         let started = self.next_id.load(Ordering::Relaxed);
+        let first = self.first.load(Ordering::Relaxed);
         let ids: Vec<&str> = jobs.iter().map(|job| job.id.as_str()).collect();
         let forgotten = id
             .strip_prefix("shell_")
             .and_then(|n| n.parse::<u64>().ok())
-            .is_some_and(|n| (1..=started).contains(&n));
+            .is_some_and(|n| (first..first + started).contains(&n));
         Err(ToolError::failed(if forgotten {
             format!(
                 "shell job `{id}` ended and was forgotten: only the {KEEP_ENDED} newest ended jobs are kept; the jobs are: {}",

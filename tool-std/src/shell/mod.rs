@@ -13,6 +13,7 @@
 
 pub(crate) mod direct;
 pub(crate) mod jobs;
+pub use jobs::FirstJobNumber;
 pub(crate) mod kill_shell;
 pub(crate) mod list_shells;
 pub(crate) mod output;

@@ -10,7 +10,7 @@ use tool_core::error::{ArgumentError, ArgumentProblem};
 use tool_core::{Structured, ToolError, Workspace, WorkspacePath, tool};
 
 use crate::fs::io_error;
-use crate::shell::jobs::ShellJobs;
+use crate::shell::jobs::{FirstJobNumber, ShellJobs};
 use crate::shell::output::{self, OUTPUT_CAP};
 use crate::shell::process::{Exit, GRACE, Process};
 use crate::shell::read_only::is_read_only;
@@ -227,7 +227,14 @@ async fn run_shell(
     if run_in_background {
         let job = ctx
             .session_state::<ShellJobs>()
-            .start(command, description, &dir, sandbox.prepared.as_ref())
+            .start(
+                command,
+                description,
+                &dir,
+                sandbox.prepared.as_ref(),
+                ctx.state::<FirstJobNumber>()
+                    .map_or(FirstJobNumber(1), |first| **first),
+            )
             .map_err(not_started)?;
         let unsandboxed = sandbox
             .unsandboxed

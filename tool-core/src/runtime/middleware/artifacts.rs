@@ -123,19 +123,24 @@ impl Artifacts {
         self.lock().page_chars = Some(chars);
     }
 
-    /// This store, giving ids that start with `prefix` instead of `art_`: for a store whose
-    /// artifacts join another's (`toolbox call --session` keeps background jobs in a process of
-    /// their own, whose artifacts join the session's), so that no id is given twice.
+    /// This store, giving ids that start with `prefix` instead of `art_`, numbered from
+    /// `first`: for a store whose artifacts join another's (`toolbox call --session` keeps
+    /// background jobs in a process of their own, whose artifacts join the session's, and a
+    /// later such process numbers on), so that no id is given twice.
     ///
     /// ```
     /// use tool_core::middleware::Artifacts;
     ///
-    /// let jobs = Artifacts::new(1 << 20).with_id_prefix("art_job_");
-    /// assert_eq!(jobs.store("shell_output", "call_1", "log".to_owned()), "art_job_1");
+    /// let jobs = Artifacts::new(1 << 20).with_ids("art_job_", 4);
+    /// assert_eq!(jobs.store("shell_output", "call_1", "log".to_owned()), "art_job_4");
     /// ```
     #[must_use]
-    pub fn with_id_prefix(self, prefix: impl Into<String>) -> Self {
-        self.lock().prefix = prefix.into();
+    pub fn with_ids(self, prefix: impl Into<String>, first: u64) -> Self {
+        {
+            let mut store = self.lock();
+            store.prefix = prefix.into();
+            store.next_id = first.max(1);
+        }
         self
     }
 

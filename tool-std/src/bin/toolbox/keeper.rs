@@ -7,19 +7,24 @@
 //! keeper, whose coordinator holds the jobs (`run_shell` with `run_in_background`,
 //! `shell_output`, `kill_shell`, `list_shells`); a command in the foreground runs in the call
 //! as before. The keeper builds its coordinator from the session's workspace and settings as a
-//! call does, so a job gets the same kernel sandbox and the same deny rules (its hooks and
-//! approvals were the call's), and it cuts long output into artifacts of its own (`art_job_N`),
-//! which the reply carries into the session's store.
+//! call does, so a job gets the same kernel sandbox and deny rules; a call whose settings
+//! differ from the keeper's (another file, or a file changed since) is refused a new job. Long
+//! output is cut into artifacts of the keeper's own (`art_job_N`), which the reply carries into
+//! the session's store; job and artifact numbers go on from one keeper to the next.
 //!
-//! The keeper listens on `jobs.sock` in the session's folder (the user's alone), answers only
-//! its own user, and ends, stopping its jobs, when `toolbox session remove` asks, on SIGTERM,
-//! SIGINT or SIGHUP, when its socket is gone, or after [`IDLE`] with no job running and nothing
-//! asked.
+//! The keeper listens on `jobs.sock` in the session's folder (the user's alone, and hidden from
+//! every command `toolbox` runs), and answers a request only with the secret it wrote beside it
+//! (`keeper.json`): a command that reached the socket, where the sandbox cannot stop it, still
+//! cannot use it. It ends, stopping its jobs, when `toolbox session remove` asks (or sends it
+//! SIGTERM), on SIGTERM, SIGINT or SIGHUP, when its socket is gone, or [`IDLE`] after its last
+//! job ended and nothing asked.
 
 use std::ffi::OsString;
+use std::hash::{Hash as _, Hasher as _};
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -34,25 +39,40 @@ use tool_core::schema::Schema;
 use tool_core::spec::ToolSpec;
 use tool_core::tool::{Prepared, RequiredState, ToolFuture, ToolHandle};
 use tool_core::{Coordinator, Tool, ToolCall, ToolError, ToolOutput, Toolset};
+use tool_std::shell::FirstJobNumber;
 
+use crate::replace::replace_file;
 use crate::{Failure, SessionArgs};
 
 /// The tools whose calls the keeper runs.
 pub(crate) const JOB_TOOLS: [&str; 4] = ["run_shell", "shell_output", "kill_shell", "list_shells"];
 /// The keeper's socket, in the session's folder.
 const SOCKET: &str = "jobs.sock";
-/// How long a keeper with no job running and nothing asked waits before it ends.
+/// What the keeper tells its callers (its pid and secret) and keeps for the next keeper (the
+/// numbers to go on from), in the session's folder.
+const STATE: &str = "keeper.json";
+/// How long a keeper waits, after its last job ended and the last call asked, before it ends.
 const IDLE: Duration = Duration::from_secs(15 * 60);
 /// The variable a test sets to end idle keepers sooner (milliseconds).
 const IDLE_VARIABLE: &str = "TOOLBOX_KEEPER_IDLE_MS";
 /// How often the keeper looks whether it should end.
 const TICK: Duration = Duration::from_millis(250);
-/// How long a call waits for the keeper's answer.
+/// How long a call waits for the keeper's answer: the longest is kill_shell's, which waits
+/// for the job's end after SIGKILL.
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
+/// How long the keeper waits for a request, or for its answer to be taken.
+const CONNECTION_WITHIN: Duration = Duration::from_secs(10);
 /// The longest request or reply line read.
 const MAX_LINE: u64 = 64 << 20;
 /// The prefix of the artifacts the keeper keeps, so their ids never meet the session's own.
 pub(crate) const ARTIFACT_PREFIX: &str = "art_job_";
+
+/// A request, with the keeper's secret.
+#[derive(Debug, Serialize, Deserialize)]
+struct Envelope {
+    secret: String,
+    request: Request,
+}
 
 /// What a call asks the keeper.
 #[derive(Debug, Serialize, Deserialize)]
@@ -63,10 +83,12 @@ enum Request {
         tool: String,
         arguments: String,
         call_id: String,
-        /// The options the keeper must have been started with for this call's job to run as
-        /// the call would run it (see [`Link::options`]).
-        options: Vec<String>,
+        /// The call's settings as [`fingerprint`] tells them: a job starts only under the
+        /// settings the keeper was started with.
+        settings: String,
     },
+    /// How many jobs are running (for `session list`; not counted as the session's use).
+    Status,
     /// Stop every job and end.
     Stop,
 }
@@ -90,12 +112,35 @@ struct KeptArtifact {
     text: String,
 }
 
+/// `keeper.json`: the running keeper's pid and secret, and where the next keeper's numbers
+/// start.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct KeeperState {
+    pid: u32,
+    secret: String,
+    next_job: u64,
+    next_artifact: u64,
+}
+
+impl KeeperState {
+    fn read(dir: &Path) -> Option<KeeperState> {
+        serde_json::from_slice(&std::fs::read(dir.join(STATE)).ok()?).ok()
+    }
+
+    fn write(&self, dir: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_vec(self).map_err(std::io::Error::other)?;
+        replace_file(&dir.join(STATE), &text, Some(0o600))
+    }
+}
+
 /// A session's way to its keeper, for the calls of one `toolbox call --session NAME`.
 pub(crate) struct Link {
     name: String,
     dir: PathBuf,
     /// The options a keeper is started with: the workspace and where the settings come from.
     options: Vec<OsString>,
+    /// The call's settings, as [`fingerprint`] tells them.
+    settings: String,
 }
 
 impl Link {
@@ -105,11 +150,12 @@ impl Link {
             name: name.to_owned(),
             dir: dir.to_owned(),
             options: Vec::new(),
+            settings: String::new(),
         }
     }
 
     /// The keeper for a call with these `session` options in `workspace`: one it starts is
-    /// started with them, and one started with others does not start this call's jobs.
+    /// started with them, and one started with other settings does not start this call's jobs.
     pub(crate) fn for_call(mut self, workspace: &Path, session: &SessionArgs) -> Self {
         let mut options: Vec<OsString> = vec!["--workspace".into(), workspace.into()];
         if let Some(settings) = &session.settings {
@@ -120,43 +166,53 @@ impl Link {
         if session.no_discover {
             options.push("--no-discover".into());
         }
+        self.settings = fingerprint(&options, workspace, session);
         self.options = options;
         self
     }
 
-    fn socket(&self) -> PathBuf {
-        self.dir.join(SOCKET)
-    }
-
-    fn options(&self) -> Vec<String> {
-        self.options
-            .iter()
-            .map(|option| option.to_string_lossy().into_owned())
-            .collect()
-    }
-
-    /// A connection to the running keeper, `None` when there is none.
-    async fn connect(&self) -> Result<Option<UnixStream>, String> {
-        match UnixStream::connect(self.socket()).await {
-            Ok(stream) => Ok(Some(stream)),
-            Err(error)
-                if matches!(
-                    error.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
-                ) =>
-            {
-                Ok(None)
+    /// A connection to the running keeper, with its secret; `None` when there is none.
+    async fn connect(&self) -> Result<Option<(UnixStream, String)>, String> {
+        let socket = self.dir.join(SOCKET);
+        match std::fs::symlink_metadata(&socket) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(self.unreachable(&error)),
+            Ok(found) => {
+                use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+                let own = found.uid() == rustix::process::getuid().as_raw();
+                if !found.file_type().is_socket() || !own {
+                    return Err(format!(
+                        "`{}` is not the socket of session `{}`'s background jobs (it is a link, a file or a folder, or another user's); remove the session with `toolbox session remove {1}`",
+                        socket.display(),
+                        self.name
+                    ));
+                }
             }
-            Err(error) => Err(format!(
-                "cannot reach the background jobs of session `{}` at `{}`: {error}",
-                self.name,
-                self.socket().display()
-            )),
+        }
+        let Some(state) = KeeperState::read(&self.dir) else {
+            return Ok(None);
+        };
+        let connected = with_short_path(&self.dir, |socket| async move {
+            UnixStream::connect(socket).await
+        })
+        .await;
+        match connected {
+            Ok(stream) => Ok(Some((stream, state.secret))),
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => Ok(None),
+            Err(error) => Err(self.unreachable(&error)),
         }
     }
 
+    fn unreachable(&self, error: &std::io::Error) -> String {
+        format!(
+            "cannot reach the background jobs of session `{}` at `{}`: {error}",
+            self.name,
+            self.dir.join(SOCKET).display()
+        )
+    }
+
     /// Starts the session's keeper and connects to it.
-    async fn start(&self) -> Result<UnixStream, String> {
+    async fn start(&self) -> Result<(UnixStream, String), String> {
         let program = std::env::current_exe()
             .map_err(|error| format!("cannot find this program to keep the jobs: {error}"))?;
         let mut command = std::process::Command::new(program);
@@ -195,15 +251,20 @@ impl Link {
             .ok_or_else(|| format!("the keeper of session `{name}` started but does not answer"))
     }
 
-    /// Sends `request` on `stream` and reads the reply.
-    async fn ask(&self, stream: UnixStream, request: &Request) -> Result<Reply, String> {
+    /// Sends `request` on `stream` with `secret` and reads the reply.
+    async fn ask(
+        &self,
+        (stream, secret): (UnixStream, String),
+        request: Request,
+    ) -> Result<Reply, String> {
         let failed = |error: std::io::Error| {
             format!(
-                "the background jobs of session `{}` did not answer: {error}",
+                "the background jobs of session `{}` did not answer ({error}); if its keeper is stuck, `toolbox session remove {0}` stops it",
                 self.name
             )
         };
-        let mut line = serde_json::to_vec(request).map_err(|error| error.to_string())?;
+        let mut line =
+            serde_json::to_vec(&Envelope { secret, request }).map_err(|error| error.to_string())?;
         line.push(b'\n');
         let (read, mut write) = stream.into_split();
         let mut reply = String::new();
@@ -213,11 +274,12 @@ impl Link {
                 .read_line(&mut reply)
                 .await
         };
-        // The longest answer is kill_shell's, which waits for the job's end after SIGKILL.
         match tokio::time::timeout(ANSWER_WITHIN, exchange).await {
-            Ok(done) => done.map_err(failed)?,
+            Ok(Ok(n)) if n > 0 => {}
+            Ok(Ok(_)) => return Err(failed(std::io::ErrorKind::UnexpectedEof.into())),
+            Ok(Err(error)) => return Err(failed(error)),
             Err(_) => return Err(failed(std::io::ErrorKind::TimedOut.into())),
-        };
+        }
         serde_json::from_str(&reply).map_err(|error| {
             format!(
                 "the background jobs of session `{}` answered what this program cannot read ({error})",
@@ -235,11 +297,11 @@ impl Link {
         ctx: &ToolContext,
         start: bool,
     ) -> Option<Result<ToolOutput, ToolError>> {
-        let stream = match self.connect().await {
-            Ok(Some(stream)) => stream,
+        let connection = match self.connect().await {
+            Ok(Some(connection)) => connection,
             Ok(None) if !start => return None,
             Ok(None) => match self.start().await {
-                Ok(stream) => stream,
+                Ok(connection) => connection,
                 Err(why) => return Some(Err(ToolError::failed(why))),
             },
             Err(why) => return Some(Err(ToolError::failed(why))),
@@ -248,9 +310,9 @@ impl Link {
             tool: tool.to_owned(),
             arguments: arguments.to_owned(),
             call_id: ctx.call().call_id.clone(),
-            options: self.options(),
+            settings: self.settings.clone(),
         };
-        let reply = match self.ask(stream, &request).await {
+        let reply = match self.ask(connection, request).await {
             Ok(reply) => reply,
             Err(why) => return Some(Err(ToolError::failed(why))),
         };
@@ -274,38 +336,104 @@ impl Link {
         })
     }
 
-    /// Stops the keeper and its jobs, when there is one; how many jobs were still running.
-    pub(crate) async fn stop(&self) -> Result<Option<usize>, String> {
-        let Some(stream) = self.connect().await? else {
-            return Ok(None);
-        };
-        let reply = self.ask(stream, &Request::Stop).await?;
-        Ok(Some(
-            reply
-                .structured
-                .and_then(|stopped| stopped.as_u64())
-                .and_then(|stopped| usize::try_from(stopped).ok())
-                .unwrap_or(0),
-        ))
+    /// Whether this session has had a keeper (its jobs may have ended with it).
+    fn had_keeper(&self) -> bool {
+        self.dir.join(STATE).exists()
+    }
+
+    /// Stops the keeper and its jobs, when there is one; how many jobs were still running
+    /// (0 when not known). A keeper that does not answer (stuck, or its socket gone) is sent
+    /// SIGTERM, which ends it the same way.
+    pub(crate) async fn stop(&self) -> Option<usize> {
+        if let Ok(Some(connection)) = self.connect().await
+            && let Ok(reply) = self.ask(connection, Request::Stop).await
+        {
+            let stopped = reply.structured.and_then(|stopped| stopped.as_u64());
+            return Some(stopped.and_then(|n| usize::try_from(n).ok()).unwrap_or(0));
+        }
+        let pid = KeeperState::read(&self.dir).map(|state| state.pid)?;
+        if !is_keeper_of(pid, &self.name) {
+            return None;
+        }
+        terminate_and_wait(pid).await;
+        Some(0)
     }
 
     /// How many of the session's jobs are running, `None` without a keeper.
     pub(crate) async fn running(&self) -> Option<usize> {
-        let stream = self.connect().await.ok()??;
-        let request = Request::Call {
-            tool: "list_shells".to_owned(),
-            arguments: "{}".to_owned(),
-            call_id: String::new(),
-            options: self.options(),
-        };
-        let reply = self.ask(stream, &request).await.ok()?;
-        let jobs = reply.structured?.get("jobs")?.as_array()?.clone();
-        Some(
-            jobs.iter()
-                .filter(|job| job.get("status").and_then(Value::as_str) == Some("running"))
-                .count(),
-        )
+        let connection = self.connect().await.ok()??;
+        let reply = self.ask(connection, Request::Status).await.ok()?;
+        usize::try_from(reply.structured?.as_u64()?).ok()
     }
+}
+
+/// Runs `use_path` with a path to `dir`'s socket short enough for a socket address (108
+/// bytes): the path itself, or the same folder through one of this process's descriptors.
+async fn with_short_path<T, F>(
+    dir: &Path,
+    use_path: impl FnOnce(PathBuf) -> F,
+) -> std::io::Result<T>
+where
+    F: std::future::Future<Output = std::io::Result<T>>,
+{
+    use std::os::fd::AsRawFd as _;
+    let socket = dir.join(SOCKET);
+    if socket.as_os_str().len() < 100 {
+        return use_path(socket).await;
+    }
+    let folder = std::fs::File::open(dir)?;
+    let short = PathBuf::from(format!("/proc/self/fd/{}/{SOCKET}", folder.as_raw_fd()));
+    let done = use_path(short).await;
+    drop(folder);
+    done
+}
+
+/// Whether process `pid` is the keeper of session `name` (not a process that took its pid).
+fn is_keeper_of(pid: u32, name: &str) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+        let words: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+        words
+            .windows(3)
+            .any(|w| w == [&b"session"[..], &b"keep"[..], name.as_bytes()])
+    })
+}
+
+/// Sends SIGTERM to `pid` and waits (5 s at most) for it to end.
+async fn terminate_and_wait(pid: u32) {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return;
+    };
+    let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline && rustix::process::test_kill_process(pid).is_ok() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// What the settings of a call are, as far as a job's sandbox and deny rules go: the
+/// options, and the contents of every settings file the session reads (absent ones too). A
+/// settings file changed since the keeper started gives another.
+fn fingerprint(options: &[OsString], workspace: &Path, session: &SessionArgs) -> String {
+    use tool_core::settings::SettingsLocations;
+    let files: Vec<PathBuf> = if session.no_discover {
+        session.settings.iter().cloned().collect()
+    } else {
+        SettingsLocations::of_this_machine()
+            .sources(workspace, session.settings.as_slice())
+            .into_iter()
+            .map(|source| source.path)
+            .collect()
+    };
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    options.hash(&mut hasher);
+    for file in files {
+        file.hash(&mut hasher);
+        std::fs::read(&file).ok().hash(&mut hasher);
+    }
+    format!("{:016x}", hasher.finish())
 }
 
 /// `toolset` with its shell tools run through the session's keeper.
@@ -374,62 +502,144 @@ impl Tool for Kept {
                     arguments.get("run_in_background") == Some(&Value::Bool(true))
                 });
             // A command in the foreground is the call's own; a job, or a question about
-            // jobs, is the keeper's (none yet: the tool answers that there are no jobs).
-            if (tool != "run_shell" || starts_job)
-                && let Some(outcome) = self.link.forward(tool, &sent, ctx, starts_job).await
-            {
+            // jobs, is the keeper's.
+            if tool == "run_shell" && !starts_job {
+                return self.inner.invoke(prepared, ctx).await;
+            }
+            if let Some(outcome) = self.link.forward(tool, &sent, ctx, starts_job).await {
                 return outcome;
+            }
+            // No keeper: there are no jobs, or they ended with the keeper.
+            if tool != "list_shells" && self.link.had_keeper() {
+                return Err(ToolError::failed(format!(
+                    "the background jobs of this session have ended and were forgotten: they are kept until {} after the last one ended, or until `toolbox session remove {}`; list_shells shows the jobs there are",
+                    crate::sessions::minutes(idle_for()),
+                    self.link.name
+                )));
             }
             self.inner.invoke(prepared, ctx).await
         })
     }
 }
 
-/// `toolbox session keep NAME`: the keeper of session `name`'s jobs, until it should end.
+/// How long an idle keeper waits before it ends.
+fn idle_for() -> Duration {
+    std::env::var(IDLE_VARIABLE)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(IDLE, Duration::from_millis)
+}
+
+/// `toolbox session keep NAME`: the keeper of session `name`'s jobs, until it should end. A
+/// failure to start is said on stdout, where the call that started it reads.
 pub(crate) fn keep(name: &str, session: &SessionArgs) -> Result<u8, Failure> {
+    close_inherited_descriptors();
     // Out of the caller's terminal session: closing the terminal does not end the jobs.
     let _ = rustix::process::setsid();
-    let dir = crate::sessions::sessions_dir()?.join(name);
+    keep_jobs(name, session).inspect_err(|failure| say(&failure.message))
+}
+
+/// Writes one line on stdout, for the call that started the keeper.
+fn say(line: &str) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+}
+
+/// Closes every descriptor but stdin, stdout and stderr that the keeper was started with: a
+/// caller's pipe (a test runner's, make's jobserver) held open by a keeper that lives on
+/// would keep its reader waiting, and a job would get it too.
+fn close_inherited_descriptors() {
+    // SAFETY: called first thing in `toolbox session keep`, before this process opens any
+    // file: no object owns a descriptor above 2, so none is closed under an owner.
+    unsafe {
+        libc::close_range(3, u32::MAX, 0);
+    }
+}
+
+fn keep_jobs(name: &str, session: &SessionArgs) -> Result<u8, Failure> {
+    let dir = crate::sessions::session_dir(name)?;
     let runtime = crate::runtime()?;
     let resolved = session.resolve()?;
     let workspace = resolved.workspace.root().to_owned();
-    let options = Link::new(name, &dir)
-        .for_call(&workspace, session)
-        .options();
-    let artifacts = Artifacts::default().with_id_prefix(ARTIFACT_PREFIX);
+    let link = Link::new(name, &dir).for_call(&workspace, session);
+    if runtime
+        .block_on(link.connect())
+        .is_ok_and(|keeper| keeper.is_some())
+    {
+        return Err(Failure::setup(format!(
+            "session `{name}` has a keeper already"
+        )));
+    }
+    let numbers = KeeperState::read(&dir).unwrap_or_default();
+    let artifacts = Artifacts::default().with_ids(ARTIFACT_PREFIX, numbers.next_artifact);
     let calls = CancellationToken::new();
     let toolset = Toolset::named(JOB_TOOLS).map_err(|error| Failure::setup(error.to_string()))?;
-    let coordinator =
-        crate::keeper_coordinator(toolset, session, resolved, calls.clone(), &artifacts)?;
+    let first_job = FirstJobNumber(numbers.next_job.max(1));
+    let coordinator = crate::keeper_coordinator(
+        toolset,
+        session,
+        resolved,
+        calls.clone(),
+        &artifacts,
+        first_job,
+    )?;
     // The calls were authorized where they were made; the safety layer, the deny rules and
     // the sandbox still hold here.
     coordinator.set_mode(Mode::Bypass);
+    let listener = runtime
+        .block_on(with_short_path(&dir, |socket| async move { bind(&socket) }))
+        .map_err(|error| {
+            Failure::setup(format!(
+                "cannot listen at `{}`: {error}",
+                dir.join(SOCKET).display()
+            ))
+        })?;
     let socket = dir.join(SOCKET);
-    let listener = runtime.block_on(async { bind(&socket) }).map_err(|error| {
-        Failure::setup(format!("cannot listen at `{}`: {error}", socket.display()))
-    })?;
     let bound = identity(&socket);
-    {
-        use std::io::Write as _;
-        let mut stdout = std::io::stdout();
-        let _ = writeln!(stdout, "ready").and_then(|()| stdout.flush());
-    }
-    let keeper = Keeper {
-        coordinator: &coordinator,
-        artifacts: &artifacts,
-        options,
-    };
-    let served = runtime.block_on(async {
-        crate::signals::until_stopped(keeper.serve(listener, &socket, bound), &calls).await
+    let keeper = Arc::new(Keeper {
+        coordinator,
+        artifacts,
+        dir: dir.clone(),
+        settings: link.settings,
+        state: Mutex::new(KeeperState {
+            pid: std::process::id(),
+            secret: secret()
+                .map_err(|error| Failure::setup(format!("cannot make a secret: {error}")))?,
+            next_job: first_job.0,
+            next_artifact: numbers.next_artifact.max(1),
+        }),
+        last_active: Mutex::new(Instant::now()),
+        requests: AtomicU64::new(0),
+        stopping: CancellationToken::new(),
     });
-    drop(coordinator);
+    keeper.save().map_err(|error| {
+        Failure::setup(format!(
+            "cannot write `{}`: {error}",
+            dir.join(STATE).display()
+        ))
+    })?;
+    say("ready");
+    let served = runtime.block_on(async {
+        crate::signals::until_stopped(Arc::clone(&keeper).serve(listener, &socket, bound), &calls)
+            .await
+    });
     if identity(&socket) == bound {
         let _ = std::fs::remove_file(&socket);
     }
+    drop(keeper);
     match served {
         Ok(()) => Ok(0),
         Err(stop) => Ok(crate::signals::shut_down(stop, runtime)),
     }
+}
+
+/// A secret of 128 random bits, in hex.
+fn secret() -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 /// Listens at `socket`, in place of a socket no keeper answers at any more.
@@ -451,33 +661,45 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
         .map(|metadata| (metadata.dev(), metadata.ino()))
 }
 
-struct Keeper<'a> {
-    coordinator: &'a Coordinator,
-    artifacts: &'a Artifacts,
-    options: Vec<String>,
+struct Keeper {
+    coordinator: Coordinator,
+    artifacts: Artifacts,
+    dir: PathBuf,
+    /// Its settings, as [`fingerprint`] tells them.
+    settings: String,
+    state: Mutex<KeeperState>,
+    /// When a call last asked, or a job last ran.
+    last_active: Mutex<Instant>,
+    /// Requests answered, to give each call an id of its own here.
+    requests: AtomicU64,
+    /// Cancelled when asked to stop.
+    stopping: CancellationToken,
 }
 
-impl Keeper<'_> {
-    /// Answers calls until asked to stop, until its socket is gone, or until idle.
-    async fn serve(&self, listener: UnixListener, socket: &Path, bound: Option<(u64, u64)>) {
-        let idle_for = std::env::var(IDLE_VARIABLE)
-            .ok()
-            .and_then(|ms| ms.parse().ok())
-            .map_or(IDLE, Duration::from_millis);
-        let mut last_asked = Instant::now();
+impl Keeper {
+    /// Answers calls, each connection on a task of its own, until asked to stop, until its
+    /// socket is gone, or until idle.
+    async fn serve(
+        self: Arc<Self>,
+        listener: UnixListener,
+        socket: &Path,
+        bound: Option<(u64, u64)>,
+    ) {
+        let idle_for = idle_for();
         loop {
-            match tokio::time::timeout(TICK, listener.accept()).await {
-                Ok(Ok((stream, _))) => {
-                    last_asked = Instant::now();
-                    if self.answer(stream).await == Answered::Stop {
-                        return;
+            tokio::select! {
+                () = self.stopping.cancelled() => return,
+                accepted = listener.accept() => {
+                    if let Ok((stream, _)) = accepted {
+                        tokio::spawn(Arc::clone(&self).answer(stream));
                     }
                 }
-                Ok(Err(_)) => tokio::time::sleep(TICK).await,
-                Err(_) => {}
+                () = tokio::time::sleep(TICK) => {}
             }
-            let running = tool_std::shell::running() > 0;
-            let idle = !running && last_asked.elapsed() > idle_for;
+            if tool_std::shell::running() > 0 {
+                *lock(&self.last_active) = Instant::now();
+            }
+            let idle = lock(&self.last_active).elapsed() > idle_for;
             // The session removed by hand: nobody can ask for these jobs any more.
             if idle || identity(socket) != bound {
                 self.stop_jobs().await;
@@ -487,91 +709,113 @@ impl Keeper<'_> {
     }
 
     /// Reads one request from `stream` and answers it.
-    async fn answer(&self, stream: UnixStream) -> Answered {
+    async fn answer(self: Arc<Self>, stream: UnixStream) {
         // Only this user's calls: the folder is theirs alone, and this says so again.
         let own = stream
             .peer_cred()
             .is_ok_and(|peer| peer.uid() == rustix::process::getuid().as_raw());
         if !own {
-            return Answered::Call;
+            return;
         }
         let (read, mut write) = stream.into_split();
         let mut line = String::new();
         let read = tokio::time::timeout(
-            Duration::from_secs(10),
+            CONNECTION_WITHIN,
             BufReader::new(read.take(MAX_LINE)).read_line(&mut line),
         )
         .await;
         if !matches!(read, Ok(Ok(n)) if n > 0) {
-            return Answered::Call;
+            return;
         }
-        let (reply, answered) = match serde_json::from_str::<Request>(&line) {
-            Ok(Request::Stop) => {
+        let envelope = match serde_json::from_str::<Envelope>(&line) {
+            Ok(envelope) => envelope,
+            Err(error) => {
+                let reply = Reply {
+                    error: Some(format!("not a request this keeper reads: {error}")),
+                    ..Reply::default()
+                };
+                return send(&mut write, &reply).await;
+            }
+        };
+        let expected = lock(&self.state).secret.clone();
+        if !same_secret(&envelope.secret, &expected) {
+            let reply = Reply {
+                error: Some("not this keeper's secret".to_owned()),
+                ..Reply::default()
+            };
+            return send(&mut write, &reply).await;
+        }
+        let reply = match envelope.request {
+            Request::Status => Reply {
+                structured: Some(Value::from(
+                    u64::try_from(tool_std::shell::running()).unwrap_or(u64::MAX),
+                )),
+                ..Reply::default()
+            },
+            Request::Stop => {
                 let stopped = self.stop_jobs().await;
                 let reply = Reply {
                     structured: Some(Value::from(stopped)),
                     ..Reply::default()
                 };
-                (reply, Answered::Stop)
+                send(&mut write, &reply).await;
+                self.stopping.cancel();
+                return;
             }
-            Ok(Request::Call {
+            Request::Call {
                 tool,
                 arguments,
                 call_id,
-                options,
-            }) => (
-                self.call(&tool, &arguments, &call_id, &options).await,
-                Answered::Call,
-            ),
-            Err(error) => (
-                Reply {
-                    error: Some(format!("not a request this keeper reads: {error}")),
-                    ..Reply::default()
-                },
-                Answered::Call,
-            ),
+                settings,
+            } => {
+                *lock(&self.last_active) = Instant::now();
+                let reply = self.call(&tool, &arguments, &call_id, &settings).await;
+                *lock(&self.last_active) = Instant::now();
+                reply
+            }
         };
-        if let Ok(mut text) = serde_json::to_vec(&reply) {
-            text.push(b'\n');
-            let _ = write.write_all(&text).await;
-        }
-        answered
+        send(&mut write, &reply).await;
     }
 
-    async fn call(&self, tool: &str, arguments: &str, call_id: &str, options: &[String]) -> Reply {
+    async fn call(&self, tool: &str, arguments: &str, call_id: &str, settings: &str) -> Reply {
         if !JOB_TOOLS.contains(&tool) {
             return Reply {
                 error: Some(format!("`{tool}` is not a tool of background jobs")),
                 ..Reply::default()
             };
         }
-        if tool == "run_shell" && options != self.options {
+        if tool == "run_shell" && settings != self.settings {
             return Reply {
                 error: Some(format!(
-                    "this session's background jobs run with other options ({}) than this call ({}): start the job in a session of its own, or stop these jobs with `toolbox session remove`",
-                    self.options.join(" "),
-                    options.join(" ")
+                    "this session's background jobs run under other settings than this call's (another --settings file or --no-discover, or a settings file changed since the first job started), and a job must run under the settings that authorized it: stop the session's jobs with `toolbox session remove {}`, or start this one in another session",
+                    session_name(&self.dir)
                 )),
                 ..Reply::default()
             };
         }
-        let before: Vec<String> = self.artifacts.list().into_iter().map(|a| a.id).collect();
+        // An id of the keeper's own, so what this call cut is told from what a call at the
+        // same time cut.
+        let own_id = format!(
+            "{call_id}#{}",
+            self.requests.fetch_add(1, Ordering::Relaxed)
+        );
         let result = self
             .coordinator
-            .call(ToolCall::new(tool, arguments).with_call_id(call_id))
+            .call(ToolCall::new(tool, arguments).with_call_id(own_id.clone()))
             .await;
         let artifacts = self
             .artifacts
             .list()
             .into_iter()
-            .filter(|artifact| !before.contains(&artifact.id))
+            .filter(|artifact| artifact.call_id == own_id)
             .map(|artifact| KeptArtifact {
                 id: artifact.id,
                 tool: artifact.tool,
-                call_id: artifact.call_id,
+                call_id: call_id.to_owned(),
                 text: artifact.text.to_string(),
             })
-            .collect();
+            .collect::<Vec<_>>();
+        self.note_numbers(&result, &artifacts);
         let error = result.error().map(ToString::to_string);
         Reply {
             content: result.content,
@@ -579,6 +823,42 @@ impl Keeper<'_> {
             error,
             artifacts,
         }
+    }
+
+    /// Keeps where the next keeper's numbers start, past the job and artifacts of this call.
+    fn note_numbers(&self, result: &tool_core::ToolResult, artifacts: &[KeptArtifact]) {
+        let number = |id: &str, prefix: &str| {
+            id.strip_prefix(prefix)
+                .and_then(|number| number.parse::<u64>().ok())
+        };
+        let job = result
+            .structured()
+            .filter(|reply| reply.get("status").is_none())
+            .and_then(|reply| reply.get("job_id")?.as_str())
+            .and_then(|id| number(id, "shell_"));
+        let artifact = artifacts
+            .iter()
+            .filter_map(|artifact| number(&artifact.id, ARTIFACT_PREFIX))
+            .max();
+        if job.is_none() && artifact.is_none() {
+            return;
+        }
+        {
+            let mut state = lock(&self.state);
+            if let Some(job) = job {
+                state.next_job = state.next_job.max(job + 1);
+            }
+            if let Some(artifact) = artifact {
+                state.next_artifact = state.next_artifact.max(artifact + 1);
+            }
+        }
+        // Lost, the next keeper would give a number again: said nowhere (the reply is out).
+        let _ = self.save();
+    }
+
+    fn save(&self) -> std::io::Result<()> {
+        let state = lock(&self.state);
+        state.write(&self.dir)
     }
 
     /// Stops every job (SIGTERM, SIGKILL to what is left after the grace period); how many
@@ -594,8 +874,31 @@ impl Keeper<'_> {
     }
 }
 
-#[derive(Debug, PartialEq, Eq)]
-enum Answered {
-    Call,
-    Stop,
+/// Writes `reply` on one line, waiting no longer than a reader that does not read deserves.
+async fn send(write: &mut tokio::net::unix::OwnedWriteHalf, reply: &Reply) {
+    if let Ok(mut text) = serde_json::to_vec(reply) {
+        text.push(b'\n');
+        let _ = tokio::time::timeout(CONNECTION_WITHIN, write.write_all(&text)).await;
+    }
+}
+
+/// Compares two secrets in time that does not depend on where they differ.
+fn same_secret(given: &str, expected: &str) -> bool {
+    given.len() == expected.len()
+        && given
+            .bytes()
+            .zip(expected.bytes())
+            .fold(0u8, |differ, (a, b)| differ | (a ^ b))
+            == 0
+}
+
+/// The session's name, from its folder.
+fn session_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -99,8 +99,9 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Keep what the call leaves (artifacts, grants, files read, the todo list, a mode it
-        /// switched to) for the next call with the same name, under the state directory
-        /// ($TOOLBOX_STATE_DIR, else $XDG_STATE_HOME/toolbox, else ~/.local/state/toolbox).
+        /// switched to, background jobs, which run on) for the next call with the same name,
+        /// under the state directory ($TOOLBOX_STATE_DIR, else $XDG_STATE_HOME/toolbox, else
+        /// ~/.local/state/toolbox).
         #[arg(long = "session", value_name = "NAME", value_parser = sessions::valid_name)]
         named_session: Option<String>,
     },
@@ -903,12 +904,13 @@ fn keeper_coordinator(
     mut resolved: Resolved,
     calls: CancellationToken,
     artifacts: &tool_core::middleware::Artifacts,
+    first_job: tool_std::shell::FirstJobNumber,
 ) -> Result<Coordinator, Failure> {
     if let Some(settings) = &mut resolved.settings {
         settings.hooks = Default::default();
     }
     coordinator(toolset, session, resolved, false, calls, |builder| {
-        builder.state(artifacts.clone())
+        builder.state(artifacts.clone()).state(first_job)
     })
 }
 

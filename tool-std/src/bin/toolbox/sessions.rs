@@ -4,8 +4,8 @@
 //! Kept: the artifacts the output limit cut (so `read_artifact` finds `art_1` next time), the
 //! session's grants ("yes, for this session"), the record of files read (so an edit after a
 //! read in an earlier call is an edit of a file the model has seen, and a change on disk since
-//! is caught), the todo list, and a mode a call switched to (plan mode). Not kept: background
-//! jobs, which stop when the command that started them ends; the call's reply says so.
+//! is caught), the todo list, and a mode a call switched to (plan mode). Background jobs run on
+//! in the session's keeper (`keeper`), which `remove` stops with them.
 //!
 //! A session belongs to one workspace; one call at a time uses it (a lock file); every write
 //! replaces its file atomically, and the folder is the user's alone (0700).
@@ -109,14 +109,42 @@ pub(crate) fn sessions_dir() -> Result<PathBuf, Failure> {
             "cannot tell where to keep sessions: neither {STATE_DIR_VARIABLE}, XDG_STATE_HOME nor HOME is set; set {STATE_DIR_VARIABLE} to a folder"
         )));
     };
-    Ok(state.join("sessions"))
+    // Absolute, so that a relative `TOOLBOX_STATE_DIR` names the same folder for the sandbox's
+    // denied reads (taken from the workspace root) and for a keeper started elsewhere.
+    std::path::absolute(state.join("sessions")).map_err(|error| {
+        Failure::setup(format!(
+            "cannot tell where to keep sessions ({error}); set {STATE_DIR_VARIABLE} to an absolute folder"
+        ))
+    })
+}
+
+/// The folder of session `name`, refused when it is a link: what the sandbox hides from
+/// commands is the sessions folder, so a session kept elsewhere would not be hidden.
+pub(crate) fn session_dir(name: &str) -> Result<PathBuf, Failure> {
+    let dir = sessions_dir()?.join(name);
+    if std::fs::symlink_metadata(&dir).is_ok_and(|found| !found.is_dir()) {
+        return Err(Failure::setup(format!(
+            "`{}` of session `{name}` is not a folder (a link?): sessions are kept in folders of their own; remove it, or name another session",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// `duration` in whole minutes, as a person reads it (`15 minutes`), or seconds under one.
+pub(crate) fn minutes(duration: std::time::Duration) -> String {
+    match duration.as_secs() {
+        0..60 => format!("{} seconds", duration.as_secs()),
+        60..120 => "1 minute".to_owned(),
+        seconds => format!("{} minutes", seconds / 60),
+    }
 }
 
 impl NamedSession {
     /// Opens (or starts) the session `name` for a call in `workspace`, waiting while another
     /// call uses it.
     pub(crate) fn open(name: &str, workspace: &Path) -> Result<Self, Failure> {
-        let dir = sessions_dir()?.join(name);
+        let dir = session_dir(name)?;
         let io = |what: &str, path: &Path, error: std::io::Error| {
             Failure::setup(format!(
                 "cannot {what} `{}` for session `{name}`: {error}",
@@ -380,6 +408,16 @@ pub(crate) fn list() -> Result<String, Failure> {
 /// is using it.
 pub(crate) fn remove(name: &str) -> Result<String, Failure> {
     let dir = sessions_dir()?.join(name);
+    if std::fs::symlink_metadata(&dir).is_ok_and(|found| found.is_symlink()) {
+        // Never used as a session (see `session_dir`): the link goes, what it leads to stays.
+        std::fs::remove_file(&dir).map_err(|error| {
+            Failure::setup(format!("cannot remove `{}`: {error}", dir.display()))
+        })?;
+        return Ok(format!(
+            "Removed `{}`, a link in place of session `{name}`'s folder; what it led to is left as it was.\n",
+            dir.display()
+        ));
+    }
     if !dir.is_dir() {
         return Err(Failure::setup(format!(
             "there is no session `{name}` in {}; `toolbox session list` shows the sessions",
@@ -395,9 +433,7 @@ pub(crate) fn remove(name: &str) -> Result<String, Failure> {
             "session `{name}` is in use by a call that is still running; remove it when that call has ended"
         )));
     }
-    let stopped = crate::runtime()?
-        .block_on(Link::new(name, &dir).stop())
-        .map_err(Failure::setup)?;
+    let stopped = crate::runtime()?.block_on(Link::new(name, &dir).stop());
     std::fs::remove_dir_all(&dir)
         .map_err(|error| Failure::setup(format!("cannot remove `{}`: {error}", dir.display())))?;
     let jobs = match stopped {
