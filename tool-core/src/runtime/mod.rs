@@ -17,5 +17,4 @@ mod https;
 pub mod mcp;
 pub mod middleware;
 pub mod policy;
-mod question;
 pub mod settings;

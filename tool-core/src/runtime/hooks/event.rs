@@ -8,8 +8,8 @@ use std::str::FromStr;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use crate::runtime::approval::{Answer, Question};
 use crate::runtime::policy::Mode;
-use crate::runtime::question::{Answer, Question};
 
 /// The moments of a tool call at which hooks run, with Claude Code's names.
 ///

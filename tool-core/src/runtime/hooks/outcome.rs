@@ -6,8 +6,8 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::output::HookOutput;
+use crate::runtime::approval::Answer;
 use crate::runtime::policy::{Decision, DecisionSource, PolicyLayer, Verdict};
-use crate::runtime::question::Answer;
 
 /// A message from one hook, naming the hook.
 #[derive(Debug, Clone, PartialEq, Eq)]

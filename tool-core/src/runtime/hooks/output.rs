@@ -16,8 +16,8 @@ use serde_json::{Map, Value};
 
 use super::event::HookEvent;
 use crate::definition::args::json_kind;
+use crate::runtime::approval::Answer;
 use crate::runtime::policy::Verdict;
-use crate::runtime::question::Answer;
 
 /// A hook's permission decision, with its reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
