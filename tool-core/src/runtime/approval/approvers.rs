@@ -135,7 +135,7 @@ impl ChannelApprover {
         )
     }
 
-    /// This approver, forwarding tools' own questions ([`Question`]s) to the returned
+    /// This approver, forwarding tools' own questions ([`Question`](super::Question)s) to the returned
     /// receiver too; at most `capacity` questions wait unread.
     ///
     /// ```
