@@ -76,8 +76,8 @@ impl ApprovalRequest {
     /// ahead": leave plan mode, into the mode an [`ApprovalScope::Mode`] answer names, else
     /// the default mode. A rejection's guidance says what to plan differently.
     ///
-    /// Every approver answers it as it answers a call: [`AutoApprove`] accepts, [`DenyAll`]
-    /// rejects, [`ChannelApprover`] forwards it to its UI, which tells the two apart by
+    /// Every approver answers it as it answers a call: [`AutoApprove`](super::AutoApprove) accepts, [`DenyAll`](super::DenyAll)
+    /// rejects, [`ChannelApprover`](super::ChannelApprover) forwards it to its UI, which tells the two apart by
     /// [`kind`](Self::kind).
     ///
     /// ```
