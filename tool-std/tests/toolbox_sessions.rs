@@ -918,3 +918,112 @@ fn a_socket_that_is_not_one_is_named_and_the_session_still_removed() {
     let removed = setup.toolbox(&["session", "remove", "jobs"]);
     assert!(removed.status.success(), "{}", stderr(&removed));
 }
+
+#[test]
+fn the_sessions_folder_is_made_and_hidden_before_any_session() {
+    if !tool_std::shell::sandbox::status().holds_files() {
+        eprintln!("skipped: no kernel sandbox here");
+        return;
+    }
+    let setup = Setup::new();
+    // A command run before any session could otherwise leave a process behind that sees the
+    // sessions made after it.
+    let ls = serde_json::json!({ "command": format!("ls {}", setup.sessions().display()) });
+    let listed = setup.toolbox(&["call", "run_shell", &ls.to_string(), "--mode", "bypass"]);
+    assert!(setup.sessions().is_dir());
+    assert_says(&stdout(&listed), "Permission denied");
+}
+
+#[test]
+fn sessions_kept_inside_the_workspace_are_refused() {
+    let setup = Setup::new();
+    let inside = Command::new(env!("CARGO_BIN_EXE_toolbox"))
+        .args(["call", "read_file", READ_NOTES, "--session", "jobs"])
+        .current_dir(setup.root())
+        .env("TOOLBOX_STATE_DIR", setup.root().join(".state"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(inside.status.code(), Some(3));
+    assert_says(&stderr(&inside), "is inside the workspace");
+    assert!(!setup.root().join(".state/sessions/jobs").exists());
+}
+
+#[test]
+fn a_workspace_inside_the_sessions_folder_is_refused() {
+    let setup = Setup::new();
+    let workspace = setup.sessions().join("project");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let refused = setup.toolbox(&[
+        "call",
+        "run_shell",
+        r#"{"command": "ls .."}"#,
+        "--workspace",
+        workspace.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(3));
+    assert_says(&stderr(&refused), "inside toolbox's sessions folder");
+}
+
+#[test]
+fn a_request_line_past_the_limit_is_dropped_and_the_keeper_serves_on() {
+    use std::io::Write as _;
+    let setup = Setup::new();
+    setup.call("run_shell", &background("sleep 84.25"), "jobs", &[]);
+    let socket = setup.sessions().join("jobs/jobs.sock");
+    let mut flood = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    // Two MiB without a line break: read no further than one.
+    let _ = flood.write_all(&vec![b'x'; 2 << 20]);
+    let listed = setup.call("list_shells", "{}", "jobs", &[]);
+    assert_says(&stdout(&listed), "sleep 84.25");
+    drop(flood);
+    setup.toolbox(&["session", "remove", "jobs"]);
+    assert_none_left("sleep 84.25");
+}
+
+#[test]
+fn remove_never_signals_a_keeper_a_forged_keeper_file_names() {
+    let (one, other) = (Setup::new(), Setup::new());
+    one.call("run_shell", &background("sleep 83.75"), "jobs", &[]);
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(one.sessions().join("jobs/keeper.json")).unwrap())
+            .unwrap();
+    // The other state folder's session names the first one's keeper, as a stale file would.
+    std::fs::create_dir_all(other.sessions().join("jobs")).unwrap();
+    let forged = serde_json::json!({ "pid": state["pid"], "started": 1, "secret": "x", "next_job": 1, "next_artifact": 1 });
+    std::fs::write(
+        other.sessions().join("jobs/keeper.json"),
+        forged.to_string(),
+    )
+    .unwrap();
+    let removed = other.toolbox(&["session", "remove", "jobs"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(
+        processes_with("sleep 83.75").len(),
+        1,
+        "the first keeper's job runs on"
+    );
+    one.toolbox(&["session", "remove", "jobs"]);
+    assert_none_left("sleep 83.75");
+}
+
+#[test]
+fn a_keeper_whose_file_is_gone_is_named_and_still_removed() {
+    let setup = Setup::new();
+    setup.call("run_shell", &background("sleep 82.5"), "jobs", &[]);
+    std::fs::remove_file(setup.sessions().join("jobs/keeper.json")).unwrap();
+    let another = setup.call("run_shell", &background("sleep 82.25"), "jobs", &[]);
+    assert_eq!(another.status.code(), Some(1));
+    assert_says(&stdout(&another), "is missing or damaged");
+    assert!(processes_with("sleep 82.25").is_empty());
+    assert_eq!(
+        processes_with("sleep 82.5").len(),
+        1,
+        "the first job was not taken over"
+    );
+    let removed = setup.toolbox(&["session", "remove", "jobs"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    assert_none_left("sleep 82.5");
+    assert_none_left(&setup.keeper());
+}

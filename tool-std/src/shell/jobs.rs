@@ -130,7 +130,8 @@ impl ShellJobs {
         let forgotten = id
             .strip_prefix("shell_")
             .and_then(|n| n.parse::<u64>().ok())
-            .is_some_and(|n| (first..first + started).contains(&n));
+            // Numbers below the first were given by an earlier process of the session.
+            .is_some_and(|n| (1..first + started).contains(&n));
         Err(ToolError::failed(if forgotten {
             format!(
                 "shell job `{id}` ended and was forgotten: only the {KEEP_ENDED} newest ended jobs are kept; the jobs are: {}",

@@ -20,7 +20,6 @@
 //! job ended and nothing asked.
 
 use std::ffi::OsString;
-use std::hash::{Hash as _, Hasher as _};
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,6 +35,7 @@ use tool_core::middleware::{Artifact, Artifacts};
 use tool_core::output::Content;
 use tool_core::policy::Mode;
 use tool_core::schema::Schema;
+use tool_core::settings::Settings;
 use tool_core::spec::ToolSpec;
 use tool_core::tool::{Prepared, RequiredState, ToolFuture, ToolHandle};
 use tool_core::{Coordinator, Tool, ToolCall, ToolError, ToolOutput, Toolset};
@@ -62,8 +62,12 @@ const TICK: Duration = Duration::from_millis(250);
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 /// How long the keeper waits for a request, or for its answer to be taken.
 const CONNECTION_WITHIN: Duration = Duration::from_secs(10);
-/// The longest request or reply line read.
+/// The longest reply line a call reads.
 const MAX_LINE: u64 = 64 << 20;
+/// The longest request line the keeper reads (before it knows the secret is right).
+const MAX_REQUEST: u64 = 1 << 20;
+/// The most connections the keeper answers at once; more are closed unanswered.
+const MAX_CONNECTIONS: usize = 64;
 /// The prefix of the artifacts the keeper keeps, so their ids never meet the session's own.
 pub(crate) const ARTIFACT_PREFIX: &str = "art_job_";
 
@@ -117,6 +121,10 @@ struct KeptArtifact {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct KeeperState {
     pid: u32,
+    /// When the keeper started, as the kernel counts (`/proc/PID/stat`, field 22): a pid
+    /// taken by another process since is not it.
+    #[serde(default)]
+    started: u64,
     secret: String,
     next_job: u64,
     next_artifact: u64,
@@ -156,7 +164,12 @@ impl Link {
 
     /// The keeper for a call with these `session` options in `workspace`: one it starts is
     /// started with them, and one started with other settings does not start this call's jobs.
-    pub(crate) fn for_call(mut self, workspace: &Path, session: &SessionArgs) -> Self {
+    pub(crate) fn for_call(
+        mut self,
+        workspace: &Path,
+        session: &SessionArgs,
+        settings: Option<&Settings>,
+    ) -> Self {
         let mut options: Vec<OsString> = vec!["--workspace".into(), workspace.into()];
         if let Some(settings) = &session.settings {
             // Absolute, as the keeper may be asked from another directory.
@@ -166,7 +179,7 @@ impl Link {
         if session.no_discover {
             options.push("--no-discover".into());
         }
-        self.settings = fingerprint(&options, workspace, session);
+        self.settings = fingerprint(&options, settings);
         self.options = options;
         self
     }
@@ -189,17 +202,22 @@ impl Link {
                 }
             }
         }
-        let Some(state) = KeeperState::read(&self.dir) else {
-            return Ok(None);
-        };
         let connected = with_short_path(&self.dir, |socket| async move {
             UnixStream::connect(socket).await
         })
         .await;
-        match connected {
-            Ok(stream) => Ok(Some((stream, state.secret))),
-            Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => Ok(None),
-            Err(error) => Err(self.unreachable(&error)),
+        let stream = match connected {
+            Ok(stream) => stream,
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionRefused => return Ok(None),
+            Err(error) => return Err(self.unreachable(&error)),
+        };
+        match KeeperState::read(&self.dir).filter(|state| !state.secret.is_empty()) {
+            Some(state) => Ok(Some((stream, state.secret))),
+            None => Err(format!(
+                "the keeper of session `{}` is running, but `{}` is missing or damaged, so it cannot be asked; `toolbox session remove {0}` stops it",
+                self.name,
+                self.dir.join(STATE).display()
+            )),
         }
     }
 
@@ -351,11 +369,12 @@ impl Link {
             let stopped = reply.structured.and_then(|stopped| stopped.as_u64());
             return Some(stopped.and_then(|n| usize::try_from(n).ok()).unwrap_or(0));
         }
-        let pid = KeeperState::read(&self.dir).map(|state| state.pid)?;
-        if !is_keeper_of(pid, &self.name) {
+        let state = KeeperState::read(&self.dir)?;
+        let same = state.pid != 0 && start_time(state.pid) == Some(state.started);
+        if !same || !is_keeper_of(state.pid, &self.name) {
             return None;
         }
-        terminate_and_wait(pid).await;
+        terminate_and_wait(state.pid).await;
         Some(0)
     }
 
@@ -398,6 +417,14 @@ fn is_keeper_of(pid: u32, name: &str) -> bool {
     })
 }
 
+/// When process `pid` started, in clock ticks since boot (`/proc/PID/stat`, field 22).
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command's name, which is in parentheses and may hold spaces.
+    let (_, rest) = stat.rsplit_once(") ")?;
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
 /// Sends SIGTERM to `pid` and waits (5 s at most) for it to end.
 async fn terminate_and_wait(pid: u32) {
     let Some(pid) = i32::try_from(pid)
@@ -413,27 +440,23 @@ async fn terminate_and_wait(pid: u32) {
     }
 }
 
-/// What the settings of a call are, as far as a job's sandbox and deny rules go: the
-/// options, and the contents of every settings file the session reads (absent ones too). A
-/// settings file changed since the keeper started gives another.
-fn fingerprint(options: &[OsString], workspace: &Path, session: &SessionArgs) -> String {
-    use tool_core::settings::SettingsLocations;
-    let files: Vec<PathBuf> = if session.no_discover {
-        session.settings.iter().cloned().collect()
-    } else {
-        SettingsLocations::of_this_machine()
-            .sources(workspace, session.settings.as_slice())
-            .into_iter()
-            .map(|source| source.path)
-            .collect()
-    };
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    options.hash(&mut hasher);
-    for file in files {
-        file.hash(&mut hasher);
-        std::fs::read(&file).ok().hash(&mut hasher);
+/// What the settings of a call are, as far as a job's sandbox and deny rules go: the options
+/// and the settings as loaded (permissions, sandbox, conditions, the files they came from),
+/// as a SHA-256. Taken from what was loaded, not read again, so a file changed between the
+/// two cannot slip through.
+fn fingerprint(options: &[OsString], settings: Option<&Settings>) -> String {
+    use sha2::{Digest as _, Sha256};
+    let mut text = format!("{options:?}\n");
+    if let Some(settings) = settings {
+        text.push_str(&format!(
+            "{:?}\n{:?}\n{:?}\n{:?}",
+            settings.permissions, settings.sandbox, settings.conditions, settings.files
+        ));
     }
-    format!("{:016x}", hasher.finish())
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// `toolset` with its shell tools run through the session's keeper.
@@ -562,7 +585,8 @@ fn keep_jobs(name: &str, session: &SessionArgs) -> Result<u8, Failure> {
     let runtime = crate::runtime()?;
     let resolved = session.resolve()?;
     let workspace = resolved.workspace.root().to_owned();
-    let link = Link::new(name, &dir).for_call(&workspace, session);
+    crate::sessions::kept_apart_from(&[workspace.clone()])?;
+    let link = Link::new(name, &dir).for_call(&workspace, session, resolved.settings.as_ref());
     if runtime
         .block_on(link.connect())
         .is_ok_and(|keeper| keeper.is_some())
@@ -604,6 +628,7 @@ fn keep_jobs(name: &str, session: &SessionArgs) -> Result<u8, Failure> {
         settings: link.settings,
         state: Mutex::new(KeeperState {
             pid: std::process::id(),
+            started: start_time(std::process::id()).unwrap_or(0),
             secret: secret()
                 .map_err(|error| Failure::setup(format!("cannot make a secret: {error}")))?,
             next_job: first_job.0,
@@ -626,6 +651,12 @@ fn keep_jobs(name: &str, session: &SessionArgs) -> Result<u8, Failure> {
     });
     if identity(&socket) == bound {
         let _ = std::fs::remove_file(&socket);
+        // Gone: nothing is to be asked, or signalled, under its pid; the numbers stay.
+        let mut state = lock(&keeper.state);
+        state.pid = 0;
+        state.started = 0;
+        state.secret.clear();
+        let _ = state.write(&dir);
     }
     drop(keeper);
     match served {
@@ -646,6 +677,13 @@ fn secret() -> std::io::Result<String> {
 fn bind(socket: &Path) -> std::io::Result<UnixListener> {
     use std::os::unix::fs::{FileTypeExt as _, PermissionsExt as _};
     if std::fs::symlink_metadata(socket).is_ok_and(|kind| kind.file_type().is_socket()) {
+        // Another keeper's, answering: never taken from it (it would stop its jobs).
+        if std::os::unix::net::UnixStream::connect(socket).is_ok() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AddrInUse,
+                "another keeper listens there",
+            ));
+        }
         std::fs::remove_file(socket)?;
     }
     let listener = UnixListener::bind(socket)?;
@@ -686,12 +724,19 @@ impl Keeper {
         bound: Option<(u64, u64)>,
     ) {
         let idle_for = idle_for();
+        let connections = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         loop {
             tokio::select! {
                 () = self.stopping.cancelled() => return,
                 accepted = listener.accept() => {
-                    if let Ok((stream, _)) = accepted {
-                        tokio::spawn(Arc::clone(&self).answer(stream));
+                    if let Ok((stream, _)) = accepted
+                        && let Ok(slot) = Arc::clone(&connections).try_acquire_owned()
+                    {
+                        let keeper = Arc::clone(&self);
+                        tokio::spawn(async move {
+                            keeper.answer(stream).await;
+                            drop(slot);
+                        });
                     }
                 }
                 () = tokio::time::sleep(TICK) => {}
@@ -721,7 +766,7 @@ impl Keeper {
         let mut line = String::new();
         let read = tokio::time::timeout(
             CONNECTION_WITHIN,
-            BufReader::new(read.take(MAX_LINE)).read_line(&mut line),
+            BufReader::new(read.take(MAX_REQUEST)).read_line(&mut line),
         )
         .await;
         if !matches!(read, Ok(Ok(n)) if n > 0) {

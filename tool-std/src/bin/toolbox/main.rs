@@ -660,8 +660,11 @@ fn call(
     // A session's background jobs are kept by a process of their own, which outlives this one.
     let toolset = match &named {
         Some(named) => {
-            let link = keeper::Link::new(named.name(), named.dir())
-                .for_call(resolved.workspace.root(), session);
+            let link = keeper::Link::new(named.name(), named.dir()).for_call(
+                resolved.workspace.root(),
+                session,
+                resolved.settings.as_ref(),
+            );
             keeper::kept(toolset, &std::sync::Arc::new(link))
         }
         None => toolset,
@@ -871,7 +874,7 @@ fn coordinator(
         .output_limit(30_000)
         .cancellation(calls)
         .state(CodeModeConfig::default());
-    builder = sandbox_from(settings.as_ref(), &roots, builder);
+    builder = sandbox_from(settings.as_ref(), &roots, builder)?;
     if let Some(settings) = settings {
         // What loaded but may not do what it seems, and what is understood but not run here:
         // said once, on stderr, so a mistake in the file is not silently without effect.
@@ -938,12 +941,20 @@ fn sandbox_from(
     settings: Option<&Settings>,
     roots: &[PathBuf],
     builder: CoordinatorBuilder,
-) -> CoordinatorBuilder {
+) -> Result<CoordinatorBuilder, Failure> {
     use tool_std::shell::sandbox::{AutoAllowSandboxedShell, SandboxConfig};
     let mut config = settings.map_or_else(SandboxConfig::default, SandboxConfig::from_settings);
-    if let Ok(sessions) = sessions::sessions_dir()
-        && !roots.iter().any(|root| root.starts_with(&sessions))
-    {
+    if let Ok(sessions) = sessions::sessions_dir() {
+        if let Some(root) = roots.iter().find(|root| root.starts_with(&sessions)) {
+            return Err(Failure::setup(format!(
+                "the workspace `{}` is inside toolbox's sessions folder `{}`, which commands may not read: use a workspace elsewhere",
+                root.display(),
+                sessions.display()
+            )));
+        }
+        // Made now if it is not there yet: a path that does not exist cannot be denied, and
+        // a process a command left running would see the sessions made after it.
+        let _ = sessions::create_private_dir(&sessions);
         config.deny_read.push(sessions);
     }
     let rule =
@@ -952,7 +963,7 @@ fn sandbox_from(
         Some(rule) => builder.policy(tool_core::policy::PolicyBuilder::default().rule(rule)),
         None => builder,
     };
-    builder.state(config)
+    Ok(builder.state(config))
 }
 
 #[cfg(not(unix))]
@@ -960,8 +971,8 @@ fn sandbox_from(
     _settings: Option<&Settings>,
     _roots: &[PathBuf],
     builder: CoordinatorBuilder,
-) -> CoordinatorBuilder {
-    builder
+) -> Result<CoordinatorBuilder, Failure> {
+    Ok(builder)
 }
 
 fn code_mode_line() -> (String, bool) {

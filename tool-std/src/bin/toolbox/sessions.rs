@@ -131,6 +131,21 @@ pub(crate) fn session_dir(name: &str) -> Result<PathBuf, Failure> {
     Ok(dir)
 }
 
+/// Refuses named sessions kept where commands may write: beneath a workspace root (`roots`),
+/// where the kernel sandbox can hide the sessions from a command but not keep it from moving
+/// or rewriting them (a forged grant, a keeper's socket moved away).
+pub(crate) fn kept_apart_from(roots: &[PathBuf]) -> Result<(), Failure> {
+    let sessions = sessions_dir()?;
+    match roots.iter().find(|root| sessions.starts_with(root)) {
+        Some(root) => Err(Failure::setup(format!(
+            "the sessions folder `{}` is inside the workspace `{}`, where commands may write: keep sessions elsewhere (set {STATE_DIR_VARIABLE} to a folder outside it)",
+            sessions.display(),
+            root.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `duration` in whole minutes, as a person reads it (`15 minutes`), or seconds under one.
 pub(crate) fn minutes(duration: std::time::Duration) -> String {
     match duration.as_secs() {
@@ -144,6 +159,7 @@ impl NamedSession {
     /// Opens (or starts) the session `name` for a call in `workspace`, waiting while another
     /// call uses it.
     pub(crate) fn open(name: &str, workspace: &Path) -> Result<Self, Failure> {
+        kept_apart_from(&[workspace.to_owned()])?;
         let dir = session_dir(name)?;
         let io = |what: &str, path: &Path, error: std::io::Error| {
             Failure::setup(format!(
@@ -500,7 +516,7 @@ fn artifact_path(dir: &Path, id: &str) -> PathBuf {
 }
 
 /// A folder only its owner can enter (sessions hold what tools read), with its parents.
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
         .recursive(true)
