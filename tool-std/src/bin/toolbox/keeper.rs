@@ -585,7 +585,7 @@ fn keep_jobs(name: &str, session: &SessionArgs) -> Result<u8, Failure> {
     let runtime = crate::runtime()?;
     let resolved = session.resolve()?;
     let workspace = resolved.workspace.root().to_owned();
-    crate::sessions::kept_apart_from(&[workspace.clone()])?;
+    crate::sessions::kept_apart_from(std::slice::from_ref(&workspace))?;
     let link = Link::new(name, &dir).for_call(&workspace, session, resolved.settings.as_ref());
     if runtime
         .block_on(link.connect())
