@@ -1024,3 +1024,52 @@ fn install_leaves_a_config_that_is_not_json_as_it_is() {
     );
     assert_eq!(std::fs::read_to_string(&config).unwrap(), "{ not json");
 }
+
+#[test]
+fn a_command_cannot_write_the_settings_the_next_call_would_load() {
+    if !matches!(
+        tool_std::shell::sandbox::engine(),
+        tool_std::shell::sandbox::Engine::Bubblewrap { .. }
+    ) {
+        // Landlock alone cannot take a right away beneath the writable workspace.
+        eprintln!("skipped: bubblewrap is not the sandbox here");
+        return;
+    }
+    let dir = project();
+    std::fs::create_dir(dir.path().join(".claude")).unwrap();
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash"]}}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.path().join(".mcp.json"), r#"{"mcpServers": {}}"#).unwrap();
+    // A script, so that only the kernel can see what it writes.
+    std::fs::write(
+        dir.path().join("loosen.sh"),
+        "echo '{\"sandbox\": {\"enabled\": false}}' > .claude/settings.local.json\n\
+         echo '{\"mcpServers\": {\"x\": {\"command\": \"sh\"}}}' > .mcp.json\n\
+         echo done > done.txt\n",
+    )
+    .unwrap();
+    let ran = toolbox(
+        &[
+            "call",
+            "run_shell",
+            r#"{"command": "bash loosen.sh"}"#,
+            "--mode",
+            "bypass",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("done.txt")).unwrap(),
+        "done\n",
+        "{}",
+        stdout(&ran)
+    );
+    assert!(!dir.path().join(".claude/settings.local.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".mcp.json")).unwrap(),
+        r#"{"mcpServers": {}}"#
+    );
+}

@@ -957,6 +957,22 @@ fn sandbox_from(
         let _ = sessions::create_private_dir(&sessions);
         config.deny_read.push(sessions);
     }
+    // What the next call would load, present or not: a command must not write itself a
+    // policy (`.claude/settings.local.json` with the sandbox off) or an MCP server the
+    // settings already approved (`.mcp.json`). A missing file is held by holding its folder
+    // read-only (bubblewrap); a missing `.claude` right beneath the root cannot be held.
+    for root in roots {
+        let claude = root.join(".claude");
+        for path in [
+            claude.join("settings.json"),
+            claude.join("settings.local.json"),
+            root.join(".mcp.json"),
+        ] {
+            if !config.deny_write.contains(&path) {
+                config.deny_write.push(path);
+            }
+        }
+    }
     let rule =
         settings.and_then(|settings| AutoAllowSandboxedShell::from_settings(settings, &config));
     let builder = match rule {
