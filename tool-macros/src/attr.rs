@@ -37,6 +37,10 @@ pub(crate) struct ToolAttrs {
     /// Not written by the user: the type a `#[tools]` method is called on, which the tool
     /// requires as state.
     pub(crate) receiver: Option<syn::Type>,
+    /// Not written by the user: the impl type of a `#[tools]` method. The tool then calls the
+    /// method itself (`<Type>::method`), and the function it was given (a stand-in with the
+    /// method's signature, `self` as a context parameter) is read for its signature only.
+    pub(crate) method_of: Option<syn::Type>,
 }
 
 const TOOL_KEYS: &[&str] = &[

@@ -44,8 +44,11 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -
             }
         }
     });
+    // A method's stand-in is read, never called: the tool calls the method itself, which
+    // spares every method a second function to check and compile.
+    let item = attrs.method_of.is_none().then_some(cleaned);
     quote! {
-        #cleaned
+        #item
 
         #[doc(hidden)]
         #[allow(
@@ -480,7 +483,12 @@ fn invoke(
                 // Spanned at the type: a type that is no context is reported there.
                 let from_context = quote_spanned!(ty.span()=> <#ty as #krate::__private::FromContext<'_>>::from_context);
                 extract.push(quote!(let #binding = #from_context(#ctx)?;));
-                call_args.push(quote!(#binding));
+                // A method's receiver, its stand-in's first parameter, is lent as `&self`.
+                if index == 0 && attrs.receiver.is_some() {
+                    call_args.push(quote!(&#binding));
+                } else {
+                    call_args.push(quote!(#binding));
+                }
             }
             ParamKind::Json(_) => {
                 let ident = &param.ident;
@@ -491,6 +499,10 @@ fn invoke(
     let output_ty = checked_output(&private, tool);
     let asyncness = tool.item.sig.asyncness;
     let awaited = asyncness.map(|_| quote!(.await));
+    let callee = match &attrs.method_of {
+        Some(self_ty) => quote!(<#self_ty>::#fn_ident),
+        None => quote!(#fn_ident),
+    };
     let body = quote! {
         #asyncness fn __invoke(
             #prepared: #krate::__private::Prepared,
@@ -498,7 +510,7 @@ fn invoke(
         ) -> ::core::result::Result<#krate::__private::ToolOutput, #krate::__private::ToolError> {
             let #args: #args_ty = #prepared.take()?;
             #(#extract)*
-            <#output_ty as #krate::__private::IntoToolResult>::into_tool_result(#fn_ident(#(#call_args),*)#awaited)
+            <#output_ty as #krate::__private::IntoToolResult>::into_tool_result(#callee(#(#call_args),*)#awaited)
         }
     };
     let run = if asyncness.is_some() {

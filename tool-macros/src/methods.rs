@@ -170,6 +170,7 @@ fn wrapper(
         .name
         .get_or_insert_with(|| LitStr::new(&unraw(method_ident), method_ident.span()));
     attrs.receiver = receiver.map(|_| self_ty.clone());
+    attrs.method_of = Some(self_ty.clone());
     let krate: syn::Path = attrs
         .krate
         .clone()
