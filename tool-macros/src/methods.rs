@@ -1,14 +1,15 @@
 //! `#[tools]` on an inherent impl block: each method marked `#[tool(..)]` becomes a tool, as a
 //! free function would, whose receiver is the coordinator's state of the impl's type.
 //!
-//! For each such method this emits, beside the impl, a free function with the method's
-//! documentation and parameters, a hidden first parameter that takes the receiver from the
-//! coordinator's state (`__private::Receiver<Type>`: a `State<Type>`, or a `State<Arc<Type>>`),
-//! and a body that calls the method on it; then runs that function through `#[tool]`'s own
-//! phases, so a method gets exactly what a function gets (schema, extraction, effect,
-//! aliases, resources, docs), and its tool also says which state it requires, so a coordinator
-//! built without that state fails at `build()`. Each function and its registration sit in a
-//! `const _: () = { .. };` of their own, so methods of the same name on two types do not
+//! For each such method this writes a stand-in free function with the method's documentation
+//! and parameters and a hidden first parameter that takes the receiver from the coordinator's
+//! state (`__private::Receiver<Type>`: a `State<Type>`, or a `State<Arc<Type>>`), and runs it
+//! through `#[tool]`'s own phases, so a method gets exactly what a function gets (schema,
+//! extraction, effect, aliases, resources, docs); its tool also says which state it requires,
+//! so a coordinator built without that state fails at `build()`. The stand-in is read for its
+//! signature only: the tool calls the method itself (`<Type>::method`, the receiver lent as
+//! `&self`), so a method costs no second function to compile. Each registration sits in a
+//! `const _: () = { .. };` of its own, so methods of the same name on two types do not
 //! collide. The impl itself is emitted unchanged but for the attributes this macro consumes.
 //!
 //! What cannot be a tool method is refused here, spanned: a generic or trait impl, a receiver
@@ -95,7 +96,7 @@ fn is_tool_attr(attr: &Attribute) -> bool {
     attr.path().is_ident("tool")
 }
 
-/// The free function standing for `method`, run through `#[tool]` with the method's
+/// The tool of `method`: its stand-in free function, run through `#[tool]` with the method's
 /// attribute; `None` (with errors in `cx`) when the method cannot be a tool.
 fn wrapper(
     cx: &Ctxt,
