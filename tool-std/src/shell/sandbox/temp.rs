@@ -50,11 +50,14 @@ impl SandboxTemp {
     }
 }
 
-/// A new directory of this process's own under the system's temporary directory.
+/// A new directory of this process's own under the system's temporary directory. The first
+/// one a process makes also clears what processes of this user that are gone left behind.
 fn make() -> io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt as _;
     static NEXT: AtomicU64 = AtomicU64::new(0);
+    static SWEPT: std::sync::Once = std::sync::Once::new();
     let base = std::env::temp_dir();
+    SWEPT.call_once(|| sweep(&base));
     loop {
         let dir = base.join(format!(
             "tool-std-sandbox-{}-{}",
@@ -70,11 +73,69 @@ fn make() -> io::Result<PathBuf> {
     }
 }
 
+/// Removes the directories in `base` that a process of this user made and did not remove
+/// because it never dropped its coordinator (killed, or ended with `exit`): those whose
+/// process is gone. A live process's, and another user's, are left alone.
+fn sweep(base: &std::path::Path) {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    let me = rustix::process::getuid().as_raw();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix("tool-std-sandbox-"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            continue;
+        };
+        // Not following a link: only a real directory of this user's is a candidate.
+        let ours = std::fs::symlink_metadata(entry.path())
+            .is_ok_and(|found| found.is_dir() && found.uid() == me);
+        let gone = matches!(
+            rustix::process::test_kill_process(pid),
+            Err(rustix::io::Errno::SRCH)
+        );
+        if ours && gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 impl Drop for SandboxTemp {
     fn drop(&mut self) {
         let dir = self.dir.get_mut().unwrap_or_else(PoisonError::into_inner);
         if let Some(dir) = dir.as_ref() {
             let _ = std::fs::remove_dir_all(dir);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_process_that_is_gone_left_is_swept_and_a_live_ones_is_kept() {
+        let base = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let gone = child.id();
+        child.wait().unwrap();
+        let left = base.path().join(format!("tool-std-sandbox-{gone}-0"));
+        let live = base
+            .path()
+            .join(format!("tool-std-sandbox-{}-0", std::process::id()));
+        let other = base.path().join("tool-std-sandbox-notes");
+        for dir in [&left, &live, &other] {
+            std::fs::create_dir_all(dir.join("tmp")).unwrap();
+        }
+        sweep(base.path());
+        assert!(!left.exists());
+        assert!(live.exists());
+        assert!(other.exists());
     }
 }
