@@ -57,12 +57,18 @@ fn make() -> io::Result<PathBuf> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     static SWEPT: std::sync::Once = std::sync::Once::new();
     let base = std::env::temp_dir();
-    SWEPT.call_once(|| sweep(&base));
+    let namespace = pid_namespace();
+    if let Some(namespace) = namespace {
+        SWEPT.call_once(|| sweep(&base, namespace));
+    }
     loop {
+        // The pid namespace in the name: a pid means nothing outside its own namespace, and a
+        // temporary directory may be shared with processes of another (a container's).
         let dir = base.join(format!(
-            "tool-std-sandbox-{}-{}",
+            "tool-std-sandbox-{}-{}-ns{}",
             std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
+            NEXT.fetch_add(1, Ordering::Relaxed),
+            namespace.unwrap_or(0)
         ));
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
             // Landlock grants by the path's real location: resolve a symlinked /tmp once here.
@@ -73,10 +79,18 @@ fn make() -> io::Result<PathBuf> {
     }
 }
 
-/// Removes the directories in `base` that a process of this user made and did not remove
-/// because it never dropped its coordinator (killed, or ended with `exit`): those whose
-/// process is gone. A live process's, and another user's, are left alone.
-fn sweep(base: &std::path::Path) {
+/// The inode of this process's pid namespace, `None` where `/proc` does not say.
+fn pid_namespace() -> Option<u64> {
+    let link = std::fs::read_link("/proc/self/ns/pid").ok()?;
+    let link = link.to_str()?;
+    link.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
+}
+
+/// Removes the directories in `base` that a process of this user, in pid namespace
+/// `namespace`, made and did not remove because it never dropped its coordinator (killed, or
+/// ended with `exit`): those whose process is gone. A live process's, another user's and
+/// another namespace's are left alone.
+fn sweep(base: &std::path::Path, namespace: u64) {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(entries) = std::fs::read_dir(base) else {
         return;
@@ -84,11 +98,25 @@ fn sweep(base: &std::path::Path) {
     let me = rustix::process::getuid().as_raw();
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name
+        let Some(rest) = name
             .to_str()
             .and_then(|name| name.strip_prefix("tool-std-sandbox-"))
-            .and_then(|rest| rest.split_once('-'))
-            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // `PID-N-nsNAMESPACE`, of this namespace.
+        let mut parts = rest.split('-');
+        let (Some(pid), Some(_), Some(ns), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if ns.strip_prefix("ns").and_then(|ns| ns.parse::<u64>().ok()) != Some(namespace) {
+            continue;
+        }
+        let Some(pid) = pid
+            .parse::<i32>()
+            .ok()
             .and_then(rustix::process::Pid::from_raw)
         else {
             continue;
@@ -122,20 +150,28 @@ mod tests {
     #[test]
     fn what_a_process_that_is_gone_left_is_swept_and_a_live_ones_is_kept() {
         let base = tempfile::tempdir().unwrap();
+        let ns = pid_namespace().expect("Linux says which pid namespace");
         let mut child = std::process::Command::new("true").spawn().unwrap();
         let gone = child.id();
         child.wait().unwrap();
-        let left = base.path().join(format!("tool-std-sandbox-{gone}-0"));
+        let left = base
+            .path()
+            .join(format!("tool-std-sandbox-{gone}-0-ns{ns}"));
         let live = base
             .path()
-            .join(format!("tool-std-sandbox-{}-0", std::process::id()));
+            .join(format!("tool-std-sandbox-{}-0-ns{ns}", std::process::id()));
+        // The same pid in another namespace says nothing about its process.
+        let elsewhere = base
+            .path()
+            .join(format!("tool-std-sandbox-{gone}-0-ns{}", ns + 1));
         let other = base.path().join("tool-std-sandbox-notes");
-        for dir in [&left, &live, &other] {
+        for dir in [&left, &live, &elsewhere, &other] {
             std::fs::create_dir_all(dir.join("tmp")).unwrap();
         }
-        sweep(base.path());
+        sweep(base.path(), ns);
         assert!(!left.exists());
         assert!(live.exists());
+        assert!(elsewhere.exists());
         assert!(other.exists());
     }
 }
