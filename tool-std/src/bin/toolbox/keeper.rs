@@ -453,10 +453,12 @@ fn fingerprint(options: &[OsString], settings: Option<&Settings>) -> String {
             settings.permissions, settings.sandbox, settings.conditions, settings.files
         ));
     }
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+/// `bytes` in lowercase hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// `toolset` with its shell tools run through the session's keeper.
@@ -670,7 +672,7 @@ fn secret() -> std::io::Result<String> {
     use std::io::Read as _;
     let mut bytes = [0u8; 16];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    Ok(hex(&bytes))
 }
 
 /// Listens at `socket`, in place of a socket no keeper answers at any more.
@@ -876,11 +878,7 @@ impl Keeper {
             id.strip_prefix(prefix)
                 .and_then(|number| number.parse::<u64>().ok())
         };
-        let job = result
-            .structured()
-            .filter(|reply| reply.get("status").is_none())
-            .and_then(|reply| reply.get("job_id")?.as_str())
-            .and_then(|id| number(id, "shell_"));
+        let job = crate::background_job(result).and_then(|id| number(id, "shell_"));
         let artifact = artifacts
             .iter()
             .filter_map(|artifact| number(&artifact.id, ARTIFACT_PREFIX))
@@ -909,12 +907,13 @@ impl Keeper {
     /// Stops every job (SIGTERM, SIGKILL to what is left after the grace period); how many
     /// were running.
     async fn stop_jobs(&self) -> usize {
-        let running = tool_std::shell::terminate_all();
-        let deadline = Instant::now() + Duration::from_secs(3);
-        while tool_std::shell::running() > 0 && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let running = tool_std::shell::running();
+        crate::signals::stop_commands(false);
+        tokio::select! {
+            () = crate::signals::commands_ended() => {}
+            () = tokio::time::sleep(Duration::from_secs(3)) => {}
         }
-        tool_std::shell::kill_all();
+        crate::signals::stop_commands(true);
         running
     }
 }

@@ -165,7 +165,7 @@ pub(crate) fn shut_down(stop: Stop, runtime: tokio::runtime::Runtime) -> u8 {
 const SHUT_DOWN_WITHIN: Duration = Duration::from_millis(100);
 
 /// Resolves once no command the shell tools started is running.
-async fn commands_ended() {
+pub(crate) async fn commands_ended() {
     #[cfg(unix)]
     while tool_std::shell::running() > 0 {
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -173,7 +173,7 @@ async fn commands_ended() {
 }
 
 /// SIGTERM (or SIGKILL) to every command the shell tools started and that has not ended.
-fn stop_commands(kill: bool) {
+pub(crate) fn stop_commands(kill: bool) {
     #[cfg(unix)]
     {
         if kill {
