@@ -1047,6 +1047,7 @@ fn a_command_cannot_write_the_settings_the_next_call_would_load() {
     std::fs::write(
         dir.path().join("loosen.sh"),
         "echo '{\"sandbox\": {\"enabled\": false}}' > .claude/settings.local.json\n\
+         mv .claude .moved; mkdir -p .claude; echo '{}' > .claude/settings.local.json\n\
          echo '{\"mcpServers\": {\"x\": {\"command\": \"sh\"}}}' > .mcp.json\n\
          echo done > done.txt\n",
     )
@@ -1068,6 +1069,8 @@ fn a_command_cannot_write_the_settings_the_next_call_would_load() {
         stdout(&ran)
     );
     assert!(!dir.path().join(".claude/settings.local.json").exists());
+    // Held as a mount, `.claude` is not renamed away to be made again.
+    assert!(!dir.path().join(".moved").exists());
     assert_eq!(
         std::fs::read_to_string(dir.path().join(".mcp.json")).unwrap(),
         r#"{"mcpServers": {}}"#

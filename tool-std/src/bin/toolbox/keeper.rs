@@ -651,7 +651,8 @@ fn keep_jobs(name: &str, session: &SessionArgs) -> Result<u8, Failure> {
         crate::signals::until_stopped(Arc::clone(&keeper).serve(listener, &socket, bound), &calls)
             .await
     });
-    if identity(&socket) == bound {
+    // Asked to stop, the keeper leaves the folder alone: `session remove` is deleting it.
+    if identity(&socket) == bound && !keeper.stopping.is_cancelled() {
         let _ = std::fs::remove_file(&socket);
         // Gone: nothing is to be asked, or signalled, under its pid; the numbers stay.
         let mut state = lock(&keeper.state);

@@ -168,7 +168,16 @@ mod tests {
         for dir in [&left, &live, &elsewhere, &other] {
             std::fs::create_dir_all(dir.join("tmp")).unwrap();
         }
+        // A link named like a gone process's folder is not followed to what it leads to.
+        let target = tempfile::tempdir().unwrap();
+        std::fs::write(target.path().join("keep.txt"), "kept").unwrap();
+        let link = base
+            .path()
+            .join(format!("tool-std-sandbox-{gone}-1-ns{ns}"));
+        std::os::unix::fs::symlink(target.path(), &link).unwrap();
         sweep(base.path(), ns);
+        assert!(target.path().join("keep.txt").exists());
+        assert!(link.symlink_metadata().is_ok());
         assert!(!left.exists());
         assert!(live.exists());
         assert!(elsewhere.exists());
