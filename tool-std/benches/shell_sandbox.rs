@@ -5,7 +5,9 @@
 //! writable devices) and a thread that restricts itself and starts the command (std still
 //! uses `posix_spawn`); under bubblewrap (the default where it works) it costs entering the
 //! kept view's namespaces between fork and exec (std then forks instead of `posix_spawn`)
-//! and the checks that the view is still current (`bwrap` itself runs only when it is not). Target: the
+//! and the checks that the view is still current (`bwrap` itself runs only when it is not);
+//! the sandbox's own namespaces (what a machine without `bwrap` gets) cost the same once built.
+//! Target: the
 //! sandbox adds under 5 ms. Each engine is measured again with a `Read(.env)` deny rule (with
 //! Landlock alone a complement listing every directory on the way; under bubblewrap one more
 //! mount). Criterion measures each; a run of alternating rounds after it prints the medians
@@ -34,6 +36,12 @@ fn main() {
 fn main() {
     println!("sandbox on this kernel: {}", status());
     println!("file system engine: {}", engine());
+    let own_engine = SandboxConfig {
+        assume_no_bubblewrap: true,
+        ..SandboxConfig::default()
+    }
+    .engine();
+    println!("without bubblewrap: {own_engine}");
     let dir = tempfile::tempdir().expect("a temporary directory");
     std::fs::write(dir.path().join(".env"), "SECRET=1").unwrap();
     let over = |config: SandboxConfig| -> Coordinator {
@@ -52,10 +60,17 @@ fn main() {
         },
         ..SandboxConfig::default()
     };
+    // The sandbox's own namespaces, as a machine without `bwrap` gets them.
+    let own = |deny: bool| SandboxConfig {
+        assume_no_bubblewrap: true,
+        ..engine(true, deny)
+    };
     // (name, coordinator): the default engine first (bubblewrap where it works).
     let setups = [
         ("bubblewrap", over(engine(true, false))),
         ("bubblewrap, Read(.env) denied", over(engine(true, true))),
+        ("own namespaces", over(own(false))),
+        ("own namespaces, Read(.env) denied", over(own(true))),
         ("Landlock alone", over(engine(false, false))),
         (
             "Landlock alone, Read(.env) denied",

@@ -4,6 +4,6 @@
 #![cfg(target_os = "linux")]
 
 /// The engine these cases run on: Landlock alone.
-const BUBBLEWRAP: bool = false;
+const RUN: Run = Run::Landlock;
 
 include!("shell_sandbox/cases.rs");

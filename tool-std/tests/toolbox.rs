@@ -1030,9 +1030,10 @@ fn a_command_cannot_write_the_settings_the_next_call_would_load() {
     if !matches!(
         tool_std::shell::sandbox::engine(),
         tool_std::shell::sandbox::Engine::Bubblewrap { .. }
+            | tool_std::shell::sandbox::Engine::Namespaces { .. }
     ) {
         // Landlock alone cannot take a right away beneath the writable workspace.
-        eprintln!("skipped: bubblewrap is not the sandbox here");
+        eprintln!("skipped: no mount namespace is the sandbox here");
         return;
     }
     let dir = project();

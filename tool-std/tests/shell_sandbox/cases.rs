@@ -21,10 +21,24 @@ fn shell_in(config: SandboxConfig, policy: PolicyBuilder, mode: Mode) -> Shell {
     Shell::sandboxed(policy, mode, Some(config))
 }
 
+/// The engines the cases run on, one test file each (each file names one of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(dead_code)]
+enum Run {
+    /// `bwrap` builds the mount namespace (`shell_sandbox.rs`).
+    Bubblewrap,
+    /// The sandbox builds it itself, as where `bwrap` is not installed
+    /// (`shell_sandbox_namespaces.rs`).
+    Namespaces,
+    /// No mount namespace: Landlock holds the files (`shell_sandbox_landlock.rs`).
+    Landlock,
+}
+
 /// The default configuration, on this file's engine.
 fn config() -> SandboxConfig {
     SandboxConfig {
-        bubblewrap: BUBBLEWRAP,
+        bubblewrap: RUN != Run::Landlock,
+        assume_no_bubblewrap: RUN == Run::Namespaces,
         ..SandboxConfig::default()
     }
 }
@@ -730,23 +744,25 @@ fn with_some_ports_allowed_fast_open_and_mptcp_reach_no_other_port() {
     );
 }
 
-/// `true` when these cases run under bubblewrap; `false` (with a note) on the Landlock run, or
-/// where bubblewrap is not installed or does not work (a failure instead under
-/// `TOOLKIT_REQUIRE_SANDBOX_TOOLS=1`, as in CI).
-fn bubblewrap() -> bool {
-    if !BUBBLEWRAP || !landlock() {
+/// `true` when these cases run in a mount namespace (bubblewrap's, or the sandbox's own);
+/// `false` (with a note) on the Landlock run, or where this file's engine is not installed or
+/// does not work (a failure instead under `TOOLKIT_REQUIRE_SANDBOX_TOOLS=1`, as in CI).
+fn mount_namespace() -> bool {
+    use tool_std::shell::sandbox::Engine;
+    if RUN == Run::Landlock || !landlock() {
         return false;
     }
-    match tool_std::shell::sandbox::engine() {
-        tool_std::shell::sandbox::Engine::Bubblewrap { .. } => true,
-        tool_std::shell::sandbox::Engine::Landlock { why_not_bubblewrap } => {
+    match (RUN, config().engine()) {
+        (Run::Bubblewrap, Engine::Bubblewrap { .. })
+        | (Run::Namespaces, Engine::Namespaces { .. }) => true,
+        (_, engine) => {
             let required = std::env::var_os("TOOLKIT_REQUIRE_SANDBOX_TOOLS")
                 .is_some_and(|value| value == "1");
             assert!(
                 !required,
-                "bubblewrap is required (TOOLKIT_REQUIRE_SANDBOX_TOOLS=1): {why_not_bubblewrap}"
+                "the {RUN:?} engine is required (TOOLKIT_REQUIRE_SANDBOX_TOOLS=1): {engine}"
             );
-            eprintln!("skipped: {why_not_bubblewrap}");
+            eprintln!("skipped: {engine}");
             false
         }
     }
@@ -863,7 +879,7 @@ fn file_state(path: &Path) -> (u32, u32, i64, bool) {
 
 #[test]
 fn metadata_outside_the_writable_paths_cannot_change() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     let outside = Outside::new("victim.txt");
@@ -891,9 +907,46 @@ fn metadata_outside_the_writable_paths_cannot_change() {
     assert_eq!(std::fs::read_to_string(&outside.0).unwrap(), "untouched\n");
 }
 
+/// An attack on every engine: the agent's own view of the file system, reached through its
+/// entry in `/proc` (`root` and `cwd`, which lead into the agent's mount namespace, where
+/// nothing is read-only), and a denied file read through the agent's open descriptors.
+#[test]
+fn the_agents_file_system_is_not_reached_through_proc() {
+    if !landlock() {
+        return;
+    }
+    let agent = std::process::id();
+    let outside = Outside::new("through_proc.txt");
+    let target = outside.shell_path();
+    let cwd_probe = std::env::current_dir().unwrap().join("through_cwd_probe");
+    for mode in [Mode::Default, Mode::Bypass] {
+        let shell = with_denied_secrets(From::Code, mode);
+        // Held open by the agent: a descriptor a command might borrow through /proc.
+        let held = std::fs::File::open(shell.root().join(".env")).unwrap();
+        let run = shell.run(&script(
+            &shell,
+            "proc.sh",
+            &format!(
+                "echo x > /proc/{agent}/root{target}; echo root $?\n\
+                 echo x > /proc/{agent}/cwd/through_cwd_probe; echo cwd $?\n\
+                 for fd in /proc/{agent}/fd/*; do cat \"$fd\" 2>/dev/null; done; echo fds $?\n\
+                 cat /proc/{agent}/root{root}/.env; exit 1\n",
+                root = shell.root().display(),
+            ),
+        ));
+        drop(held);
+        let escaped_through_cwd = cwd_probe.exists();
+        let _ = std::fs::remove_file(&cwd_probe);
+        assert!(!outside.0.exists(), "{mode:?}: {}", run.output);
+        assert!(!escaped_through_cwd, "{mode:?}: {}", run.output);
+        assert!(!run.output.contains("SECRET"), "{mode:?}: {}", run.output);
+        assert!(run.output.contains("root 1") || run.output.contains("root 2"), "{}", run.output);
+    }
+}
+
 #[test]
 fn an_edit_deny_rule_makes_its_path_read_only_to_commands() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     for from in [From::Config, From::Code] {
@@ -933,7 +986,7 @@ fn an_edit_deny_rule_makes_its_path_read_only_to_commands() {
 /// read-only to every command where bubblewrap builds the file system.
 #[test]
 fn the_protected_git_at_the_root_is_read_only_to_commands() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     let shell = shell_in(config(), allow_all(), Mode::Bypass);
@@ -961,7 +1014,7 @@ fn the_protected_git_at_the_root_is_read_only_to_commands() {
 /// with every command allowed.
 #[test]
 fn the_root_git_survives_removals_the_policy_cannot_read() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     for command in [
@@ -989,7 +1042,7 @@ fn the_root_git_survives_removals_the_policy_cannot_read() {
 
 #[test]
 fn only_harmless_devices_are_there_to_open() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     let run = sandboxed().run("ls /dev | tr '\\n' ' '; echo; echo x > /dev/null && echo null ok");
@@ -1019,7 +1072,7 @@ fn a_killed_command_is_reported_killed_through_bubblewrap() {
 
 #[test]
 fn an_edit_deny_rule_on_a_path_not_made_yet_still_keeps_commands_from_making_it() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     for rule in ["Edit(./config/settings.json)", "Edit(./config/deeper/**)"] {
@@ -1092,7 +1145,7 @@ fn processes_in(namespace: &str) -> Vec<u32> {
 
 #[test]
 fn commands_share_one_kept_view_and_no_bwrap_stays_running() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     let shell = sandboxed();
@@ -1119,7 +1172,7 @@ fn commands_share_one_kept_view_and_no_bwrap_stays_running() {
 
 #[test]
 fn a_command_in_a_kept_view_holds_no_capability_and_makes_no_namespace() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     let run = sandboxed().run(
@@ -1139,7 +1192,7 @@ fn a_command_in_a_kept_view_holds_no_capability_and_makes_no_namespace() {
 
 #[test]
 fn a_denied_file_made_again_outside_is_still_covered_in_the_next_command() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     for from in [From::Config, From::Code] {
@@ -1162,7 +1215,7 @@ fn a_denied_file_made_again_outside_is_still_covered_in_the_next_command() {
 
 #[test]
 fn a_denied_file_made_after_a_command_is_covered_in_the_next() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     let shell = shell_with(
@@ -1190,7 +1243,7 @@ fn mount(arguments: &[&std::ffi::OsStr]) -> bool {
 
 #[test]
 fn a_mount_made_outside_after_a_command_is_read_only_in_the_next() {
-    if !bubblewrap() {
+    if !mount_namespace() {
         return;
     }
     // A shared mount (as systemd makes `/`): what is mounted beneath it later propagates

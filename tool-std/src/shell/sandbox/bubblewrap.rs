@@ -29,7 +29,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 
 /// The options every sandboxed command starts with, before its own mounts.
@@ -141,14 +141,14 @@ impl Mounts<'_> {
         strictly_beneath_a_writable.then_some(existing)
     }
 
-    /// The `bwrap` arguments, up to and including the `--` before the command.
+    /// The mounts over the read-only tree, in order (the same for `bwrap` and for the
+    /// sandbox's own namespaces).
     ///
-    /// Later mounts cover earlier ones, so the order is: everything read-only, the writable
-    /// roots, the read-only paths within them, the covers. A path beneath a covered folder is
-    /// left out (the cover already hides it, and `bwrap` could not make its mount point in the
-    /// read-only `tmpfs`); so is a denied path that no longer exists.
-    pub(crate) fn arguments(&self) -> Vec<OsString> {
-        let mut arguments: Vec<OsString> = BASE.iter().map(OsString::from).collect();
+    /// Later mounts cover earlier ones, so the order is: the writable roots, the read-only
+    /// paths within them, the covers. A path beneath a covered folder is left out (the cover
+    /// already hides it, and no mount point could be made in the read-only `tmpfs`); so is a
+    /// denied path that no longer exists.
+    pub(crate) fn steps(&self) -> Vec<Step<'_>> {
         let mut covered: Vec<&Path> = self.deny_read.iter().map(PathBuf::as_path).collect();
         covered.sort();
         covered.dedup();
@@ -162,24 +162,41 @@ impl Mounts<'_> {
             })
             .collect();
         let hidden = |path: &Path| covered.iter().any(|cover| path.starts_with(cover));
-        let mut push = |words: &[&std::ffi::OsStr]| {
-            arguments.extend(words.iter().map(|word| word.to_os_string()));
-        };
+        let mut steps = Vec::new();
         for path in self.writable.iter().filter(|path| !hidden(path)) {
-            push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+            steps.push(Step::Writable(path));
         }
         for path in self.deny_write.iter().filter(|path| !hidden(path)) {
             if let Some(read_only) = self.read_only_for(path) {
-                push(&[
-                    "--ro-bind".as_ref(),
-                    read_only.as_os_str(),
-                    read_only.as_os_str(),
-                ]);
+                steps.push(Step::ReadOnly(read_only));
             }
         }
         for path in covered {
             match path.symlink_metadata() {
-                Ok(metadata) if metadata.is_dir() => push(&[
+                Ok(metadata) if metadata.is_dir() => steps.push(Step::CoverFolder(path)),
+                Ok(_) => steps.push(Step::CoverFile(path)),
+                Err(_) => {}
+            }
+        }
+        steps
+    }
+
+    /// The `bwrap` arguments, up to and including the `--` before the command: everything
+    /// read-only, then [`steps`](Self::steps).
+    pub(crate) fn arguments(&self) -> Vec<OsString> {
+        let mut arguments: Vec<OsString> = BASE.iter().map(OsString::from).collect();
+        let mut push = |words: &[&std::ffi::OsStr]| {
+            arguments.extend(words.iter().map(|word| word.to_os_string()));
+        };
+        for step in self.steps() {
+            match step {
+                Step::Writable(path) => {
+                    push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+                }
+                Step::ReadOnly(path) => {
+                    push(&["--ro-bind".as_ref(), path.as_os_str(), path.as_os_str()]);
+                }
+                Step::CoverFolder(path) => push(&[
                     "--perms".as_ref(),
                     "0000".as_ref(),
                     "--tmpfs".as_ref(),
@@ -187,17 +204,44 @@ impl Mounts<'_> {
                     "--remount-ro".as_ref(),
                     path.as_os_str(),
                 ]),
-                Ok(_) => push(&[
+                Step::CoverFile(path) => push(&[
                     "--ro-bind".as_ref(),
                     self.unreadable.as_os_str(),
                     path.as_os_str(),
                 ]),
-                Err(_) => {}
             }
         }
         arguments.push("--".into());
         arguments
     }
+}
+
+/// One mount over the read-only tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step<'a> {
+    /// Bound writable again.
+    Writable(&'a Path),
+    /// Bound read-only, beneath a writable one.
+    ReadOnly(&'a Path),
+    /// A denied folder, covered by an empty unreadable `tmpfs`.
+    CoverFolder(&'a Path),
+    /// A denied file, covered by the unreadable file.
+    CoverFile(&'a Path),
+}
+
+/// Starts `bwrap` at `program` with `arguments` around a shell that prints its pid and waits
+/// for its stdin to close: the holder of a kept view. On a thread with `no_new_privs`, as for
+/// the commands (a setuid `bwrap` would behave differently).
+pub(crate) fn spawn_holder(program: &Path, arguments: &[OsString]) -> std::io::Result<Child> {
+    super::ruleset::on_a_thread_of_its_own("bwrap-view", || {
+        Command::new(program)
+            .args(arguments)
+            .args(["/bin/sh", "-c", "echo $$; read -r line"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+    })
 }
 
 #[cfg(test)]

@@ -1,24 +1,25 @@
-//! Bubblewrap's namespaces built once and entered by each command, instead of a `bwrap` per
-//! command.
+//! A view of the file system (bubblewrap's, or the sandbox's own built the same way) built
+//! once and entered by each command, instead of a `bwrap` per command.
 //!
 //! Starting `bwrap` costs its own start, a user and a mount namespace, a new root, every bind
 //! and a fresh `/dev` (about 6 ms here) before the shell it runs even starts. The view it
 //! builds depends only on its arguments and on the files and mounts they name, so it is built
-//! once: `bwrap` with the command's arguments runs a shell that prints its pid and waits; the
-//! namespaces it stands in are opened (`/proc/PID/ns/*`), and the shell is let go. The open
-//! descriptors keep the namespaces alive with no process in them. A command then starts as
-//! it would unsandboxed, and between fork and exec enters them with `setns(2)` (the user
-//! namespace that owns the mount namespace, the mount namespace, then the nested user
-//! namespace `--disable-userns` made, in which no further one can be made), moves to its
-//! working directory, and drops every capability, as `bwrap --cap-drop ALL` does.
+//! once: a holder (`bwrap` with the command's arguments around a shell, or a shell that built
+//! the same view itself: the `namespaces` module) prints its pid and waits; the namespaces it
+//! stands in are opened (`/proc/PID/ns/*`), and the holder is let go. The open descriptors
+//! keep the namespaces alive with no process in them. A command then starts as it would
+//! unsandboxed, and between fork and exec enters them with `setns(2)` (the user namespace that
+//! owns the mount namespace, the mount namespace, then any nested user namespace
+//! `--disable-userns` made, in which no further one can be made), moves to its working
+//! directory, and drops every capability, as `bwrap --cap-drop ALL` does.
 //!
-//! A kept view is used only while it is the one a new `bwrap` would build: the arguments are
+//! A kept view is used only while it is the one a new holder would build: the arguments are
 //! the same (the writable roots, the covers and the read-only paths, each of which depends on
 //! what exists now), every path they name is the same file (a denied file deleted and made
 //! again is a new file its old cover no longer hides), and this process's mount table has not
 //! changed (a mount made since would show through). Otherwise it is built again. Where the
 //! namespaces cannot be kept or entered (no `/proc`, `setns` refused), every command runs
-//! under a `bwrap` of its own as before.
+//! under a `bwrap` of its own as before, or under Landlock alone where there is no `bwrap`.
 
 use std::collections::VecDeque;
 use std::ffi::{CString, OsString};
@@ -27,8 +28,7 @@ use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::os::unix::process::CommandExt as _;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// How many views are kept at once (one per session and configuration in use); the least
@@ -41,9 +41,10 @@ const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
 /// One file a view's arguments name, as it was when the view was built.
 type Identity = Option<(u64, u64)>;
 
-/// The namespaces of one `bwrap` view, open and ready to enter.
+/// The namespaces of one view, open and ready to enter.
 pub(crate) struct View {
-    /// The `bwrap` arguments it was built with (up to the `--`).
+    /// What it was built from (`bwrap`'s arguments up to the `--`, after a word naming the
+    /// engine where it is not `bwrap`).
     arguments: Vec<OsString>,
     /// The device and inode of each absolute path among them, `None` where none existed.
     identities: Vec<Identity>,
@@ -65,37 +66,50 @@ impl std::fmt::Debug for View {
     }
 }
 
-/// The view `bwrap` at `program` would build from `arguments`, kept; `None` where views
-/// cannot be kept here (the caller then starts `bwrap` for each command).
-pub(crate) fn view(program: &Path, arguments: &[OsString]) -> Option<Arc<View>> {
-    static WORKS: OnceLock<bool> = OnceLock::new();
+/// The view a holder started by `spawn` builds, known by `key` (the arguments that describe
+/// it, every absolute path among them a file it depends on), kept; `None` where views cannot
+/// be kept here (the caller then starts `bwrap` for each command, or holds files with
+/// Landlock alone).
+pub(crate) fn view(
+    key: &[OsString],
+    spawn: impl FnOnce() -> io::Result<Child>,
+) -> Option<Arc<View>> {
+    try_view(key, spawn).ok()
+}
+
+/// [`view`], saying why not.
+pub(crate) fn try_view(
+    key: &[OsString],
+    spawn: impl FnOnce() -> io::Result<Child>,
+) -> io::Result<Arc<View>> {
+    static ENTERABLE: OnceLock<bool> = OnceLock::new();
     static VIEWS: Mutex<VecDeque<Arc<View>>> = Mutex::new(VecDeque::new());
-    if WORKS.get() == Some(&false) {
-        return None;
+    let not_enterable = || io::Error::other("a command could not enter a view (setns refused)");
+    if ENTERABLE.get() == Some(&false) {
+        return Err(not_enterable());
     }
-    let now = identities(arguments);
-    let mount_table = std::fs::read("/proc/self/mountinfo").ok()?;
+    let now = identities(key);
+    let mount_table = std::fs::read("/proc/self/mountinfo")?;
     {
         let mut views = VIEWS.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(at) = views.iter().position(|view| view.arguments == arguments) {
-            let view = views.remove(at)?;
-            if view.identities == now && view.mount_table == mount_table {
-                views.push_front(Arc::clone(&view));
-                return Some(view);
-            }
+        if let Some(at) = views.iter().position(|view| view.arguments == key)
+            && let Some(view) = views.remove(at)
+            && view.identities == now
+            && view.mount_table == mount_table
+        {
+            views.push_front(Arc::clone(&view));
+            return Ok(view);
         }
     }
-    // Where `bwrap` itself fails, a `bwrap` started for the command says why.
-    let view = Arc::new(build(program, arguments, mount_table).ok()?);
+    let view = Arc::new(build(key, spawn, mount_table)?);
     // Where a command cannot enter it (`setns` refused), it never will: asked once.
-    let works = WORKS.get_or_init(|| probe(&view).is_ok());
-    if !works {
-        return None;
+    if !*ENTERABLE.get_or_init(|| probe(&view).is_ok()) {
+        return Err(not_enterable());
     }
     let mut views = VIEWS.lock().unwrap_or_else(PoisonError::into_inner);
     views.push_front(Arc::clone(&view));
     views.truncate(KEPT_VIEWS);
-    Some(view)
+    Ok(view)
 }
 
 impl View {
@@ -204,22 +218,16 @@ fn pin(arguments: &[OsString]) -> (Vec<OwnedFd>, Vec<Identity>) {
     (pins, identities)
 }
 
-/// Runs `bwrap` with `arguments` around a shell that prints its pid and waits for its stdin
-/// to close, opens the namespaces the shell is in, and lets it go.
-fn build(program: &Path, arguments: &[OsString], mount_table: Vec<u8>) -> io::Result<View> {
-    // Pinned before `bwrap` binds them: a file changed in between is not the one recorded,
+/// Starts the holder with `spawn`, opens the namespaces it stands in, and lets it go.
+fn build(
+    key: &[OsString],
+    spawn: impl FnOnce() -> io::Result<Child>,
+    mount_table: Vec<u8>,
+) -> io::Result<View> {
+    // Pinned before the holder binds them: a file changed in between is not the one recorded,
     // and the next command builds anew.
-    let (pins, identities) = pin(arguments);
-    // With `no_new_privs`, as for the commands: a setuid `bwrap` would behave differently.
-    let mut holder = super::ruleset::on_a_thread_of_its_own("bwrap-view", || {
-        Command::new(program)
-            .args(arguments)
-            .args(["/bin/sh", "-c", "echo $$; read -r line"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-    })?;
+    let (pins, identities) = pin(key);
+    let mut holder = spawn()?;
     let opened = open_namespaces(&mut holder);
     // Closing its stdin lets the shell end, and `bwrap` with it.
     drop(holder.stdin.take());
@@ -230,12 +238,12 @@ fn build(program: &Path, arguments: &[OsString], mount_table: Vec<u8>) -> io::Re
             let _ = io::Read::read_to_string(&mut stderr, &mut said);
         }
         match said.trim() {
-            "" => io::Error::other(format!("{error} (bwrap: {status})")),
-            said => io::Error::other(format!("{error} (bwrap: {said})")),
+            "" => io::Error::other(format!("{error} (the holder: {status})")),
+            said => io::Error::other(format!("{error} (the holder: {said})")),
         }
     })?;
     Ok(View {
-        arguments: arguments.to_vec(),
+        arguments: key.to_vec(),
         identities,
         _pins: pins,
         mount_table,
@@ -244,17 +252,17 @@ fn build(program: &Path, arguments: &[OsString], mount_table: Vec<u8>) -> io::Re
 }
 
 /// The namespaces of the shell `holder` started, in the order to enter them.
-fn open_namespaces(holder: &mut std::process::Child) -> io::Result<Vec<(OwnedFd, libc::c_int)>> {
+fn open_namespaces(holder: &mut Child) -> io::Result<Vec<(OwnedFd, libc::c_int)>> {
     let stdout = holder
         .stdout
         .take()
-        .ok_or_else(|| io::Error::other("no pipe from bwrap"))?;
+        .ok_or_else(|| io::Error::other("no pipe from the holder"))?;
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line)?;
     let pid: u32 = line
         .trim()
         .parse()
-        .map_err(|_| io::Error::other("bwrap's shell did not say its pid"))?;
+        .map_err(|_| io::Error::other("the holder's shell did not say its pid"))?;
     // The shell waits on its stdin, held open here: the pid is still its own.
     let open = |kind: &str| -> io::Result<OwnedFd> {
         Ok(OwnedFd::from(std::fs::File::open(format!(
@@ -265,7 +273,7 @@ fn open_namespaces(holder: &mut std::process::Child) -> io::Result<Vec<(OwnedFd,
     let inner = open("user")?;
     if same(&mount, &open_own("mnt")?)? {
         return Err(io::Error::other(
-            "bwrap's shell is in this process's mount namespace",
+            "the holder's shell is in this process's mount namespace",
         ));
     }
     let owner = related(&mount, libc::NS_GET_USERNS)?;
@@ -276,7 +284,7 @@ fn open_namespaces(holder: &mut std::process::Child) -> io::Result<Vec<(OwnedFd,
     while !same(&user, &owner)? {
         if nested.len() == 4 {
             return Err(io::Error::other(
-                "bwrap's user namespaces nest deeper than expected",
+                "the holder's user namespaces nest deeper than expected",
             ));
         }
         let parent = related(&user, libc::NS_GET_PARENT)?;

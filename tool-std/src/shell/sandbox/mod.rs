@@ -12,9 +12,10 @@
 //!
 //! - `ruleset`: the Landlock ruleset (files with Landlock alone, TCP ports, scopes), enforced
 //!   on a thread made for the one start;
-//! - `bubblewrap` and `kept`: where `bwrap` works ([`engine`]), the command's file system as a
-//!   read-only mount namespace with the writable paths bound and the denied ones covered,
-//!   built once and entered by each command while it is still the view `bwrap` would build;
+//! - `bubblewrap`, `namespaces` and `kept`: the command's file system as a read-only mount
+//!   namespace with the writable paths bound and the denied ones covered, built by `bwrap`
+//!   where it works, else by the sandbox itself where the kernel lets it ([`engine`]), once,
+//!   and entered by each command while it is still the view a new build would give;
 //! - `filter` and `listen`: seccomp, for devices, sockets Landlock does not see, x32 calls,
 //!   and a `listen` on a socket never bound (a supervisor answers each `listen`);
 //! - `denial`: the note naming what a failed command was refused and the field that allows it;
@@ -33,6 +34,8 @@ mod filter;
 mod kept;
 #[cfg(target_os = "linux")]
 mod listen;
+#[cfg(target_os = "linux")]
+mod namespaces;
 mod policy;
 #[cfg(target_os = "linux")]
 pub(crate) mod ruleset;
@@ -107,17 +110,21 @@ pub struct SandboxConfig {
     pub deny_read: Vec<PathBuf>,
     /// Paths a command may not write even beneath a writable one (files, or directories with
     /// everything beneath): the concrete paths of the policy's `Edit(...)` deny rules. Held
-    /// where bubblewrap is the engine (bound read-only); Landlock alone cannot take a right
-    /// back beneath a directory that has it, so there they are held for the file tools only.
+    /// in a mount namespace (bound read-only); Landlock alone cannot take a right back beneath
+    /// a directory that has it, so there they are held for the file tools only.
     pub deny_write: Vec<PathBuf>,
-    /// Build the file system of a command with bubblewrap where it is installed and works
-    /// (default `true`): a read-only mount namespace, which also holds metadata outside the
-    /// writable roots and keeps a denied file from being moved away. `false` holds files with
-    /// Landlock alone. See [`engine`].
+    /// Build the file system of a command as a read-only mount namespace (default `true`):
+    /// bubblewrap's where it is installed and works, else the sandbox's own, made the same
+    /// way with the kernel's calls, where user namespaces are allowed. It also holds metadata
+    /// outside the writable roots and keeps a denied file from being moved away. `false`
+    /// holds files with Landlock alone. See [`SandboxConfig::engine`].
     pub bubblewrap: bool,
     /// Behave as on a kernel without Landlock, to exercise the fallback.
     #[doc(hidden)]
     pub assume_unsupported: bool,
+    /// Behave as where bubblewrap is not installed, to exercise the sandbox's own namespaces.
+    #[doc(hidden)]
+    pub assume_no_bubblewrap: bool,
 }
 
 impl Default for SandboxConfig {
@@ -130,6 +137,7 @@ impl Default for SandboxConfig {
             deny_write: Vec::new(),
             bubblewrap: true,
             assume_unsupported: false,
+            assume_no_bubblewrap: false,
         }
     }
 }
@@ -238,19 +246,29 @@ pub enum Engine {
         /// What `bwrap --version` says.
         version: String,
     },
+    /// The same view as bubblewrap's, built by the sandbox itself (a user and a mount
+    /// namespace made with the kernel's calls), where bubblewrap is not installed or not
+    /// wanted.
+    Namespaces {
+        /// Why not bubblewrap, in words for `toolbox check`.
+        why_not_bubblewrap: String,
+    },
     /// Landlock alone (with the seccomp filter).
     Landlock {
-        /// Why not bubblewrap, in words for `toolbox check`.
+        /// Why no mount namespace (neither bubblewrap's nor the sandbox's own), in words for
+        /// `toolbox check`.
         why_not_bubblewrap: String,
     },
 }
 
 impl std::fmt::Display for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const HOLDS: &str = "a read-only mount namespace: metadata outside the writable paths held, denied paths covered, Edit deny rules read-only";
         match self {
-            Engine::Bubblewrap { version } => write!(
+            Engine::Bubblewrap { version } => write!(f, "{version} ({HOLDS})"),
+            Engine::Namespaces { why_not_bubblewrap } => write!(
                 f,
-                "{version} (a read-only mount namespace: metadata outside the writable paths held, denied paths covered, Edit deny rules read-only)"
+                "the sandbox's own namespaces ({HOLDS}; not bubblewrap: {why_not_bubblewrap})"
             ),
             Engine::Landlock { why_not_bubblewrap } => write!(
                 f,
@@ -260,35 +278,91 @@ impl std::fmt::Display for Engine {
     }
 }
 
-/// What builds a sandboxed command's file system here when [`SandboxConfig::bubblewrap`] is
-/// on (the default): bubblewrap where it is installed and works (tried once per process),
-/// else Landlock alone.
+/// What builds a sandboxed command's file system here under the default configuration:
+/// bubblewrap where it is installed and works (tried once per process), else the sandbox's
+/// own namespaces where the kernel lets it make them (tried once), else Landlock alone.
+/// [`SandboxConfig::engine`] says it for one configuration.
 ///
 /// ```
 /// use tool_std::shell::sandbox::{Engine, engine};
 ///
 /// match engine() {
 ///     Engine::Bubblewrap { version } => assert!(version.contains("bubblewrap")),
-///     Engine::Landlock { why_not_bubblewrap } => assert!(!why_not_bubblewrap.is_empty()),
+///     Engine::Namespaces { why_not_bubblewrap } | Engine::Landlock { why_not_bubblewrap } => {
+///         assert!(!why_not_bubblewrap.is_empty())
+///     }
 /// }
 /// ```
 #[must_use]
 pub fn engine() -> Engine {
-    #[cfg(target_os = "linux")]
-    {
-        match bubblewrap::find() {
-            Ok(found) => Engine::Bubblewrap {
-                version: found.version.clone(),
-            },
-            Err(why) => Engine::Landlock {
-                why_not_bubblewrap: why.to_owned(),
-            },
+    SandboxConfig::default().engine()
+}
+
+/// What builds a command's file system (the engine, as the sandbox uses it).
+#[cfg(target_os = "linux")]
+pub(crate) enum Builder {
+    Bubblewrap(&'static bubblewrap::Bubblewrap),
+    Namespaces,
+    /// Why neither.
+    Landlock(String),
+}
+
+impl SandboxConfig {
+    /// What builds a sandboxed command's file system under this configuration on this
+    /// machine ([`SandboxConfig::bubblewrap`] on: bubblewrap, else the sandbox's own
+    /// namespaces, else Landlock alone; off: Landlock alone).
+    ///
+    /// ```
+    /// use tool_std::shell::sandbox::{Engine, SandboxConfig};
+    ///
+    /// let landlock = SandboxConfig { bubblewrap: false, ..SandboxConfig::default() };
+    /// assert!(matches!(landlock.engine(), Engine::Landlock { .. }));
+    /// ```
+    #[must_use]
+    pub fn engine(&self) -> Engine {
+        #[cfg(target_os = "linux")]
+        {
+            let why_not_bubblewrap = || match bubblewrap::find() {
+                _ if self.assume_no_bubblewrap => {
+                    "assumed not installed (SandboxConfig::assume_no_bubblewrap)".to_owned()
+                }
+                Ok(_) => String::new(),
+                Err(why) => why.to_owned(),
+            };
+            match self.builder() {
+                Builder::Bubblewrap(found) => Engine::Bubblewrap {
+                    version: found.version.clone(),
+                },
+                Builder::Namespaces => Engine::Namespaces {
+                    why_not_bubblewrap: why_not_bubblewrap(),
+                },
+                Builder::Landlock(why) => Engine::Landlock {
+                    why_not_bubblewrap: why,
+                },
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Engine::Landlock {
+                why_not_bubblewrap: "bubblewrap is Linux only".to_owned(),
+            }
         }
     }
-    #[cfg(not(target_os = "linux"))]
-    {
-        Engine::Landlock {
-            why_not_bubblewrap: "bubblewrap is Linux only".to_owned(),
+
+    /// What builds a command's file system under this configuration.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn builder(&self) -> Builder {
+        if !self.bubblewrap {
+            return Builder::Landlock("SandboxConfig::bubblewrap is off".to_owned());
+        }
+        let not_bubblewrap = match bubblewrap::find() {
+            Ok(found) if !self.assume_no_bubblewrap => return Builder::Bubblewrap(found),
+            Ok(_) => "bubblewrap is assumed not installed (SandboxConfig::assume_no_bubblewrap)",
+            Err(why) => why,
+        };
+        match namespaces::works() {
+            Ok(()) => Builder::Namespaces,
+            Err(why) => Builder::Landlock(format!("{not_bubblewrap}; {why}")),
         }
     }
 }

@@ -21,7 +21,7 @@ use landlock::{
     RulesetAttr as _, RulesetCreated, RulesetCreatedAttr as _, Scope,
 };
 
-use super::{Bounds, Network, Sandbox, SandboxConfig};
+use super::{Bounds, Builder, Network, Sandbox, SandboxConfig};
 
 /// The newest ABI whose rights this module hands out. ABI 9 adds `ResolveUnix` (connecting to
 /// Unix sockets by path), which would need rules of its own; until written, it is not handled.
@@ -72,11 +72,11 @@ pub(crate) fn kernel_status() -> Sandbox {
 
 /// A command's sandbox ready to start it under, and what it lets the command write.
 pub(crate) struct Prepared {
-    /// The Landlock ruleset: files, TCP ports and scopes with Landlock alone; under bubblewrap
-    /// only TCP ports and scopes (none at all when the kernel has neither).
+    /// The Landlock ruleset: files, TCP ports and scopes with Landlock alone; in a mount
+    /// namespace only TCP ports and scopes (none at all when the kernel has neither).
     ruleset: Option<OwnedFd>,
-    /// Under bubblewrap: how the command gets bubblewrap's view.
-    bubblewrap: Option<Wrap>,
+    /// In a mount namespace (bubblewrap's or the sandbox's own): how the command gets it.
+    view: Option<Wrap>,
     /// The private temporary directory, given as `TMPDIR`.
     pub(crate) tmpdir: PathBuf,
     /// Every path the command may write beneath, resolved.
@@ -85,16 +85,17 @@ pub(crate) struct Prepared {
     pub(crate) network: Network,
     /// The paths it may not read, resolved.
     pub(crate) deny_read: Vec<PathBuf>,
-    /// The paths it may not write though beneath a writable one, resolved (held under
-    /// bubblewrap only).
+    /// The paths it may not write though beneath a writable one, resolved (held in a mount
+    /// namespace only).
     pub(crate) deny_write: Vec<PathBuf>,
     /// The seccomp filter for what Landlock does not cover (the `filter` module).
     filter: seccompiler::BpfProgram,
 }
 
-/// How a command gets bubblewrap's view of the file system.
+/// How a command gets its view of the file system.
 enum Wrap {
-    /// It enters the namespaces of a view built before (the `kept` module).
+    /// It enters the namespaces of a view built before (the `kept` module), by `bwrap` or by
+    /// the sandbox itself (the `namespaces` module).
     Kept(std::sync::Arc<super::kept::View>),
     /// `bwrap` runs it: the program, and its arguments up to the `--` before the command.
     Each(PathBuf, Vec<OsString>),
@@ -110,19 +111,15 @@ pub(crate) struct Private<'a> {
 
 impl Prepared {
     /// Builds the sandbox of `config` for a command in a workspace with `roots`, on a kernel
-    /// with Landlock `abi`: under bubblewrap where [`SandboxConfig::bubblewrap`] asks for it
-    /// and it works here, else under Landlock alone.
+    /// with Landlock `abi`: in a mount namespace where [`SandboxConfig::bubblewrap`] asks for
+    /// one (bubblewrap's where it works here, else the sandbox's own where the kernel lets it
+    /// make one), else under Landlock alone.
     pub(crate) fn new(
         config: &SandboxConfig,
         abi: i32,
         roots: &[PathBuf],
         private: &Private<'_>,
     ) -> io::Result<Prepared> {
-        let bubblewrap = if config.bubblewrap {
-            super::bubblewrap::find().ok()
-        } else {
-            None
-        };
         // A denied path that does not exist has nothing to protect yet (the sandbox is built
         // anew for each command), and with Landlock alone denying it would cost its
         // directory's new files their reads (see `complement`).
@@ -145,27 +142,36 @@ impl Prepared {
         writable.extend(config.writable.iter().cloned());
         let writable = resolve(&writable);
 
+        let mounts = super::bubblewrap::Mounts {
+            writable: &writable,
+            deny_write: &deny_write,
+            deny_read: &deny_read,
+            unreadable: private.unreadable,
+        };
+        let view = match config.builder() {
+            Builder::Bubblewrap(found) => {
+                let arguments = mounts.arguments();
+                let spawn = || super::bubblewrap::spawn_holder(&found.program, &arguments);
+                Some(match super::kept::view(&arguments, spawn) {
+                    Some(view) => Wrap::Kept(view),
+                    None => Wrap::Each(found.program.clone(), arguments),
+                })
+            }
+            // Where this view cannot be built, Landlock holds the files.
+            Builder::Namespaces => super::kept::view(&super::namespaces::key(&mounts), || {
+                super::namespaces::Script::new(&mounts)?.spawn_holder()
+            })
+            .map(Wrap::Kept),
+            Builder::Landlock(_) => None,
+        };
         let ruleset = landlock_ruleset(
             config,
             abi,
-            (bubblewrap.is_none()).then_some((&writable, &deny_read)),
+            view.is_none().then_some((&writable, &deny_read)),
         )?;
-        let bubblewrap = bubblewrap.map(|found| {
-            let mounts = super::bubblewrap::Mounts {
-                writable: &writable,
-                deny_write: &deny_write,
-                deny_read: &deny_read,
-                unreadable: private.unreadable,
-            };
-            let arguments = mounts.arguments();
-            match super::kept::view(&found.program, &arguments) {
-                Some(view) => Wrap::Kept(view),
-                None => Wrap::Each(found.program.clone(), arguments),
-            }
-        });
         Ok(Prepared {
             ruleset,
-            bubblewrap,
+            view,
             tmpdir: private.tmpdir.to_owned(),
             writable,
             network: config.network.clone(),
@@ -178,13 +184,13 @@ impl Prepared {
     /// `true` when the command runs under a `bwrap` of its own, so must be started through
     /// [`command`](Self::command) (and the process started is `bwrap`, not the command).
     pub(crate) fn wraps(&self) -> bool {
-        matches!(self.bubblewrap, Some(Wrap::Each(..)))
+        matches!(self.view, Some(Wrap::Each(..)))
     }
 
     /// A command that runs `program` in the sandbox (under a `bwrap` of its own: `bwrap`, its
     /// arguments, then `program`), for the caller to add `program`'s own arguments to.
     pub(crate) fn command(&self, program: &Path) -> Command {
-        match &self.bubblewrap {
+        match &self.view {
             Some(Wrap::Each(bwrap, arguments)) => {
                 let mut command = Command::new(bwrap);
                 command.args(arguments).arg(program);
@@ -213,11 +219,11 @@ impl Prepared {
     /// process is untouched, and std may still start it by `posix_spawn` (no code has to run
     /// in the child between fork and exec, where only async-signal-safe calls are allowed).
     ///
-    /// In a kept bubblewrap view the command enters its namespaces between fork and exec
-    /// (see the `kept` module), which std can only do by forking.
+    /// In a kept view the command enters its namespaces between fork and exec (see the
+    /// `kept` module), which std can only do by forking.
     pub(crate) fn spawn(&self, command: &mut Command) -> io::Result<Child> {
         command.env("TMPDIR", OsString::from(&self.tmpdir));
-        if let Some(Wrap::Kept(view)) = &self.bubblewrap {
+        if let Some(Wrap::Kept(view)) = &self.view {
             view.enter_on_start(command)?;
         }
         let ruleset = self.ruleset.as_ref().map(AsRawFd::as_raw_fd);
