@@ -92,6 +92,10 @@ BENCHMARKS = [
     ("mcp_http_load", "cargo bench -p tool-std --features cli --bench mcp_http_load",
      "toolbox serve --http: 50 clients with a session each, 20,000 read_file calls",
      "0 errors, isolation held", r"(\d[\d,.]* calls/s)"),
+    ("build_cost", "benches/build-cost.py",
+     "cold builds per feature, each in an empty target directory; headline: the README's "
+     "first command", "the first command in at most 4 minutes",
+     r"^agent\s+(\S+ s) wall"),
     ("compile_time", "benches/compile-time.sh --runs 7",
      "build time of 200 tools, ours against rmcp's #[tool] (and as #[tools] methods)",
      "at most 0.80 of rmcp's", r"ours/rmcp: ratio (\S+)"),

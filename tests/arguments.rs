@@ -346,3 +346,74 @@ fn a_number_out_of_range_names_the_range() {
         "{found:?}"
     );
 }
+
+/// An argument type that is an `Option` under another name.
+type Maybe = Option<u32>;
+
+/// Count, with a `#[serde]` attribute of the user's own: the arguments' `Deserialize` is then
+/// serde's derive, which reads it.
+///
+/// # Arguments
+/// * `file` - The file, also accepted as `path`.
+/// * `times` - How many times.
+#[tool(read_only, name = "args_serde_alias")]
+fn alias(#[serde(alias = "path")] file: String, times: Maybe) -> String {
+    format!("{file} x{times:?}")
+}
+
+fn call_alias(arguments: &str) -> ToolResult {
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["args_serde_alias"]).unwrap())
+        .policy(tool_core::policy::PolicyBuilder::default().allow("args_serde_alias"))
+        .build()
+        .unwrap();
+    coordinator.call_blocking(ToolCall::new("args_serde_alias", arguments))
+}
+
+#[test]
+fn a_serde_attribute_on_an_argument_is_honoured() {
+    assert_eq!(
+        call_alias(r#"{"path": "a.txt", "times": 2}"#).text(),
+        "a.txt xSome(2)"
+    );
+    assert_eq!(call_alias(r#"{"file": "a.txt"}"#).text(), "a.txt xNone");
+}
+
+#[test]
+fn an_argument_given_twice_is_refused() {
+    let result = call("args_read", r#"{"path": "a", "limit": 1, "limit": 2}"#);
+    assert!(result.is_error(), "{}", result.text());
+    assert!(
+        result.text().contains("duplicate field `limit`"),
+        "{}",
+        result.text()
+    );
+}
+
+#[test]
+fn a_key_written_with_escapes_names_its_argument() {
+    let result = call("args_read", r#"{"p\u0061th": "a", "\u006cimit": 7}"#);
+    assert!(result.text().ends_with("|None|7"), "{}", result.text());
+}
+
+/// Take an optional count by another name for `Option`.
+///
+/// # Arguments
+/// * `count` - How many.
+#[tool(read_only, name = "args_maybe")]
+fn maybe(count: Maybe) -> String {
+    format!("{count:?}")
+}
+
+#[test]
+fn an_option_under_another_name_may_be_left_out() {
+    let coordinator = Coordinator::builder()
+        .toolset(Toolset::named(["args_maybe"]).unwrap())
+        .policy(tool_core::policy::PolicyBuilder::default().allow("args_maybe"))
+        .build()
+        .unwrap();
+    let call = |arguments: &str| coordinator.call_blocking(ToolCall::new("args_maybe", arguments));
+    assert_eq!(call("{}").text(), "None");
+    assert_eq!(call(r#"{"count": null}"#).text(), "None");
+    assert_eq!(call(r#"{"count": 3}"#).text(), "Some(3)");
+}

@@ -10,7 +10,7 @@ pub use std::borrow::Cow;
 pub use std::sync::OnceLock;
 
 // Every name generated code uses, from one place, so the public layout can change freely.
-pub use crate::definition::args::parse_arguments;
+pub use crate::definition::args::{ArgumentKey, argument_value, missing_argument, parse_arguments};
 pub use crate::definition::context::{FromContext, Receiver, ToolContext};
 pub use crate::definition::output::IntoToolResult;
 pub use crate::definition::registry::ToolRegistration;

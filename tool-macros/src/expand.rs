@@ -126,9 +126,21 @@ impl ArgsCode {
             &format!("{}::__private::schemars", path_text(krate)),
             Span::call_site(),
         );
+        // A `#[serde(..)]` the user wrote on an argument (`alias`, `deserialize_with`) is
+        // serde's derive's to read; without one, the arguments' `Deserialize` is written here,
+        // reading only the JSON object a tool's arguments are (see `__private::ArgumentKey`),
+        // which costs each tool much less to compile than the derive.
+        let derive_deserialize = tool.json_params().any(|(param, _)| {
+            param
+                .attrs
+                .passthrough
+                .iter()
+                .any(|attr| attr.path().is_ident("serde"))
+        });
         let mut fields = Vec::new();
         let mut helpers = Vec::new();
-        for (param, json) in tool.json_params() {
+        let mut reads = Vec::new();
+        for (index, (param, json)) in tool.json_params().enumerate() {
             let ident = &param.ident;
             // Every use of the type goes through the check.
             let ty = checked_argument(param, param.ty);
@@ -147,6 +159,17 @@ impl ArgsCode {
                 .as_ref()
                 .map(|name| quote!(#[serde(rename = #name)]));
             let passthrough = &param.attrs.passthrough;
+            let wire = &json.wire_name;
+            let slot = format_ident!("__slot_{}", index);
+            let mut read = ReadCode {
+                slot_ty: quote!(#ty),
+                value: quote! {
+                    match #slot {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => #private::missing_argument(#wire)?,
+                    }
+                },
+            };
             let extra = if json.option_inner.is_some() {
                 // Optional: serde makes an absent or null `Option` field `None`, schemars leaves
                 // it out of `required`, and the input schema drops its `null` branch at run time
@@ -154,20 +177,34 @@ impl ArgsCode {
                 TokenStream::new()
             } else if let Some(default) = &param.attrs.default {
                 let default_fn = format_ident!("__default_{}", unraw(ident));
-                let deserialize_fn = format_ident!("__deserialize_{}", unraw(ident));
                 let default_name = LitStr::new(&default_fn.to_string(), Span::call_site());
-                let deserialize_name = LitStr::new(&deserialize_fn.to_string(), Span::call_site());
                 helpers.push(quote_spanned! {default.span()=>
                     fn #default_fn() -> #ty {
                         #default
                     }
-                    fn #deserialize_fn<'de, D: #private::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> ::core::result::Result<#ty, D::Error> {
-                        #private::null_as_default(deserializer, #default_fn)
-                    }
                 });
-                quote!(#[serde(default = #default_name, deserialize_with = #deserialize_name)])
+                // Absent or `null`: the default.
+                read = ReadCode {
+                    slot_ty: quote!(::core::option::Option<#ty>),
+                    value: quote!(#slot.flatten().unwrap_or_else(#default_fn)),
+                };
+                if derive_deserialize {
+                    let deserialize_fn = format_ident!("__deserialize_{}", unraw(ident));
+                    let deserialize_name =
+                        LitStr::new(&deserialize_fn.to_string(), Span::call_site());
+                    helpers.push(quote_spanned! {default.span()=>
+                        fn #deserialize_fn<'de, D: #private::serde::Deserializer<'de>>(
+                            deserializer: D,
+                        ) -> ::core::result::Result<#ty, D::Error> {
+                            #private::null_as_default(deserializer, #default_fn)
+                        }
+                    });
+                    quote!(#[serde(default = #default_name, deserialize_with = #deserialize_name)])
+                } else {
+                    // Read by schemars alone: the argument is not required, and its default
+                    // goes into the schema.
+                    quote!(#[serde(default = #default_name)])
+                }
             } else {
                 TokenStream::new()
             };
@@ -178,20 +215,100 @@ impl ArgsCode {
                 #extra
                 #ident: #ty
             });
+            reads.push((ident, wire.clone(), slot, read));
         }
-        let definition = quote! {
-            #(#helpers)*
+        let definition = if derive_deserialize {
+            quote! {
+                #(#helpers)*
 
-            #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
-            #[serde(crate = #serde_path, deny_unknown_fields)]
-            #[schemars(crate = #schemars_path)]
-            struct __ToolArgs {
-                #(#fields,)*
+                #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
+                #[serde(crate = #serde_path, deny_unknown_fields)]
+                #[schemars(crate = #schemars_path)]
+                struct __ToolArgs {
+                    #(#fields,)*
+                }
+            }
+        } else {
+            let deserialize = deserialize_object(&private, &reads);
+            quote! {
+                #(#helpers)*
+
+                #[derive(#private::schemars::JsonSchema)]
+                #[serde(deny_unknown_fields)]
+                #[schemars(crate = #schemars_path)]
+                struct __ToolArgs {
+                    #(#fields,)*
+                }
+
+                #deserialize
             }
         };
         ArgsCode {
             ty: quote!(__ToolArgs),
             definition,
+        }
+    }
+}
+
+/// How one argument is read from the object: the type of the slot its value goes into, and
+/// the expression that makes the field's value from the slot once the object is read.
+struct ReadCode {
+    slot_ty: TokenStream,
+    value: TokenStream,
+}
+
+/// The arguments struct's `Deserialize`, written out: one map read, each key an argument's
+/// index (`__private::ArgumentKey`), each value read by its own type, each absent argument
+/// `None` or `missing field` (`__private::missing_argument`), as serde's derive with
+/// `deny_unknown_fields` answers.
+fn deserialize_object(
+    private: &TokenStream,
+    reads: &[(&Ident, String, Ident, ReadCode)],
+) -> TokenStream {
+    let names: Vec<&String> = reads.iter().map(|(_, wire, _, _)| wire).collect();
+    let slots = reads.iter().map(|(_, _, slot, read)| {
+        let slot_ty = &read.slot_ty;
+        quote!(let mut #slot: ::core::option::Option<#slot_ty> = ::core::option::Option::None;)
+    });
+    let arms = reads.iter().enumerate().map(|(index, (_, wire, slot, _))| {
+        quote!(#index => #private::argument_value(&mut __map, &mut #slot, #wire)?,)
+    });
+    let values = reads.iter().map(|(ident, _, _, read)| {
+        let value = &read.value;
+        quote!(#ident: #value)
+    });
+    quote! {
+        impl<'de> #private::serde::Deserialize<'de> for __ToolArgs {
+            fn deserialize<__D: #private::serde::Deserializer<'de>>(
+                __deserializer: __D,
+            ) -> ::core::result::Result<Self, __D::Error> {
+                struct __Object;
+                impl<'de> #private::serde::de::Visitor<'de> for __Object {
+                    type Value = __ToolArgs;
+                    fn expecting(
+                        &self,
+                        __formatter: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        __formatter.write_str("the tool's arguments, an object")
+                    }
+                    fn visit_map<__A: #private::serde::de::MapAccess<'de>>(
+                        self,
+                        mut __map: __A,
+                    ) -> ::core::result::Result<__ToolArgs, __A::Error> {
+                        #(#slots)*
+                        while let ::core::option::Option::Some(__key) =
+                            __map.next_key_seed(#private::ArgumentKey(&[#(#names),*]))?
+                        {
+                            match __key {
+                                #(#arms)*
+                                _ => {}
+                            }
+                        }
+                        ::core::result::Result::Ok(__ToolArgs { #(#values,)* })
+                    }
+                }
+                __deserializer.deserialize_map(__Object)
+            }
         }
     }
 }

@@ -10,8 +10,12 @@
 //! Empty arguments and `null` mean "no arguments" (`{}`), since some providers send those for
 //! tools without parameters; `null` for an optional or defaulted field means it is absent.
 
+mod object;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+pub use object::{ArgumentKey, argument_value, missing_argument};
 
 use crate::ToolError;
 use crate::definition::error::{ArgumentError, ArgumentProblem};
