@@ -907,6 +907,141 @@ fn metadata_outside_the_writable_paths_cannot_change() {
     assert_eq!(std::fs::read_to_string(&outside.0).unwrap(), "untouched\n");
 }
 
+/// An attack review of the sandbox's own namespaces (which bubblewrap shared): a denied path
+/// deeper than the root was carried away by moving its folder, the cover going with it, and
+/// read at its new place by the next command. The folders on the way are mount points now
+/// (Landlock alone grants them no removal).
+#[test]
+fn a_denied_path_deeper_than_the_root_is_not_carried_away_by_its_folder() {
+    if !landlock() {
+        return;
+    }
+    for mode in [Mode::Default, Mode::Bypass] {
+        let shell = shell_in(
+            SandboxConfig {
+                deny_read: vec!["config/secret.txt".into(), "deep/vault".into()],
+                ..config()
+            },
+            allow_all(),
+            mode,
+        );
+        let root = shell.root().to_owned();
+        std::fs::create_dir_all(root.join("config")).unwrap();
+        std::fs::write(root.join("config/secret.txt"), "FILE-SECRET\n").unwrap();
+        std::fs::create_dir_all(root.join("deep/vault")).unwrap();
+        std::fs::write(root.join("deep/vault/key"), "DIR-SECRET\n").unwrap();
+        let moved = shell.run(&script(&shell, "carry.sh", "mv config moved; mv deep deep2\n"));
+        let read = shell.run(&script(
+            &shell,
+            "read.sh",
+            "cat moved/secret.txt deep2/vault/key config/secret.txt deep/vault/key; echo end\n",
+        ));
+        let seen = format!("{mode:?}: {} / {}", moved.output, read.output);
+        assert!(read.output.contains("end"), "{seen}");
+        assert!(!read.output.contains("SECRET"), "{seen}");
+        assert!(root.join("config/secret.txt").exists(), "{seen}");
+        assert!(!exists(&root.join("moved")) && !exists(&root.join("deep2")), "{seen}");
+    }
+}
+
+/// The same attack on an `Edit(..)` deny path: its folder moved away and made again, the
+/// protected file written in the new one.
+#[test]
+fn an_edit_deny_path_is_not_carried_away_by_its_folder() {
+    if !mount_namespace() {
+        return;
+    }
+    for rule in ["Edit(./config/prod.yaml)", "Edit(./config/deeper/**)"] {
+        let shell = shell_in(config(), allow_all().deny(rule), Mode::Bypass);
+        let root = shell.root().to_owned();
+        std::fs::create_dir_all(root.join("config/deeper")).unwrap();
+        std::fs::write(root.join("config/prod.yaml"), "kept\n").unwrap();
+        let run = shell.run(&script(
+            &shell,
+            "swap.sh",
+            "mv config c2; mkdir -p config/deeper; echo evil > config/prod.yaml; \
+             echo evil > config/deeper/hook.sh; exit 1\n",
+        ));
+        let seen = format!("{rule}: {}", run.output);
+        if rule.contains("prod.yaml") {
+            assert_eq!(
+                std::fs::read_to_string(root.join("config/prod.yaml")).unwrap(),
+                "kept\n",
+                "{seen}"
+            );
+        } else {
+            assert!(!exists(&root.join("config/deeper/hook.sh")), "{seen}");
+        }
+        assert!(!exists(&root.join("c2")), "{seen}");
+    }
+}
+
+/// The settings `toolbox` loads next, both present: their folder moved away and a new one
+/// made with a policy of the command's choosing.
+#[test]
+fn a_folder_of_protected_files_is_not_swapped_for_a_new_one() {
+    if !mount_namespace() {
+        return;
+    }
+    let shell = shell_in(
+        SandboxConfig {
+            deny_write: vec![
+                ".claude/settings.json".into(),
+                ".claude/settings.local.json".into(),
+            ],
+            ..config()
+        },
+        allow_all(),
+        Mode::Bypass,
+    );
+    let root = shell.root().to_owned();
+    std::fs::create_dir(root.join(".claude")).unwrap();
+    std::fs::write(root.join(".claude/settings.json"), "{}\n").unwrap();
+    std::fs::write(root.join(".claude/settings.local.json"), "{}\n").unwrap();
+    let run = shell.run(&script(
+        &shell,
+        "policy.sh",
+        "mv .claude .claude-old && mkdir .claude && \
+         echo '{\"sandbox\": {\"enabled\": false}}' > .claude/settings.local.json; exit 1\n",
+    ));
+    assert_eq!(
+        std::fs::read_to_string(root.join(".claude/settings.local.json")).unwrap(),
+        "{}\n",
+        "{}",
+        run.output
+    );
+    assert!(!exists(&root.join(".claude-old")), "{}", run.output);
+}
+
+/// With `/tmp` writable, the file the sandbox lays over each denied one (in the session's
+/// folder under `/tmp`) was replaced by a link to a denied file, which the next view then
+/// laid over that file: itself.
+#[test]
+fn the_cover_file_is_not_swapped_through_a_writable_temporary_directory() {
+    if !mount_namespace() {
+        return;
+    }
+    let shell = shell_in(
+        SandboxConfig {
+            deny_read: vec![".env".into()],
+            writable: vec![std::env::temp_dir()],
+            ..config()
+        },
+        allow_all(),
+        Mode::Bypass,
+    );
+    std::fs::write(shell.root().join(".env"), "SECRET=ENV\n").unwrap();
+    let swap = shell.run(&script(
+        &shell,
+        "swap.sh",
+        "u=\"$(dirname \"$TMPDIR\")/unreadable\"; rm -f \"$u\"; ln -s \"$PWD/.env\" \"$u\"; \
+         base=\"$(dirname \"$TMPDIR\")\"; mv \"$base\" \"$base.gone\"; echo done\n",
+    ));
+    let read = shell.run("cat .env; echo end");
+    assert!(read.output.contains("end"), "{} / {}", swap.output, read.output);
+    assert!(!read.output.contains("SECRET"), "{} / {}", swap.output, read.output);
+}
+
 /// An attack on every engine: the agent's own view of the file system, reached through its
 /// entry in `/proc` (`root` and `cwd`, which lead into the agent's mount namespace, where
 /// nothing is read-only), and a denied file read through the agent's open descriptors.

@@ -144,10 +144,11 @@ impl Mounts<'_> {
     /// The mounts over the read-only tree, in order (the same for `bwrap` and for the
     /// sandbox's own namespaces).
     ///
-    /// Later mounts cover earlier ones, so the order is: the writable roots, the read-only
-    /// paths within them, the covers. A path beneath a covered folder is left out (the cover
-    /// already hides it, and no mount point could be made in the read-only `tmpfs`); so is a
-    /// denied path that no longer exists.
+    /// Later mounts cover earlier ones, so the order is: the writable roots, the folders on
+    /// the way to a denied path beneath them (pinned), the read-only paths within them, the
+    /// covers. A path beneath a covered folder is left out (the cover already hides it, and no
+    /// mount point could be made in the read-only `tmpfs`); so is a denied path that no longer
+    /// exists.
     pub(crate) fn steps(&self) -> Vec<Step<'_>> {
         let mut covered: Vec<&Path> = self.deny_read.iter().map(PathBuf::as_path).collect();
         covered.sort();
@@ -166,19 +167,63 @@ impl Mounts<'_> {
         for path in self.writable.iter().filter(|path| !hidden(path)) {
             steps.push(Step::Writable(path));
         }
-        for path in self.deny_write.iter().filter(|path| !hidden(path)) {
-            if let Some(read_only) = self.read_only_for(path) {
-                steps.push(Step::ReadOnly(read_only));
+        let read_only: Vec<&Path> = self
+            .deny_write
+            .iter()
+            .filter(|path| !hidden(path))
+            .filter_map(|path| self.read_only_for(path))
+            .collect();
+        let covers: Vec<(&Path, bool)> = covered
+            .iter()
+            .filter_map(|path| Some((*path, path.symlink_metadata().ok()?.is_dir())))
+            .collect();
+        let denied = read_only.iter().chain(covers.iter().map(|(path, _)| path));
+        for folder in self.on_the_way(denied.copied()) {
+            if !hidden(folder) {
+                steps.push(Step::Pin(folder));
             }
         }
-        for path in covered {
-            match path.symlink_metadata() {
-                Ok(metadata) if metadata.is_dir() => steps.push(Step::CoverFolder(path)),
-                Ok(_) => steps.push(Step::CoverFile(path)),
-                Err(_) => {}
-            }
+        steps.extend(read_only.into_iter().map(Step::ReadOnly));
+        for (path, is_dir) in covers {
+            steps.push(if is_dir {
+                Step::CoverFolder(path)
+            } else {
+                Step::CoverFile(path)
+            });
         }
         steps
+    }
+
+    /// The folders strictly between a writable path and each `denied` path beneath it, parents
+    /// first: a command could move one of them away, carrying the denied path's cover (or its
+    /// read-only mount) with it, and the next view would find nothing at the denied path to
+    /// hold. Each is bound to itself, and a mount point can be neither renamed nor removed
+    /// (`Device or resource busy`), as Landlock alone grants no removal on the way.
+    fn on_the_way<'p>(&self, denied: impl Iterator<Item = &'p Path>) -> Vec<&'p Path> {
+        let mut folders: Vec<&Path> = Vec::new();
+        for path in denied {
+            let Some(root) = self
+                .writable
+                .iter()
+                .filter(|root| path.starts_with(root) && path != root.as_path())
+                .max_by_key(|root| root.as_os_str().len())
+            else {
+                continue;
+            };
+            for folder in path.ancestors().skip(1) {
+                if folder == root.as_path() || !folder.starts_with(root) {
+                    break;
+                }
+                let is_folder = folder
+                    .symlink_metadata()
+                    .is_ok_and(|metadata| metadata.is_dir());
+                if is_folder && !folders.contains(&folder) {
+                    folders.push(folder);
+                }
+            }
+        }
+        folders.sort();
+        folders
     }
 
     /// The `bwrap` arguments, up to and including the `--` before the command: everything
@@ -190,7 +235,7 @@ impl Mounts<'_> {
         };
         for step in self.steps() {
             match step {
-                Step::Writable(path) => {
+                Step::Writable(path) | Step::Pin(path) => {
                     push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
                 }
                 Step::ReadOnly(path) => {
@@ -221,6 +266,8 @@ impl Mounts<'_> {
 pub(crate) enum Step<'a> {
     /// Bound writable again.
     Writable(&'a Path),
+    /// A folder on the way to a denied path, bound to itself so that it cannot be moved.
+    Pin(&'a Path),
     /// Bound read-only, beneath a writable one.
     ReadOnly(&'a Path),
     /// A denied folder, covered by an empty unreadable `tmpfs`.

@@ -11,14 +11,15 @@
 //!    as `bwrap --disable-userns` does; where `/proc/sys` is read-only, as in some
 //!    containers, this is skipped and the mounts stay locked all the same: a namespace made
 //!    below cannot take them apart);
-//! 2. no mount propagated back out (`MS_SLAVE`), and the whole tree read-only
+//! 2. no mount propagated in or out (`MS_PRIVATE`), and the whole tree read-only
 //!    (`mount_setattr(2)` with `AT_RECURSIVE`, Linux 5.12);
 //! 3. a fresh `/dev` (`tmpfs`) holding `null`, `zero`, `full`, `random`, `urandom` and `tty`
 //!    (each the host's node, cloned with `open_tree(2)` before the `tmpfs` hides them), a
 //!    private `shm`, a new `pts`, and the `fd`, `stdin`, `stdout` and `stderr` links; then
 //!    `/dev` itself read-only;
-//! 4. the steps of the plan in order: writable paths bound writable again, `Edit(..)` deny
-//!    paths bound read-only, denied folders covered by an empty `tmpfs` of mode 000 and
+//! 4. the steps of the plan in order: writable paths bound writable again, the folders on
+//!    the way to a denied path bound to themselves (a mount point cannot be moved), `Edit(..)`
+//!    deny paths bound read-only, denied folders covered by an empty `tmpfs` of mode 000 and
 //!    denied files by the unreadable file, each cover read-only.
 //!
 //! Where a step cannot be made (no user namespaces, `mount_setattr` missing), the holder is
@@ -141,7 +142,9 @@ impl Script {
             flags,
             data: None,
         };
-        push(mount(&root, libc::MS_REC | libc::MS_SLAVE), false);
+        // Private, not a slave of this namespace: a mount made outside later never shows in
+        // the view, not even in a job that outlives the view's use.
+        push(mount(&root, libc::MS_REC | libc::MS_PRIVATE), false);
         let read_only = |target: CString, recursive: bool| Call::Attributes {
             target,
             recursive,
@@ -152,7 +155,7 @@ impl Script {
         Self::dev(&mut push)?;
         for step in mounts.steps() {
             match step {
-                Step::Writable(path) => {
+                Step::Writable(path) | Step::Pin(path) => {
                     let path = text(path)?;
                     push(bind(&path, &path), false);
                     // A mount the host made read-only stays so (the kernel keeps it locked):

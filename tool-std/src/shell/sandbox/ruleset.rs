@@ -142,9 +142,14 @@ impl Prepared {
         writable.extend(config.writable.iter().cloned());
         let writable = resolve(&writable);
 
+        // The cover file is held read-only too: a writable path above it (`/tmp` given as
+        // `SandboxConfig::writable`) would let a command put a link in its place, and the
+        // next view would lay the file the link names over each denied one, itself.
+        let mut held_read_only = deny_write.clone();
+        held_read_only.push(private.unreadable.to_owned());
         let mounts = super::bubblewrap::Mounts {
             writable: &writable,
-            deny_write: &deny_write,
+            deny_write: &held_read_only,
             deny_read: &deny_read,
             unreadable: private.unreadable,
         };
