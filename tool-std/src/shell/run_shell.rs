@@ -223,8 +223,9 @@ async fn run_shell(
             crate::shell::spawn::shell().display()
         ))
     };
-    let sandbox = CallSandbox::for_call(&ctx, &ws)?;
+    let mut sandbox = CallSandbox::for_call(&ctx, &ws)?;
     if run_in_background {
+        sandbox = sandbox.for_a_job()?;
         let job = ctx
             .session_state::<ShellJobs>()
             .start(

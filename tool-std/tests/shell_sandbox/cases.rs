@@ -246,6 +246,45 @@ fn a_background_job_is_confined() {
     assert!(!exists(&shell.root().join("../from_job")));
 }
 
+/// An attack review: an editor saves by renaming a new file into place, which a mount's
+/// cover does not follow, so a background job started before the save read the new `.env`
+/// (and one made after it started, never covered for it). A job carries Landlock's file
+/// rules as well, which name the files they grant. It still writes in the workspace.
+#[test]
+fn a_background_job_reads_no_denied_file_saved_or_made_after_it_started() {
+    if !landlock() {
+        return;
+    }
+    for mode in [Mode::Default, Mode::Bypass] {
+        let shell = with_denied_secrets(From::Code, mode);
+        let root = shell.root().to_owned();
+        let command = script(
+            &shell,
+            "poll.sh",
+            "echo started > job_wrote.txt; while [ ! -e go ]; do sleep 0.05; done; \
+             cat .env secrets/late.txt; echo finished\n",
+        );
+        let id = shell.start(&command);
+        let started = std::time::Instant::now();
+        while !root.join("job_wrote.txt").exists() {
+            assert!(started.elapsed().as_secs() < 20, "the job never started");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // As an editor saves: a new file renamed over the old one.
+        std::fs::write(root.join(".env.swp"), "SECRET=SAVED\n").unwrap();
+        std::fs::rename(root.join(".env.swp"), root.join(".env")).unwrap();
+        std::fs::write(root.join("secrets/late.txt"), "hunter3-LATE\n").unwrap();
+        std::fs::write(root.join("go"), "").unwrap();
+        let output = shell.read_until(&id, |seen| seen.contains("finished"));
+        assert!(!output.contains("SAVED"), "{mode:?}: {output}");
+        assert!(!output.contains("hunter3"), "{mode:?}: {output}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("job_wrote.txt")).unwrap(),
+            "started\n"
+        );
+    }
+}
+
 #[test]
 fn a_background_job_that_failed_in_the_sandbox_says_what_was_refused() {
     if !landlock() {

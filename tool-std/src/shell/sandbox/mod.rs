@@ -530,6 +530,31 @@ impl CallSandbox {
         })
     }
 
+    /// The sandbox of a background job, which outlives the checks a kept view gets before
+    /// each command (see `Prepared::for_a_job`).
+    ///
+    /// # Errors
+    /// An error for the model when the job's ruleset could not be built: the job is not
+    /// started with less.
+    pub(crate) fn for_a_job(self) -> Result<CallSandbox, tool_core::ToolError> {
+        #[cfg(target_os = "linux")]
+        let prepared = self
+            .prepared
+            .map(Prepared::for_a_job)
+            .transpose()
+            .map_err(|error| {
+                tool_core::ToolError::failed(format!(
+                    "the job was not started: its sandbox could not be set up ({error}); set SandboxConfig::enabled to false to run commands unsandboxed"
+                ))
+            })?;
+        #[cfg(not(target_os = "linux"))]
+        let prepared = self.prepared;
+        Ok(CallSandbox {
+            prepared,
+            unsandboxed: self.unsandboxed,
+        })
+    }
+
     /// The note for a failed command's `output` when the sandbox refused it something.
     pub(crate) fn denial(&self, output: &str, workdir: &std::path::Path) -> Option<String> {
         denial_note(output, &self.prepared.as_ref()?.bounds(workdir))

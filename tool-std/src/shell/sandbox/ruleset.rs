@@ -75,6 +75,8 @@ pub(crate) struct Prepared {
     /// The Landlock ruleset: files, TCP ports and scopes with Landlock alone; in a mount
     /// namespace only TCP ports and scopes (none at all when the kernel has neither).
     ruleset: Option<OwnedFd>,
+    /// The kernel's Landlock ABI the ruleset was built for.
+    abi: i32,
     /// In a mount namespace (bubblewrap's or the sandbox's own): how the command gets it.
     view: Option<Wrap>,
     /// The private temporary directory, given as `TMPDIR`.
@@ -170,12 +172,13 @@ impl Prepared {
             Builder::Landlock(_) => None,
         };
         let ruleset = landlock_ruleset(
-            config,
+            &config.network,
             abi,
             view.is_none().then_some((&writable, &deny_read)),
         )?;
         Ok(Prepared {
             ruleset,
+            abi,
             view,
             tmpdir: private.tmpdir.to_owned(),
             writable,
@@ -184,6 +187,30 @@ impl Prepared {
             deny_write,
             filter: filter_for(&config.network)?,
         })
+    }
+
+    /// The sandbox for a background job: in a kept view, Landlock's file rules as well.
+    ///
+    /// A view is checked before each command and built again when a path it holds changed,
+    /// but a job keeps the view it started in: a denied file the user replaces by renaming a
+    /// new one into place (as editors save) leaves the old file covered and the new one open
+    /// to the job, and a denied file made after the job started was never covered for it.
+    /// Landlock's rules name the files they grant, so neither is readable under them. The cost
+    /// is Landlock's: a file the job makes beside a denied path is not readable by it, and
+    /// nothing outside the writable paths (`/dev/shm` included) is writable. Where no view is
+    /// kept (Landlock alone, a `bwrap` per command), nothing changes.
+    ///
+    /// # Errors
+    /// When the ruleset cannot be built.
+    pub(crate) fn for_a_job(mut self) -> io::Result<Prepared> {
+        if matches!(self.view, Some(Wrap::Kept(_))) {
+            self.ruleset = landlock_ruleset(
+                &self.network,
+                self.abi,
+                Some((&self.writable, &self.deny_read)),
+            )?;
+        }
+        Ok(self)
     }
 
     /// `true` when the command runs under a `bwrap` of its own, so must be started through
@@ -277,13 +304,13 @@ pub(super) fn on_a_thread_of_its_own<T: Send>(
 /// (ABI 6 on), and with `files` (Landlock alone: the resolved writable paths and denied reads)
 /// the file rules too. `None` when there is nothing for Landlock to hold.
 fn landlock_ruleset(
-    config: &SandboxConfig,
+    network: &Network,
     abi: i32,
     files: Option<(&Vec<PathBuf>, &Vec<PathBuf>)>,
 ) -> io::Result<Option<OwnedFd>> {
     // TCP rules came with ABI 4, scopes with ABI 6; asking an older kernel for them would
     // only fail (no rights to handle), so they are left out there.
-    let tcp = abi >= 4 && config.network.is_restricted();
+    let tcp = abi >= 4 && network.is_restricted();
     let scoped = abi >= 6;
     if files.is_none() && !tcp && !scoped {
         return Ok(None);
@@ -310,7 +337,7 @@ fn landlock_ruleset(
             .map_err(landlock_error)?;
     }
     let mut created = ruleset.create().map_err(landlock_error)?;
-    if let (true, Network::Ports(ports)) = (tcp, &config.network) {
+    if let (true, Network::Ports(ports)) = (tcp, network) {
         for port in ports {
             created = created
                 .add_rule(NetPort::new(*port, AccessNet::from_all(abi)))
