@@ -28,6 +28,7 @@ use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::os::unix::process::CommandExt as _;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -72,7 +73,7 @@ impl std::fmt::Debug for View {
 /// Landlock alone).
 pub(crate) fn view(
     key: &[OsString],
-    spawn: impl FnOnce() -> io::Result<Child>,
+    spawn: impl FnOnce(&dyn Fn(&Path) -> Option<(u64, u64)>) -> io::Result<Child>,
 ) -> Option<Arc<View>> {
     try_view(key, spawn).ok()
 }
@@ -80,7 +81,7 @@ pub(crate) fn view(
 /// [`view`], saying why not.
 pub(crate) fn try_view(
     key: &[OsString],
-    spawn: impl FnOnce() -> io::Result<Child>,
+    spawn: impl FnOnce(&dyn Fn(&Path) -> Option<(u64, u64)>) -> io::Result<Child>,
 ) -> io::Result<Arc<View>> {
     static ENTERABLE: OnceLock<bool> = OnceLock::new();
     static VIEWS: Mutex<VecDeque<Arc<View>>> = Mutex::new(VecDeque::new());
@@ -221,13 +222,20 @@ fn pin(arguments: &[OsString]) -> (Vec<OwnedFd>, Vec<Identity>) {
 /// Starts the holder with `spawn`, opens the namespaces it stands in, and lets it go.
 fn build(
     key: &[OsString],
-    spawn: impl FnOnce() -> io::Result<Child>,
+    spawn: impl FnOnce(&dyn Fn(&Path) -> Option<(u64, u64)>) -> io::Result<Child>,
     mount_table: Vec<u8>,
 ) -> io::Result<View> {
     // Pinned before the holder binds them: a file changed in between is not the one recorded,
-    // and the next command builds anew.
+    // and the next command builds anew; a holder that checks what it mounts on (the sandbox's
+    // own) is given the identities to check against.
     let (pins, identities) = pin(key);
-    let mut holder = spawn()?;
+    let identity = |path: &Path| {
+        paths(key)
+            .zip(&identities)
+            .find(|(named, _)| Path::new(named) == path)
+            .and_then(|(_, identity)| *identity)
+    };
+    let mut holder = spawn(&identity)?;
     let opened = open_namespaces(&mut holder);
     // Closing its stdin lets the shell end, and `bwrap` with it.
     drop(holder.stdin.take());

@@ -17,9 +17,12 @@
 //!    (each the host's node, cloned with `open_tree(2)` before the `tmpfs` hides them), a
 //!    private `shm`, a new `pts`, and the `fd`, `stdin`, `stdout` and `stderr` links; then
 //!    `/dev` itself read-only;
-//! 4. the steps of the plan in order: writable paths bound writable again, the folders on
-//!    the way to a denied path bound to themselves (a mount point cannot be moved), `Edit(..)`
-//!    deny paths bound read-only, denied folders covered by an empty `tmpfs` of mode 000 and
+//! 4. the steps of the plan in order, each made onto the descriptor of its target, opened with
+//!    no link followed anywhere on its path and checked against the identity recorded when
+//!    the view was planned (a folder a command swapped for a link or for another folder in
+//!    between fails the build, rather than the cover landing elsewhere): writable paths bound
+//!    writable again, the folders on the way to a denied path bound to themselves (a mount
+//!    point cannot be moved), `Edit(..)` deny paths bound read-only, denied folders covered by an empty `tmpfs` of mode 000 and
 //!    denied files by the unreadable file, each cover read-only.
 //!
 //! Where a step cannot be made (no user namespaces, `mount_setattr` missing), the holder is
@@ -80,6 +83,31 @@ enum Call {
     Clone { source: CString, slot: usize },
     /// `move_mount` of the clone in `slot` onto `target`.
     Place { slot: usize, target: CString },
+    /// Opens `path` (`O_PATH`, no link followed anywhere on it) into `slot`, and checks that
+    /// it is the file `expect` names (device, inode); `ESTALE` when it is not.
+    Open {
+        path: CString,
+        expect: (u64, u64),
+        slot: usize,
+    },
+    /// A detached copy (`open_tree`) of the mount at the descriptor in `at` (with the mounts
+    /// beneath it when `recursive`), into `slot`.
+    Tree {
+        at: usize,
+        recursive: bool,
+        slot: usize,
+    },
+    /// `mount_setattr` on the detached tree in `slot`.
+    TreeAttributes {
+        slot: usize,
+        recursive: bool,
+        set: u64,
+        clear: u64,
+    },
+    /// A new `tmpfs` of mode 000, read-only, detached, into `slot` (`fsopen`, `fsmount`).
+    Tmpfs { slot: usize },
+    /// `move_mount` of the detached tree in `tree` onto the descriptor in `onto`.
+    Attach { tree: usize, onto: usize },
     /// An empty file at `path`, a mount point.
     File(CString),
     /// A directory at `path`.
@@ -108,8 +136,12 @@ fn text(path: impl AsRef<OsStr>) -> io::Result<CString> {
 }
 
 impl Script {
-    /// The calls that build the view `mounts` describes.
-    pub(crate) fn new(mounts: &Mounts<'_>) -> io::Result<Script> {
+    /// The calls that build the view `mounts` describes, each mount's target checked against
+    /// `identity` (the device and inode recorded for a path when the view was planned).
+    pub(crate) fn new(
+        mounts: &Mounts<'_>,
+        identity: &dyn Fn(&std::path::Path) -> Option<(u64, u64)>,
+    ) -> io::Result<Script> {
         let mut lines = Vec::new();
         let mut push = |call: Call, optional: bool| lines.push(Line { call, optional });
         // SAFETY: getuid and getgid cannot fail and touch no memory.
@@ -153,48 +185,115 @@ impl Script {
         };
         push(read_only(root.clone(), true), false);
         Self::dev(&mut push)?;
+        // Each mount lands on the folder or file the view was planned for: its target is
+        // opened without following a link anywhere on its path and checked against the
+        // identity recorded for it (`identity`), and the mount is made onto that descriptor,
+        // not onto a path a command could swap in between (a folder for a link, or for
+        // another folder).
+        let slots = std::cell::Cell::new(DEVICES.len());
+        let take = || {
+            let slot = slots.get();
+            slots.set(slot + 1);
+            slot
+        };
+        let open =
+            |push: &mut dyn FnMut(Call, bool), path: &std::path::Path| -> io::Result<usize> {
+                let slot = take();
+                let expect = identity(path).ok_or_else(|| {
+                    io::Error::other(format!(
+                        "{} was not there when the view was planned",
+                        path.display()
+                    ))
+                })?;
+                push(
+                    Call::Open {
+                        path: text(path)?,
+                        expect,
+                        slot,
+                    },
+                    false,
+                );
+                Ok(slot)
+            };
+        let tree = |push: &mut dyn FnMut(Call, bool), at: usize, recursive: bool| -> usize {
+            let slot = take();
+            push(
+                Call::Tree {
+                    at,
+                    recursive,
+                    slot,
+                },
+                false,
+            );
+            slot
+        };
         for step in mounts.steps() {
             match step {
                 Step::Writable(path) | Step::Pin(path) => {
-                    let path = text(path)?;
-                    push(bind(&path, &path), false);
+                    let at = open(&mut push, path)?;
+                    let copy = tree(&mut push, at, true);
                     // A mount the host made read-only stays so (the kernel keeps it locked):
                     // the whole tree first, then the root's own mount where that is refused.
-                    let writable = |recursive| Call::Attributes {
-                        target: path.clone(),
-                        recursive,
-                        set: 0,
-                        clear: MOUNT_ATTR_RDONLY,
-                    };
-                    push(writable(true), true);
-                    push(writable(false), true);
+                    for recursive in [true, false] {
+                        let writable = Call::TreeAttributes {
+                            slot: copy,
+                            recursive,
+                            set: 0,
+                            clear: MOUNT_ATTR_RDONLY,
+                        };
+                        push(writable, true);
+                    }
+                    push(
+                        Call::Attach {
+                            tree: copy,
+                            onto: at,
+                        },
+                        false,
+                    );
                 }
                 Step::ReadOnly(path) => {
-                    let path = text(path)?;
-                    push(bind(&path, &path), false);
-                    push(read_only(path, true), false);
+                    let at = open(&mut push, path)?;
+                    let copy = tree(&mut push, at, true);
+                    push(read_only_tree(copy, true), false);
+                    push(
+                        Call::Attach {
+                            tree: copy,
+                            onto: at,
+                        },
+                        false,
+                    );
                 }
                 Step::CoverFolder(path) => {
-                    let path = text(path)?;
-                    let cover = Call::Mount {
-                        source: Some(text("tmpfs")?),
-                        target: path.clone(),
-                        fstype: Some(text("tmpfs")?),
-                        flags: libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                        data: Some(text("mode=000")?),
-                    };
-                    push(cover, false);
-                    push(read_only(path, false), false);
+                    let at = open(&mut push, path)?;
+                    let cover = take();
+                    push(Call::Tmpfs { slot: cover }, false);
+                    push(
+                        Call::Attach {
+                            tree: cover,
+                            onto: at,
+                        },
+                        false,
+                    );
                 }
                 Step::CoverFile(path) => {
-                    let path = text(path)?;
-                    push(bind(&text(mounts.unreadable)?, &path), false);
-                    push(read_only(path, false), false);
+                    let at = open(&mut push, path)?;
+                    let unreadable = open(&mut push, mounts.unreadable)?;
+                    let copy = tree(&mut push, unreadable, false);
+                    push(read_only_tree(copy, false), false);
+                    push(
+                        Call::Attach {
+                            tree: copy,
+                            onto: at,
+                        },
+                        false,
+                    );
                 }
             }
         }
-        let slots = vec![-1; DEVICES.len()];
-        Ok(Script { lines, slots })
+        Ok(Script {
+            lines,
+            slots: vec![-1; slots.get()],
+        })
     }
 
     /// The fresh `/dev`: the devices cloned from the host's before a `tmpfs` covers it.
@@ -287,15 +386,35 @@ impl Script {
     }
 }
 
-fn bind(source: &CString, target: &CString) -> Call {
-    Call::Mount {
-        source: Some(source.clone()),
-        target: target.clone(),
-        fstype: None,
-        flags: libc::MS_BIND | libc::MS_REC,
-        data: None,
+/// Read-only, on the detached tree in `slot`.
+fn read_only_tree(slot: usize, recursive: bool) -> Call {
+    Call::TreeAttributes {
+        slot,
+        recursive,
+        set: MOUNT_ATTR_RDONLY,
+        clear: 0,
     }
 }
+
+/// `struct open_how` of `openat2(2)`.
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+/// `openat2(2)`'s resolve flag: no symbolic link anywhere on the path.
+const RESOLVE_NO_SYMLINKS: u64 = 0x04;
+/// `fsconfig(2)` commands.
+const FSCONFIG_SET_STRING: libc::c_uint = 1;
+const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
+/// `mount_setattr(2)` attributes of a cover.
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+const MOUNT_ATTR_NOEXEC: u64 = 0x8;
+/// `move_mount(2)`'s flag: the target is the descriptor itself.
+const MOVE_MOUNT_T_EMPTY_PATH: libc::c_uint = 0x40;
 
 impl Call {
     /// Makes the call; `false` when it failed (the reason in `errno`).
@@ -339,23 +458,7 @@ impl Call {
                     recursive,
                     set,
                     clear,
-                } => {
-                    let attributes = MountAttr {
-                        attr_set: *set,
-                        attr_clr: *clear,
-                        propagation: 0,
-                        userns_fd: 0,
-                    };
-                    let flags = if *recursive { libc::AT_RECURSIVE } else { 0 };
-                    libc::syscall(
-                        libc::SYS_mount_setattr,
-                        libc::AT_FDCWD,
-                        target.as_ptr(),
-                        flags,
-                        &raw const attributes,
-                        size_of::<MountAttr>(),
-                    ) == 0
-                }
+                } => set_attributes(libc::AT_FDCWD, target, 0, *recursive, (*set, *clear)),
                 Call::Clone { source, slot } => {
                     let fd = libc::syscall(
                         libc::SYS_open_tree,
@@ -383,6 +486,114 @@ impl Call {
                             MOVE_MOUNT_F_EMPTY_PATH,
                         ) == 0
                 }
+                Call::Open { path, expect, slot } => {
+                    let how = OpenHow {
+                        flags: (libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) as u64,
+                        mode: 0,
+                        resolve: RESOLVE_NO_SYMLINKS,
+                    };
+                    let fd = libc::syscall(
+                        libc::SYS_openat2,
+                        libc::AT_FDCWD,
+                        path.as_ptr(),
+                        &raw const how,
+                        size_of::<OpenHow>(),
+                    );
+                    let Ok(fd) = libc::c_int::try_from(fd) else {
+                        return false;
+                    };
+                    if fd < 0 {
+                        return false;
+                    }
+                    let mut stat: libc::stat = std::mem::zeroed();
+                    if libc::fstat(fd, &raw mut stat) != 0 {
+                        return false;
+                    }
+                    if (stat.st_dev, stat.st_ino) != *expect {
+                        *libc::__errno_location() = libc::ESTALE;
+                        return false;
+                    }
+                    keep(slots, *slot, fd)
+                }
+                Call::Tree {
+                    at,
+                    recursive,
+                    slot,
+                } => {
+                    let recursive = if *recursive { libc::AT_RECURSIVE } else { 0 };
+                    let flags = OPEN_TREE_CLONE
+                        | libc::O_CLOEXEC.cast_unsigned()
+                        | (libc::AT_EMPTY_PATH | recursive).cast_unsigned();
+                    let fd = libc::syscall(
+                        libc::SYS_open_tree,
+                        descriptor(slots, *at),
+                        c"".as_ptr(),
+                        flags,
+                    );
+                    libc::c_int::try_from(fd).is_ok_and(|fd| fd >= 0 && keep(slots, *slot, fd))
+                }
+                Call::TreeAttributes {
+                    slot,
+                    recursive,
+                    set,
+                    clear,
+                } => set_attributes(
+                    descriptor(slots, *slot),
+                    c"",
+                    libc::AT_EMPTY_PATH,
+                    *recursive,
+                    (*set, *clear),
+                ),
+                Call::Tmpfs { slot } => {
+                    let context = libc::syscall(libc::SYS_fsopen, c"tmpfs".as_ptr(), 1);
+                    let Ok(context) = libc::c_int::try_from(context) else {
+                        return false;
+                    };
+                    if context < 0 {
+                        return false;
+                    }
+                    let made = libc::syscall(
+                        libc::SYS_fsconfig,
+                        context,
+                        FSCONFIG_SET_STRING,
+                        c"mode".as_ptr(),
+                        c"000".as_ptr(),
+                        0,
+                    ) == 0
+                        && libc::syscall(
+                            libc::SYS_fsconfig,
+                            context,
+                            FSCONFIG_CMD_CREATE,
+                            std::ptr::null::<libc::c_char>(),
+                            std::ptr::null::<libc::c_void>(),
+                            0,
+                        ) == 0;
+                    let mount = if made {
+                        libc::syscall(
+                            libc::SYS_fsmount,
+                            context,
+                            1,
+                            MOUNT_ATTR_RDONLY
+                                | MOUNT_ATTR_NOSUID
+                                | MOUNT_ATTR_NODEV
+                                | MOUNT_ATTR_NOEXEC,
+                        )
+                    } else {
+                        -1
+                    };
+                    libc::close(context);
+                    libc::c_int::try_from(mount).is_ok_and(|fd| fd >= 0 && keep(slots, *slot, fd))
+                }
+                Call::Attach { tree, onto } => {
+                    libc::syscall(
+                        libc::SYS_move_mount,
+                        descriptor(slots, *tree),
+                        c"".as_ptr(),
+                        descriptor(slots, *onto),
+                        c"".as_ptr(),
+                        MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH,
+                    ) == 0
+                }
                 Call::File(path) => {
                     let fd = libc::open(
                         path.as_ptr(),
@@ -398,6 +609,57 @@ impl Call {
     }
 }
 
+/// `mount_setattr(2)` at `path` from `dirfd` (with `flags`), setting and clearing the
+/// attributes `(set, clear)` on the mount there, or on the whole tree beneath it when
+/// `recursive`; `false` when it failed. Async-signal-safe.
+fn set_attributes(
+    dirfd: libc::c_int,
+    path: &std::ffi::CStr,
+    flags: libc::c_int,
+    recursive: bool,
+    (set, clear): (u64, u64),
+) -> bool {
+    let attributes = MountAttr {
+        attr_set: set,
+        attr_clr: clear,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let recursive = if recursive { libc::AT_RECURSIVE } else { 0 };
+    // SAFETY: a NUL-terminated path and a `mount_attr` that live across the call.
+    unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            dirfd,
+            path.as_ptr(),
+            flags | recursive,
+            &raw const attributes,
+            size_of::<MountAttr>(),
+        ) == 0
+    }
+}
+
+/// Keeps `fd` in `slots[slot]`; `false` (and the descriptor closed) when there is no such
+/// slot. Async-signal-safe.
+fn keep(slots: &mut [libc::c_int], slot: usize, fd: libc::c_int) -> bool {
+    match slots.get_mut(slot) {
+        Some(kept) => {
+            *kept = fd;
+            true
+        }
+        None => {
+            // SAFETY: `fd` was just opened by the caller and is owned by nobody else.
+            unsafe { libc::close(fd) };
+            false
+        }
+    }
+}
+
+/// The descriptor in `slots[slot]`, or -1 (which every call refuses with `EBADF`).
+fn descriptor(slots: &[libc::c_int], slot: usize) -> libc::c_int {
+    slots.get(slot).copied().unwrap_or(-1)
+}
+
 /// Whether the sandbox can build its own views here, or why not: asked once per process, by
 /// building the view of nothing and starting `sh -c :` in it.
 pub(crate) fn works() -> Result<(), &'static str> {
@@ -411,10 +673,11 @@ pub(crate) fn works() -> Result<(), &'static str> {
                 deny_read: &[],
                 unreadable: &unreadable,
             };
-            let script = Script::new(&mounts).map_err(|error| error.to_string())?;
-            super::kept::try_view(&key(&mounts), || script.spawn_holder())
-                .map(drop)
-                .map_err(|error| format!("its own namespaces could not be made here: {error}"))
+            super::kept::try_view(&key(&mounts), |identity| {
+                Script::new(&mounts, identity)?.spawn_holder()
+            })
+            .map(drop)
+            .map_err(|error| format!("its own namespaces could not be made here: {error}"))
         })
         .as_ref()
         .map(|_| ())
@@ -442,22 +705,44 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn the_tree_is_made_read_only_before_anything_is_bound_writable() {
+    /// Identities as the plan records them (`kept` pins the same).
+    fn planned(path: &std::path::Path) -> Option<(u64, u64)> {
+        use std::os::unix::fs::MetadataExt as _;
+        let metadata = path.symlink_metadata().ok()?;
+        Some((metadata.dev(), metadata.ino()))
+    }
+
+    /// A workspace with `secrets/`, `.env` and `config/secret.txt`, and a cover file outside.
+    fn workspace() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir(root.join("secrets")).unwrap();
         std::fs::write(root.join(".env"), "S=1").unwrap();
+        std::fs::create_dir_all(root.join("config")).unwrap();
+        std::fs::write(root.join("config/secret.txt"), "S=2").unwrap();
+        std::fs::create_dir_all(root.join("decoy")).unwrap();
+        std::fs::write(root.join("decoy/secret.txt"), "decoy").unwrap();
+        let private = tempfile::tempdir().unwrap();
+        std::fs::write(private.path().join("unreadable"), "").unwrap();
+        (dir, private, root)
+    }
+
+    #[test]
+    fn the_tree_is_made_read_only_before_anything_is_bound_writable() {
+        let (_dir, private, root) = workspace();
         let writable = [root.clone()];
         let deny_read = [root.join("secrets"), root.join(".env")];
         let deny_write: [PathBuf; 0] = [];
-        let unreadable = root.join("unreadable");
-        let script = Script::new(&Mounts {
-            writable: &writable,
-            deny_write: &deny_write,
-            deny_read: &deny_read,
-            unreadable: &unreadable,
-        })
+        let unreadable = private.path().canonicalize().unwrap().join("unreadable");
+        let script = Script::new(
+            &Mounts {
+                writable: &writable,
+                deny_write: &deny_write,
+                deny_read: &deny_read,
+                unreadable: &unreadable,
+            },
+            &planned,
+        )
         .unwrap();
         let lines = described(&script);
         let at = |needle: &str| {
@@ -469,8 +754,11 @@ mod tests {
         assert!(lines[0].starts_with("Unshare"), "{lines:#?}");
         let read_only_root = at("Attributes { target: \"/\", recursive: true, set: 1");
         let dev = at("target: \"/dev\", fstype: Some(\"tmpfs\")");
-        let bound = at(&format!("target: {:?}, fstype: None", text(&root).unwrap()));
-        let covered = at(&format!("{:?}", text(root.join("secrets")).unwrap()));
+        let bound = at(&format!("Open {{ path: {:?}", text(&root).unwrap()));
+        let covered = at(&format!(
+            "Open {{ path: {:?}",
+            text(root.join("secrets")).unwrap()
+        ));
         assert!(
             read_only_root < dev && dev < bound && bound < covered,
             "{lines:#?}"
@@ -481,6 +769,61 @@ mod tests {
             at("Place { slot: 0, target: \"/dev/null\"") > dev,
             "{lines:#?}"
         );
+        // Every mount of the plan is made onto a descriptor, never onto a path.
+        assert!(
+            lines[bound..].iter().all(|line| !line.starts_with("Mount")),
+            "{lines:#?}"
+        );
         assert!(!script.lines.last().unwrap().optional);
+    }
+
+    /// The holder started with `script` and let go; its error when it could not start.
+    fn start(script: Script) -> io::Result<()> {
+        let mut holder = script.spawn_holder()?;
+        drop(holder.stdin.take());
+        holder.wait()?;
+        Ok(())
+    }
+
+    #[test]
+    fn a_path_swapped_after_the_plan_fails_the_build_instead_of_covering_elsewhere() {
+        if let Err(why) = works() {
+            eprintln!("skipped: {why}");
+            return;
+        }
+        /// A swap of the workspace at the given root.
+        type Swap = fn(&std::path::Path);
+        let swaps: [(&str, Swap); 2] = [
+            ("a folder for a link", |root| {
+                std::fs::rename(root.join("config"), root.join("real")).unwrap();
+                std::os::unix::fs::symlink(root.join("decoy"), root.join("config")).unwrap();
+            }),
+            ("a folder for another folder", |root| {
+                std::fs::rename(root.join("config"), root.join("real")).unwrap();
+                std::fs::rename(root.join("decoy"), root.join("config")).unwrap();
+            }),
+        ];
+        for (swap, make) in swaps {
+            let (_dir, private, root) = workspace();
+            let writable = [root.clone()];
+            let deny_read = [root.join("config/secret.txt")];
+            let deny_write: [PathBuf; 0] = [];
+            let unreadable = private.path().canonicalize().unwrap().join("unreadable");
+            let mounts = Mounts {
+                writable: &writable,
+                deny_write: &deny_write,
+                deny_read: &deny_read,
+                unreadable: &unreadable,
+            };
+            let unswapped = Script::new(&mounts, &planned).unwrap();
+            assert!(start(unswapped).is_ok(), "{swap}: the plan as made builds");
+            let script = Script::new(&mounts, &planned).unwrap();
+            make(&root);
+            let error = start(script).expect_err(swap);
+            assert!(
+                matches!(error.raw_os_error(), Some(libc::ELOOP | libc::ESTALE)),
+                "{swap}: {error}"
+            );
+        }
     }
 }

@@ -158,17 +158,21 @@ impl Prepared {
         let view = match config.builder() {
             Builder::Bubblewrap(found) => {
                 let arguments = mounts.arguments();
-                let spawn = || super::bubblewrap::spawn_holder(&found.program, &arguments);
+                let spawn = |_: &dyn Fn(&Path) -> Option<(u64, u64)>| {
+                    super::bubblewrap::spawn_holder(&found.program, &arguments)
+                };
                 Some(match super::kept::view(&arguments, spawn) {
                     Some(view) => Wrap::Kept(view),
                     None => Wrap::Each(found.program.clone(), arguments),
                 })
             }
             // Where this view cannot be built, Landlock holds the files.
-            Builder::Namespaces => super::kept::view(&super::namespaces::key(&mounts), || {
-                super::namespaces::Script::new(&mounts)?.spawn_holder()
-            })
-            .map(Wrap::Kept),
+            Builder::Namespaces => {
+                super::kept::view(&super::namespaces::key(&mounts), |identity| {
+                    super::namespaces::Script::new(&mounts, identity)?.spawn_holder()
+                })
+                .map(Wrap::Kept)
+            }
             Builder::Landlock(_) => None,
         };
         let ruleset = landlock_ruleset(
