@@ -258,10 +258,14 @@ fn a_background_job_reads_no_denied_file_saved_or_made_after_it_started() {
     for mode in [Mode::Default, Mode::Bypass] {
         let shell = with_denied_secrets(From::Code, mode);
         let root = shell.root().to_owned();
+        // What every job does, which a job's file rules must not take away: the devices
+        // read, and `/dev/null` opened for reading and writing (Python's `DEVNULL`).
         let command = script(
             &shell,
             "poll.sh",
             "echo started > job_wrote.txt; while [ ! -e go ]; do sleep 0.05; done; \
+             cat /dev/null && head -c 4 /dev/urandom | wc -c && cat /dev/zero | head -c 2 | wc -c \
+             && python3 -c \"open('/dev/null', 'r+').write('x')\" && echo devices-ok; \
              cat .env secrets/late.txt; echo finished\n",
         );
         let id = shell.start(&command);
@@ -276,6 +280,7 @@ fn a_background_job_reads_no_denied_file_saved_or_made_after_it_started() {
         std::fs::write(root.join("secrets/late.txt"), "hunter3-LATE\n").unwrap();
         std::fs::write(root.join("go"), "").unwrap();
         let output = shell.read_until(&id, |seen| seen.contains("finished"));
+        assert!(output.contains("devices-ok"), "{mode:?}: {output}");
         assert!(!output.contains("SAVED"), "{mode:?}: {output}");
         assert!(!output.contains("hunter3"), "{mode:?}: {output}");
         assert_eq!(
@@ -1342,6 +1347,27 @@ fn commands_share_one_kept_view_and_no_bwrap_stays_running() {
         Vec::<u32>::new(),
         "a process was left in the view"
     );
+}
+
+/// A review of the sandbox's own namespaces: a writable path under `/dev` (whose view is the
+/// sandbox's own, not the host's) failed every view's identity check, and each command fell
+/// to Landlock alone. Commands still run in a view.
+#[test]
+fn a_writable_path_under_dev_still_gets_a_view() {
+    if !mount_namespace() {
+        return;
+    }
+    let shell = shell_with(
+        SandboxConfig {
+            writable: vec!["/dev/shm".into()],
+            ..config()
+        },
+        allow_all(),
+    );
+    let run = shell.run("readlink /proc/self/ns/mnt");
+    let namespace = run.output.trim();
+    assert!(namespace.starts_with("mnt:["), "{}", run.output);
+    assert_ne!(namespace, mount_namespace_of("self"), "the command ran outside a view");
 }
 
 #[test]

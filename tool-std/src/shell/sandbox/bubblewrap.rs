@@ -226,15 +226,16 @@ impl Mounts<'_> {
         folders
     }
 
-    /// The `bwrap` arguments, up to and including the `--` before the command: everything
-    /// read-only, then [`steps`](Self::steps).
-    pub(crate) fn arguments(&self) -> Vec<OsString> {
+    /// The `bwrap` arguments for `steps`, up to and including the `--` before the command:
+    /// everything read-only, then the steps (planned once by the caller, so that what a view
+    /// is known by and what builds it cannot differ).
+    pub(crate) fn render(&self, steps: &[Step<'_>]) -> Vec<OsString> {
         let mut arguments: Vec<OsString> = BASE.iter().map(OsString::from).collect();
         let mut push = |words: &[&std::ffi::OsStr]| {
             arguments.extend(words.iter().map(|word| word.to_os_string()));
         };
-        for step in self.steps() {
-            match step {
+        for step in steps {
+            match *step {
                 Step::Writable(path) | Step::Pin(path) => {
                     push(&["--bind".as_ref(), path.as_os_str(), path.as_os_str()]);
                 }
@@ -318,15 +319,15 @@ mod tests {
             root.join(".env"),
             root.join("gone"),
         ];
-        let arguments = strings(
-            &Mounts {
+        let arguments = strings(&{
+            let mounts = Mounts {
                 writable: &writable,
                 deny_write: &deny_write,
                 deny_read: &deny_read,
                 unreadable: &unreadable,
-            }
-            .arguments(),
-        );
+            };
+            mounts.render(&mounts.steps())
+        });
         let at = |word: &str| arguments.iter().position(|argument| argument == word);
         let root_text = root.display().to_string();
         let position_of = |path: &Path| {

@@ -84,10 +84,10 @@ enum Call {
     /// `move_mount` of the clone in `slot` onto `target`.
     Place { slot: usize, target: CString },
     /// Opens `path` (`O_PATH`, no link followed anywhere on it) into `slot`, and checks that
-    /// it is the file `expect` names (device, inode); `ESTALE` when it is not.
+    /// it is the file `expect` names (device, inode), if any; `ESTALE` when it is not.
     Open {
         path: CString,
-        expect: (u64, u64),
+        expect: Option<(u64, u64)>,
         slot: usize,
     },
     /// A detached copy (`open_tree`) of the mount at the descriptor in `at` (with the mounts
@@ -136,10 +136,12 @@ fn text(path: impl AsRef<OsStr>) -> io::Result<CString> {
 }
 
 impl Script {
-    /// The calls that build the view `mounts` describes, each mount's target checked against
-    /// `identity` (the device and inode recorded for a path when the view was planned).
+    /// The calls that build the view of `steps` (planned from `mounts`), each mount's target
+    /// checked against `identity` (the device and inode recorded for a path when the view was
+    /// planned; not for a path under `/dev`, which is the view's own).
     pub(crate) fn new(
         mounts: &Mounts<'_>,
+        steps: &[Step<'_>],
         identity: &dyn Fn(&std::path::Path) -> Option<(u64, u64)>,
     ) -> io::Result<Script> {
         let mut lines = Vec::new();
@@ -199,12 +201,16 @@ impl Script {
         let open =
             |push: &mut dyn FnMut(Call, bool), path: &std::path::Path| -> io::Result<usize> {
                 let slot = take();
-                let expect = identity(path).ok_or_else(|| {
-                    io::Error::other(format!(
-                        "{} was not there when the view was planned",
-                        path.display()
-                    ))
-                })?;
+                let expect = if path.starts_with("/dev") {
+                    None
+                } else {
+                    Some(identity(path).ok_or_else(|| {
+                        io::Error::other(format!(
+                            "{} was not there when the view was planned",
+                            path.display()
+                        ))
+                    })?)
+                };
                 push(
                     Call::Open {
                         path: text(path)?,
@@ -227,8 +233,8 @@ impl Script {
             );
             slot
         };
-        for step in mounts.steps() {
-            match step {
+        for step in steps {
+            match *step {
                 Step::Writable(path) | Step::Pin(path) => {
                     let at = open(&mut push, path)?;
                     let copy = tree(&mut push, at, true);
@@ -509,7 +515,7 @@ impl Call {
                     if libc::fstat(fd, &raw mut stat) != 0 {
                         return false;
                     }
-                    if (stat.st_dev, stat.st_ino) != *expect {
+                    if expect.is_some_and(|expect| (stat.st_dev, stat.st_ino) != expect) {
                         *libc::__errno_location() = libc::ESTALE;
                         return false;
                     }
@@ -673,8 +679,9 @@ pub(crate) fn works() -> Result<(), &'static str> {
                 deny_read: &[],
                 unreadable: &unreadable,
             };
-            super::kept::try_view(&key(&mounts), |identity| {
-                Script::new(&mounts, identity)?.spawn_holder()
+            let steps = mounts.steps();
+            super::kept::try_view(&key(&mounts, &steps), |identity| {
+                Script::new(&mounts, &steps, identity)?.spawn_holder()
             })
             .map(drop)
             .map_err(|error| format!("its own namespaces could not be made here: {error}"))
@@ -686,9 +693,9 @@ pub(crate) fn works() -> Result<(), &'static str> {
 
 /// What tells one view of the sandbox's own from another (and from `bwrap`'s of the same
 /// mounts): bubblewrap's arguments for it, after a word of its own.
-pub(crate) fn key(mounts: &Mounts<'_>) -> Vec<std::ffi::OsString> {
+pub(crate) fn key(mounts: &Mounts<'_>, steps: &[Step<'_>]) -> Vec<std::ffi::OsString> {
     let mut key = vec![std::ffi::OsString::from("(the sandbox's own namespaces)")];
-    key.extend(mounts.arguments());
+    key.extend(mounts.render(steps));
     key
 }
 
@@ -734,16 +741,13 @@ mod tests {
         let deny_read = [root.join("secrets"), root.join(".env")];
         let deny_write: [PathBuf; 0] = [];
         let unreadable = private.path().canonicalize().unwrap().join("unreadable");
-        let script = Script::new(
-            &Mounts {
-                writable: &writable,
-                deny_write: &deny_write,
-                deny_read: &deny_read,
-                unreadable: &unreadable,
-            },
-            &planned,
-        )
-        .unwrap();
+        let mounts = Mounts {
+            writable: &writable,
+            deny_write: &deny_write,
+            deny_read: &deny_read,
+            unreadable: &unreadable,
+        };
+        let script = Script::new(&mounts, &mounts.steps(), &planned).unwrap();
         let lines = described(&script);
         let at = |needle: &str| {
             lines
@@ -815,9 +819,9 @@ mod tests {
                 deny_read: &deny_read,
                 unreadable: &unreadable,
             };
-            let unswapped = Script::new(&mounts, &planned).unwrap();
+            let unswapped = Script::new(&mounts, &mounts.steps(), &planned).unwrap();
             assert!(start(unswapped).is_ok(), "{swap}: the plan as made builds");
-            let script = Script::new(&mounts, &planned).unwrap();
+            let script = Script::new(&mounts, &mounts.steps(), &planned).unwrap();
             make(&root);
             let error = start(script).expect_err(swap);
             assert!(

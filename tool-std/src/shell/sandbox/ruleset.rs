@@ -30,6 +30,17 @@ const NEWEST_USED_ABI: i32 = 8;
 /// Devices every command writes to (`> /dev/null`), opened for writing and truncation.
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 
+/// The devices a view's `/dev` carries (bubblewrap's `--dev`, and the sandbox's own), read by
+/// every command (`< /dev/null`, `/dev/urandom`).
+const READABLE_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+];
+
 /// `landlock_create_ruleset`'s flag asking for the ABI version.
 const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
 
@@ -155,9 +166,11 @@ impl Prepared {
             deny_read: &deny_read,
             unreadable: private.unreadable,
         };
+        // Planned once: what a view is known by and what builds it are the same steps.
+        let steps = mounts.steps();
         let view = match config.builder() {
             Builder::Bubblewrap(found) => {
-                let arguments = mounts.arguments();
+                let arguments = mounts.render(&steps);
                 let spawn = |_: &dyn Fn(&Path) -> Option<(u64, u64)>| {
                     super::bubblewrap::spawn_holder(&found.program, &arguments)
                 };
@@ -168,8 +181,8 @@ impl Prepared {
             }
             // Where this view cannot be built, Landlock holds the files.
             Builder::Namespaces => {
-                super::kept::view(&super::namespaces::key(&mounts), |identity| {
-                    super::namespaces::Script::new(&mounts, identity)?.spawn_holder()
+                super::kept::view(&super::namespaces::key(&mounts, &steps), |identity| {
+                    super::namespaces::Script::new(&mounts, &steps, identity)?.spawn_holder()
                 })
                 .map(Wrap::Kept)
             }
@@ -360,6 +373,12 @@ fn landlock_ruleset(
         let device = AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
         for path in WRITABLE_DEVICES {
             created = grant(created, Path::new(path), device & write, abi)?;
+        }
+        // In a mount namespace (a background job's rules over a kept view), `/dev` is a
+        // fresh `tmpfs` holding the host's device nodes: the grant on the host's `/dev` is
+        // hidden beneath it, so each node the view carries is granted its reads itself.
+        for path in READABLE_DEVICES {
+            created = grant(created, Path::new(path), read, abi)?;
         }
     }
     let ruleset: Option<OwnedFd> = created.into();
