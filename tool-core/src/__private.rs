@@ -201,6 +201,17 @@ pub fn push_resources<T: ResourceValue + ?Sized>(
     });
 }
 
+/// The state a `#[tools]` method of `Self` cannot run without (its receiver), made once per
+/// type rather than once per method.
+pub trait MethodOf {
+    /// `Self`, or an `Arc` of it.
+    const REQUIRED: &'static [RequiredState];
+}
+
+impl<T: Send + Sync + 'static> MethodOf for T {
+    const REQUIRED: &'static [RequiredState] = &[RequiredState::of::<T>()];
+}
+
 /// Deserializes an argument whose `null` means "use the default".
 ///
 /// # Errors

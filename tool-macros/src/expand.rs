@@ -39,8 +39,7 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -
     let required_state = attrs.receiver.as_ref().map(|receiver| {
         quote! {
             fn required_state(&self) -> &'static [#private::RequiredState] {
-                static REQUIRED: [#private::RequiredState; 1] = [#private::RequiredState::of::<#receiver>()];
-                &REQUIRED
+                <#receiver as #private::MethodOf>::REQUIRED
             }
         }
     });

@@ -3,7 +3,7 @@
 //!
 //! For each such method this writes a stand-in free function with the method's documentation
 //! and parameters and a hidden first parameter that takes the receiver from the coordinator's
-//! state (`__private::Receiver<Type>`: a `State<Type>`, or a `State<Arc<Type>>`), and runs it
+//! state (`__private::Receiver<'_, Type>`: a `State<Type>`, or a `State<Arc<Type>>`, borrowed), and runs it
 //! through `#[tool]`'s own phases, so a method gets exactly what a function gets (schema,
 //! extraction, effect, aliases, resources, docs); its tool also says which state it requires,
 //! so a coordinator built without that state fails at `build()`. The stand-in is read for its
@@ -196,7 +196,7 @@ fn wrapper(
     let (receiver_param, call) = match receiver {
         Some(found) => (
             quote_spanned! {found.span()=>
-                #[ctx] #receiver_ident: #krate::__private::Receiver<#self_ty>,
+                #[ctx] #receiver_ident: #krate::__private::Receiver<'_, #self_ty>,
             },
             quote!(<#self_ty>::#method_ident(&#receiver_ident, #(#call_args),*) #awaited),
         ),
