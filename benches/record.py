@@ -88,7 +88,7 @@ BENCHMARKS = [
      "toolbox serve against rust-mcp-filesystem and the npm server-filesystem over stdio; "
      "headline: read_file p50, the npm server's over toolbox's",
      "the fastest of the three; at least 2x the npm server",
-     r"^read\s+server-filesystem \(npm\)\s+(?:\S+\s+){5}(\S+x)"),
+     r"^read\s+server-filesystem \(npm\)\s+(?:\S+\s+){6}(\S+x)"),
     ("mcp_http_load", "cargo bench -p tool-std --features cli --bench mcp_http_load",
      "toolbox serve --http: 50 clients with a session each, 20,000 read_file calls",
      "0 errors, isolation held", r"(\d[\d,.]* calls/s)"),

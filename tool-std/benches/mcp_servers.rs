@@ -4,7 +4,7 @@
 //! repository's tracked files, about 1,700 files). The servers take turns, [`ROUNDS`] turns of
 //! a tenth of the calls each per operation, so that a drift in the machine's speed (this VM's
 //! drifts by tens of percent over minutes) falls on all of them alike. Per operation (read a
-//! 10 kB file, list a directory, a file-name glob, a regex content search): p50 and p99 of
+//! 10 kB file, list a directory, a file-name glob, a regex content search): p50, p95 and p99 of
 //! sequential calls after a warm-up, calls per second, the bytes of text each answer held (the
 //! same work gives about the same size), and each peer's p50 as a multiple of toolbox's. Then
 //! calls per second with [`IN_FLIGHT`] calls in flight on the one connection, as an agent
@@ -172,6 +172,7 @@ fn node_request(operation: Operation, root: &Path) -> Option<(&'static str, Valu
 enum Measured {
     Done {
         p50: Duration,
+        p95: Duration,
         p99: Duration,
         per_second: f64,
         /// Calls per second with [`IN_FLIGHT`] in flight (measured after the sequential runs).
@@ -317,6 +318,7 @@ impl Calls {
         self.times.sort_unstable();
         Measured::Done {
             p50: percentile(&self.times, 50),
+            p95: percentile(&self.times, 95),
             p99: percentile(&self.times, 99),
             per_second: self.times.len() as f64 / self.spent.as_secs_f64(),
             in_flight_per_second: f64::NAN,
@@ -471,10 +473,11 @@ fn main() {
     });
     println!();
     println!(
-        "{:<8} {:<24} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14} {:>12} {:>16}",
+        "{:<8} {:<24} {:>10} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14} {:>12} {:>16}",
         "op",
         "server",
         "p50 µs",
+        "p95 µs",
         "p99 µs",
         "calls/s",
         "calls",
@@ -496,6 +499,7 @@ fn main() {
             match &measured[index] {
                 Measured::Done {
                     p50,
+                    p95,
                     p99,
                     per_second,
                     in_flight_per_second,
@@ -512,10 +516,11 @@ fn main() {
                         },
                     );
                     println!(
-                        "{:<8} {:<24} {:>10.0} {:>10.0} {:>9.1} {:>6} {:>8} {:>14} {:>12.1} {:>16}",
+                        "{:<8} {:<24} {:>10.0} {:>10.0} {:>10.0} {:>9.1} {:>6} {:>8} {:>14} {:>12.1} {:>16}",
                         operation.name(),
                         name,
                         micros(*p50),
+                        micros(*p95),
                         micros(*p99),
                         per_second,
                         calls,
@@ -526,9 +531,10 @@ fn main() {
                     );
                 }
                 Measured::NoSuchTool => println!(
-                    "{:<8} {:<24} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14}",
+                    "{:<8} {:<24} {:>10} {:>10} {:>10} {:>9} {:>6} {:>8} {:>14}",
                     operation.name(),
                     name,
+                    "n/a",
                     "n/a",
                     "n/a",
                     "n/a",
