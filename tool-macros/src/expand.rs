@@ -161,6 +161,9 @@ impl ArgsCode {
             let wire = &json.wire_name;
             let slot = format_ident!("__slot_{}", index);
             let mut read = ReadCode {
+                field: ident,
+                wire: wire.clone(),
+                slot: slot.clone(),
                 slot_ty: quote!(#ty),
                 value: quote! {
                     match #slot {
@@ -183,10 +186,8 @@ impl ArgsCode {
                     }
                 });
                 // Absent or `null`: the default.
-                read = ReadCode {
-                    slot_ty: quote!(::core::option::Option<#ty>),
-                    value: quote!(#slot.flatten().unwrap_or_else(#default_fn)),
-                };
+                read.slot_ty = quote!(::core::option::Option<#ty>);
+                read.value = quote!(#slot.flatten().unwrap_or_else(#default_fn));
                 if derive_deserialize {
                     let deserialize_fn = format_ident!("__deserialize_{}", unraw(ident));
                     let deserialize_name =
@@ -214,33 +215,29 @@ impl ArgsCode {
                 #extra
                 #ident: #ty
             });
-            reads.push((ident, wire.clone(), slot, read));
+            reads.push(read);
         }
-        let definition = if derive_deserialize {
-            quote! {
-                #(#helpers)*
-
-                #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
-                #[serde(crate = #serde_path, deny_unknown_fields)]
-                #[schemars(crate = #schemars_path)]
-                struct __ToolArgs {
-                    #(#fields,)*
-                }
-            }
+        // The derive reads `#[serde]` attributes for deserializing; schemars reads them too
+        // (names, defaults, closed objects) whichever writes the `Deserialize`.
+        let (derive, deserialize) = if derive_deserialize {
+            (quote!(#private::serde::Deserialize,), None)
         } else {
-            let deserialize = deserialize_object(&private, &reads);
-            quote! {
-                #(#helpers)*
+            (
+                TokenStream::new(),
+                Some(deserialize_object(&private, &reads)),
+            )
+        };
+        let definition = quote! {
+            #(#helpers)*
 
-                #[derive(#private::schemars::JsonSchema)]
-                #[serde(deny_unknown_fields)]
-                #[schemars(crate = #schemars_path)]
-                struct __ToolArgs {
-                    #(#fields,)*
-                }
-
-                #deserialize
+            #[derive(#derive #private::schemars::JsonSchema)]
+            #[serde(crate = #serde_path, deny_unknown_fields)]
+            #[schemars(crate = #schemars_path)]
+            struct __ToolArgs {
+                #(#fields,)*
             }
+
+            #deserialize
         };
         ArgsCode {
             ty: quote!(__ToolArgs),
@@ -249,9 +246,13 @@ impl ArgsCode {
     }
 }
 
-/// How one argument is read from the object: the type of the slot its value goes into, and
-/// the expression that makes the field's value from the slot once the object is read.
-struct ReadCode {
+/// How one argument is read from the object: the field, its name in the JSON, the slot its
+/// value goes into and the slot's type, and the expression that makes the field's value from
+/// the slot once the object is read.
+struct ReadCode<'a> {
+    field: &'a Ident,
+    wire: String,
+    slot: Ident,
     slot_ty: TokenStream,
     value: TokenStream,
 }
@@ -260,22 +261,17 @@ struct ReadCode {
 /// index (`__private::ArgumentKey`), each value read by its own type, each absent argument
 /// `None` or `missing field` (`__private::missing_argument`), as serde's derive with
 /// `deny_unknown_fields` answers.
-fn deserialize_object(
-    private: &TokenStream,
-    reads: &[(&Ident, String, Ident, ReadCode)],
-) -> TokenStream {
-    let names: Vec<&String> = reads.iter().map(|(_, wire, _, _)| wire).collect();
-    let slots = reads.iter().map(|(_, _, slot, read)| {
-        let slot_ty = &read.slot_ty;
+fn deserialize_object(private: &TokenStream, reads: &[ReadCode<'_>]) -> TokenStream {
+    let names = reads.iter().map(|read| &read.wire);
+    let slots = reads.iter().map(|ReadCode { slot, slot_ty, .. }| {
         quote!(let mut #slot: ::core::option::Option<#slot_ty> = ::core::option::Option::None;)
     });
-    let arms = reads.iter().enumerate().map(|(index, (_, wire, slot, _))| {
+    let arms = reads.iter().enumerate().map(|(index, ReadCode { wire, slot, .. })| {
         quote!(#index => #private::argument_value(&mut __map, &mut #slot, #wire)?,)
     });
-    let values = reads.iter().map(|(ident, _, _, read)| {
-        let value = &read.value;
-        quote!(#ident: #value)
-    });
+    let values = reads
+        .iter()
+        .map(|ReadCode { field, value, .. }| quote!(#field: #value));
     quote! {
         impl<'de> #private::serde::Deserialize<'de> for __ToolArgs {
             fn deserialize<__D: #private::serde::Deserializer<'de>>(

@@ -14,7 +14,7 @@ use crate::shell::jobs::{FirstJobNumber, ShellJobs};
 use crate::shell::output::{self, OUTPUT_CAP};
 use crate::shell::process::{Exit, GRACE, Process};
 use crate::shell::read_only::is_read_only;
-use crate::shell::sandbox::CallSandbox;
+use crate::shell::sandbox::{CallSandbox, Lasting};
 
 /// The time limit of a command when the call gives none: two minutes.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -223,9 +223,13 @@ async fn run_shell(
             crate::shell::spawn::shell().display()
         ))
     };
-    let mut sandbox = CallSandbox::for_call(&ctx, &ws)?;
+    let lasting = if run_in_background {
+        Lasting::Job
+    } else {
+        Lasting::Command
+    };
+    let sandbox = CallSandbox::for_call(&ctx, &ws, lasting)?;
     if run_in_background {
-        sandbox = sandbox.for_a_job()?;
         let job = ctx
             .session_state::<ShellJobs>()
             .start(

@@ -277,18 +277,26 @@ pub(crate) enum Step<'a> {
     CoverFile(&'a Path),
 }
 
-/// Starts `bwrap` at `program` with `arguments` around a shell that prints its pid and waits
-/// for its stdin to close: the holder of a kept view. On a thread with `no_new_privs`, as for
-/// the commands (a setuid `bwrap` would behave differently).
+impl Step<'_> {
+    /// The path the step mounts onto.
+    pub(crate) fn path(&self) -> &Path {
+        match *self {
+            Step::Writable(path)
+            | Step::Pin(path)
+            | Step::ReadOnly(path)
+            | Step::CoverFolder(path)
+            | Step::CoverFile(path) => path,
+        }
+    }
+}
+
+/// Starts `bwrap` at `program` with `arguments` around the holder of a kept view
+/// (`kept::HOLDER`). On a thread with `no_new_privs`, as for the commands (a setuid `bwrap`
+/// would behave differently).
 pub(crate) fn spawn_holder(program: &Path, arguments: &[OsString]) -> std::io::Result<Child> {
     super::ruleset::on_a_thread_of_its_own("bwrap-view", || {
-        Command::new(program)
-            .args(arguments)
-            .args(["/bin/sh", "-c", "echo $$; read -r line"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
+        let mut holder = super::kept::piped(Command::new(program));
+        holder.args(arguments).args(super::kept::HOLDER).spawn()
     })
 }
 

@@ -42,6 +42,23 @@ const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
 /// One file a view's arguments name, as it was when the view was built.
 type Identity = Option<(u64, u64)>;
 
+/// The identity recorded for a path a view names, for a holder that checks what it mounts on
+/// (the sandbox's own); `None` for a path it does not name or that did not exist.
+pub(crate) type Recorded<'a> = &'a dyn Fn(&Path) -> Identity;
+
+/// The holder's command line: a shell that prints its pid and waits for its stdin to close,
+/// which `build` reads and then closes.
+pub(crate) const HOLDER: [&str; 3] = ["/bin/sh", "-c", "echo $$; read -r line"];
+
+/// `command` with the pipes `build` talks to a holder through.
+pub(crate) fn piped(mut command: Command) -> Command {
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
 /// The namespaces of one view, open and ready to enter.
 pub(crate) struct View {
     /// What it was built from (`bwrap`'s arguments up to the `--`, after a word naming the
@@ -73,7 +90,7 @@ impl std::fmt::Debug for View {
 /// Landlock alone).
 pub(crate) fn view(
     key: &[OsString],
-    spawn: impl FnOnce(&dyn Fn(&Path) -> Option<(u64, u64)>) -> io::Result<Child>,
+    spawn: impl FnOnce(Recorded<'_>) -> io::Result<Child>,
 ) -> Option<Arc<View>> {
     try_view(key, spawn).ok()
 }
@@ -81,7 +98,7 @@ pub(crate) fn view(
 /// [`view`], saying why not.
 pub(crate) fn try_view(
     key: &[OsString],
-    spawn: impl FnOnce(&dyn Fn(&Path) -> Option<(u64, u64)>) -> io::Result<Child>,
+    spawn: impl FnOnce(Recorded<'_>) -> io::Result<Child>,
 ) -> io::Result<Arc<View>> {
     static ENTERABLE: OnceLock<bool> = OnceLock::new();
     static VIEWS: Mutex<VecDeque<Arc<View>>> = Mutex::new(VecDeque::new());
@@ -222,7 +239,7 @@ fn pin(arguments: &[OsString]) -> (Vec<OwnedFd>, Vec<Identity>) {
 /// Starts the holder with `spawn`, opens the namespaces it stands in, and lets it go.
 fn build(
     key: &[OsString],
-    spawn: impl FnOnce(&dyn Fn(&Path) -> Option<(u64, u64)>) -> io::Result<Child>,
+    spawn: impl FnOnce(Recorded<'_>) -> io::Result<Child>,
     mount_table: Vec<u8>,
 ) -> io::Result<View> {
     // Pinned before the holder binds them: a file changed in between is not the one recorded,

@@ -298,13 +298,15 @@ pub fn engine() -> Engine {
     SandboxConfig::default().engine()
 }
 
-/// What builds a command's file system (the engine, as the sandbox uses it).
+/// What builds a command's file system (the engine, as the sandbox uses it), with the
+/// reasons that [`Engine`] puts in words.
 #[cfg(target_os = "linux")]
 pub(crate) enum Builder {
     Bubblewrap(&'static bubblewrap::Bubblewrap),
-    Namespaces,
-    /// Why neither.
-    Landlock(String),
+    /// Why not bubblewrap.
+    Namespaces(&'static str),
+    /// Why not bubblewrap, and why not the sandbox's own namespaces (`None`: not asked for).
+    Landlock(&'static str, Option<&'static str>),
 }
 
 impl SandboxConfig {
@@ -322,22 +324,18 @@ impl SandboxConfig {
     pub fn engine(&self) -> Engine {
         #[cfg(target_os = "linux")]
         {
-            let why_not_bubblewrap = || match bubblewrap::find() {
-                _ if self.assume_no_bubblewrap => {
-                    "assumed not installed (SandboxConfig::assume_no_bubblewrap)".to_owned()
-                }
-                Ok(_) => String::new(),
-                Err(why) => why.to_owned(),
-            };
             match self.builder() {
                 Builder::Bubblewrap(found) => Engine::Bubblewrap {
                     version: found.version.clone(),
                 },
-                Builder::Namespaces => Engine::Namespaces {
-                    why_not_bubblewrap: why_not_bubblewrap(),
+                Builder::Namespaces(why) => Engine::Namespaces {
+                    why_not_bubblewrap: why.to_owned(),
                 },
-                Builder::Landlock(why) => Engine::Landlock {
-                    why_not_bubblewrap: why,
+                Builder::Landlock(why, None) => Engine::Landlock {
+                    why_not_bubblewrap: why.to_owned(),
+                },
+                Builder::Landlock(why, Some(why_not_namespaces)) => Engine::Landlock {
+                    why_not_bubblewrap: format!("{why}; {why_not_namespaces}"),
                 },
             }
         }
@@ -353,7 +351,7 @@ impl SandboxConfig {
     #[cfg(target_os = "linux")]
     pub(crate) fn builder(&self) -> Builder {
         if !self.bubblewrap {
-            return Builder::Landlock("SandboxConfig::bubblewrap is off".to_owned());
+            return Builder::Landlock("SandboxConfig::bubblewrap is off", None);
         }
         let not_bubblewrap = match bubblewrap::find() {
             Ok(found) if !self.assume_no_bubblewrap => return Builder::Bubblewrap(found),
@@ -361,8 +359,8 @@ impl SandboxConfig {
             Err(why) => why,
         };
         match namespaces::works() {
-            Ok(()) => Builder::Namespaces,
-            Err(why) => Builder::Landlock(format!("{not_bubblewrap}; {why}")),
+            Ok(()) => Builder::Namespaces(not_bubblewrap),
+            Err(why) => Builder::Landlock(not_bubblewrap, Some(why)),
         }
     }
 }
@@ -393,6 +391,22 @@ impl Prepared {
     }
 }
 
+/// How long what a call starts may run, which decides what holds its files in a mount
+/// namespace. A command ends with its call, and the view it enters is checked before each
+/// start; a background job keeps the view it started in while the files around it change
+/// (a denied file the user replaces by renaming a new one into place, as editors save, is no
+/// longer covered for it), so it carries Landlock's file rules as well, which name the files
+/// they grant. Their cost is Landlock's, for jobs only: a file a job makes beside a denied
+/// path is not readable by it, and nothing outside the writable paths is writable (`/dev/shm`
+/// included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lasting {
+    /// A command the call waits for.
+    Command,
+    /// A background job.
+    Job,
+}
+
 /// The sandbox of one `run_shell` call: the ruleset to apply, or why there is none.
 pub(crate) struct CallSandbox {
     pub(crate) prepared: Option<Prepared>,
@@ -410,6 +424,7 @@ impl CallSandbox {
     pub(crate) fn for_call(
         ctx: &tool_core::context::ToolContext,
         ws: &tool_core::Workspace,
+        lasting: Lasting,
     ) -> Result<CallSandbox, tool_core::ToolError> {
         let mut config = ctx
             .state::<SandboxConfig>()
@@ -478,7 +493,7 @@ impl CallSandbox {
                 });
             }
         };
-        Self::prepare(ctx, ws, &config, &sandbox)
+        Self::prepare(ctx, ws, &config, &sandbox, lasting)
     }
 
     #[cfg(target_os = "linux")]
@@ -487,6 +502,7 @@ impl CallSandbox {
         ws: &tool_core::Workspace,
         config: &SandboxConfig,
         sandbox: &Sandbox,
+        lasting: Lasting,
     ) -> Result<CallSandbox, tool_core::ToolError> {
         let failed = |error: std::io::Error| {
             tool_core::ToolError::failed(format!(
@@ -504,7 +520,7 @@ impl CallSandbox {
             tmpdir: &tmpdir,
             unreadable: &unreadable,
         };
-        let prepared = Prepared::new(config, abi, ws.roots(), &private).map_err(failed)?;
+        let prepared = Prepared::new(config, abi, ws.roots(), &private, lasting).map_err(failed)?;
         let unsandboxed = match sandbox {
             Sandbox::Partial { why, .. } if config.network.is_restricted() => Some(format!(
                 "the sandbox holds files but not the network: {why}"
@@ -523,35 +539,11 @@ impl CallSandbox {
         _: &tool_core::Workspace,
         _: &SandboxConfig,
         sandbox: &Sandbox,
+        _: Lasting,
     ) -> Result<CallSandbox, tool_core::ToolError> {
         Ok(CallSandbox {
             prepared: None,
             unsandboxed: Some(format!("not sandboxed: {sandbox}")),
-        })
-    }
-
-    /// The sandbox of a background job, which outlives the checks a kept view gets before
-    /// each command (see `Prepared::for_a_job`).
-    ///
-    /// # Errors
-    /// An error for the model when the job's ruleset could not be built: the job is not
-    /// started with less.
-    pub(crate) fn for_a_job(self) -> Result<CallSandbox, tool_core::ToolError> {
-        #[cfg(target_os = "linux")]
-        let prepared = self
-            .prepared
-            .map(Prepared::for_a_job)
-            .transpose()
-            .map_err(|error| {
-                tool_core::ToolError::failed(format!(
-                    "the job was not started: its sandbox could not be set up ({error}); set SandboxConfig::enabled to false to run commands unsandboxed"
-                ))
-            })?;
-        #[cfg(not(target_os = "linux"))]
-        let prepared = self.prepared;
-        Ok(CallSandbox {
-            prepared,
-            unsandboxed: self.unsandboxed,
         })
     }
 

@@ -32,7 +32,8 @@ use std::ffi::{CString, OsStr};
 use std::io;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::process::CommandExt as _;
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command};
 use std::sync::OnceLock;
 
 use super::bubblewrap::{Mounts, Step};
@@ -71,18 +72,6 @@ enum Call {
         flags: libc::c_ulong,
         data: Option<CString>,
     },
-    /// `mount_setattr(target)` setting and clearing attributes, on the whole tree beneath it
-    /// or on its own mount only.
-    Attributes {
-        target: CString,
-        recursive: bool,
-        set: u64,
-        clear: u64,
-    },
-    /// `open_tree(source, OPEN_TREE_CLONE)`, the descriptor kept in `slot`.
-    Clone { source: CString, slot: usize },
-    /// `move_mount` of the clone in `slot` onto `target`.
-    Place { slot: usize, target: CString },
     /// Opens `path` (`O_PATH`, no link followed anywhere on it) into `slot`, and checks that
     /// it is the file `expect` names (device, inode), if any; `ESTALE` when it is not.
     Open {
@@ -97,8 +86,9 @@ enum Call {
         recursive: bool,
         slot: usize,
     },
-    /// `mount_setattr` on the detached tree in `slot`.
-    TreeAttributes {
+    /// `mount_setattr` on the mount at the descriptor in `slot` (attached or detached), or on
+    /// the whole tree beneath it when `recursive`: `set` and `clear` attributes.
+    Attributes {
         slot: usize,
         recursive: bool,
         set: u64,
@@ -116,7 +106,7 @@ enum Call {
     Link { target: CString, link: CString },
 }
 
-/// A call and whether the view can do without it (a device the host lacks, `pts`).
+/// A call and whether the view can do without it.
 #[derive(Debug)]
 struct Line {
     call: Call,
@@ -124,10 +114,10 @@ struct Line {
 }
 
 /// The script that builds the view of `mounts` in a process of its own.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Script {
     lines: Vec<Line>,
-    /// The clones' descriptors, filled in the child (one per device).
+    /// The descriptors the script opens, filled in the child, one slot each.
     slots: Vec<libc::c_int>,
 }
 
@@ -135,208 +125,208 @@ fn text(path: impl AsRef<OsStr>) -> io::Result<CString> {
     Ok(CString::new(path.as_ref().as_bytes())?)
 }
 
+/// Whether the view can do without a line (a device the host lacks, `pts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Need {
+    Required,
+    Optional,
+}
+
 impl Script {
     /// The calls that build the view of `steps` (planned from `mounts`), each mount's target
-    /// checked against `identity` (the device and inode recorded for a path when the view was
+    /// checked against `recorded` (the device and inode recorded for a path when the view was
     /// planned; not for a path under `/dev`, which is the view's own).
     pub(crate) fn new(
         mounts: &Mounts<'_>,
         steps: &[Step<'_>],
-        identity: &dyn Fn(&std::path::Path) -> Option<(u64, u64)>,
+        recorded: super::kept::Recorded<'_>,
     ) -> io::Result<Script> {
-        let mut lines = Vec::new();
-        let mut push = |call: Call, optional: bool| lines.push(Line { call, optional });
+        use Need::{Optional, Required};
+        let mut script = Script::default();
         // SAFETY: getuid and getgid cannot fail and touch no memory.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-        push(
+        script.push(
             Call::Unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS),
-            false,
+            Required,
         );
-        for (path, line) in [
-            ("/proc/self/setgroups", "deny".to_owned()),
-            ("/proc/self/uid_map", format!("{uid} {uid} 1\n")),
-            ("/proc/self/gid_map", format!("{gid} {gid} 1\n")),
+        for (path, line, need) in [
+            ("/proc/self/setgroups", "deny".to_owned(), Required),
+            ("/proc/self/uid_map", format!("{uid} {uid} 1\n"), Required),
+            ("/proc/self/gid_map", format!("{gid} {gid} 1\n"), Required),
+            (
+                "/proc/sys/user/max_user_namespaces",
+                "0\n".to_owned(),
+                Optional,
+            ),
         ] {
             let call = Call::Write {
                 path: text(path)?,
                 text: line.into_bytes(),
             };
-            push(call, false);
+            script.push(call, need);
         }
-        let max_user_namespaces = Call::Write {
-            path: text("/proc/sys/user/max_user_namespaces")?,
-            text: b"0\n".to_vec(),
-        };
-        push(max_user_namespaces, true);
-        let root = text("/")?;
-        let mount = |target: &CString, flags: libc::c_ulong| Call::Mount {
-            source: None,
-            target: target.clone(),
-            fstype: None,
-            flags,
-            data: None,
-        };
         // Private, not a slave of this namespace: a mount made outside later never shows in
         // the view, not even in a job that outlives the view's use.
-        push(mount(&root, libc::MS_REC | libc::MS_PRIVATE), false);
-        let read_only = |target: CString, recursive: bool| Call::Attributes {
-            target,
-            recursive,
-            set: MOUNT_ATTR_RDONLY,
-            clear: 0,
+        let private = Call::Mount {
+            source: None,
+            target: text("/")?,
+            fstype: None,
+            flags: libc::MS_REC | libc::MS_PRIVATE,
+            data: None,
         };
-        push(read_only(root.clone(), true), false);
-        Self::dev(&mut push)?;
+        script.push(private, Required);
+        let root = script.open("/", None, Required)?;
+        script.read_only(root, true, Required);
+        script.dev()?;
         // Each mount lands on the folder or file the view was planned for: its target is
         // opened without following a link anywhere on its path and checked against the
-        // identity recorded for it (`identity`), and the mount is made onto that descriptor,
-        // not onto a path a command could swap in between (a folder for a link, or for
-        // another folder).
-        let slots = std::cell::Cell::new(DEVICES.len());
-        let take = || {
-            let slot = slots.get();
-            slots.set(slot + 1);
-            slot
-        };
-        let open =
-            |push: &mut dyn FnMut(Call, bool), path: &std::path::Path| -> io::Result<usize> {
-                let slot = take();
-                let expect = if path.starts_with("/dev") {
-                    None
-                } else {
-                    Some(identity(path).ok_or_else(|| {
-                        io::Error::other(format!(
-                            "{} was not there when the view was planned",
-                            path.display()
-                        ))
-                    })?)
-                };
-                push(
-                    Call::Open {
-                        path: text(path)?,
-                        expect,
-                        slot,
-                    },
-                    false,
-                );
-                Ok(slot)
+        // identity recorded for it, and the mount is made onto that descriptor, not onto a
+        // path a command could swap in between (a folder for a link, or for another folder).
+        let open = |script: &mut Script, path: &Path| -> io::Result<usize> {
+            let expect = if path.starts_with("/dev") {
+                None
+            } else {
+                Some(recorded(path).ok_or_else(|| {
+                    io::Error::other(format!(
+                        "{} was not there when the view was planned",
+                        path.display()
+                    ))
+                })?)
             };
-        let tree = |push: &mut dyn FnMut(Call, bool), at: usize, recursive: bool| -> usize {
-            let slot = take();
-            push(
-                Call::Tree {
-                    at,
-                    recursive,
-                    slot,
-                },
-                false,
-            );
-            slot
+            script.open(path, expect, Required)
         };
         for step in steps {
-            match *step {
-                Step::Writable(path) | Step::Pin(path) => {
-                    let at = open(&mut push, path)?;
-                    let copy = tree(&mut push, at, true);
+            let onto = open(&mut script, step.path())?;
+            let tree = match *step {
+                Step::Writable(_) | Step::Pin(_) => {
+                    let copy = script.tree(onto, true, Required);
                     // A mount the host made read-only stays so (the kernel keeps it locked):
                     // the whole tree first, then the root's own mount where that is refused.
                     for recursive in [true, false] {
-                        let writable = Call::TreeAttributes {
+                        let writable = Call::Attributes {
                             slot: copy,
                             recursive,
                             set: 0,
                             clear: MOUNT_ATTR_RDONLY,
                         };
-                        push(writable, true);
+                        script.push(writable, Optional);
                     }
-                    push(
-                        Call::Attach {
-                            tree: copy,
-                            onto: at,
-                        },
-                        false,
-                    );
+                    copy
                 }
-                Step::ReadOnly(path) => {
-                    let at = open(&mut push, path)?;
-                    let copy = tree(&mut push, at, true);
-                    push(read_only_tree(copy, true), false);
-                    push(
-                        Call::Attach {
-                            tree: copy,
-                            onto: at,
-                        },
-                        false,
-                    );
+                Step::ReadOnly(_) => {
+                    let copy = script.tree(onto, true, Required);
+                    script.read_only(copy, true, Required);
+                    copy
                 }
-                Step::CoverFolder(path) => {
-                    let at = open(&mut push, path)?;
-                    let cover = take();
-                    push(Call::Tmpfs { slot: cover }, false);
-                    push(
-                        Call::Attach {
-                            tree: cover,
-                            onto: at,
-                        },
-                        false,
-                    );
+                Step::CoverFolder(_) => {
+                    let cover = script.slot();
+                    script.push(Call::Tmpfs { slot: cover }, Required);
+                    cover
                 }
-                Step::CoverFile(path) => {
-                    let at = open(&mut push, path)?;
-                    let unreadable = open(&mut push, mounts.unreadable)?;
-                    let copy = tree(&mut push, unreadable, false);
-                    push(read_only_tree(copy, false), false);
-                    push(
-                        Call::Attach {
-                            tree: copy,
-                            onto: at,
-                        },
-                        false,
-                    );
+                Step::CoverFile(_) => {
+                    let unreadable = open(&mut script, mounts.unreadable)?;
+                    let copy = script.tree(unreadable, false, Required);
+                    script.read_only(copy, false, Required);
+                    copy
                 }
-            }
+            };
+            script.attach(tree, onto, Required);
         }
-        Ok(Script {
-            lines,
-            slots: vec![-1; slots.get()],
-        })
+        Ok(script)
     }
 
-    /// The fresh `/dev`: the devices cloned from the host's before a `tmpfs` covers it.
-    fn dev(push: &mut impl FnMut(Call, bool)) -> io::Result<()> {
-        for (slot, device) in DEVICES.iter().enumerate() {
-            let source = text(format!("/dev/{device}"))?;
-            push(Call::Clone { source, slot }, true);
+    fn push(&mut self, call: Call, need: Need) {
+        self.lines.push(Line {
+            call,
+            optional: need == Need::Optional,
+        });
+    }
+
+    /// A new slot for a descriptor.
+    fn slot(&mut self) -> usize {
+        self.slots.push(-1);
+        self.slots.len() - 1
+    }
+
+    /// Opens `path` into a new slot, checked against `expect` when given.
+    fn open(
+        &mut self,
+        path: impl AsRef<Path>,
+        expect: Option<(u64, u64)>,
+        need: Need,
+    ) -> io::Result<usize> {
+        let slot = self.slot();
+        let path = text(path.as_ref())?;
+        self.push(Call::Open { path, expect, slot }, need);
+        Ok(slot)
+    }
+
+    /// A detached copy of the mount at the descriptor in `at`, into a new slot.
+    fn tree(&mut self, at: usize, recursive: bool, need: Need) -> usize {
+        let slot = self.slot();
+        self.push(
+            Call::Tree {
+                at,
+                recursive,
+                slot,
+            },
+            need,
+        );
+        slot
+    }
+
+    /// The mount at the descriptor in `slot` (and beneath it when `recursive`) read-only.
+    fn read_only(&mut self, slot: usize, recursive: bool, need: Need) {
+        let call = Call::Attributes {
+            slot,
+            recursive,
+            set: MOUNT_ATTR_RDONLY,
+            clear: 0,
+        };
+        self.push(call, need);
+    }
+
+    /// The detached tree in `tree` mounted onto the descriptor in `onto`.
+    fn attach(&mut self, tree: usize, onto: usize, need: Need) {
+        self.push(Call::Attach { tree, onto }, need);
+    }
+
+    /// The fresh `/dev`: the devices cloned from the host's before a `tmpfs` covers it, each
+    /// mounted onto an empty file of the same name in it; then `/dev` read-only.
+    fn dev(&mut self) -> io::Result<()> {
+        use Need::{Optional, Required};
+        let mut clones = Vec::new();
+        for device in DEVICES {
+            let at = self.open(format!("/dev/{device}"), None, Optional)?;
+            clones.push(self.tree(at, false, Optional));
         }
-        let dev = text("/dev")?;
-        let tmpfs = |target: &CString, data: &str| -> io::Result<Call> {
+        let tmpfs = |target: &str, data: &str| -> io::Result<Call> {
             Ok(Call::Mount {
                 source: Some(text("tmpfs")?),
-                target: target.clone(),
+                target: text(target)?,
                 fstype: Some(text("tmpfs")?),
                 flags: libc::MS_NOSUID | libc::MS_NODEV,
                 data: Some(text(data)?),
             })
         };
-        push(tmpfs(&dev, "mode=0755")?, false);
-        for (slot, device) in DEVICES.iter().enumerate() {
-            let target = text(format!("/dev/{device}"))?;
-            push(Call::File(target.clone()), true);
-            push(Call::Place { slot, target }, true);
+        self.push(tmpfs("/dev", "mode=0755")?, Required);
+        for (device, clone) in DEVICES.iter().zip(clones) {
+            let target = format!("/dev/{device}");
+            self.push(Call::File(text(&target)?), Optional);
+            let onto = self.open(target, None, Optional)?;
+            self.attach(clone, onto, Optional);
         }
-        let shm = text("/dev/shm")?;
-        push(Call::Folder(shm.clone()), false);
-        push(tmpfs(&shm, "mode=1777")?, false);
-        let pts = text("/dev/pts")?;
-        push(Call::Folder(pts.clone()), false);
+        self.push(Call::Folder(text("/dev/shm")?), Required);
+        self.push(tmpfs("/dev/shm", "mode=1777")?, Required);
+        self.push(Call::Folder(text("/dev/pts")?), Required);
         let devpts = Call::Mount {
             source: Some(text("devpts")?),
-            target: pts,
+            target: text("/dev/pts")?,
             fstype: Some(text("devpts")?),
             flags: libc::MS_NOSUID | libc::MS_NOEXEC,
             data: Some(text("newinstance,ptmxmode=0666,mode=620")?),
         };
-        push(devpts, true);
+        self.push(devpts, Optional);
         for (target, link) in [
             ("pts/ptmx", "/dev/ptmx"),
             ("/proc/self/fd", "/dev/fd"),
@@ -345,17 +335,10 @@ impl Script {
             ("/proc/self/fd/2", "/dev/stderr"),
         ] {
             let (target, link) = (text(target)?, text(link)?);
-            push(Call::Link { target, link }, false);
+            self.push(Call::Link { target, link }, Required);
         }
-        push(
-            Call::Attributes {
-                target: dev,
-                recursive: false,
-                set: MOUNT_ATTR_RDONLY,
-                clear: 0,
-            },
-            false,
-        );
+        let dev = self.open("/dev", None, Required)?;
+        self.read_only(dev, false, Required);
         Ok(())
     }
 
@@ -373,32 +356,17 @@ impl Script {
         Ok(())
     }
 
-    /// Starts the holder: a shell that prints its pid and waits for its stdin to close, in the
-    /// view this script builds.
+    /// Starts the holder (`kept::HOLDER`) in the view this script builds.
     pub(crate) fn spawn_holder(mut self) -> io::Result<Child> {
-        let mut holder = Command::new("/bin/sh");
-        holder
-            .args(["-c", "echo $$; read -r line"])
-            .current_dir("/")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let [shell, arguments @ ..] = super::kept::HOLDER;
+        let mut holder = super::kept::piped(Command::new(shell));
+        holder.args(arguments).current_dir("/");
         // SAFETY: the closure runs between fork and exec and only makes system calls on the
         // strings and buffers the script holds (see `Script::run`).
         unsafe {
             holder.pre_exec(move || self.run());
         }
         holder.spawn()
-    }
-}
-
-/// Read-only, on the detached tree in `slot`.
-fn read_only_tree(slot: usize, recursive: bool) -> Call {
-    Call::TreeAttributes {
-        slot,
-        recursive,
-        set: MOUNT_ATTR_RDONLY,
-        clear: 0,
     }
 }
 
@@ -431,7 +399,7 @@ impl Call {
         let pointer =
             |text: &Option<CString>| text.as_ref().map_or(std::ptr::null(), |t| t.as_ptr());
         // SAFETY (each arm): NUL-terminated strings and buffers owned by `self`; descriptors
-        // from `slots`, made by `Clone` in this same process.
+        // from `slots`, opened by this script in this same process.
         unsafe {
             match self {
                 Call::Unshare(flags) => libc::unshare(*flags) == 0,
@@ -458,39 +426,6 @@ impl Call {
                         *flags,
                         pointer(data).cast(),
                     ) == 0
-                }
-                Call::Attributes {
-                    target,
-                    recursive,
-                    set,
-                    clear,
-                } => set_attributes(libc::AT_FDCWD, target, 0, *recursive, (*set, *clear)),
-                Call::Clone { source, slot } => {
-                    let fd = libc::syscall(
-                        libc::SYS_open_tree,
-                        libc::AT_FDCWD,
-                        source.as_ptr(),
-                        OPEN_TREE_CLONE | libc::O_CLOEXEC.cast_unsigned(),
-                    );
-                    match (libc::c_int::try_from(fd), slots.get_mut(*slot)) {
-                        (Ok(fd), Some(kept)) if fd >= 0 => {
-                            *kept = fd;
-                            true
-                        }
-                        _ => false,
-                    }
-                }
-                Call::Place { slot, target } => {
-                    let fd = slots.get(*slot).copied().unwrap_or(-1);
-                    fd >= 0
-                        && libc::syscall(
-                            libc::SYS_move_mount,
-                            fd,
-                            c"".as_ptr(),
-                            libc::AT_FDCWD,
-                            target.as_ptr(),
-                            MOVE_MOUNT_F_EMPTY_PATH,
-                        ) == 0
                 }
                 Call::Open { path, expect, slot } => {
                     let how = OpenHow {
@@ -538,18 +473,28 @@ impl Call {
                     );
                     libc::c_int::try_from(fd).is_ok_and(|fd| fd >= 0 && keep(slots, *slot, fd))
                 }
-                Call::TreeAttributes {
+                Call::Attributes {
                     slot,
                     recursive,
                     set,
                     clear,
-                } => set_attributes(
-                    descriptor(slots, *slot),
-                    c"",
-                    libc::AT_EMPTY_PATH,
-                    *recursive,
-                    (*set, *clear),
-                ),
+                } => {
+                    let attributes = MountAttr {
+                        attr_set: *set,
+                        attr_clr: *clear,
+                        propagation: 0,
+                        userns_fd: 0,
+                    };
+                    let recursive = if *recursive { libc::AT_RECURSIVE } else { 0 };
+                    libc::syscall(
+                        libc::SYS_mount_setattr,
+                        descriptor(slots, *slot),
+                        c"".as_ptr(),
+                        libc::AT_EMPTY_PATH | recursive,
+                        &raw const attributes,
+                        size_of::<MountAttr>(),
+                    ) == 0
+                }
                 Call::Tmpfs { slot } => {
                     let context = libc::syscall(libc::SYS_fsopen, c"tmpfs".as_ptr(), 1);
                     let Ok(context) = libc::c_int::try_from(context) else {
@@ -612,36 +557,6 @@ impl Call {
                 Call::Link { target, link } => libc::symlink(target.as_ptr(), link.as_ptr()) == 0,
             }
         }
-    }
-}
-
-/// `mount_setattr(2)` at `path` from `dirfd` (with `flags`), setting and clearing the
-/// attributes `(set, clear)` on the mount there, or on the whole tree beneath it when
-/// `recursive`; `false` when it failed. Async-signal-safe.
-fn set_attributes(
-    dirfd: libc::c_int,
-    path: &std::ffi::CStr,
-    flags: libc::c_int,
-    recursive: bool,
-    (set, clear): (u64, u64),
-) -> bool {
-    let attributes = MountAttr {
-        attr_set: set,
-        attr_clr: clear,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    let recursive = if recursive { libc::AT_RECURSIVE } else { 0 };
-    // SAFETY: a NUL-terminated path and a `mount_attr` that live across the call.
-    unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            dirfd,
-            path.as_ptr(),
-            flags | recursive,
-            &raw const attributes,
-            size_of::<MountAttr>(),
-        ) == 0
     }
 }
 
@@ -756,7 +671,11 @@ mod tests {
                 .unwrap_or_else(|| panic!("{needle} in {lines:#?}"))
         };
         assert!(lines[0].starts_with("Unshare"), "{lines:#?}");
-        let read_only_root = at("Attributes { target: \"/\", recursive: true, set: 1");
+        let read_only_root = at("Attributes { slot: 0, recursive: true, set: 1");
+        assert!(
+            lines[read_only_root - 1].starts_with("Open { path: \"/\", expect: None, slot: 0"),
+            "{lines:#?}"
+        );
         let dev = at("target: \"/dev\", fstype: Some(\"tmpfs\")");
         let bound = at(&format!("Open {{ path: {:?}", text(&root).unwrap()));
         let covered = at(&format!(
@@ -767,10 +686,16 @@ mod tests {
             read_only_root < dev && dev < bound && bound < covered,
             "{lines:#?}"
         );
-        // Each device is cloned before the tmpfs hides the host's.
-        assert!(at("Clone { source: \"/dev/null\"") < dev, "{lines:#?}");
+        // Each device is cloned before the tmpfs hides the host's, and mounted in it after.
+        let null = |line: &String| line.starts_with("Open { path: \"/dev/null\"");
+        let cloned = lines.iter().position(null).unwrap();
+        let placed = lines.iter().rposition(null).unwrap();
         assert!(
-            at("Place { slot: 0, target: \"/dev/null\"") > dev,
+            cloned < dev && lines[cloned + 1].starts_with("Tree"),
+            "{lines:#?}"
+        );
+        assert!(
+            placed > dev && lines[placed + 1].starts_with("Attach"),
             "{lines:#?}"
         );
         // Every mount of the plan is made onto a descriptor, never onto a path.

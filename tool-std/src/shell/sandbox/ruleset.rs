@@ -21,7 +21,7 @@ use landlock::{
     RulesetAttr as _, RulesetCreated, RulesetCreatedAttr as _, Scope,
 };
 
-use super::{Bounds, Builder, Network, Sandbox, SandboxConfig};
+use super::{Bounds, Builder, Lasting, Network, Sandbox, SandboxConfig};
 
 /// The newest ABI whose rights this module hands out. ABI 9 adds `ResolveUnix` (connecting to
 /// Unix sockets by path), which would need rules of its own; until written, it is not handled.
@@ -86,8 +86,6 @@ pub(crate) struct Prepared {
     /// The Landlock ruleset: files, TCP ports and scopes with Landlock alone; in a mount
     /// namespace only TCP ports and scopes (none at all when the kernel has neither).
     ruleset: Option<OwnedFd>,
-    /// The kernel's Landlock ABI the ruleset was built for.
-    abi: i32,
     /// In a mount namespace (bubblewrap's or the sandbox's own): how the command gets it.
     view: Option<Wrap>,
     /// The private temporary directory, given as `TMPDIR`.
@@ -132,6 +130,7 @@ impl Prepared {
         abi: i32,
         roots: &[PathBuf],
         private: &Private<'_>,
+        lasting: Lasting,
     ) -> io::Result<Prepared> {
         // A denied path that does not exist has nothing to protect yet (the sandbox is built
         // anew for each command), and with Landlock alone denying it would cost its
@@ -171,7 +170,7 @@ impl Prepared {
         let view = match config.builder() {
             Builder::Bubblewrap(found) => {
                 let arguments = mounts.render(&steps);
-                let spawn = |_: &dyn Fn(&Path) -> Option<(u64, u64)>| {
+                let spawn = |_: super::kept::Recorded<'_>| {
                     super::bubblewrap::spawn_holder(&found.program, &arguments)
                 };
                 Some(match super::kept::view(&arguments, spawn) {
@@ -179,23 +178,30 @@ impl Prepared {
                     None => Wrap::Each(found.program.clone(), arguments),
                 })
             }
-            // Where this view cannot be built, Landlock holds the files.
-            Builder::Namespaces => {
-                super::kept::view(&super::namespaces::key(&mounts, &steps), |identity| {
-                    super::namespaces::Script::new(&mounts, &steps, identity)?.spawn_holder()
+            Builder::Namespaces(_) => {
+                let key = super::namespaces::key(&mounts, &steps);
+                // Where this view cannot be built, Landlock holds the files.
+                super::kept::view(&key, |recorded| {
+                    super::namespaces::Script::new(&mounts, &steps, recorded)?.spawn_holder()
                 })
                 .map(Wrap::Kept)
             }
-            Builder::Landlock(_) => None,
+            Builder::Landlock(..) => None,
+        };
+        // Landlock holds the files where no view does, and for a job in a kept view (see
+        // `Lasting`); under a `bwrap` of its own it cannot (its domain would forbid the mounts).
+        let landlock_files = match view {
+            None => true,
+            Some(Wrap::Kept(_)) => lasting == Lasting::Job,
+            Some(Wrap::Each(..)) => false,
         };
         let ruleset = landlock_ruleset(
             &config.network,
             abi,
-            view.is_none().then_some((&writable, &deny_read)),
+            landlock_files.then_some((&writable, &deny_read)),
         )?;
         Ok(Prepared {
             ruleset,
-            abi,
             view,
             tmpdir: private.tmpdir.to_owned(),
             writable,
@@ -204,30 +210,6 @@ impl Prepared {
             deny_write,
             filter: filter_for(&config.network)?,
         })
-    }
-
-    /// The sandbox for a background job: in a kept view, Landlock's file rules as well.
-    ///
-    /// A view is checked before each command and built again when a path it holds changed,
-    /// but a job keeps the view it started in: a denied file the user replaces by renaming a
-    /// new one into place (as editors save) leaves the old file covered and the new one open
-    /// to the job, and a denied file made after the job started was never covered for it.
-    /// Landlock's rules name the files they grant, so neither is readable under them. The cost
-    /// is Landlock's: a file the job makes beside a denied path is not readable by it, and
-    /// nothing outside the writable paths (`/dev/shm` included) is writable. Where no view is
-    /// kept (Landlock alone, a `bwrap` per command), nothing changes.
-    ///
-    /// # Errors
-    /// When the ruleset cannot be built.
-    pub(crate) fn for_a_job(mut self) -> io::Result<Prepared> {
-        if matches!(self.view, Some(Wrap::Kept(_))) {
-            self.ruleset = landlock_ruleset(
-                &self.network,
-                self.abi,
-                Some((&self.writable, &self.deny_read)),
-            )?;
-        }
-        Ok(self)
     }
 
     /// `true` when the command runs under a `bwrap` of its own, so must be started through
@@ -578,6 +560,7 @@ mod tests {
                         tmpdir: workspace.path(),
                         unreadable: workspace.path(),
                     },
+                    Lasting::Command,
                 );
                 assert!(built.is_ok(), "ABI {abi}: {:?}", built.err());
             }
@@ -602,6 +585,7 @@ mod tests {
                 tmpdir: tmpdir.path(),
                 unreadable: &unreadable,
             },
+            Lasting::Command,
         )
         .unwrap();
         let target = outside.path().join("from_command");
