@@ -988,6 +988,80 @@ fn a_denied_path_deeper_than_the_root_is_not_carried_away_by_its_folder() {
     }
 }
 
+/// The folder attack with the rule spelled other ways: each spelling names the same file, so
+/// its folder is held the same.
+#[test]
+fn a_denied_path_spelled_another_way_is_not_carried_away_either() {
+    if !landlock() {
+        return;
+    }
+    for rule in [
+        "Read(./config/./secret.txt)",
+        "Read(./config//secret.txt)",
+        "Read(./other/../config/secret.txt)",
+        "Read(/config/secret.txt)",
+    ] {
+        let shell = shell_in(config(), allow_all().deny(rule), Mode::Bypass);
+        let root = shell.root().to_owned();
+        std::fs::create_dir_all(root.join("config")).unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        std::fs::write(root.join("config/secret.txt"), "FILE-SECRET\n").unwrap();
+        let run = shell.run(&script(
+            &shell,
+            "carry.sh",
+            "mv config moved; cat moved/secret.txt config/secret.txt; echo end\n",
+        ));
+        let again = shell.run("cat moved/secret.txt config/secret.txt; echo end");
+        let seen = format!("{rule}: {} / {}", run.output, again.output);
+        assert!(again.output.contains("end"), "{seen}");
+        assert!(!seen.contains("FILE-SECRET"), "{seen}");
+        assert!(root.join("config/secret.txt").exists(), "{seen}");
+    }
+}
+
+/// Special files at a denied path: a FIFO, whose reader would wait for a writer, and a Unix
+/// socket a process of the user listens on. Each is covered (Landlock alone: refused) and
+/// nothing waits; where the engine builds a view the command still runs in one.
+#[test]
+fn a_denied_fifo_or_socket_is_covered_and_nothing_waits() {
+    if !landlock() {
+        return;
+    }
+    let shell = shell_in(
+        SandboxConfig {
+            deny_read: vec![".env".into(), "agent.sock".into()],
+            ..config()
+        },
+        allow_all(),
+        Mode::Bypass,
+    );
+    let root = shell.root().to_owned();
+    let fifo = std::ffi::CString::new(root.join(".env").as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path that lives across the call.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let listener = std::os::unix::net::UnixListener::bind(root.join("agent.sock")).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let run = shell.run(
+        "timeout 5 cat .env; echo cat=$?; \
+         timeout 5 python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); \
+         s.connect('agent.sock'); print('CONNECTED')\"; echo python=$?; \
+         readlink /proc/self/ns/mnt",
+    );
+    assert!(run.output.contains("cat="), "{}", run.output);
+    assert!(!run.output.contains("cat=124"), "the read waited: {}", run.output);
+    assert!(!run.output.contains("cat=0"), "{}", run.output);
+    if mount_namespace() {
+        // Landlock alone does not hold Unix sockets by path (see docs/sandbox.md).
+        assert!(!run.output.contains("CONNECTED"), "{}", run.output);
+        assert!(listener.accept().is_err(), "the listener accepted a connection");
+        let namespace = run.output.lines().last().unwrap_or_default();
+        assert_ne!(namespace, mount_namespace_of("self"), "{}", run.output);
+    }
+    // The FIFO is still the user's FIFO.
+    use std::os::unix::fs::FileTypeExt as _;
+    assert!(root.join(".env").symlink_metadata().unwrap().file_type().is_fifo());
+}
+
 /// The same attack on an `Edit(..)` deny path: its folder moved away and made again, the
 /// protected file written in the new one.
 #[test]

@@ -180,11 +180,22 @@ impl Prepared {
             }
             Builder::Namespaces(_) => {
                 let key = super::namespaces::key(&mounts, &steps);
-                // Where this view cannot be built, Landlock holds the files.
-                super::kept::view(&key, |recorded| {
+                let built = super::kept::try_view(&key, |recorded| {
                     super::namespaces::Script::new(&mounts, &steps, recorded)?.spawn_holder()
-                })
-                .map(Wrap::Kept)
+                });
+                match built {
+                    Ok(view) => Some(Wrap::Kept(view)),
+                    // A path the view holds was swapped while it was built: Landlock's rules
+                    // would be built from the same swapped tree, so the command is not run
+                    // with less.
+                    Err(error) if swapped(&error) => {
+                        return Err(io::Error::other(format!(
+                            "a path the sandbox holds changed while its view was built ({error}): a folder swapped for a link or for another folder; run the command again"
+                        )));
+                    }
+                    // Where this view cannot be built, Landlock holds the files.
+                    Err(_) => None,
+                }
             }
             Builder::Landlock(..) => None,
         };
@@ -270,6 +281,13 @@ impl Prepared {
             command.spawn()
         })
     }
+}
+
+/// Whether a view's build failed because a path it holds was not the one planned: a link
+/// where a folder was (`ELOOP`, no link is followed), or another file (`ESTALE`, the identity
+/// check of the `namespaces` module).
+pub(super) fn swapped(error: &io::Error) -> bool {
+    matches!(error.raw_os_error(), Some(libc::ELOOP | libc::ESTALE))
 }
 
 /// Runs `start` on a thread made for it, with `no_new_privs` set, and returns what it
