@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Compile-time benchmark: our `#[tool]` versus rmcp's `#[tool]` + `#[tool_router]`,
-# and our tools written as methods (`#[tools] impl`) versus as functions.
+# and our tools written as methods (`#[tools] impl`) versus as functions (taking
+# no state, and taking the methods' value as `State<T>`, what a method replaces).
 #
 # Generates three throwaway crates with the same N (default 200) tools, builds
 # their dependencies once, then times rebuilds of just the crates themselves
-# and prints the ratios ours/rmcp (target: <= 0.80) and methods/ours (target:
-# <= 1.00, methods must not cost more than functions).
+# and prints the ratios ours/rmcp (target: <= 0.80) and methods/functions
+# (target: <= 1.00, methods must not cost more than functions).
 # Run with --help for usage.
 set -euo pipefail
 
@@ -48,7 +49,13 @@ Options:
                     (default: \${TMPDIR:-/tmp}/toolkit-compile-time); it is
                     reused across invocations so dependencies stay prebuilt
   --target-dir DIR  shared cargo target dir (default: <scratch>/target)
-  --only SIDE       measure one side only: 'ours', 'methods' or 'rmcp' (no ratio)
+  --only SIDE       measure one side only: 'ours', 'methods', 'state' or 'rmcp'
+                    (no ratio)
+  --instructions    also count the instructions each crate's own rustc executes,
+                    once, under valgrind's cachegrind (needs valgrind; about
+                    3 minutes per crate). Unlike time, the count does not
+                    depend on what else the machine does: it settles a ratio
+                    within a few percent of 1.00, which timings cannot
   --clean           delete the generated crates and target dir first
   --generate-only   generate the two crates and exit
   -h, --help        show this help
@@ -79,6 +86,7 @@ JOBS=""
 SCRATCH="${TMPDIR:-/tmp}/toolkit-compile-time"
 TARGET_DIR=""
 ONLY=""
+INSTRUCTIONS=0
 CLEAN=0
 GENERATE_ONLY=0
 
@@ -97,6 +105,7 @@ while [[ $# -gt 0 ]]; do
         --target-dir=*) TARGET_DIR=${1#*=}; shift ;;
         --only) need_value "$@"; ONLY=$2; shift 2 ;;
         --only=*) ONLY=${1#*=}; shift ;;
+        --instructions) INSTRUCTIONS=1; shift ;;
         --clean) CLEAN=1; shift ;;
         --generate-only) GENERATE_ONLY=1; shift ;;
         -h | --help) usage; exit 0 ;;
@@ -105,9 +114,9 @@ while [[ $# -gt 0 ]]; do
 done
 
 case $ONLY in
-    "") SIDES=(ours methods rmcp) ;;
-    ours | methods | rmcp) SIDES=("$ONLY") ;;
-    *) die "--only takes 'ours', 'methods' or 'rmcp', got '$ONLY'" ;;
+    "") SIDES=(ours methods state rmcp) ;;
+    ours | methods | state | rmcp) SIDES=("$ONLY") ;;
+    *) die "--only takes 'ours', 'methods', 'state' or 'rmcp', got '$ONLY'" ;;
 esac
 
 command -v cargo >/dev/null || die "cargo not found in PATH"
@@ -128,7 +137,7 @@ case "$SCRATCH/" in
 esac
 if [[ $CLEAN == 1 ]]; then
     # Only ever delete what this script creates.
-    rm -rf -- "$SCRATCH/ours" "$SCRATCH/methods" "$SCRATCH/theirs" "$SCRATCH/target" "$SCRATCH/logs" \
+    rm -rf -- "$SCRATCH/ours" "$SCRATCH/methods" "$SCRATCH/state" "$SCRATCH/theirs" "$SCRATCH/target" "$SCRATCH/logs" \
         "$SCRATCH/rustc-timer.sh" "$SCRATCH/rust-toolchain.toml"
 fi
 
@@ -166,6 +175,10 @@ for arg in "$@"; do
     if [[ $prev == --crate-name ]]; then crate=$arg; break; fi
     prev=$arg
 done
+if [[ -n ${CT_COUNT_CRATE:-} && $crate == "$CT_COUNT_CRATE" ]]; then
+    exec valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$CT_COUNT_OUT" \
+        --log-file="$CT_COUNT_OUT.log" "$@"
+fi
 if [[ -n ${CT_TIME_CRATE:-} && $crate == "$CT_TIME_CRATE" ]]; then
     TIMEFORMAT='%3R %3U %3S'
     # `time` reports on the group's stderr (the log); rustc keeps the real one.
@@ -180,15 +193,15 @@ mv -f -- "$WRAPPER.tmp" "$WRAPPER"
 export CARGO_TARGET_DIR="$TARGET_DIR"
 export CARGO_INCREMENTAL=0
 export RUSTC_WRAPPER="$WRAPPER"
-unset RUSTC_WORKSPACE_WRAPPER CT_TIME_CRATE CT_TIME_LOG
+unset RUSTC_WORKSPACE_WRAPPER CT_TIME_CRATE CT_TIME_LOG CT_COUNT_CRATE CT_COUNT_OUT
 
 CARGO_ARGS=(build)
 [[ $PROFILE == release ]] && CARGO_ARGS+=(--release)
 [[ -n $JOBS ]] && CARGO_ARGS+=(-j "$JOBS")
 
-crate_dir() { case $1 in ours) echo "$SCRATCH/ours" ;; methods) echo "$SCRATCH/methods" ;; *) echo "$SCRATCH/theirs" ;; esac; }
-crate_name() { case $1 in ours) echo ours ;; methods) echo methods ;; *) echo theirs ;; esac; }
-label() { case $1 in ours) echo "ours (tool-core #[tool])" ;; methods) echo "ours, as #[tools] methods" ;; *) echo "rmcp (#[tool]+#[tool_router])" ;; esac; }
+crate_dir() { case $1 in ours | methods | state) echo "$SCRATCH/$1" ;; *) echo "$SCRATCH/theirs" ;; esac; }
+crate_name() { case $1 in ours | methods | state) echo "$1" ;; *) echo theirs ;; esac; }
+label() { case $1 in ours) echo "ours (tool-core #[tool])" ;; methods) echo "ours, as #[tools] methods" ;; state) echo "ours, functions taking State<T>" ;; *) echo "rmcp (#[tool]+#[tool_router])" ;; esac; }
 
 # run_cargo SIDE LOGFILE: cargo build in the side's crate; on failure show the
 # end of the log and exit 1.
@@ -213,6 +226,10 @@ echo "compile-time: $TOOLS tools per crate, profile $PROFILE, $RUNS timed run(s)
 echo "  $RUSTC_V; CARGO_INCREMENTAL=0 (non-incremental) for all builds; dependencies prebuilt"
 echo "  scratch: $SCRATCH   target dir: $TARGET_DIR"
 echo
+
+if [[ $INSTRUCTIONS == 1 ]] && ! command -v valgrind >/dev/null; then
+    die "--instructions needs valgrind (apt install valgrind)"
+fi
 
 # ------------------------------------------------------------------ warm-up --
 SUSPECT=()
@@ -241,7 +258,11 @@ declare -A WALL CPU CARGO
 for side in "${SIDES[@]}"; do WALL[$side]="" CPU[$side]="" CARGO[$side]=""; done
 
 for ((run = 1; run <= RUNS; run++)); do
-    for side in "${SIDES[@]}"; do
+    # Each run starts with the next side, so none always builds first, or always right
+    # after the same other (page cache, CPU frequency and the like carry between builds).
+    shift_by=$(((run - 1) % ${#SIDES[@]}))
+    order=("${SIDES[@]:shift_by}" "${SIDES[@]:0:shift_by}")
+    for side in "${order[@]}"; do
         printf 'run %d/%d: %-30s ' "$run" "$RUNS" "$(label "$side")"
         dir=$(crate_dir "$side")
         tlog="$LOGS/$side-rustc-times.txt"
@@ -310,16 +331,53 @@ for side in "${SIDES[@]}"; do
 done
 echo
 
-if [[ ${#SIDES[@]} -eq 3 ]]; then
-    r=$(ratio "${WMIN[methods]}" "${WMIN[ours]}")
-    verdict=$(awk -v r="$r" 'BEGIN { print (r + 0 <= 1.00) ? "PASS" : "FAIL" }')
-    echo "methods/ours: ratio $r (target <= 1.00): $verdict"
-    echo "  medians: $(ratio "${WMED[methods]}" "${WMED[ours]}"), rustc cpu time: $(ratio "${CMIN[methods]}" "${CMIN[ours]}")"
+# ------------------------------------------------------------ instructions --
+declare -A IR
+if [[ $INSTRUCTIONS == 1 ]]; then
+    echo "instructions executed by each crate's own rustc (valgrind cachegrind, one run each):"
+    for side in "${SIDES[@]}"; do
+        out="$LOGS/$side-cachegrind.out"
+        rm -f -- "$out" "$out.log"
+        run_cargo "$side" "$LOGS/$side-pre.log"
+        touch -- "$(crate_dir "$side")/src/lib.rs"
+        CT_COUNT_CRATE=$(crate_name "$side") CT_COUNT_OUT=$out run_cargo "$side" "$LOGS/$side-count.log"
+        IR[$side]=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$out" 2>/dev/null || true)
+        [[ -n ${IR[$side]} ]] || { echo "compile-time.sh: no instruction count for $(label "$side") (see $out.log)" >&2; exit 1; }
+        printf '  %-30s  %s G\n' "$(label "$side")" "$(awk -v n="${IR[$side]}" 'BEGIN { printf "%.3f", n / 1e9 }')"
+    done
+    echo
 fi
-if [[ ${#SIDES[@]} -ge 2 ]]; then
+
+# compare_methods BASE: methods against the functions of side BASE.
+compare_methods() {
+    local base=$1 r basis="min rustc wall time"
+    r=$(ratio "${WMIN[methods]}" "${WMIN[$base]}")
+    if [[ $INSTRUCTIONS == 1 ]]; then
+        # The count is the deciding figure: the times of two builds this close differ
+        # by more from run to run than from each other.
+        r=$(awk -v a="${IR[methods]}" -v b="${IR[$base]}" 'BEGIN { printf "%.3f", a / b }')
+        basis="instructions"
+    fi
+    echo "  ratio $r ($basis); min rustc wall time: $(ratio "${WMIN[methods]}" "${WMIN[$base]}"), medians: $(ratio "${WMED[methods]}" "${WMED[$base]}"), rustc cpu time: $(ratio "${CMIN[methods]}" "${CMIN[$base]}")"
+    VERDICT=$(awk -v r="$r" 'BEGIN { print (r + 0 <= 1.00) ? "PASS" : "FAIL" }')
+}
+if [[ -n ${WMIN[methods]:-} && -n ${WMIN[state]:-} ]]; then
+    # Like for like: a method is called on a value, and so is a function taking it as state.
+    echo "methods/functions taking State<T> (target <= 1.00):"
+    compare_methods state
+    echo "  $VERDICT"
+fi
+if [[ -n ${WMIN[methods]:-} && -n ${WMIN[ours]:-} ]]; then
+    # For information: a method also borrows its value, which a function without state does not.
+    echo "methods/functions without state:"
+    compare_methods ours
+fi
+if [[ -n ${WMIN[ours]:-} && -n ${WMIN[rmcp]:-} ]]; then
     r=$(ratio "${WMIN[ours]}" "${WMIN[rmcp]}")
     verdict=$(awk -v r="$r" -v t="$TARGET_RATIO" 'BEGIN { print (r + 0 <= t + 0) ? "PASS" : "FAIL" }')
     echo "ours/rmcp: ratio $r (target <= $TARGET_RATIO): $verdict"
+    [[ $INSTRUCTIONS == 1 ]] &&
+        echo "  instructions: $(awk -v a="${IR[ours]}" -v b="${IR[rmcp]}" 'BEGIN { printf "%.3f", a / b }')"
     echo "  min rustc wall time ratio; medians: $(ratio "${WMED[ours]}" "${WMED[rmcp]}")," \
         "rustc cpu time (user+sys): $(ratio "${CMIN[ours]}" "${CMIN[rmcp]}")," \
         "whole cargo build: $(ratio "${CGMIN[ours]}" "${CGMIN[rmcp]}")"

@@ -294,3 +294,18 @@ fn free_functions_and_methods_live_in_one_registry() {
         assert!(registry.get(name).is_some(), "{name}");
     }
 }
+
+#[tokio::test]
+async fn a_method_called_without_its_value_says_which_value_is_missing() {
+    // Called directly, past the coordinator's check at `build()`: an error naming the type, and
+    // the arguments it had taken dropped, not a panic.
+    let tool = tool_core::Registry::global().get("nb_add").unwrap();
+    let ctx = tool_core::context::ToolContext::detached(tool_core::context::CallInfo::new(
+        "test-1", "nb_add", 0,
+    ));
+    let prepared = tool.prepare(r#"{"text": "lost"}"#).unwrap();
+    let error = tool.invoke(prepared, &ctx).await.unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("Notebook"), "{message}");
+    assert!(message.contains(".state(value)"), "{message}");
+}

@@ -11,7 +11,7 @@ pub use std::sync::OnceLock;
 
 // Every name generated code uses, from one place, so the public layout can change freely.
 pub use crate::definition::args::{ArgumentKey, argument_value, missing_argument, parse_arguments};
-pub use crate::definition::context::{FromContext, Receiver, ToolContext};
+pub use crate::definition::context::{FromContext, ToolContext};
 pub use crate::definition::output::IntoToolResult;
 pub use crate::definition::registry::ToolRegistration;
 pub use crate::definition::spec::{
@@ -199,6 +199,25 @@ pub fn push_resources<T: ResourceValue + ?Sized>(
             value: text.into_owned(),
         });
     });
+}
+
+/// The value a `#[tools]` method is called on: the coordinator's `State<T>`, or its
+/// `State<Arc<T>>`, borrowed for the call; `None` when it holds neither, which
+/// [`missing_receiver`] then puts in words. (Looked up after the arguments are taken, and
+/// matched with `let .. else` on an `Option`: the least code per method this costs.)
+pub fn receiver<T: Send + Sync + 'static>(ctx: &ToolContext) -> Option<&T> {
+    if let Some(state) = ctx.state::<T>() {
+        let value: &T = state;
+        return Some(value);
+    }
+    let state = ctx.state::<std::sync::Arc<T>>()?;
+    let value: &T = state;
+    Some(value)
+}
+
+/// Why a `#[tools]` method of `T` could not run: the coordinator has no `T`.
+pub fn missing_receiver<T>() -> Result<ToolOutput, ToolError> {
+    Err(crate::definition::context::no_state::<T>())
 }
 
 /// The state a `#[tools]` method of `Self` cannot run without (its receiver), made once per

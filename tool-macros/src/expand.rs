@@ -35,14 +35,6 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -
             }
         }
     });
-    // A method's tool requires the value it is called on.
-    let required_state = attrs.receiver.as_ref().map(|receiver| {
-        quote! {
-            fn required_state(&self) -> &'static [#private::RequiredState] {
-                <#receiver as #private::MethodOf>::REQUIRED
-            }
-        }
-    });
     // A method's stand-in is read, never called: the tool calls the method itself, which
     // spares every method a second function to check and compile.
     let item = attrs.method_of.is_none().then_some(cleaned);
@@ -87,7 +79,6 @@ pub(crate) fn expand(attrs: &ToolAttrs, tool: &ToolFn<'_>, cleaned: &ToolItem) -
                 }
 
                 #output_schema
-                #required_state
                 #prepare
                 #invoke
             }
@@ -366,6 +357,11 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let classified = attrs.read_only_if.is_some();
+    // A method's tool requires the value it is called on.
+    let required_state = match &attrs.receiver {
+        Some(receiver) => quote!(<#receiver as #private::MethodOf>::REQUIRED),
+        None => quote!(&[]),
+    };
     // Spanned at the function's name, so `line!()` is the function's line.
     let location = quote_spanned! {fn_ident.span()=>
         crate_name: match ::core::option_env!("CARGO_CRATE_NAME") {
@@ -393,6 +389,7 @@ fn spec(krate: &Path, attrs: &ToolAttrs, tool: &ToolFn<'_>) -> TokenStream {
             approval: #krate::__private::ApprovalKind::#approval,
             timeout_ms: #timeout,
             classified_per_call: #classified,
+            required_state: #required_state,
             #location
         });
     }
@@ -585,22 +582,32 @@ fn invoke(
     let fn_ident = &tool.item.sig.ident;
     let (args, ctx, prepared) = (local("args"), local("ctx"), local("prepared"));
     let mut extract = Vec::new();
+    let mut receiver = None;
     let mut call_args = Vec::new();
     for (index, param) in tool.params.iter().enumerate() {
         match &param.kind {
             ParamKind::Args { .. } => call_args.push(quote!(#krate::__private::Args(#args))),
+            ParamKind::Context if index == 0 && attrs.receiver.is_some() => {
+                // A method's receiver, its stand-in's first parameter, borrowed from the
+                // coordinator's state and lent as `&self`.
+                let self_ty = attrs.receiver.as_ref();
+                let binding = local(&format!("context_{index}"));
+                // After the arguments are taken, so they move as a function's do, and an
+                // `Option` matched in place: less code per method than `?` on a `Result`.
+                receiver = Some(quote! {
+                    let ::core::option::Option::Some(#binding) = #private::receiver::<#self_ty>(#ctx) else {
+                        return #private::missing_receiver::<#self_ty>();
+                    };
+                });
+                call_args.push(quote!(#binding));
+            }
             ParamKind::Context => {
                 let ty: &Type = param.ty;
                 let binding = local(&format!("context_{index}"));
                 // Spanned at the type: a type that is no context is reported there.
                 let from_context = quote_spanned!(ty.span()=> <#ty as #krate::__private::FromContext<'_>>::from_context);
                 extract.push(quote!(let #binding = #from_context(#ctx)?;));
-                // A method's receiver, its stand-in's first parameter, is lent as `&self`.
-                if index == 0 && attrs.receiver.is_some() {
-                    call_args.push(quote!(&#binding));
-                } else {
-                    call_args.push(quote!(#binding));
-                }
+                call_args.push(quote!(#binding));
             }
             ParamKind::Json(_) => {
                 let ident = &param.ident;
@@ -621,6 +628,7 @@ fn invoke(
             #ctx: &#krate::__private::ToolContext,
         ) -> ::core::result::Result<#krate::__private::ToolOutput, #krate::__private::ToolError> {
             let #args: #args_ty = #prepared.take()?;
+            #receiver
             #(#extract)*
             <#output_ty as #krate::__private::IntoToolResult>::into_tool_result(#callee(#(#call_args),*)#awaited)
         }

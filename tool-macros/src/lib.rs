@@ -58,6 +58,8 @@ fn tool_tokens(
     let cleaned = fallback::clean(item);
     match cx.check() {
         Ok(()) => expand::expand(attrs, &model, &cleaned),
+        // A method stays in its impl, so its stand-in has nothing to keep compiling.
+        Err(errors) if attrs.method_of.is_some() => errors.to_compile_error(),
         Err(errors) => fallback::emit(&cleaned, &errors),
     }
 }

@@ -1,27 +1,33 @@
 //! `#[tools]` on an inherent impl block: each method marked `#[tool(..)]` becomes a tool, as a
 //! free function would, whose receiver is the coordinator's state of the impl's type.
 //!
-//! For each such method this writes a stand-in free function with the method's documentation
-//! and parameters and a hidden first parameter that takes the receiver from the coordinator's
-//! state (`__private::Receiver<'_, Type>`: a `State<Type>`, or a `State<Arc<Type>>`, borrowed), and runs it
-//! through `#[tool]`'s own phases, so a method gets exactly what a function gets (schema,
-//! extraction, effect, aliases, resources, docs); its tool also says which state it requires,
-//! so a coordinator built without that state fails at `build()`. The stand-in is read for its
-//! signature only: the tool calls the method itself (`<Type>::method`, the receiver lent as
-//! `&self`), so a method costs no second function to compile. Each registration sits in a
-//! `const _: () = { .. };` of its own, so methods of the same name on two types do not
-//! collide. The impl itself is emitted unchanged but for the attributes this macro consumes.
+//! For each such method this builds (as syntax, never printed and parsed again) a stand-in free
+//! function with the method's documentation and parameters and a hidden first parameter, the
+//! receiver, and runs it through `#[tool]`'s own phases, so a method gets exactly what a
+//! function gets (schema, extraction, effect, aliases, resources, docs). The stand-in is read
+//! for its signature only: the tool borrows the receiver from the coordinator's state
+//! (`__private::receiver`: a `State<Type>`, or a `State<Arc<Type>>`) and calls the method
+//! itself (`<Type>::method`), so a method costs no second function to compile, and a method
+//! with errors needs no stand-in emitted to keep its callers compiling. Its spec names the
+//! state it requires, so a coordinator built without that state fails at `build()`. All of a
+//! tool's code sits in the `const _: () = { .. };` `#[tool]` writes, so methods of the same
+//! name on two types do not collide. The impl itself is emitted unchanged but for the
+//! attributes this macro consumes.
 //!
 //! What cannot be a tool method is refused here, spanned: a generic or trait impl, a receiver
 //! other than `&self` (`&mut self` names interior mutability as the way), a generic method,
 //! and an output that borrows from `self`.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+use syn::parse::discouraged::Speculative;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{
-    Attribute, FnArg, ImplItem, ImplItemFn, ItemImpl, LitStr, Pat, ReturnType, Type, TypePath,
+    Attribute, FnArg, ImplItem, ItemImpl, LitStr, PatType, ReturnType, Signature, Token, Type,
+    TypePath, Visibility, parse_quote, parse_quote_spanned,
 };
 
 use crate::ast::{ToolItem, unraw};
@@ -30,16 +36,13 @@ use crate::ctxt::Ctxt;
 
 /// Expands `#[tools]` with `args` on `input`.
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let mut item: ItemImpl = match syn::parse2(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let error = syn::Error::new(
-                Span::call_site(),
-                "#[tools] goes on an impl block: `#[tools] impl Server { #[tool] fn name(&self, ..) -> .. { .. } }`",
-            )
-            .to_compile_error();
-            return quote!(#error #input);
-        }
+    let Some((mut item, mut members)) = parse_impl(input.clone()) else {
+        let error = syn::Error::new(
+            Span::call_site(),
+            "#[tools] goes on an impl block: `#[tools] impl Server { #[tool] fn name(&self, ..) -> .. { .. } }`",
+        )
+        .to_compile_error();
+        return quote!(#error #input);
     };
     let cx = Ctxt::new();
     if !args.is_empty() {
@@ -62,8 +65,8 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     }
     let self_ty = (*item.self_ty).clone();
     let mut tools = Vec::new();
-    for member in &mut item.items {
-        let ImplItem::Fn(method) = member else {
+    for member in &mut members {
+        let Member::Method(method) = member else {
             continue;
         };
         let Some(position) = method.attrs.iter().position(is_tool_attr) else {
@@ -80,14 +83,118 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             }
         }
     }
+    item.items = members.iter().map(Member::to_impl_item).collect();
+    // One stream of all the tools, made at once: appending them one by one copies what is
+    // already there each time, which for 200 tools cost more than their expansion.
+    let tools: TokenStream = tools.into_iter().collect();
     match cx.check() {
         Ok(()) => quote! {
             #item
-            #(#tools)*
+            #tools
         },
         Err(errors) => {
             let errors = errors.to_compile_error();
             quote!(#item #errors)
+        }
+    }
+}
+
+/// The impl block, and its members apart: a method's body is kept as the group of tokens it
+/// came in, never parsed into statements and printed again (the compiler rebuilds each group
+/// a proc macro hands back, and 200 method bodies cost more to hand back than their tools).
+/// `None` when `input` is no impl block.
+fn parse_impl(input: TokenStream) -> Option<(ItemImpl, Vec<Member>)> {
+    let mut tokens: Vec<TokenTree> = input.into_iter().collect();
+    let Some(TokenTree::Group(body)) = tokens.pop() else {
+        return None;
+    };
+    if body.delimiter() != Delimiter::Brace {
+        return None;
+    }
+    // The header is parsed with an empty body, so syn reads it exactly as it reads any impl.
+    let mut header: TokenStream = tokens.into_iter().collect();
+    header.extend([TokenTree::Group(Group::new(
+        Delimiter::Brace,
+        TokenStream::new(),
+    ))]);
+    let mut item: ItemImpl = syn::parse2(header).ok()?;
+    item.brace_token.span = body.delim_span();
+    let members = (|input: ParseStream<'_>| {
+        item.attrs.extend(input.call(Attribute::parse_inner)?);
+        let mut members = Vec::new();
+        while !input.is_empty() {
+            members.push(input.parse()?);
+        }
+        Ok(members)
+    })
+    .parse2(body.stream())
+    .ok()?;
+    Some((item, members))
+}
+
+/// A member of the impl: a method, with its body as it came, or any other item, as tokens.
+enum Member {
+    Method(Box<Method>),
+    Other(TokenStream),
+}
+
+/// A method whose body is the group of tokens it was written as.
+struct Method {
+    attrs: Vec<Attribute>,
+    vis: Visibility,
+    defaultness: Option<Token![default]>,
+    sig: Signature,
+    body: Group,
+}
+
+impl Parse for Member {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let ahead = input.fork();
+        if let Ok(method) = ahead.parse::<Method>() {
+            input.advance_to(&ahead);
+            return Ok(Member::Method(Box::new(method)));
+        }
+        input
+            .parse::<ImplItem>()
+            .map(|item| Member::Other(item.into_token_stream()))
+    }
+}
+
+impl Parse for Method {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        let defaultness = input.parse()?;
+        let sig = input.parse()?;
+        let body: Group = input.parse()?;
+        if body.delimiter() != Delimiter::Brace {
+            return Err(syn::Error::new(body.span(), "expected the method's body"));
+        }
+        Ok(Method {
+            attrs,
+            vis,
+            defaultness,
+            sig,
+            body,
+        })
+    }
+}
+
+impl Member {
+    /// The member as the impl emits it; a method's body is the group it came in.
+    fn to_impl_item(&self) -> ImplItem {
+        match self {
+            Member::Method(method) => {
+                let Method {
+                    attrs,
+                    vis,
+                    defaultness,
+                    sig,
+                    body,
+                } = &**method;
+                ImplItem::Verbatim(quote!(#(#attrs)* #vis #defaultness #sig #body))
+            }
+            Member::Other(item) => ImplItem::Verbatim(item.clone()),
         }
     }
 }
@@ -98,17 +205,11 @@ fn is_tool_attr(attr: &Attribute) -> bool {
 
 /// The tool of `method`: its stand-in free function, run through `#[tool]` with the method's
 /// attribute; `None` (with errors in `cx`) when the method cannot be a tool.
-fn wrapper(
-    cx: &Ctxt,
-    self_ty: &Type,
-    method: &ImplItemFn,
-    attr: &Attribute,
-) -> Option<TokenStream> {
+fn wrapper(cx: &Ctxt, self_ty: &Type, method: &Method, attr: &Attribute) -> Option<TokenStream> {
     let sig = &method.sig;
     let method_ident = &sig.ident;
     let mut receiver = None;
     let mut params = Vec::new();
-    let mut call_args = Vec::new();
     for input in &sig.inputs {
         match input {
             FnArg::Receiver(found) => {
@@ -132,7 +233,6 @@ fn wrapper(
             FnArg::Typed(typed) => {
                 let mut typed = typed.clone();
                 ReplaceSelf(self_ty).visit_type_mut(&mut typed.ty);
-                call_args.push(argument(&typed.pat));
                 params.push(typed);
             }
         }
@@ -172,10 +272,6 @@ fn wrapper(
         .get_or_insert_with(|| LitStr::new(&unraw(method_ident), method_ident.span()));
     attrs.receiver = receiver.map(|_| self_ty.clone());
     attrs.method_of = Some(self_ty.clone());
-    let krate: syn::Path = attrs
-        .krate
-        .clone()
-        .unwrap_or_else(|| syn::parse_quote!(::tool_core));
     let docs: Vec<&Attribute> = method
         .attrs
         .iter()
@@ -187,63 +283,37 @@ fn wrapper(
         .iter()
         .filter(|attr| attr.path().is_ident("cfg"))
         .collect();
-    let asyncness = sig.asyncness;
-    let awaited = asyncness.map(|_| quote!(.await));
-    // The wrapper's name is the method's, at its span: errors and the registry's `line!()`
-    // point at the method.
-    let wrapper_ident = method_ident.clone();
-    let receiver_ident = format_ident!("__tool_receiver", span = Span::mixed_site());
-    let (receiver_param, call) = match receiver {
-        Some(found) => (
-            quote_spanned! {found.span()=>
-                #[ctx] #receiver_ident: #krate::__private::Receiver<'_, #self_ty>,
-            },
-            quote!(<#self_ty>::#method_ident(&#receiver_ident, #(#call_args),*) #awaited),
-        ),
-        None => (
-            TokenStream::new(),
-            quote!(<#self_ty>::#method_ident(#(#call_args),*) #awaited),
-        ),
+    // The stand-in is built as syntax, not written out and parsed again: its name is the
+    // method's, at its span, so errors and the registry's `line!()` point at the method.
+    let mut inputs = Punctuated::new();
+    if let Some(found) = receiver {
+        let span = found.span();
+        let receiver_ident = Ident::new("__tool_receiver", Span::mixed_site());
+        inputs.push(FnArg::Typed(PatType {
+            attrs: vec![parse_quote_spanned!(span=> #[ctx])],
+            pat: Box::new(parse_quote!(#receiver_ident)),
+            colon_token: Token![:](span),
+            ty: Box::new(parse_quote_spanned!(span=> &#self_ty)),
+        }));
+    }
+    inputs.extend(params.into_iter().map(FnArg::Typed));
+    let item = ToolItem {
+        attrs: docs.into_iter().cloned().collect(),
+        vis: Visibility::Inherited,
+        sig: Signature {
+            inputs,
+            output,
+            ..sig.clone()
+        },
+        // Never emitted: the tool calls the method, and a method with errors stays in its impl.
+        body: Group::new(Delimiter::Brace, TokenStream::new()),
     };
-    let item_tokens = quote! {
-        #(#docs)*
-        #asyncness fn #wrapper_ident(#receiver_param #(#params),*) #output {
-            #call
-        }
-    };
-    let item: ToolItem = match syn::parse2(item_tokens) {
-        Ok(item) => item,
-        Err(error) => {
-            // The options' own errors go with it.
-            if let Err(options) = tool_cx.check() {
-                cx.syn_error(options);
-            }
-            cx.syn_error(error);
-            return None;
-        }
-    };
+    // The options' errors are reported with the tool's own, all at once.
     let tool = crate::tool_tokens(tool_cx, &attrs, &item);
     Some(quote! {
         #(#cfgs)*
-        const _: () = { #tool };
+        #tool
     })
-}
-
-/// How a parameter's binding is passed on: `x`, or `Args(x)` rebuilt as written.
-fn argument(pat: &Pat) -> TokenStream {
-    match pat {
-        Pat::Ident(pat) => {
-            let ident = &pat.ident;
-            quote!(#ident)
-        }
-        Pat::TupleStruct(pat) => {
-            let path = &pat.path;
-            let elems = &pat.elems;
-            quote!(#path(#elems))
-        }
-        // Refused by #[tool]'s own checks, spanned at the pattern.
-        other => quote!(#other),
-    }
 }
 
 /// `true` when `ty` holds a reference whose lifetime is elided (`&str`, `&'_ T`): in a method

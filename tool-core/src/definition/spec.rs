@@ -13,6 +13,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::definition::tool::RequiredState;
+
 /// What running a tool does to the world, from the `#[tool]` attribute.
 ///
 /// `read_only` gives [`Effect::ReadOnly`], `destructive` gives [`Effect::Destructive`], and a tool
@@ -302,6 +304,12 @@ pub struct ToolSpec {
     pub classified_per_call: bool,
     /// Where the tool was defined.
     pub location: SourceLocation,
+    /// The state a tool written as a method runs on, read by [`Tool::required_state`]'s
+    /// default: `#[tools]` fills it in the spec's `static`, which spares each method a function.
+    ///
+    /// [`Tool::required_state`]: crate::Tool::required_state
+    #[serde(skip)]
+    pub(crate) required_state: &'static [RequiredState],
 }
 
 impl ToolSpec {
@@ -326,6 +334,7 @@ impl ToolSpec {
             timeout: None,
             classified_per_call: false,
             location: SourceLocation::runtime(),
+            required_state: &[],
         }
     }
 
@@ -497,6 +506,7 @@ pub struct SpecParts {
     pub module: &'static str,
     pub file: &'static str,
     pub line: u32,
+    pub required_state: &'static [RequiredState],
 }
 
 impl ToolSpec {
@@ -520,6 +530,7 @@ impl ToolSpec {
             module,
             file,
             line,
+            required_state,
         } = parts;
         ToolSpec {
             name: Cow::Borrowed(name),
@@ -541,6 +552,7 @@ impl ToolSpec {
             },
             classified_per_call,
             location: SourceLocation::new(crate_name, module, file, line),
+            required_state,
         }
     }
 }

@@ -75,9 +75,10 @@ pub trait Tool: Send + Sync + 'static {
 
     /// The state values the tool cannot run without, checked when a coordinator is built: a
     /// tool written as a method (`#[tools] impl Server { #[tool] fn .. (&self, ..) }`) needs
-    /// its `Server`. None by default.
+    /// its `Server`. By default, what its spec records: a method's value, written there by
+    /// `#[tools]`; none for any other tool.
     fn required_state(&self) -> &'static [RequiredState] {
-        &[]
+        self.spec().required_state
     }
 }
 
