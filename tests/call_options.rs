@@ -4,8 +4,9 @@
 use std::sync::{Arc, Mutex};
 
 use tool_core::approval::{ApprovalRequest, ApprovalResponse, Approver, AutoApprove, DenyAll};
-use tool_core::context::{CallInfo, Progress, ProgressUpdate, Session, ToolCaller};
+use tool_core::context::{CallInfo, Progress, ProgressUpdate};
 use tool_core::coordinator::CallOptions;
+use tool_core::coordinator::{Session, ToolCaller};
 use tool_core::{BoxFuture, Coordinator, ToolCall, ToolError, Toolset, tool};
 
 /// Change something.

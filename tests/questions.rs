@@ -12,7 +12,7 @@ use tool_core::approval::{
     Answer, ApprovalRequest, ApprovalResponse, Approver, ChannelApprover, DenyAll, Question,
     QuestionRequest, Unanswered,
 };
-use tool_core::context::Session;
+use tool_core::coordinator::Session;
 use tool_core::hooks::{HookEvent, HookInput, HookOutput, Hooks, hook_fn};
 use tool_core::policy::Verdict;
 use tool_core::{Coordinator, ToolCall, ToolError, Toolset, tool};

@@ -10,7 +10,8 @@ use tool_core::approval::{
     ApprovalRequest, ApprovalResponse, ApprovalScope, AutoApprove, ChannelApprover, DenyAll,
     RequestKind,
 };
-use tool_core::context::{CallInfo, Session, ToolCaller, ToolContext};
+use tool_core::context::{CallInfo, ToolContext};
+use tool_core::coordinator::{Session, ToolCaller};
 use tool_core::events::CallEvent;
 use tool_core::hooks::{HookEvent, HookInput, HookOutput, Hooks, hook_fn};
 use tool_core::policy::{Mode, Verdict};

@@ -21,7 +21,7 @@ use tool_core::approval::{
     Answer, ApprovalRequest, ApprovalResponse, Approver, AutoApprove, Question, QuestionRequest,
     Sampled, SamplingRequest, Unanswered,
 };
-use tool_core::context::Session;
+use tool_core::coordinator::Session;
 use tool_core::hooks::{CommandHook, HookEvent, HookInput, HookOutput, Hooks, hook_fn};
 use tool_core::mcp::client::{McpClient, McpServerConfig};
 use tool_core::mcp::{HttpOptions, HttpServer, McpServer};

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rmcp::ServiceExt;
 use serde_json::{Value, json};
 use tool_core::approval::{Answer, Question, SamplingRequest};
-use tool_core::context::Session;
+use tool_core::coordinator::Session;
 use tool_core::mcp::{HttpOptions, HttpServer, McpServer};
 use tool_core::{Coordinator, State, ToolError, Toolset, tool};
 

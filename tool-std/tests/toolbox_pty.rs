@@ -388,7 +388,7 @@ fn ctrl_d_at_the_prompt_rejects_the_call_instead_of_hanging() {
 mod asking {
     use serde_json::{Value, json};
     use tool_core::approval::{Answer, Question};
-    use tool_core::context::Session;
+    use tool_core::coordinator::Session;
     use tool_core::mcp::{HttpOptions, HttpServer};
     use tool_core::{Coordinator, ToolError, Toolset, tool};
 

@@ -5,7 +5,9 @@
 //! Injection lives here, in one runtime trait, not in the macro: the macro only recognizes a
 //! context parameter (`#[ctx]`, or a built-in type name) and calls
 //! `<Type as FromContext>::from_context(ctx)`. Any type implementing the trait can be a context
-//! parameter, by value or — for the built-ins — by reference.
+//! parameter, by value or — for the built-ins — by reference. What the runtime attaches (the
+//! coordinator's `ToolCaller` and `Session`, in `tool_core::coordinator`) arrives through the
+//! context's [`Extensions`], read by extractors that live with the runtime.
 
 use std::any::{Any, TypeId, type_name};
 use std::borrow::Cow;

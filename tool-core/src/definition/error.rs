@@ -1,5 +1,5 @@
-//! The errors a tool call can end in: [`ToolError`], and [`ArgumentError`] for arguments the
-//! model got wrong.
+//! The errors a tool call can end in: [`ToolError`], and each [`ArgumentError`] (with its
+//! [`ArgumentProblem`] and JSON path) of the arguments the model got wrong.
 //!
 //! Every message is written for the model that made the call: it says what was wrong and what
 //! would be right, so the next call can succeed.

@@ -5,14 +5,16 @@
 //!
 //! - `spec`, `tool`: what a tool is, as data and as the one trait;
 //! - `registry`, `toolset`, `names`: the tools linked in, a selection of them, their names;
-//! - `args`, `schema`, `error`, `suggest`: parsing arguments, their schemas, and errors a model
-//!   can act on;
-//! - `dialect`: the schemas in each provider's dialect, and what each export lost;
+//! - `args`, `schema`, `error`, `suggest`: parsing arguments, their schemas (and `schema`'s
+//!   `dialect`: the schemas in each provider's dialect, and what each export lost), and errors
+//!   a model can act on;
 //! - `context`, `output`, `call`: what a tool receives and returns, and a model's call and its
 //!   result;
 //! - `workspace`: resolving a model's paths and the boundary no tool crosses;
 //! - `panic`: keeping a panic inside the code that raised it;
 //! - `provider`: tool calls out of, and results into, each model provider's payloads.
+//!
+//! The public ones are the crate's modules of the same name (`tool_core::spec` is `spec.rs`).
 
 // Some of this half is there for the runtime (the call's context, panic isolation, recording
 // resolved paths): without it, that is unused.
@@ -21,19 +23,17 @@
 pub(crate) mod args;
 pub(crate) mod blocking;
 pub(crate) mod call;
-pub(crate) mod context;
-pub(crate) mod dialect;
-pub(crate) mod error;
+pub mod context;
+pub mod error;
 pub(crate) mod names;
-pub(crate) mod output;
+pub mod output;
 pub(crate) mod panic;
-// Public as `tool_core::provider`: a module of its own, unlike the others' chosen names.
 pub mod provider;
-pub(crate) mod registry;
-pub(crate) mod schema;
-pub(crate) mod spec;
+pub mod registry;
+pub mod schema;
+pub mod spec;
 pub(crate) mod suggest;
-pub(crate) mod tool;
-pub(crate) mod toolset;
+pub mod tool;
+pub mod toolset;
 pub(crate) mod unanswered;
-pub(crate) mod workspace;
+pub mod workspace;

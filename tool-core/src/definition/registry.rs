@@ -1,5 +1,6 @@
-//! The link-time registry: every `#[tool]` function in every crate linked into the program,
-//! collected with `inventory`, sorted by name and checked once.
+//! The link-time [`Registry`]: every `#[tool]` function in every crate linked into the program,
+//! collected with `inventory`, sorted by name and checked once; and why it can be invalid
+//! ([`RegistryError`], each [`RegistryProblem`] with the [`Claim`]s on a name).
 //!
 //! # A crate that nothing references
 //!

@@ -1,6 +1,8 @@
 //! The [`Tool`] trait — one trait for the three sources of tools (`#[tool]` functions,
-//! hand-written implementations, dynamic tools such as imported MCP tools) — and the values a
-//! call passes through: [`Prepared`] arguments and the [`ToolFuture`] of an invocation.
+//! hand-written implementations, dynamic tools such as imported MCP tools) — and what one call
+//! passes through it: its [`Prepared`] arguments, the [`Resource`]s it names, the
+//! [`ToolFuture`] of its invocation, the [`RequiredState`] a method tool runs on; and the
+//! [`ToolHandle`] a registry or toolset keeps a tool behind.
 
 use std::any::Any;
 use std::borrow::Cow;

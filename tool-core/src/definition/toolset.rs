@@ -1,12 +1,13 @@
 //! [`Toolset`]: the tools one coordinator offers — a selection from the registry (all, by
-//! names, tags, crate, effect or a predicate) plus tools added at run time.
+//! names, tags, crate, effect or a predicate) plus tools added at run time — and why one could
+//! not be made ([`ToolsetError`]).
 
 use std::fmt;
 use std::sync::Arc;
 
-use crate::definition::dialect::{Dialect, Export, ExportCache, export_toolset};
 use crate::definition::names::{Clash, NameIndex};
 use crate::definition::registry::Registry;
+use crate::definition::schema::dialect::{Dialect, Export, ExportCache, export_toolset};
 use crate::definition::spec::{Effect, SourceLocation, ToolSpec};
 use crate::definition::suggest::{DidYouMean, closest};
 use crate::definition::tool::ToolHandle;

@@ -5,7 +5,7 @@
 
 /// Why a question got no answer: nobody could be asked, the asking failed, or the answer
 /// comes with the call's next run ([`is_pending`](Self::is_pending)). A tool usually
-/// reports it as its error ([`Session::elicit`](crate::context::Session::elicit) does).
+/// reports it as its error ([`Session::elicit`](crate::coordinator::Session::elicit) does).
 ///
 /// ```
 /// use tool_core::approval::Unanswered;

@@ -8,12 +8,13 @@
 
 pub mod approval;
 pub mod budget;
-pub(crate) mod coordinator;
+pub mod coordinator;
 pub mod events;
 pub mod hooks;
 #[cfg(any(feature = "mcp", feature = "http-hooks"))]
 mod https;
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod middleware;
 pub mod policy;

@@ -14,7 +14,8 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tool_core::context::{ToolCaller, ToolContext};
+use tool_core::context::ToolContext;
+use tool_core::coordinator::ToolCaller;
 use tool_core::{Structured, ToolError, tool};
 
 use crate::code::{self, CodeModeConfig, Evaluated, Failure, Outcome};

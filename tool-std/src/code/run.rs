@@ -12,7 +12,8 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 use tokio::task::{JoinError, JoinSet};
-use tool_core::context::{CancellationToken, ToolCaller};
+use tool_core::context::CancellationToken;
+use tool_core::coordinator::ToolCaller;
 use tool_core::{ToolCall, ToolResult};
 
 use super::functions::FunctionTable;

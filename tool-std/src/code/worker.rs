@@ -25,7 +25,8 @@ use monty_types::{
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tool_core::ToolResult;
-use tool_core::context::{CancellationToken, ToolCaller};
+use tool_core::context::CancellationToken;
+use tool_core::coordinator::ToolCaller;
 
 use super::functions::FunctionTable;
 use super::interpreter::{

@@ -18,7 +18,8 @@
 //! call it at all: [`NOT_CALLABLE_FROM_CODE`](crate::code::NOT_CALLABLE_FROM_CODE).)
 
 use tool_core::approval::{ApprovalRequest, ApprovalResponse, ApprovalScope};
-use tool_core::context::{CallInfo, Session};
+use tool_core::context::CallInfo;
+use tool_core::coordinator::Session;
 use tool_core::policy::Mode;
 use tool_core::{ToolError, tool};
 

@@ -13,7 +13,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tool_core::context::{CancellationToken, ToolCaller, ToolContext};
+use tool_core::context::{CancellationToken, ToolContext};
+use tool_core::coordinator::ToolCaller;
 use tool_core::{BoxFuture, ToolCall, ToolError, ToolResult, Toolset, tool};
 
 /// Runs a sub-agent: the application's model loop, given a task and a way to call tools.

@@ -5,6 +5,12 @@
 //! ([`Workspace::open`], [`Workspace::write`], ...), and the argument types that name
 //! resources ([`WorkspacePath`], [`WebUrl`]).
 //!
+//! A tool does its file I/O through the [`Workspace`]'s handles, never `std::fs` with a path:
+//! each resolves the path beneath a root held open, so the kernel refuses whatever leads out at
+//! the moment of the I/O, with an [`EscapeError`] telling the model what was wrong (the
+//! guide's policy page shows a tool doing so). [`Dir`], [`ReadDir`], [`DirEntry`] and
+//! [`Metadata`] are cap-std's, each confined beneath its directory.
+//!
 //! The roots are canonical paths, fixed when the workspace is made, each held open as a
 //! directory handle. Each job has its module: `boundary` (the hard boundary, checked when the
 //! policy decides), `handles` (the same boundary held by the kernel during a tool's I/O),
@@ -25,12 +31,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cap_std::fs::Dir;
-
 pub use access::{Access, AccessDenied, AccessPath, AccessRules};
 pub use arguments::{WebUrl, WorkspacePath};
 pub(crate) use boundary::quote_path;
 pub use boundary::{BoundaryError, ResolvedPath};
+pub use cap_std::fs::{Dir, DirEntry, Metadata, ReadDir};
 pub(crate) use expand::expand_home;
 #[cfg(feature = "http-hooks")]
 pub(crate) use expand::expand_variables;

@@ -142,7 +142,7 @@ impl ChannelApprover {
     /// use serde_json::json;
     /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset};
     /// use tool_core::approval::{Answer, ChannelApprover, Question};
-    /// use tool_core::context::Session;
+    /// use tool_core::coordinator::Session;
     ///
     /// /// Greet the user by the name they give.
     /// #[tool(read_only, name = "doc_channelapprover_greet")]

@@ -10,7 +10,7 @@
 //!
 //! A running tool may also put a question of its own to the user, a form
 //! ([`Question`], answered with an [`Answer`]; asked through
-//! [`Session::elicit`](crate::context::Session::elicit)). The call's approver answers it
+//! [`Session::elicit`](crate::coordinator::Session::elicit)). The call's approver answers it
 //! ([`Approver::elicit`]); an approver that cannot says so, and the tool gets that reason.
 //! PermissionRequest hooks decide permissions only, and never see these questions.
 //!

@@ -6,7 +6,7 @@
 //! Why a request could not be made: [`SchemaError`] for a malformed form, [`Unanswered`]
 //! when nobody could answer.
 //!
-//! A tool asks through its [`Session`](crate::context::Session) (`elicit`, `sample`,
+//! A tool asks through its [`Session`](crate::coordinator::Session) (`elicit`, `sample`,
 //! `roots`); the call's approver, which speaks for the call's client, answers
 //! ([`Approver::elicit`](crate::approval::Approver::elicit), `sample`, `list_roots`). These
 //! types are reached through [`approval`](crate::approval).

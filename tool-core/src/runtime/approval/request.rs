@@ -72,7 +72,7 @@ impl ApprovalRequest {
 
 impl ApprovalRequest {
     /// A request to accept a plan, made by the running call `call` (a plan-presentation tool
-    /// asks through [`Session::ask`](crate::context::Session::ask)). Approving it means "go
+    /// asks through [`Session::ask`](crate::coordinator::Session::ask)). Approving it means "go
     /// ahead": leave plan mode, into the mode an [`ApprovalScope::Mode`] answer names, else
     /// the default mode. A rejection's guidance says what to plan differently.
     ///

@@ -1,4 +1,6 @@
-//! The [`Coordinator`]: runs a model's tool calls against a [`Toolset`].
+//! The [`Coordinator`]: runs a model's tool calls against a [`Toolset`]; configured once by a
+//! [`CoordinatorBuilder`], and seen by a running tool through its [`ToolCaller`] (nested calls,
+//! at most [`MAX_NESTING`] deep) and [`Session`] (mode and approver).
 //!
 //! One call goes through fixed stages, read top to bottom in `pipeline.rs`: look up, prepare
 //! and classify (`prepare.rs`), authorize (`authorize.rs`), run through the middleware chain

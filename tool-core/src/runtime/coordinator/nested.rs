@@ -23,7 +23,7 @@ pub const MAX_NESTING: u32 = 8;
 /// calls it makes.
 ///
 /// ```
-/// use tool_core::{tool, Coordinator, ToolCall, Toolset, context::ToolCaller};
+/// use tool_core::{tool, Coordinator, ToolCall, Toolset, coordinator::ToolCaller};
 ///
 /// /// Add two integers.
 /// #[tool(read_only, name = "doc_toolcaller_add")]
@@ -102,7 +102,7 @@ impl ToolCaller {
     /// policy's decision, made when it is called.
     ///
     /// ```
-    /// use tool_core::{tool, Coordinator, ToolCall, Toolset, context::ToolCaller};
+    /// use tool_core::{tool, Coordinator, ToolCall, Toolset, coordinator::ToolCaller};
     ///
     /// /// Say hello.
     /// #[tool(read_only, name = "doc_toolcaller_toolset_hello")]

@@ -34,7 +34,8 @@ const NO_CLIENT: &str = "this session has no client to ask (no approver is confi
 /// ```
 /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset};
 /// use tool_core::approval::{ApprovalRequest, ApprovalResponse, AutoApprove};
-/// use tool_core::context::{CallInfo, Session};
+/// use tool_core::context::CallInfo;
+/// use tool_core::coordinator::Session;
 /// use tool_core::policy::Mode;
 ///
 /// /// Show the user a plan; once accepted, leave plan mode.
@@ -168,7 +169,7 @@ impl Session {
     /// use serde_json::json;
     /// use tool_core::{tool, Coordinator, ToolCall, ToolError, Toolset};
     /// use tool_core::approval::{Answer, Question};
-    /// use tool_core::context::Session;
+    /// use tool_core::coordinator::Session;
     ///
     /// /// Ask the user for a color.
     /// #[tool(read_only, name = "doc_session_elicit")]

@@ -50,6 +50,7 @@ pub use background::BackgroundHook;
 pub use command::{CommandHook, DEFAULT_TIMEOUT, OUTPUT_CAP};
 pub use event::{BatchCall, HookEvent, HookInput, UnknownHookEvent};
 #[cfg(feature = "http-hooks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-hooks")))]
 pub use http::{HttpHook, HttpHookError};
 pub use matcher::{Matcher, MatcherError};
 pub use mcp_tool::McpToolHook;

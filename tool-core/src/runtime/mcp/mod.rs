@@ -18,7 +18,7 @@
 //! Served: stdio ([`serve_stdio`], [`McpServer::serve_stdio`]) and, with the feature
 //! `mcp-http`, streamable HTTP (`serve_http`, `HttpServer`, `router`), protocol versions
 //! 2024-11-05 to 2026-07-28 as rmcp negotiates them. Not yet here: an approval asked while a
-//! tool runs ([`Session::ask`](crate::context::Session::ask)) over the 2026-07-28 round trip,
+//! tool runs ([`Session::ask`](crate::coordinator::Session::ask)) over the 2026-07-28 round trip,
 //! which cannot carry it: such a question is refused, saying why.
 
 pub mod client;
@@ -33,6 +33,7 @@ mod subscriptions;
 
 pub use elicit::StateKeyTooShort;
 #[cfg(feature = "mcp-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-http")))]
 pub use http::{HttpError, HttpOptions, HttpServer, LEGACY_SESSION_IDLE, router, serve_http};
 pub use server::{McpServer, ServeError, TOOLS_LIST_TTL, serve_stdio};
 pub use stdio::DEFAULT_MAX_MESSAGE_BYTES;

@@ -99,20 +99,20 @@ impl ClientSessions {
 /// (its request state sealed with HMAC-SHA256, so a client cannot forge an approval or move
 /// it to another call). A client without the elicitation capability cannot be asked: such a
 /// call is refused, saying so. A question a tool asks while it runs (a plan presented with
-/// [`Session::ask`](crate::context::Session::ask), a nested call that needs approval) reaches
+/// [`Session::ask`](crate::coordinator::Session::ask), a nested call that needs approval) reaches
 /// a 2025-11-25 client the same way; a 2026-07-28 round trip cannot wait for it (the retry
 /// starts the call again), so it is refused with that reason.
 ///
 /// # A tool's own questions
 ///
-/// A tool that asks the user a form ([`Session::elicit`](crate::context::Session::elicit))
+/// A tool that asks the user a form ([`Session::elicit`](crate::coordinator::Session::elicit))
 /// asks the client: by `elicitation/create` on 2025-11-25, while the tool waits; on
 /// 2026-07-28 through the `input_required` round trip, which ends the tool's run at its
 /// first unanswered question and runs the call again from the start once the client brings
 /// the answers (each round adds answers, sealed in the request state). A tool should
 /// therefore ask before it acts. A message from the client's model
-/// ([`Session::sample`](crate::context::Session::sample)) and the client's roots
-/// ([`Session::roots`](crate::context::Session::roots)) are asked the same ways, when the
+/// ([`Session::sample`](crate::coordinator::Session::sample)) and the client's roots
+/// ([`Session::roots`](crate::coordinator::Session::roots)) are asked the same ways, when the
 /// client declared sampling or roots; at 2026-07-28 a call that failed for want of one of
 /// them is the JSON-RPC error -32021 (MissingRequiredClientCapability) naming it. Served over
 /// stateless HTTP, a 2025-11-25 client cannot be asked (its answer would come back on a

@@ -27,7 +27,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::super::elicit;
 use crate::ToolError;
-use crate::context::{Session, ToolContext};
+use crate::context::ToolContext;
+use crate::coordinator::Session;
 use crate::definition::context::FromContext;
 use crate::runtime::approval::Root;
 

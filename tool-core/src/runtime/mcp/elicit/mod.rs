@@ -1,8 +1,8 @@
 //! Asking the MCP client's user: the policy's approval of a call, and a running tool's own
-//! questions ([`Session::elicit`](crate::context::Session::elicit), a form); and asking the
+//! questions ([`Session::elicit`](crate::coordinator::Session::elicit), a form); and asking the
 //! client itself for a tool: a message from its model
-//! ([`Session::sample`](crate::context::Session::sample), `sampling/createMessage`) and its
-//! roots ([`Session::roots`](crate::context::Session::roots), `roots/list`), which travel the
+//! ([`Session::sample`](crate::coordinator::Session::sample), `sampling/createMessage`) and its
+//! roots ([`Session::roots`](crate::coordinator::Session::roots), `roots/list`), which travel the
 //! same ways as a tool's question, each only when the client declared the capability
 //! ([`ClientAbilities`]; at 2026-07-28 a call that failed for want of one is the protocol's
 //! MissingRequiredClientCapability error, -32021).

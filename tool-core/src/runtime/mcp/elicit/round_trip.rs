@@ -104,7 +104,7 @@ impl Future for YieldOnce {
 /// - **2025-11-25** (a connection with a session): the server sends `elicitation/create` and
 ///   waits for the answer while the call waits, held at its approval stage or inside the
 ///   tool ([`ElicitingApprover`](super::ElicitingApprover)). A plan a tool presents
-///   ([`Session::ask`](crate::context::Session::ask)) goes the same way.
+///   ([`Session::ask`](crate::coordinator::Session::ask)) goes the same way.
 /// - **2026-07-28** (stateless): a server may not send requests of its own, so the call ends
 ///   with an `input_required` result carrying what is asked, and a request state sealed with
 ///   HMAC-SHA256 ([`ApprovalStates`](super::ApprovalStates)); the client asks its user and calls again with the

@@ -186,8 +186,8 @@ mod tests {
     use serde_json::json;
 
     use super::{object_schema, portable};
-    use crate::definition::dialect::Dialect;
-    use crate::definition::dialect::rewrite::Rewriter;
+    use crate::definition::schema::dialect::Dialect;
+    use crate::definition::schema::dialect::rewrite::Rewriter;
 
     fn portable_form(mut schema: serde_json::Value) -> serde_json::Value {
         let mut rewriter = Rewriter::new("t", Dialect::Mcp);

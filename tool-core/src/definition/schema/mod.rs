@@ -1,12 +1,44 @@
-//! Building the schemas of tools, and reading them back to explain argument errors.
+//! JSON Schemas of tool arguments and outputs, and their exports in each provider's
+//! [`Dialect`] (see [`Toolset::export`](crate::Toolset::export)); and, inside the crate, reading
+//! a schema back to explain an argument error.
 //!
 //! Input schemas are JSON Schema 2020-12 objects made by schemars from the arguments type, with
 //! properties in declaration order, no `$schema` and no root `title`, and
 //! `additionalProperties: false` when the type rejects unknown fields. Generated tools build
 //! them lazily, once, and cache them (see the `#[tool]` expansion).
 
+pub(crate) mod dialect;
+
+pub use dialect::{
+    Dialect, Export, ExportError, ExportProblem, ExportedTool, GeminiForm, OpenAiApi, ToolNames,
+    check, export_tool,
+};
+/// A JSON Schema (re-exported from `schemars`): what
+/// [`Tool::input_schema`](crate::Tool::input_schema) and
+/// [`Tool::output_schema`](crate::Tool::output_schema) return. A hand-written tool makes
+/// its input schema once, from its arguments type:
+///
+/// ```
+/// use tool_core::schema::{Schema, input_schema_for};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Lookup {
+///     /// The user's email address.
+///     email: String,
+///     /// Include closed accounts.
+///     closed: Option<bool>,
+/// }
+///
+/// let schema: Schema = input_schema_for::<Lookup>();
+/// let schema = schema.as_value();
+/// assert_eq!(schema["type"], "object");
+/// assert_eq!(schema["properties"]["email"]["description"], "The user's email address.");
+/// assert_eq!(schema["required"], serde_json::json!(["email"]));
+/// ```
+pub use schemars::Schema;
+
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, Schema, SchemaGenerator};
+use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
 /// The generator the framework's input schemas are made with: they describe what the
