@@ -201,7 +201,7 @@ CARGO_ARGS=(build)
 
 crate_dir() { case $1 in ours | methods | state) echo "$SCRATCH/$1" ;; *) echo "$SCRATCH/theirs" ;; esac; }
 crate_name() { case $1 in ours | methods | state) echo "$1" ;; *) echo theirs ;; esac; }
-label() { case $1 in ours) echo "ours (tool-core #[tool])" ;; methods) echo "ours, as #[tools] methods" ;; state) echo "ours, functions taking State<T>" ;; *) echo "rmcp (#[tool]+#[tool_router])" ;; esac; }
+label() { case $1 in ours) echo "ours (tool-core #[tool])" ;; methods) echo "ours, as #[tools] methods" ;; state) echo "ours, fns taking State<T>" ;; *) echo "rmcp (#[tool]+#[tool_router])" ;; esac; }
 
 # run_cargo SIDE LOGFILE: cargo build in the side's crate; on failure show the
 # end of the log and exit 1.
