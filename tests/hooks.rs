@@ -1229,3 +1229,64 @@ async fn elicitation_hooks_receive_their_input_as_it_is_without_tool_names() {
         })
     );
 }
+
+/// Hook answers read through the configuration reader keep the protocol's corners: `null`
+/// is absent except where it is a value of its own, the elicitation fields are another
+/// event's to use as it likes, and every wrongly typed field is named by its path.
+#[test]
+fn a_json_answer_keeps_the_protocols_corners() {
+    let out = HookOutput::from_json(
+        HookEvent::PostToolUse,
+        &json!({"hookSpecificOutput": {"updatedToolOutput": null}}),
+    );
+    assert_eq!(out.error, None);
+    assert_eq!(
+        out.updated_tool_output,
+        Some(Value::Null),
+        "null replaces the output"
+    );
+
+    let out = HookOutput::from_json(
+        HookEvent::PreToolUse,
+        &json!({"systemMessage": null, "hookSpecificOutput": {"action": 3, "content": "x"}}),
+    );
+    assert_eq!(
+        out.error, None,
+        "not an elicitation: its fields are not read"
+    );
+    assert_eq!(out.system_message, None);
+
+    for (answer, message) in [
+        (
+            json!({"hookSpecificOutput": []}),
+            "`hookSpecificOutput` should be an object, found an array",
+        ),
+        (
+            json!({"hookSpecificOutput": {"decision": {"behavior": 1}}}),
+            "`hookSpecificOutput.decision.behavior` should be a string, found a number",
+        ),
+        (
+            json!({"hookSpecificOutput": {"decision": "allow"}}),
+            "`hookSpecificOutput.decision` should be an object, found a string",
+        ),
+        (
+            json!({"continue": "no"}),
+            "`continue` should be a boolean, found a string",
+        ),
+    ] {
+        let out = HookOutput::from_json(HookEvent::PermissionRequest, &answer);
+        let error = out.error.unwrap_or_default();
+        assert!(error.contains(message), "{answer}: {error}");
+        assert_eq!(out.permission, None, "{answer}: nothing of it applied");
+    }
+
+    let out = HookOutput::from_json(
+        HookEvent::Elicitation,
+        &json!({"hookSpecificOutput": {"action": "accept", "content": ["x"]}}),
+    );
+    let error = out.error.unwrap_or_default();
+    assert!(
+        error.contains("`hookSpecificOutput.content` should be an object, found an array"),
+        "{error}"
+    );
+}

@@ -8,6 +8,7 @@
 
 pub mod approval;
 pub mod budget;
+pub(crate) mod config;
 pub mod coordinator;
 pub mod events;
 pub mod hooks;

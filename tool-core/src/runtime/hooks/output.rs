@@ -8,15 +8,19 @@
 //!   Code.
 //! - Anything else: a non-blocking error carrying stderr; the call goes on.
 //!
-//! A JSON answer with a field of the wrong type is ignored whole and becomes a non-blocking
-//! error naming the field: applying half of an answer (an `updatedInput` without the decision
-//! that came with it) would do something the hook never said.
+//! A JSON answer is read into the types of its fields by the crate's one configuration reader
+//! (`runtime::config`); one with a field of the wrong type is ignored whole and becomes a
+//! non-blocking error naming the field by its path: applying half of an answer (an
+//! `updatedInput` without the decision that came with it) would do something the hook never
+//! said.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::event::HookEvent;
 use crate::definition::args::json_kind;
 use crate::runtime::approval::Answer;
+use crate::runtime::config;
 use crate::runtime::policy::Verdict;
 
 /// A hook's permission decision, with its reason.
@@ -236,26 +240,68 @@ fn with_stderr(what: String, stderr: &str) -> String {
     }
 }
 
+/// A hook's JSON answer, as Claude Code's protocol has it. Fields not here are ignored, and
+/// `null` is absent.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Answered {
+    #[serde(rename = "continue")]
+    keep_going: Option<bool>,
+    stop_reason: Option<String>,
+    suppress_output: Option<bool>,
+    system_message: Option<String>,
+    reason: Option<String>,
+    decision: Option<String>,
+    hook_specific_output: Option<Specific>,
+}
+
+/// `hookSpecificOutput`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Specific {
+    hook_event_name: Option<String>,
+    permission_decision: Option<String>,
+    permission_decision_reason: Option<String>,
+    updated_input: Option<Map<String, Value>>,
+    retry: Option<bool>,
+    additional_context: Option<String>,
+    // `null` is an output of its own here.
+    #[serde(default, deserialize_with = "config::kept_even_if_null")]
+    updated_tool_output: Option<Value>,
+    decision: Option<RequestDecision>,
+    // Read for the elicitation events only (`parse_answer`): another event's hook may use
+    // these names for its own ends.
+    action: Option<Value>,
+    content: Option<Value>,
+}
+
+/// Claude Code's PermissionRequest form: `decision: { behavior, updatedInput?, message? }`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestDecision {
+    behavior: Option<String>,
+    message: Option<String>,
+    updated_input: Option<Map<String, Value>>,
+}
+
 fn parse_json(event: HookEvent, value: &Value) -> Result<HookOutput, String> {
-    let Value::Object(object) = value else {
+    if !value.is_object() {
         return Err(format!(
             "the output should be a JSON object, found {}",
             json_kind(value)
         ));
-    };
-    let fields = Fields { object, prefix: "" };
+    }
+    let answered: Answered = config::read(value, "").map_err(|error| error.to_string())?;
     let mut output = HookOutput::default();
 
-    if fields.bool("continue")? == Some(false) {
-        output.stop = Some(fields.string("stopReason")?.unwrap_or_default().to_owned());
-    } else {
-        fields.string("stopReason")?;
+    if answered.keep_going == Some(false) {
+        output.stop = Some(answered.stop_reason.unwrap_or_default());
     }
-    output.suppress_output = fields.bool("suppressOutput")?.unwrap_or(false);
-    output.system_message = fields.string("systemMessage")?.map(str::to_owned);
+    output.suppress_output = answered.suppress_output.unwrap_or(false);
+    output.system_message = answered.system_message;
 
-    let reason = fields.string("reason")?.map(str::to_owned);
-    match fields.string("decision")? {
+    let reason = answered.reason;
+    match answered.decision.as_deref() {
         None => {}
         Some("block") => match event {
             // Before a call, and when asked for permission, `block` is the legacy deny.
@@ -290,7 +336,7 @@ fn parse_json(event: HookEvent, value: &Value) -> Result<HookOutput, String> {
         }
     }
 
-    if let Some(specific) = fields.object("hookSpecificOutput")? {
+    if let Some(specific) = answered.hook_specific_output {
         parse_specific(event, specific, &mut output)?;
     }
     Ok(output)
@@ -298,24 +344,18 @@ fn parse_json(event: HookEvent, value: &Value) -> Result<HookOutput, String> {
 
 fn parse_specific(
     event: HookEvent,
-    object: &Map<String, Value>,
+    specific: Specific,
     output: &mut HookOutput,
 ) -> Result<(), String> {
-    let fields = Fields {
-        object,
-        prefix: "hookSpecificOutput.",
-    };
-    if let Some(name) = fields.string("hookEventName")?
+    if let Some(name) = &specific.hook_event_name
         && name != event.as_str()
     {
         return Err(format!(
             "`hookSpecificOutput.hookEventName` is \"{name}\" but the hook ran for \"{event}\""
         ));
     }
-    let reason = fields
-        .string("permissionDecisionReason")?
-        .map(str::to_owned);
-    match fields.string("permissionDecision")? {
+    let reason = specific.permission_decision_reason.clone();
+    match specific.permission_decision.as_deref() {
         None => {}
         Some(text) => {
             let verdict = match text {
@@ -323,8 +363,8 @@ fn parse_specific(
                 "ask" => Verdict::Ask,
                 "deny" => Verdict::Deny,
                 "defer" if event == HookEvent::PreToolUse => {
-                    output.defer = Some(reason.clone().unwrap_or_default());
-                    return parse_rest(event, &fields, object, output);
+                    output.defer = Some(reason.unwrap_or_default());
+                    return parse_rest(event, specific, output);
                 }
                 other => {
                     let expected = if event == HookEvent::PreToolUse {
@@ -340,34 +380,23 @@ fn parse_specific(
             output.permission = Some(HookPermission { verdict, reason });
         }
     }
-    parse_rest(event, &fields, object, output)
+    parse_rest(event, specific, output)
 }
 
 /// The fields of `hookSpecificOutput` besides the permission decision.
-fn parse_rest(
-    event: HookEvent,
-    fields: &Fields<'_>,
-    object: &Map<String, Value>,
-    output: &mut HookOutput,
-) -> Result<(), String> {
+fn parse_rest(event: HookEvent, specific: Specific, output: &mut HookOutput) -> Result<(), String> {
     if matches!(event, HookEvent::Elicitation | HookEvent::ElicitationResult) {
-        output.answer = parse_answer(fields)?;
+        output.answer = parse_answer(&specific)?;
     }
-    if let Some(input) = fields.object("updatedInput")? {
-        output.updated_input = Some(input.clone());
+    if let Some(input) = specific.updated_input {
+        output.updated_input = Some(input);
     }
-    output.retry = fields.bool("retry")?.unwrap_or(false);
-    output.additional_context = fields.string("additionalContext")?.map(str::to_owned);
-    output.updated_tool_output = object.get("updatedToolOutput").cloned();
+    output.retry = specific.retry.unwrap_or(false);
+    output.additional_context = specific.additional_context;
+    output.updated_tool_output = specific.updated_tool_output;
 
-    // Claude Code's PermissionRequest form: `decision: { behavior, updatedInput?, message? }`.
-    if let Some(decision) = fields.object("decision")? {
-        let decision_fields = Fields {
-            object: decision,
-            prefix: "hookSpecificOutput.decision.",
-        };
-        let message = decision_fields.string("message")?.map(str::to_owned);
-        let verdict = match decision_fields.string("behavior")? {
+    if let Some(decision) = specific.decision {
+        let verdict = match decision.behavior.as_deref() {
             Some("allow") => Verdict::Allow,
             Some("deny") => Verdict::Deny,
             Some(other) => {
@@ -384,10 +413,10 @@ fn parse_rest(
         };
         output.permission = Some(HookPermission {
             verdict,
-            reason: message,
+            reason: decision.message,
         });
-        if let Some(input) = decision_fields.object("updatedInput")? {
-            output.updated_input = Some(input.clone());
+        if let Some(input) = decision.updated_input {
+            output.updated_input = Some(input);
         }
     }
     Ok(())
@@ -395,9 +424,20 @@ fn parse_rest(
 
 /// An elicitation hook's `action` and `content`: `None` when it gave no action (and then no
 /// content: content without an action says nothing about which answer it belongs to).
-fn parse_answer(fields: &Fields<'_>) -> Result<Option<Answer>, String> {
-    let content = fields.object("content")?;
-    let answer = match fields.string("action")? {
+fn parse_answer(specific: &Specific) -> Result<Option<Answer>, String> {
+    let content: Option<Map<String, Value>> = match &specific.content {
+        Some(value) => {
+            config::read(value, "hookSpecificOutput.content").map_err(|error| error.to_string())?
+        }
+        None => None,
+    };
+    let action: Option<&str> = match &specific.action {
+        Some(value) => {
+            config::read(value, "hookSpecificOutput.action").map_err(|error| error.to_string())?
+        }
+        None => None,
+    };
+    let answer = match action {
         None if content.is_some() => {
             return Err(
                 "`hookSpecificOutput.content` came without `hookSpecificOutput.action`; expected `\"action\": \"accept\"` with it"
@@ -405,7 +445,7 @@ fn parse_answer(fields: &Fields<'_>) -> Result<Option<Answer>, String> {
             );
         }
         None => return Ok(None),
-        Some("accept") => Answer::Accept(content.cloned().unwrap_or_default()),
+        Some("accept") => Answer::Accept(content.clone().unwrap_or_default()),
         Some("decline") => Answer::Decline,
         Some("cancel") => Answer::Cancel,
         Some(other) => {
@@ -421,49 +461,4 @@ fn parse_answer(fields: &Fields<'_>) -> Result<Option<Answer>, String> {
         );
     }
     Ok(Some(answer))
-}
-
-/// Typed reads of an object's fields, with errors that name the field by its full path.
-struct Fields<'a> {
-    object: &'a Map<String, Value>,
-    prefix: &'static str,
-}
-
-impl<'a> Fields<'a> {
-    fn get(&self, key: &str) -> Option<&'a Value> {
-        // `null` is how some scripts say "absent".
-        self.object.get(key).filter(|value| !value.is_null())
-    }
-
-    fn wrong_type(&self, key: &str, expected: &str, found: &Value) -> String {
-        format!(
-            "`{}{key}` should be {expected}, found {}",
-            self.prefix,
-            json_kind(found)
-        )
-    }
-
-    fn string(&self, key: &str) -> Result<Option<&'a str>, String> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text)),
-            Some(other) => Err(self.wrong_type(key, "a string", other)),
-        }
-    }
-
-    fn bool(&self, key: &str) -> Result<Option<bool>, String> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Bool(flag)) => Ok(Some(*flag)),
-            Some(other) => Err(self.wrong_type(key, "a boolean", other)),
-        }
-    }
-
-    fn object(&self, key: &str) -> Result<Option<&'a Map<String, Value>>, String> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Object(object)) => Ok(Some(object)),
-            Some(other) => Err(self.wrong_type(key, "an object", other)),
-        }
-    }
 }

@@ -30,8 +30,11 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::runtime::config;
 use crate::settings::TrustedMcpServer;
 
 /// The MCP servers to import, by name, sorted by name.
@@ -385,7 +388,74 @@ impl McpConfig {
     }
 }
 
-/// Typed reads of the JSON, with errors that name the origin and the location.
+/// A `.mcp.json`, as far as this module reads it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct McpJson {
+    mcp_servers: Option<Map<String, Value>>,
+}
+
+/// One server's entry. Each field but `type` is read (and its `${VAR}`s expanded) by the
+/// transport that uses it: a field a transport has no use for is left as it is.
+#[derive(Deserialize)]
+struct ServerEntry {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<Value>,
+    args: Option<Value>,
+    env: Option<Value>,
+    cwd: Option<Value>,
+    url: Option<Value>,
+    headers: Option<Value>,
+}
+
+/// `args`: an array of strings.
+struct Strings(Vec<String>);
+
+impl<'de> Deserialize<'de> for Strings {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Items;
+        impl<'de> Visitor<'de> for Items {
+            type Value = Strings;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of strings")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Strings, A::Error> {
+                let mut strings = Vec::new();
+                while let Some(item) = items.next_element()? {
+                    strings.push(item);
+                }
+                Ok(Strings(strings))
+            }
+        }
+        deserializer.deserialize_seq(Items)
+    }
+}
+
+/// `env` and `headers`: an object of strings, in the file's key order.
+struct Pairs(Vec<(String, String)>);
+
+impl<'de> Deserialize<'de> for Pairs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = Pairs;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut fields: A) -> Result<Pairs, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = fields.next_entry()? {
+                    pairs.push(pair);
+                }
+                Ok(Pairs(pairs))
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
+/// Reads through the crate's configuration reader, with errors that name the origin.
 struct Reader<'a> {
     origin: &'a str,
     lookup: &'a dyn Fn(&str) -> Option<String>,
@@ -403,14 +473,16 @@ fn parse(
         source,
     })?;
     let reader = Reader { origin, lookup };
-    let root = reader.object(&value, "the configuration")?;
-    let Some(servers) = root.get("mcpServers").filter(|v| !v.is_null()) else {
+    if !value.is_object() {
+        return Err(reader.invalid("the configuration", "an object", &value));
+    }
+    let file: McpJson = reader.read(&value, "")?;
+    let Some(servers) = file.mcp_servers else {
         return Ok(McpConfig::default());
     };
-    let servers = reader.object(servers, "mcpServers")?;
     let mut config = McpConfig::default();
     let mut parts: Vec<(String, &str)> = Vec::new();
-    for (name, server) in servers {
+    for (name, server) in &servers {
         let part = super::normalize(name);
         let problem = if part.contains("__") || part.ends_with('_') {
             Some(format!(
@@ -456,22 +528,27 @@ impl Reader<'_> {
         }
     }
 
-    fn object<'v>(
+    /// `value`, at `location`, as a `T`.
+    fn read<'v, T: Deserialize<'v>>(
         &self,
         value: &'v Value,
         location: &str,
-    ) -> Result<&'v Map<String, Value>, McpConfigError> {
-        value
-            .as_object()
-            .ok_or_else(|| self.invalid(location, "an object", value))
+    ) -> Result<T, McpConfigError> {
+        config::read(value, location).map_err(|error| {
+            let (expected, found) = error.expected_and_found();
+            McpConfigError::Invalid {
+                origin: self.origin.to_owned(),
+                location: error.location().to_owned(),
+                expected,
+                found,
+            }
+        })
     }
 
     /// A string field, expanded.
     fn string(&self, value: &Value, location: &str) -> Result<String, McpConfigError> {
-        let text = value
-            .as_str()
-            .ok_or_else(|| self.invalid(location, "a string", value))?;
-        self.expand(text, location)
+        let text: String = self.read(value, location)?;
+        self.expand(&text, location)
     }
 
     /// An object of strings (`env`, `headers`), expanded, in the file's key order.
@@ -480,12 +557,12 @@ impl Reader<'_> {
         value: &Value,
         location: &str,
     ) -> Result<Vec<(String, String)>, McpConfigError> {
-        let object = self.object(value, location)?;
-        object
-            .iter()
+        let Pairs(pairs) = self.read(value, location)?;
+        pairs
+            .into_iter()
             .map(|(key, value)| {
-                let value = self.string(value, &format!("{location}.{key}"))?;
-                Ok((key.clone(), value))
+                let value = self.expand(&value, &format!("{location}.{key}"))?;
+                Ok((key, value))
             })
             .collect()
     }
@@ -495,23 +572,16 @@ impl Reader<'_> {
         if name.is_empty() {
             return Err(self.invalid("mcpServers", "servers with non-empty names", value));
         }
-        let object = self.object(value, &at)?;
-        if let Some((key, meant)) = object.keys().find_map(|key| Some((key, misspelt(key)?))) {
+        let keys = value.as_object().into_iter().flat_map(Map::keys);
+        if let Some((key, meant)) = keys.filter_map(|key| Some((key, misspelt(key)?))).next() {
             return Err(McpConfigError::MisspeltKey {
                 origin: self.origin.to_owned(),
                 location: format!("{at}.{key}"),
                 meant: meant.to_owned(),
             });
         }
-        let field = |key: &str| object.get(key).filter(|v| !v.is_null());
-        let kind = match field("type") {
-            Some(kind) => Some(
-                kind.as_str()
-                    .ok_or_else(|| self.invalid(&format!("{at}.type"), "a string", kind))?,
-            ),
-            None => None,
-        };
-        let kind = match (kind, field("command"), field("url")) {
+        let entry: ServerEntry = self.read(value, &at)?;
+        let kind = match (entry.kind.as_deref(), &entry.command, &entry.url) {
             (Some(kind), ..) => kind,
             (None, Some(_), _) => "stdio",
             (None, None, Some(_)) => "http",
@@ -525,7 +595,7 @@ impl Reader<'_> {
         };
         let transport = match kind {
             "stdio" => {
-                let command = field("command").ok_or_else(|| {
+                let command = entry.command.as_ref().ok_or_else(|| {
                     self.invalid(
                         &format!("{at}.command"),
                         "the program to start",
@@ -540,26 +610,24 @@ impl Reader<'_> {
                         &Value::String(command),
                     ));
                 }
-                let args = match field("args") {
+                let args = match &entry.args {
                     Some(args) => {
                         let location = format!("{at}.args");
-                        let list = args
-                            .as_array()
-                            .ok_or_else(|| self.invalid(&location, "an array of strings", args))?;
+                        let Strings(list) = self.read(args, &location)?;
                         list.iter()
                             .enumerate()
-                            .map(|(index, arg)| self.string(arg, &format!("{location}[{index}]")))
+                            .map(|(index, arg)| self.expand(arg, &format!("{location}[{index}]")))
                             .collect::<Result<_, _>>()?
                     }
                     None => Vec::new(),
                 };
-                let env = match field("env") {
+                let env = match &entry.env {
                     Some(env) => self.pairs(env, &format!("{at}.env"))?,
                     None => Vec::new(),
                 };
                 // Confined to the workspace when the server is started in one
                 // (`McpConfig::start_in`).
-                let cwd = match field("cwd") {
+                let cwd = match &entry.cwd {
                     Some(cwd) => Some(PathBuf::from(self.string(cwd, &format!("{at}.cwd"))?)),
                     None => None,
                 };
@@ -572,7 +640,7 @@ impl Reader<'_> {
             }
             "http" | "streamable-http" | "streamableHttp" => {
                 let location = format!("{at}.url");
-                let url = field("url").ok_or_else(|| {
+                let url = entry.url.as_ref().ok_or_else(|| {
                     self.invalid(
                         &location,
                         "the server's http:// or https:// URL",
@@ -587,7 +655,7 @@ impl Reader<'_> {
                         &Value::String(url),
                     ));
                 }
-                let headers = match field("headers") {
+                let headers = match &entry.headers {
                     Some(headers) => self.pairs(headers, &format!("{at}.headers"))?,
                     None => Vec::new(),
                 };
@@ -858,6 +926,41 @@ mod tests {
             config.servers,
             [McpServerConfig::http("web", "https://x/mcp")]
         );
+    }
+
+    #[test]
+    fn each_field_is_read_by_the_transport_that_uses_it_and_named_by_its_path() {
+        // A stdio server has no use for headers, nor an http server for args: left alone.
+        let config = parse(
+            r#"{"mcpServers": {"a": {"command": "x", "headers": 5}, "b": {"url": "http://h", "args": 5}}}"#,
+        )
+        .unwrap();
+        assert_eq!(config.servers.len(), 2);
+        for (text, message) in [
+            (
+                r#"{"mcpServers": {"files": {"command": "x", "args": ["-v", true]}}}"#,
+                "`mcpServers.files.args[1]` should be a string, but it is a boolean",
+            ),
+            (
+                r#"{"mcpServers": {"files": {"command": "x", "env": {"LEVEL": 3}}}}"#,
+                "`mcpServers.files.env.LEVEL` should be a string, but it is a number",
+            ),
+            (
+                r#"{"mcpServers": {"files": {"command": "x", "env": ["LEVEL=3"]}}}"#,
+                "`mcpServers.files.env` should be an object, but it is an array",
+            ),
+            (
+                r#"{"mcpServers": "files"}"#,
+                "`mcpServers` should be an object, but it is the string \"files\"",
+            ),
+            (
+                r#"{"mcpServers": {"files": {"type": 1, "command": "x"}}}"#,
+                "`mcpServers.files.type` should be a string, but it is a number",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.ends_with(message), "{text}: {error}");
+        }
     }
 
     #[test]

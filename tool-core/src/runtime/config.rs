@@ -1,0 +1,403 @@
+//! Reading configuration into serde-derived types, one way: [`read`] deserializes a JSON value
+//! into a `T: Deserialize` and, when it cannot, says where and what: the JSON path of the value
+//! (`hookSpecificOutput.decision.behavior`, `permissions.deny[1]`), what was expected and what
+//! was found, in the words of the rest of the crate ("should be a string, found a number").
+//!
+//! The configuration files (settings, `.mcp.json`) and hook output are described by types;
+//! this is the one reader under them, a serde `Deserializer` over a `serde_json::Value` that
+//! keeps the path as it descends, so no type writes its own checks of what a JSON value is.
+//! `null` reads as an absent `Option`, as the files' authors (and scripts) mean it.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use crate::definition::args::json_kind;
+
+/// `value` as a `T`, or what was wrong with it and where. `prefix` is the path of `value` in
+/// its document (empty for the whole document).
+pub(crate) fn read<'de, T: Deserialize<'de>>(
+    value: &'de Value,
+    prefix: &str,
+) -> Result<T, ReadError> {
+    T::deserialize(Reader {
+        value,
+        path: prefix.to_owned(),
+    })
+}
+
+/// What was wrong with a value, and where.
+#[derive(Debug)]
+pub(crate) struct ReadError {
+    /// The JSON path of the value; `None` until the reader that met it names it.
+    location: Option<String>,
+    problem: Problem,
+}
+
+#[derive(Debug)]
+enum Problem {
+    /// A value of the wrong kind: what was expected, and (once located) what was found.
+    Kind {
+        expected: String,
+        found: Option<Found>,
+    },
+    /// Anything else a type said.
+    Message(String),
+}
+
+/// The value a problem was found in: its kind ("a number"), and its text if it is a string.
+#[derive(Debug)]
+// The text is for the files' errors (`expected_and_found`), read with MCP on.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+struct Found {
+    kind: &'static str,
+    text: Option<String>,
+}
+
+impl ReadError {
+    /// The JSON path of the value the problem is with.
+    pub(crate) fn location(&self) -> &str {
+        self.location.as_deref().unwrap_or_default()
+    }
+
+    /// What was expected, and what was found, with a string's text (`the string "x"`), as the
+    /// configuration files' errors say it.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn expected_and_found(&self) -> (String, String) {
+        match &self.problem {
+            Problem::Kind { expected, found } => {
+                let found = match found {
+                    Some(Found {
+                        text: Some(text), ..
+                    }) => format!("the string \"{text}\""),
+                    Some(Found { kind, .. }) => (*kind).to_owned(),
+                    None => String::new(),
+                };
+                (expected.clone(), found)
+            }
+            Problem::Message(message) => (message.clone(), String::new()),
+        }
+    }
+
+    /// Names the value at `path` as the one the problem is with, unless a reader deeper down
+    /// already has; a wrong kind also says what `value` is.
+    fn at(mut self, path: &str, value: &Value) -> Self {
+        if self.location.is_none() {
+            self.location = Some(path.to_owned());
+            if let Problem::Kind { found, .. } = &mut self.problem {
+                *found = Some(Found {
+                    kind: json_kind(value),
+                    text: value.as_str().map(str::to_owned),
+                });
+            }
+        }
+        self
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.problem {
+            Problem::Kind { expected, found } => {
+                let found = found.as_ref().map_or("something else", |found| found.kind);
+                write!(
+                    f,
+                    "`{}` should be {expected}, found {found}",
+                    self.location()
+                )
+            }
+            Problem::Message(message) => write!(f, "`{}`: {message}", self.location()),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl de::Error for ReadError {
+    fn custom<T: fmt::Display>(message: T) -> Self {
+        ReadError {
+            location: None,
+            problem: Problem::Message(message.to_string()),
+        }
+    }
+
+    fn invalid_type(_found: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        ReadError {
+            location: None,
+            problem: Problem::Kind {
+                expected: in_our_words(&expected.to_string()),
+                // Filled in where the value is known (`ReadError::at`).
+                found: None,
+            },
+        }
+    }
+}
+
+/// serde's name for what a type expects, as this crate says it of JSON.
+fn in_our_words(expected: &str) -> String {
+    match expected {
+        "a map" => "an object".to_owned(),
+        "a sequence" => "an array".to_owned(),
+        other if other.starts_with("struct ") => "an object".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// A serde `Deserializer` over one JSON value at a path.
+struct Reader<'de> {
+    value: &'de Value,
+    path: String,
+}
+
+impl Reader<'_> {
+    /// The path of the field `key` of this value.
+    fn field_path(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}.{key}", self.path)
+        }
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Reader<'de> {
+    type Error = ReadError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
+        let result = match self.value {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(flag) => visitor.visit_bool(*flag),
+            Value::Number(number) => {
+                if let Some(unsigned) = number.as_u64() {
+                    visitor.visit_u64(unsigned)
+                } else if let Some(signed) = number.as_i64() {
+                    visitor.visit_i64(signed)
+                } else {
+                    visitor.visit_f64(number.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            Value::String(text) => visitor.visit_borrowed_str(text),
+            Value::Array(items) => visitor.visit_seq(Items {
+                items: items.iter().enumerate(),
+                path: &self.path,
+            }),
+            Value::Object(object) => visitor.visit_map(Fields {
+                fields: object.iter(),
+                parent: &self,
+                value: None,
+            }),
+        };
+        result.map_err(|error| error.at(&self.path, self.value))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
+        if self.value.is_null() {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, ReadError> {
+        // A unit variant, written as its name.
+        match self.value {
+            Value::String(text) => visitor
+                .visit_enum(text.as_str().into_deserializer())
+                .map_err(|error: ReadError| error.at(&self.path, self.value)),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, ReadError> {
+        // An object, never the array serde's derive would also take.
+        if self.value.is_object() {
+            return self.deserialize_any(visitor);
+        }
+        let error = <ReadError as de::Error>::invalid_type(de::Unexpected::Other(""), &"an object");
+        Err(error.at(&self.path, self.value))
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct newtype_struct seq tuple tuple_struct map identifier
+    }
+}
+
+/// An array's items, each at its index.
+struct Items<'a, 'de> {
+    items: std::iter::Enumerate<std::slice::Iter<'de, Value>>,
+    path: &'a str,
+}
+
+impl<'de> SeqAccess<'de> for Items<'_, 'de> {
+    type Error = ReadError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, ReadError> {
+        let Some((index, value)) = self.items.next() else {
+            return Ok(None);
+        };
+        seed.deserialize(Reader {
+            value,
+            path: format!("{}[{index}]", self.path),
+        })
+        .map(Some)
+    }
+}
+
+/// An object's fields, each at its key.
+struct Fields<'a, 'de> {
+    fields: serde_json::map::Iter<'de>,
+    parent: &'a Reader<'de>,
+    value: Option<(&'de str, &'de Value)>,
+}
+
+impl<'de> MapAccess<'de> for Fields<'_, 'de> {
+    type Error = ReadError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, ReadError> {
+        let Some((key, value)) = self.fields.next() else {
+            return Ok(None);
+        };
+        self.value = Some((key, value));
+        seed.deserialize(key.as_str().into_deserializer()).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, ReadError> {
+        let (key, value) = self
+            .value
+            .take()
+            .ok_or_else(|| <ReadError as de::Error>::custom("a value was asked before its key"))?;
+        seed.deserialize(Reader {
+            value,
+            path: self.parent.field_path(key),
+        })
+    }
+}
+
+/// Deserializes a field whose `null` is a value of its own, not "absent" (`"updatedToolOutput":
+/// null` replaces a tool's output with `null`): use with `#[serde(default, deserialize_with)]`.
+pub(crate) fn kept_even_if_null<'de, D: de::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::{Value, json};
+
+    use super::read;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    struct Server {
+        command: Option<String>,
+        args: Option<Vec<String>>,
+        mode: Option<Mode>,
+        nested: Option<Nested>,
+        #[serde(default, deserialize_with = "super::kept_even_if_null")]
+        output: Option<Value>,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Nested {
+        deep: Vec<Vec<bool>>,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    enum Mode {
+        Plan,
+        AcceptEdits,
+    }
+
+    fn error(value: Value) -> String {
+        read::<Server>(&value, "servers.files")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_kind_is_named_by_its_path_with_what_was_found() {
+        assert_eq!(
+            error(json!({"command": 3})),
+            "`servers.files.command` should be a string, found a number"
+        );
+        assert_eq!(
+            error(json!({"args": ["a", true]})),
+            "`servers.files.args[1]` should be a string, found a boolean"
+        );
+        assert_eq!(
+            error(json!({"args": "--root"})),
+            "`servers.files.args` should be an array, found a string"
+        );
+        assert_eq!(
+            error(json!({"nested": {"deep": [[true], [false, "no"]]}})),
+            "`servers.files.nested.deep[1][1]` should be a boolean, found a string"
+        );
+        assert_eq!(
+            error(json!({"nested": []})),
+            "`servers.files.nested` should be an object, found an array"
+        );
+    }
+
+    #[test]
+    fn the_whole_value_of_the_wrong_kind_is_named_by_the_prefix() {
+        assert_eq!(
+            read::<Server>(&json!([]), "").unwrap_err().to_string(),
+            "`` should be an object, found an array"
+        );
+    }
+
+    #[test]
+    fn null_is_absent_unless_a_field_keeps_it() {
+        let server: Server =
+            read(&json!({"command": null, "args": null, "output": null}), "").unwrap();
+        assert_eq!(server.command, None);
+        assert_eq!(server.args, None);
+        assert_eq!(server.output, Some(Value::Null));
+        let server: Server = read(&json!({}), "").unwrap();
+        assert_eq!(server.output, None);
+    }
+
+    #[test]
+    fn a_unit_variant_is_read_from_its_name_and_an_unknown_one_is_named() {
+        let server: Server = read(&json!({"mode": "acceptEdits"}), "").unwrap();
+        assert_eq!(server.mode, Some(Mode::AcceptEdits));
+        let message = error(json!({"mode": "yolo"}));
+        assert!(message.starts_with("`servers.files.mode`"), "{message}");
+        assert!(
+            message.contains("yolo") && message.contains("plan"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_left_alone() {
+        let server: Server = read(&json!({"command": "x", "oauth": {"a": [1]}}), "").unwrap();
+        assert_eq!(server.command.as_deref(), Some("x"));
+    }
+}
