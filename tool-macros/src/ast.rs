@@ -203,7 +203,9 @@ impl<'a> Param<'a> {
                 return None;
             }
         };
-        let kind = if is_args_pattern || last_segment_is(ty, "Args") {
+        // `#[ctx]` says what the parameter is, whatever its type is called (a `#[tools]`
+        // method of a type named `Args` takes it as `#[ctx] &Args`).
+        let kind = if is_args_pattern || (attrs.ctx.is_none() && last_segment_is(ty, "Args")) {
             ParamKind::Args {
                 inner: single_generic(ty, "Args"),
             }

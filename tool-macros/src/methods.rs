@@ -277,7 +277,7 @@ fn wrapper(cx: &Ctxt, self_ty: &Type, method: &Method, attr: &Attribute) -> Opti
         .iter()
         .filter(|attr| attr.path().is_ident("doc"))
         .collect();
-    // A method compiled out takes its tool with it: the whole block, not the function alone.
+    // The method's `#[cfg]`s, which its tool gets too.
     let cfgs: Vec<&Attribute> = method
         .attrs
         .iter()
@@ -300,9 +300,11 @@ fn wrapper(cx: &Ctxt, self_ty: &Type, method: &Method, attr: &Attribute) -> Opti
     let item = ToolItem {
         attrs: docs.into_iter().cloned().collect(),
         vis: Visibility::Inherited,
+        // The method's ABI is its own: the tool calls it from Rust either way.
         sig: Signature {
             inputs,
             output,
+            abi: None,
             ..sig.clone()
         },
         // Never emitted: the tool calls the method, and a method with errors stays in its impl.
@@ -310,9 +312,14 @@ fn wrapper(cx: &Ctxt, self_ty: &Type, method: &Method, attr: &Attribute) -> Opti
     };
     // The options' errors are reported with the tool's own, all at once.
     let tool = crate::tool_tokens(tool_cx, &attrs, &item);
+    // A method compiled out takes its tool with it, errors and all: under its `#[cfg]`, the
+    // tool's items (or its errors) sit in one block.
+    if cfgs.is_empty() {
+        return Some(tool);
+    }
     Some(quote! {
         #(#cfgs)*
-        #tool
+        const _: () = { #tool };
     })
 }
 

@@ -7,10 +7,15 @@
 //! this is the one reader under them, a serde `Deserializer` over a `serde_json::Value` that
 //! keeps the path as it descends, so no type writes its own checks of what a JSON value is.
 //! `null` reads as an absent `Option`, as the files' authors (and scripts) mean it.
+//!
+//! What serde reads by buffering its input first (`#[serde(flatten)]`, untagged and internally
+//! tagged enums) is named at the value that holds it, not deeper: the types read here avoid
+//! those, and keys are read as text.
 
 use std::fmt;
 
 use serde::Deserialize;
+use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
@@ -141,6 +146,7 @@ fn in_our_words(expected: &str) -> String {
         "a map" => "an object".to_owned(),
         "a sequence" => "an array".to_owned(),
         other if other.starts_with("struct ") => "an object".to_owned(),
+        other if other.starts_with("enum ") => "a string (one of the names it takes)".to_owned(),
         other => other.to_owned(),
     }
 }
@@ -229,13 +235,21 @@ impl<'de> de::Deserializer<'de> for Reader<'de> {
         Err(error.at(&self.path, self.value))
     }
 
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, ReadError> {
+        visitor.visit_newtype_struct(self)
+    }
+
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
         visitor.visit_unit()
     }
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct newtype_struct seq tuple tuple_struct map identifier
+        unit unit_struct seq tuple tuple_struct map identifier
     }
 }
 
@@ -281,7 +295,8 @@ impl<'de> MapAccess<'de> for Fields<'_, 'de> {
             return Ok(None);
         };
         self.value = Some((key, value));
-        seed.deserialize(key.as_str().into_deserializer()).map(Some)
+        seed.deserialize(BorrowedStrDeserializer::new(key.as_str()))
+            .map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, ReadError> {
@@ -392,6 +407,34 @@ mod tests {
         assert!(
             message.contains("yolo") && message.contains("plan"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn a_newtype_reads_what_it_wraps_and_keys_borrow_their_text() {
+        #[derive(Debug, Deserialize, PartialEq)]
+        struct Name(String);
+        #[derive(Debug, Deserialize)]
+        struct Named<'a> {
+            name: Name,
+            #[serde(borrow)]
+            env: std::collections::BTreeMap<&'a str, &'a str>,
+        }
+        let value = json!({"name": "files", "env": {"LEVEL": "warn"}});
+        let named: Named<'_> = read(&value, "").unwrap();
+        assert_eq!(named.name, Name("files".to_owned()));
+        assert_eq!(named.env["LEVEL"], "warn");
+        let message = read::<Named<'_>>(&json!({"name": ["files"], "env": {}}), "")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(message, "`name` should be a string, found an array");
+    }
+
+    #[test]
+    fn an_enum_written_as_something_else_than_a_name_says_so() {
+        assert_eq!(
+            error(json!({"mode": 3})),
+            "`servers.files.mode` should be a string (one of the names it takes), found a number"
         );
     }
 
