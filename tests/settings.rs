@@ -603,3 +603,30 @@ fn misspelt_keys_in_hooks_are_reported_with_the_key_meant() {
             .to_string();
     assert!(error.contains("did you mean `hooks`?"), "{error}");
 }
+
+/// The `permissions` section is read through the crate's configuration reader; its errors
+/// are the ones the hand-written reader gave.
+#[test]
+fn a_wrongly_shaped_permissions_section_is_named_by_its_path() {
+    for (text, message) in [
+        (
+            r#"{"permissions": []}"#,
+            "`permissions` should be an object, found an array",
+        ),
+        (
+            r#"{"permissions": {"allow": "Bash(ls)"}}"#,
+            "`permissions.allow` should be an array, found the string \"Bash(ls)\"",
+        ),
+        (
+            r#"{"permissions": {"defaultMode": 1}}"#,
+            "`permissions.defaultMode` should be a string, found a number",
+        ),
+    ] {
+        let error = Settings::from_json(text).unwrap_err().to_string();
+        assert!(error.ends_with(message), "{text}: {error}");
+    }
+    let settings =
+        Settings::from_json(r#"{"permissions": {"allow": null, "defaultMode": null}}"#).unwrap();
+    assert!(settings.permissions.allow.is_empty());
+    assert_eq!(settings.permissions.default_mode, None);
+}

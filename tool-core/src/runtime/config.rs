@@ -54,8 +54,6 @@ enum Problem {
 
 /// The value a problem was found in: its kind ("a number"), and its text if it is a string.
 #[derive(Debug)]
-// The text is for the files' errors (`expected_and_found`), read with MCP on.
-#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
 struct Found {
     kind: &'static str,
     text: Option<String>,
@@ -69,7 +67,6 @@ impl ReadError {
 
     /// What was expected, and what was found, with a string's text (`the string "x"`), as the
     /// configuration files' errors say it.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn expected_and_found(&self) -> (String, String) {
         match &self.problem {
             Problem::Kind { expected, found } => {
@@ -145,6 +142,7 @@ fn in_our_words(expected: &str) -> String {
     match expected {
         "a map" => "an object".to_owned(),
         "a sequence" => "an array".to_owned(),
+        "a borrowed string" => "a string".to_owned(),
         other if other.starts_with("struct ") => "an object".to_owned(),
         other if other.starts_with("enum ") => "a string (one of the names it takes)".to_owned(),
         other => other.to_owned(),
@@ -372,6 +370,10 @@ mod tests {
         assert_eq!(
             error(json!({"nested": {"deep": [[true], [false, "no"]]}})),
             "`servers.files.nested.deep[1][1]` should be a boolean, found a string"
+        );
+        assert_eq!(
+            read::<&str>(&json!(3), "name").unwrap_err().to_string(),
+            "`name` should be a string, found a number"
         );
         assert_eq!(
             error(json!({"nested": []})),

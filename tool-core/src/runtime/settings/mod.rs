@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 mod discover;
@@ -41,6 +42,7 @@ pub use discover::{McpJsonApproval, RuleSource, SettingsLocations, SettingsScope
 
 use crate::definition::suggest::{Backticked, closest};
 use crate::definition::workspace::expand_home;
+use crate::runtime::config;
 use crate::runtime::hooks::{
     BackgroundHook, CommandHook, DEFAULT_TIMEOUT, Hook, HookEvent, Hooks, Matcher, MatcherError,
     ModelHookKind,
@@ -747,6 +749,18 @@ pub(crate) fn additional_directory(
     })
 }
 
+/// Claude Code's `permissions` section, as far as it is read here (its rules are checked
+/// and anchored after). A key not here is warned about where the file is parsed.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PermissionsEntry {
+    allow: Option<Vec<String>>,
+    ask: Option<Vec<String>>,
+    deny: Option<Vec<String>>,
+    default_mode: Option<String>,
+    additional_directories: Option<Vec<String>>,
+}
+
 /// Typed reads of the settings' JSON, with errors that name the file and the location.
 struct Reader<'o> {
     origin: &'o str,
@@ -785,57 +799,56 @@ impl Reader<'_> {
             .ok_or_else(|| self.invalid(location, "an array", value))
     }
 
+    /// `value`, at `location`, as a `T`, read by the crate's configuration reader.
+    fn read<'v, T: Deserialize<'v>>(
+        &self,
+        value: &'v Value,
+        location: &str,
+    ) -> Result<T, SettingsError> {
+        config::read(value, location).map_err(|error| {
+            let (expected, found) = error.expected_and_found();
+            SettingsError::Invalid {
+                origin: self.origin.to_owned(),
+                location: error.location().to_owned(),
+                expected,
+                found,
+            }
+        })
+    }
+
     fn string<'v>(&self, value: &'v Value, location: &str) -> Result<&'v str, SettingsError> {
-        value
-            .as_str()
-            .ok_or_else(|| self.invalid(location, "a string", value))
+        self.read(value, location)
     }
 
     fn strings(&self, value: &Value, location: &str) -> Result<Vec<String>, SettingsError> {
-        self.array(value, location)?
-            .iter()
-            .enumerate()
-            .map(|(index, item)| {
-                let item_location = format!("{location}[{index}]");
-                self.string(item, &item_location).map(str::to_owned)
-            })
-            .collect()
+        self.read(value, location)
     }
 
     fn permissions(&self, value: &Value) -> Result<Permissions, SettingsError> {
-        let object = self.object(value, "permissions")?;
-        let list = |key: &str| -> Result<Vec<String>, SettingsError> {
-            match present(object, key) {
-                Some(value) => self.strings(value, &format!("permissions.{key}")),
-                None => Ok(Vec::new()),
-            }
-        };
-        let default_mode = match present(object, "defaultMode") {
+        let entry: PermissionsEntry = self.read(value, "permissions")?;
+        let default_mode = match entry.default_mode {
             None => None,
-            Some(value) => {
-                let location = "permissions.defaultMode";
-                let name = self.string(value, location)?;
-                Some(
-                    name.parse::<Mode>()
-                        .map_err(|_| SettingsError::UnknownMode {
-                            origin: self.origin.to_owned(),
-                            location: location.to_owned(),
-                            value: name.to_owned(),
-                        })?,
-                )
-            }
+            Some(name) => Some(
+                name.parse::<Mode>()
+                    .map_err(|_| SettingsError::UnknownMode {
+                        origin: self.origin.to_owned(),
+                        location: "permissions.defaultMode".to_owned(),
+                        value: name,
+                    })?,
+            ),
         };
         let mut additional_directories = Vec::new();
-        for (index, entry) in list("additionalDirectories")?.into_iter().enumerate() {
-            let entry = PathBuf::from(entry);
+        let directories = entry.additional_directories.unwrap_or_default();
+        for (index, directory) in directories.into_iter().enumerate() {
+            let directory = PathBuf::from(directory);
             additional_directories.push(match self.project {
                 Some(project) => additional_directory(
                     self.origin,
                     &format!("permissions.additionalDirectories[{index}]"),
-                    &entry,
+                    &directory,
                     project,
                 )?,
-                None => entry,
+                None => directory,
             });
         }
         // `Read(/x)` in a settings file means `x` in the file's project (Claude Code's
@@ -851,9 +864,9 @@ impl Reader<'_> {
             }
         };
         Ok(Permissions {
-            allow: anchored(list("allow")?),
-            ask: anchored(list("ask")?),
-            deny: anchored(list("deny")?),
+            allow: anchored(entry.allow.unwrap_or_default()),
+            ask: anchored(entry.ask.unwrap_or_default()),
+            deny: anchored(entry.deny.unwrap_or_default()),
             default_mode,
             additional_directories,
         })
