@@ -630,3 +630,34 @@ fn a_wrongly_shaped_permissions_section_is_named_by_its_path() {
     assert!(settings.permissions.allow.is_empty());
     assert_eq!(settings.permissions.default_mode, None);
 }
+
+/// On-off settings and timeouts are read through the crate's configuration reader, worded
+/// as before.
+#[test]
+fn on_off_settings_and_timeouts_say_what_they_take() {
+    for (text, message) in [
+        (
+            r#"{"enableAllProjectMcpServers": "yes"}"#,
+            "`enableAllProjectMcpServers` should be true or false, found the string \"yes\"",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "async": 1}]}]}}"#,
+            "`hooks.PreToolUse[0].hooks[0].async` should be true or false, found a number",
+        ),
+        (
+            r#"{"sandbox": {"autoAllowBashIfSandboxed": [true]}}"#,
+            "`sandbox.autoAllowBashIfSandboxed` should be true or false, found an array",
+        ),
+    ] {
+        let error = Settings::from_json(text).unwrap_err().to_string();
+        assert!(error.ends_with(message), "{text}: {error}");
+    }
+    let settings = Settings::from_json(
+        r#"{"enableAllProjectMcpServers": true, "hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "x", "async": false, "timeout": 2.5}
+        ]}]}}"#,
+    )
+    .unwrap();
+    assert_eq!(settings.mcp_json.enable_all, Some(true));
+    assert!(settings.ignored.is_empty(), "{:?}", settings.ignored);
+}

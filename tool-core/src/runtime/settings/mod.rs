@@ -670,9 +670,7 @@ impl Settings {
             reader.sandbox(sandbox, &mut settings)?;
         }
         if let Some(all) = present(root, "enableAllProjectMcpServers") {
-            settings.mcp_json.enable_all = Some(all.as_bool().ok_or_else(|| {
-                reader.invalid("enableAllProjectMcpServers", "true or false", all)
-            })?);
+            settings.mcp_json.enable_all = Some(reader.flag(all, "enableAllProjectMcpServers")?);
         }
         if let Some(enabled) = present(root, "enabledMcpjsonServers") {
             settings.mcp_json.enabled = reader.strings(enabled, "enabledMcpjsonServers")?;
@@ -761,6 +759,53 @@ struct PermissionsEntry {
     additional_directories: Option<Vec<String>>,
 }
 
+/// A setting that is on or off, which says so when it is something else ("should be true or
+/// false").
+struct Flag(bool);
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OnOrOff;
+        impl serde::de::Visitor<'_> for OnOrOff {
+            type Value = Flag;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("true or false")
+            }
+            fn visit_bool<E: serde::de::Error>(self, flag: bool) -> Result<Flag, E> {
+                Ok(Flag(flag))
+            }
+        }
+        deserializer.deserialize_bool(OnOrOff)
+    }
+}
+
+/// A number of seconds (`timeout`), whole or not; whether it is positive is checked after.
+struct Seconds(f64);
+
+impl<'de> Deserialize<'de> for Seconds {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Number;
+        impl serde::de::Visitor<'_> for Number {
+            type Value = Seconds;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a positive number of seconds")
+            }
+            #[expect(clippy::cast_precision_loss, reason = "seconds, not counts")]
+            fn visit_u64<E: serde::de::Error>(self, seconds: u64) -> Result<Seconds, E> {
+                Ok(Seconds(seconds as f64))
+            }
+            #[expect(clippy::cast_precision_loss, reason = "seconds, not counts")]
+            fn visit_i64<E: serde::de::Error>(self, seconds: i64) -> Result<Seconds, E> {
+                Ok(Seconds(seconds as f64))
+            }
+            fn visit_f64<E: serde::de::Error>(self, seconds: f64) -> Result<Seconds, E> {
+                Ok(Seconds(seconds))
+            }
+        }
+        deserializer.deserialize_f64(Number)
+    }
+}
+
 /// Typed reads of the settings' JSON, with errors that name the file and the location.
 struct Reader<'o> {
     origin: &'o str,
@@ -822,6 +867,10 @@ impl Reader<'_> {
 
     fn strings(&self, value: &Value, location: &str) -> Result<Vec<String>, SettingsError> {
         self.read(value, location)
+    }
+
+    fn flag(&self, value: &Value, location: &str) -> Result<bool, SettingsError> {
+        self.read(value, location).map(|Flag(flag)| flag)
     }
 
     fn permissions(&self, value: &Value) -> Result<Permissions, SettingsError> {
@@ -1049,16 +1098,14 @@ impl Reader<'_> {
                 }
             };
             // `async: true`: started, not waited for; it cannot decide anything.
-            let hook = match present(hook_object, "async") {
-                Some(Value::Bool(true)) => Arc::new(BackgroundHook::new(hook)) as Arc<dyn Hook>,
-                Some(Value::Bool(false)) | None => hook,
-                Some(other) => {
-                    return Err(self.invalid(
-                        &format!("{hook_location}.async"),
-                        "true or false",
-                        other,
-                    ));
-                }
+            let background = match present(hook_object, "async") {
+                Some(value) => self.flag(value, &format!("{hook_location}.async"))?,
+                None => false,
+            };
+            let hook = if background {
+                Arc::new(BackgroundHook::new(hook)) as Arc<dyn Hook>
+            } else {
+                hook
             };
             settings.hooks.register_shared(event, matcher.clone(), hook);
         }
@@ -1119,9 +1166,7 @@ impl Reader<'_> {
 
     fn timeout(&self, value: &Value, location: &str) -> Result<Duration, SettingsError> {
         const EXPECTED: &str = "a positive number of seconds";
-        let seconds = value
-            .as_f64()
-            .ok_or_else(|| self.invalid(location, EXPECTED, value))?;
+        let Seconds(seconds) = self.read(value, location)?;
         Duration::try_from_secs_f64(seconds)
             .ok()
             .filter(|duration| !duration.is_zero())
@@ -1133,7 +1178,7 @@ impl Reader<'_> {
             })
     }
 
-    /// `toolkit`: our own section.
+    /// `sandbox`: the keys of Claude Code's that this framework's shell sandbox reads.
     fn sandbox(&self, value: &Value, settings: &mut Settings) -> Result<(), SettingsError> {
         for (key, value) in self.object(value, "sandbox")? {
             let location = format!("sandbox.{key}");
@@ -1151,11 +1196,7 @@ impl Reader<'_> {
             if value.is_null() {
                 continue;
             }
-            *flag = Some(
-                value
-                    .as_bool()
-                    .ok_or_else(|| self.invalid(&location, "true or false", value))?,
-            );
+            *flag = Some(self.flag(value, &location)?);
         }
         Ok(())
     }
