@@ -48,6 +48,12 @@ enum Problem {
         expected: String,
         found: Option<Found>,
     },
+    /// A key a type that takes only its own (`#[serde(deny_unknown_fields)]`) does not know,
+    /// and the keys it does.
+    UnknownField {
+        field: String,
+        known: &'static [&'static str],
+    },
     /// Anything else a type said.
     Message(String),
 }
@@ -79,7 +85,19 @@ impl ReadError {
                 };
                 (expected.clone(), found)
             }
+            Problem::UnknownField { field, known } => (
+                format!("one of its keys ({})", known.join(", ")),
+                format!("`{field}`"),
+            ),
             Problem::Message(message) => (message.clone(), String::new()),
+        }
+    }
+
+    /// The key a type did not know, and the keys it does, when that was the problem.
+    pub(crate) fn unknown_field(&self) -> Option<(&str, &'static [&'static str])> {
+        match &self.problem {
+            Problem::UnknownField { field, known } => Some((field, known)),
+            _ => None,
         }
     }
 
@@ -110,6 +128,12 @@ impl fmt::Display for ReadError {
                     self.location()
                 )
             }
+            Problem::UnknownField { field, known } => write!(
+                f,
+                "`{}.{field}` is not a key here (its keys are {})",
+                self.location(),
+                known.join(", ")
+            ),
             Problem::Message(message) => write!(f, "`{}`: {message}", self.location()),
         }
     }
@@ -122,6 +146,16 @@ impl de::Error for ReadError {
         ReadError {
             location: None,
             problem: Problem::Message(message.to_string()),
+        }
+    }
+
+    fn unknown_field(field: &str, known: &'static [&'static str]) -> Self {
+        ReadError {
+            location: None,
+            problem: Problem::UnknownField {
+                field: field.to_owned(),
+                known,
+            },
         }
     }
 

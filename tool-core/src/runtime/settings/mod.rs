@@ -806,6 +806,19 @@ impl<'de> Deserialize<'de> for Seconds {
     }
 }
 
+/// One `toolkit.conditions` entry: our own keys only. `when` and `priority` are read by the
+/// reader's own rules (one test per condition, a priority that fits).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConditionEntry {
+    name: Option<String>,
+    verdict: Option<String>,
+    tool: Option<String>,
+    effect: Option<String>,
+    when: Option<Value>,
+    priority: Option<Value>,
+}
+
 /// Typed reads of the settings' JSON, with errors that name the file and the location.
 struct Reader<'o> {
     origin: &'o str,
@@ -850,15 +863,37 @@ impl Reader<'_> {
         value: &'v Value,
         location: &str,
     ) -> Result<T, SettingsError> {
-        config::read(value, location).map_err(|error| {
-            let (expected, found) = error.expected_and_found();
-            SettingsError::Invalid {
+        config::read(value, location).map_err(|error| self.invalid_read(&error))
+    }
+
+    /// An object of our own keys (`#[serde(deny_unknown_fields)]`), `what` it is named as
+    /// when a key it has is none of them.
+    fn read_entry<'v, T: Deserialize<'v>>(
+        &self,
+        value: &'v Value,
+        location: &str,
+        what: &'static str,
+    ) -> Result<T, SettingsError> {
+        config::read(value, location).map_err(|error| match error.unknown_field() {
+            Some((key, known)) => SettingsError::UnknownKey {
                 origin: self.origin.to_owned(),
-                location: error.location().to_owned(),
-                expected,
-                found,
-            }
+                location: format!("{}.{key}", error.location()),
+                what,
+                known,
+                suggestion: closest(key, known.iter().copied(), 1).first().copied(),
+            },
+            None => self.invalid_read(&error),
         })
+    }
+
+    fn invalid_read(&self, error: &config::ReadError) -> SettingsError {
+        let (expected, found) = error.expected_and_found();
+        SettingsError::Invalid {
+            origin: self.origin.to_owned(),
+            location: error.location().to_owned(),
+            expected,
+            found,
+        }
     }
 
     fn string<'v>(&self, value: &'v Value, location: &str) -> Result<&'v str, SettingsError> {
@@ -1240,13 +1275,11 @@ impl Reader<'_> {
         value: &Value,
         location: &str,
     ) -> Result<ConditionalRule, SettingsError> {
-        const KEYS: &[&str] = &["name", "verdict", "tool", "effect", "when", "priority"];
-        let object = self.object(value, location)?;
-        self.known_keys(object, location, "a conditional rule", KEYS)?;
+        let entry: ConditionEntry = self.read_entry(value, location, "a conditional rule")?;
         let name_location = format!("{location}.name");
         const NAME: &str = "a name for the rule, shown in its decisions and in `explain`";
-        let name = match present(object, "name") {
-            Some(value) => self.string(value, &name_location)?.trim(),
+        let name = match entry.name.as_deref() {
+            Some(name) => name.trim(),
             None => return Err(self.missing(&name_location, NAME)),
         };
         if name.is_empty() {
@@ -1254,45 +1287,41 @@ impl Reader<'_> {
         }
         let verdict_location = format!("{location}.verdict");
         const VERDICTS: &str = "one of \"allow\", \"ask\", \"deny\"";
-        let verdict = match present(object, "verdict") {
+        let verdict = match entry.verdict.as_deref() {
             None => return Err(self.missing(&verdict_location, VERDICTS)),
-            Some(value) => match self.string(value, &verdict_location)? {
-                "allow" => Verdict::Allow,
-                "ask" => Verdict::Ask,
-                "deny" => Verdict::Deny,
-                _ => return Err(self.invalid(&verdict_location, VERDICTS, value)),
-            },
+            Some("allow") => Verdict::Allow,
+            Some("ask") => Verdict::Ask,
+            Some("deny") => Verdict::Deny,
+            Some(other) => {
+                return Err(self.invalid(&verdict_location, VERDICTS, &Value::from(other)));
+            }
         };
         let mut rule = ConditionalRule::new(verdict, name);
-        if let Some(value) = present(object, "tool") {
+        if let Some(tool) = &entry.tool {
             let tool_location = format!("{location}.tool");
-            let tool = self.string(value, &tool_location)?;
             rule = rule
                 .tool(tool)
                 .map_err(|source| self.condition_error(&tool_location, source))?;
         }
-        if let Some(value) = present(object, "effect") {
+        if let Some(effect) = &entry.effect {
             let effect_location = format!("{location}.effect");
-            let effect = self
-                .string(value, &effect_location)?
-                .parse::<EffectFilter>()
-                .map_err(|_| {
-                    self.invalid(
-                        &effect_location,
-                        "one of \"read_only\", \"mutating\", \"destructive\", \"not_read_only\"",
-                        value,
-                    )
-                })?;
+            let effect = effect.parse::<EffectFilter>().map_err(|_| {
+                self.invalid(
+                    &effect_location,
+                    "one of \"read_only\", \"mutating\", \"destructive\", \"not_read_only\"",
+                    &Value::from(effect.clone()),
+                )
+            })?;
             rule = rule.effect(effect);
         }
-        if let Some(value) = present(object, "when") {
+        if let Some(value) = &entry.when {
             let when_location = format!("{location}.when");
             for (index, condition) in self.array(value, &when_location)?.iter().enumerate() {
                 let condition_location = format!("{when_location}[{index}]");
                 rule = rule.when(self.condition(condition, &condition_location)?);
             }
         }
-        if let Some(value) = present(object, "priority") {
+        if let Some(value) = &entry.priority {
             let priority = value
                 .as_i64()
                 .and_then(|priority| i32::try_from(priority).ok())
