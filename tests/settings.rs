@@ -661,3 +661,57 @@ fn on_off_settings_and_timeouts_say_what_they_take() {
     assert_eq!(settings.mcp_json.enable_all, Some(true));
     assert!(settings.ignored.is_empty(), "{:?}", settings.ignored);
 }
+
+/// `toolkit.trustedMcpServers` entries: a name, or an object of our own keys, read through the
+/// crate's configuration reader and worded as before.
+#[test]
+fn trusted_mcp_server_entries_are_names_or_objects_of_their_own_keys() {
+    let settings = Settings::from_json(
+        r#"{"toolkit": {"trustedMcpServers": [
+            "notes",
+            {"name": "files", "command": ["npx", "server"]},
+            {"name": "web", "url": "https://example.com/mcp"}
+        ]}}"#,
+    )
+    .unwrap();
+    let names: Vec<&str> = settings
+        .trusted_mcp_servers
+        .iter()
+        .map(|server| server.name.as_str())
+        .collect();
+    assert_eq!(names, ["notes", "files", "web"]);
+    assert_eq!(
+        settings.trusted_mcp_servers[1].command.as_deref(),
+        Some(&["npx".to_owned(), "server".to_owned()][..])
+    );
+    for (entry, message) in [
+        (
+            r#"{"name": "x", "comand": ["a"]}"#,
+            "`toolkit.trustedMcpServers[0].comand` is not a key of a trusted MCP server (its keys are `name`, `command`, `url`); did you mean `command`?",
+        ),
+        (
+            r#"{"command": ["a"]}"#,
+            "`toolkit.trustedMcpServers[0].name` should be a string, found nothing",
+        ),
+        (
+            r#"{"name": "x", "command": []}"#,
+            "`toolkit.trustedMcpServers[0].command` should be the program and its arguments, found an array",
+        ),
+        (
+            r#"{"name": "x", "command": "npx"}"#,
+            "`toolkit.trustedMcpServers[0].command` should be an array, found the string \"npx\"",
+        ),
+        (
+            r#"{"name": "x", "command": ["a"], "url": "https://h"}"#,
+            "`toolkit.trustedMcpServers[0]` should be a command or a URL, not both (a server is started or reached, not both), found an object",
+        ),
+        (
+            "3",
+            "`toolkit.trustedMcpServers[0]` should be a server name, or {\"name\", \"command\": [program, args...]} or {\"name\", \"url\"}, found a number",
+        ),
+    ] {
+        let text = format!(r#"{{"toolkit": {{"trustedMcpServers": [{entry}]}}}}"#);
+        let error = Settings::from_json(&text).unwrap_err().to_string();
+        assert!(error.ends_with(message), "{entry}: {error}");
+    }
+}

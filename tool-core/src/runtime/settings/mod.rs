@@ -806,6 +806,23 @@ impl<'de> Deserialize<'de> for Seconds {
     }
 }
 
+/// The `toolkit` section: our own keys only.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ToolkitEntry {
+    conditions: Option<Vec<Value>>,
+    trusted_mcp_servers: Option<Value>,
+}
+
+/// A `toolkit.trustedMcpServers` entry written as an object (a bare string is a name).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrustedEntry {
+    name: Option<String>,
+    command: Option<Vec<String>>,
+    url: Option<String>,
+}
+
 /// One `toolkit.conditions` entry: our own keys only. `when` and `priority` are read by the
 /// reader's own rules (one test per condition, a priority that fits).
 #[derive(Deserialize)]
@@ -1237,24 +1254,11 @@ impl Reader<'_> {
     }
 
     fn toolkit(&self, value: &Value, settings: &mut Settings) -> Result<(), SettingsError> {
-        let object = self.object(value, "toolkit")?;
-        self.known_keys(
-            object,
-            "toolkit",
-            "the `toolkit` settings",
-            &["conditions", "trustedMcpServers"],
-        )?;
-        if let Some(trusted) = present(object, "trustedMcpServers") {
+        let entry: ToolkitEntry = self.read_entry(value, "toolkit", "the `toolkit` settings")?;
+        if let Some(trusted) = &entry.trusted_mcp_servers {
             settings.trusted_mcp_servers = self.trusted_mcp_servers(trusted)?;
         }
-        let Some(conditions) = present(object, "conditions") else {
-            return Ok(());
-        };
-        for (index, rule) in self
-            .array(conditions, "toolkit.conditions")?
-            .iter()
-            .enumerate()
-        {
+        for (index, rule) in entry.conditions.unwrap_or_default().iter().enumerate() {
             let location = format!("toolkit.conditions[{index}]");
             let rule = self.conditional_rule(rule, &location)?;
             if rule.allows_everything() {
@@ -1456,36 +1460,20 @@ impl Reader<'_> {
             let location = format!("{location}[{index}]");
             let server = match entry {
                 Value::String(name) => TrustedMcpServer::named(name.as_str()),
-                Value::Object(object) => {
-                    self.known_keys(
-                        object,
-                        &location,
-                        "a trusted MCP server",
-                        &["name", "command", "url"],
-                    )?;
-                    let name = present(object, "name")
+                Value::Object(_) => {
+                    let trusted: TrustedEntry =
+                        self.read_entry(entry, &location, "a trusted MCP server")?;
+                    let name = trusted
+                        .name
                         .ok_or_else(|| self.missing(&format!("{location}.name"), "a string"))?;
-                    let command = present(object, "command")
-                        .map(|command| {
-                            let command_location = format!("{location}.command");
-                            let words = self.strings(command, &command_location)?;
-                            if words.is_empty() {
-                                return Err(self.invalid(
-                                    &command_location,
-                                    "the program and its arguments",
-                                    command,
-                                ));
-                            }
-                            Ok(words)
-                        })
-                        .transpose()?;
-                    let url = present(object, "url")
-                        .map(|url| {
-                            self.string(url, &format!("{location}.url"))
-                                .map(str::to_owned)
-                        })
-                        .transpose()?;
-                    if command.is_some() && url.is_some() {
+                    if trusted.command.as_ref().is_some_and(Vec::is_empty) {
+                        return Err(self.invalid(
+                            &format!("{location}.command"),
+                            "the program and its arguments",
+                            &Value::Array(Vec::new()),
+                        ));
+                    }
+                    if trusted.command.is_some() && trusted.url.is_some() {
                         return Err(self.invalid(
                             &location,
                             "a command or a URL, not both (a server is started or reached, not both)",
@@ -1493,9 +1481,9 @@ impl Reader<'_> {
                         ));
                     }
                     TrustedMcpServer {
-                        name: self.string(name, &format!("{location}.name"))?.to_owned(),
-                        command,
-                        url,
+                        name,
+                        command: trusted.command,
+                        url: trusted.url,
                     }
                 }
                 other => return Err(self.invalid(&location, EXPECTED, other)),
