@@ -1290,3 +1290,50 @@ fn a_json_answer_keeps_the_protocols_corners() {
         "{error}"
     );
 }
+
+/// Attacks on the typed reading of a hook's answer: nesting as deep as the JSON parser allows
+/// is read and kept; deeper is refused as invalid JSON, not a crash; other spellings of a
+/// field are not the field; a repeated key counts once, as the parser keeps it.
+#[test]
+fn a_hostile_json_answer_is_read_or_refused_without_a_crash() {
+    let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let deep = format!(
+        r#"{{"hookSpecificOutput": {{"updatedToolOutput": {}}}}}"#,
+        nested(120)
+    );
+    let out = HookOutput::from_command(HookEvent::PostToolUse, Some(0), &deep, "");
+    assert_eq!(out.error, None);
+    let mut kept = out.updated_tool_output.expect("kept");
+    for _ in 0..120 {
+        kept = kept.as_array().expect("an array")[0].clone();
+    }
+    assert_eq!(kept, json!(1));
+
+    let deeper = format!(
+        r#"{{"hookSpecificOutput": {{"updatedToolOutput": {}}}}}"#,
+        nested(5_000)
+    );
+    let out = HookOutput::from_command(HookEvent::PostToolUse, Some(0), &deeper, "");
+    assert!(out.error.unwrap_or_default().contains("not valid JSON"));
+    assert_eq!(out.updated_tool_output, None);
+
+    let out = HookOutput::from_json(
+        HookEvent::PreToolUse,
+        &json!({"Continue": false, "system_message": "x", "hookSpecificOutput": {"PermissionDecision": "deny"}}),
+    );
+    assert_eq!(out.error, None);
+    assert_eq!(out.stop, None, "`Continue` is not `continue`");
+    assert_eq!(out.system_message, None);
+    assert_eq!(out.permission, None);
+
+    let out = HookOutput::from_command(
+        HookEvent::PreToolUse,
+        Some(0),
+        r#"{"hookSpecificOutput": {"permissionDecision": "allow", "permissionDecision": "deny"}}"#,
+        "",
+    );
+    assert_eq!(
+        out.permission.map(|permission| permission.verdict),
+        Some(Verdict::Deny)
+    );
+}

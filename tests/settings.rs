@@ -715,3 +715,29 @@ fn trusted_mcp_server_entries_are_names_or_objects_of_their_own_keys() {
         assert!(error.ends_with(message), "{entry}: {error}");
     }
 }
+
+/// Timeouts at the edges of what a number can say are refused with the setting's message,
+/// never a panic converting them.
+#[test]
+fn a_timeout_at_the_edges_of_a_number_is_refused_without_a_panic() {
+    for timeout in [
+        "18446744073709551615",
+        "1e300",
+        "-0.0",
+        "-9223372036854775808",
+        "0.0000000001",
+    ] {
+        let text = format!(
+            r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "x", "timeout": {timeout}}}]}}]}}}}"#
+        );
+        let error = Settings::from_json(&text).expect_err(timeout).to_string();
+        assert!(
+            error.contains(
+                "`hooks.PreToolUse[0].hooks[0].timeout` should be a positive number of seconds"
+            ),
+            "{timeout}: {error}"
+        );
+    }
+    let text = r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": 0.5}]}]}}"#;
+    assert!(Settings::from_json(text).is_ok());
+}

@@ -437,28 +437,28 @@ fn parse_answer(specific: &Specific) -> Result<Option<Answer>, String> {
         }
         None => None,
     };
-    let answer = match action {
-        None if content.is_some() => {
+    let answer = match (action, content) {
+        (None, Some(_)) => {
             return Err(
                 "`hookSpecificOutput.content` came without `hookSpecificOutput.action`; expected `\"action\": \"accept\"` with it"
                     .to_owned(),
             );
         }
-        None => return Ok(None),
-        Some("accept") => Answer::Accept(content.clone().unwrap_or_default()),
-        Some("decline") => Answer::Decline,
-        Some("cancel") => Answer::Cancel,
-        Some(other) => {
+        (None, None) => return Ok(None),
+        (Some("accept"), content) => Answer::Accept(content.unwrap_or_default()),
+        (Some("decline" | "cancel"), Some(_)) => {
+            return Err(
+                "`hookSpecificOutput.content` goes with `\"action\": \"accept\"` only; a declined or cancelled question has no content"
+                    .to_owned(),
+            );
+        }
+        (Some("decline"), None) => Answer::Decline,
+        (Some("cancel"), None) => Answer::Cancel,
+        (Some(other), _) => {
             return Err(format!(
                 "`hookSpecificOutput.action` should be \"accept\", \"decline\" or \"cancel\", found \"{other}\""
             ));
         }
     };
-    if content.is_some() && !matches!(answer, Answer::Accept(_)) {
-        return Err(
-            "`hookSpecificOutput.content` goes with `\"action\": \"accept\"` only; a declined or cancelled question has no content"
-                .to_owned(),
-        );
-    }
     Ok(Some(answer))
 }

@@ -634,34 +634,55 @@ mod tests {
         Some((metadata.dev(), metadata.ino()))
     }
 
-    /// A workspace with `secrets/`, `.env` and `config/secret.txt`, and a cover file outside.
-    fn workspace() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir(root.join("secrets")).unwrap();
-        std::fs::write(root.join(".env"), "S=1").unwrap();
-        std::fs::create_dir_all(root.join("config")).unwrap();
-        std::fs::write(root.join("config/secret.txt"), "S=2").unwrap();
-        std::fs::create_dir_all(root.join("decoy")).unwrap();
-        std::fs::write(root.join("decoy/secret.txt"), "decoy").unwrap();
-        let private = tempfile::tempdir().unwrap();
-        std::fs::write(private.path().join("unreadable"), "").unwrap();
-        (dir, private, root)
+    /// A workspace with `secrets/`, `.env`, `config/secret.txt` and a `decoy/`, and a cover
+    /// file outside it; planned as a view with the workspace writable and `deny_read` (paths
+    /// in it) covered.
+    struct View {
+        _dir: tempfile::TempDir,
+        _private: tempfile::TempDir,
+        root: PathBuf,
+        writable: [PathBuf; 1],
+        deny_read: Vec<PathBuf>,
+        unreadable: PathBuf,
+    }
+
+    impl View {
+        fn new(deny_read: &[&str]) -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path().canonicalize().unwrap();
+            std::fs::create_dir(root.join("secrets")).unwrap();
+            std::fs::write(root.join(".env"), "S=1").unwrap();
+            std::fs::create_dir_all(root.join("config")).unwrap();
+            std::fs::write(root.join("config/secret.txt"), "S=2").unwrap();
+            std::fs::create_dir_all(root.join("decoy")).unwrap();
+            std::fs::write(root.join("decoy/secret.txt"), "decoy").unwrap();
+            let private = tempfile::tempdir().unwrap();
+            std::fs::write(private.path().join("unreadable"), "").unwrap();
+            let unreadable = private.path().canonicalize().unwrap().join("unreadable");
+            View {
+                writable: [root.clone()],
+                deny_read: deny_read.iter().map(|path| root.join(path)).collect(),
+                root,
+                unreadable,
+                _dir: dir,
+                _private: private,
+            }
+        }
+
+        fn mounts(&self) -> Mounts<'_> {
+            Mounts {
+                writable: &self.writable,
+                deny_write: &[],
+                deny_read: &self.deny_read,
+                unreadable: &self.unreadable,
+            }
+        }
     }
 
     #[test]
     fn the_tree_is_made_read_only_before_anything_is_bound_writable() {
-        let (_dir, private, root) = workspace();
-        let writable = [root.clone()];
-        let deny_read = [root.join("secrets"), root.join(".env")];
-        let deny_write: [PathBuf; 0] = [];
-        let unreadable = private.path().canonicalize().unwrap().join("unreadable");
-        let mounts = Mounts {
-            writable: &writable,
-            deny_write: &deny_write,
-            deny_read: &deny_read,
-            unreadable: &unreadable,
-        };
+        let view = View::new(&["secrets", ".env"]);
+        let (root, mounts) = (&view.root, view.mounts());
         let script = Script::new(&mounts, &mounts.steps(), &planned).unwrap();
         let lines = described(&script);
         let at = |needle: &str| {
@@ -677,7 +698,7 @@ mod tests {
             "{lines:#?}"
         );
         let dev = at("target: \"/dev\", fstype: Some(\"tmpfs\")");
-        let bound = at(&format!("Open {{ path: {:?}", text(&root).unwrap()));
+        let bound = at(&format!("Open {{ path: {:?}", text(root).unwrap()));
         let covered = at(&format!(
             "Open {{ path: {:?}",
             text(root.join("secrets")).unwrap()
@@ -733,21 +754,12 @@ mod tests {
             }),
         ];
         for (swap, make) in swaps {
-            let (_dir, private, root) = workspace();
-            let writable = [root.clone()];
-            let deny_read = [root.join("config/secret.txt")];
-            let deny_write: [PathBuf; 0] = [];
-            let unreadable = private.path().canonicalize().unwrap().join("unreadable");
-            let mounts = Mounts {
-                writable: &writable,
-                deny_write: &deny_write,
-                deny_read: &deny_read,
-                unreadable: &unreadable,
-            };
+            let view = View::new(&["config/secret.txt"]);
+            let (root, mounts) = (&view.root, view.mounts());
             let unswapped = Script::new(&mounts, &mounts.steps(), &planned).unwrap();
             assert!(start(unswapped).is_ok(), "{swap}: the plan as made builds");
             let script = Script::new(&mounts, &mounts.steps(), &planned).unwrap();
-            make(&root);
+            make(root);
             let error = start(script).expect_err(swap);
             // Told apart from a view that cannot be built here: the command is refused.
             assert!(super::super::ruleset::swapped(&error), "{swap}: {error}");
