@@ -741,3 +741,142 @@ fn a_timeout_at_the_edges_of_a_number_is_refused_without_a_panic() {
     let text = r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": 0.5}]}]}}"#;
     assert!(Settings::from_json(text).is_ok());
 }
+
+/// Issue 25: a hook group is a type; a key it does not have is a warning naming the key meant,
+/// and the group still loads (here without a matcher, so for every tool).
+#[test]
+fn a_misspelt_key_of_a_hook_group_is_a_warning_naming_the_key_meant() {
+    let settings = Settings::from_json(
+        r#"{"hooks": {"PreToolUse": [{"matchr": "Bash", "hooks": [
+            {"type": "command", "command": "./audit.sh"}
+        ]}]}}"#,
+    )
+    .unwrap();
+    let warnings: Vec<String> = settings.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "settings: `hooks.PreToolUse[0].matchr`: not a key of a hook group, so it has no effect; did you mean `matcher`?"
+        ]
+    );
+    assert!(settings.hooks.has(HookEvent::PreToolUse));
+}
+
+/// A hook's `type` that is missing names the key that misspells it, as `command` does.
+#[test]
+fn a_hook_without_its_type_names_the_key_that_misspells_it() {
+    let error = Settings::from_json(
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"typ": "command", "command": "x"}]}]}}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        error,
+        "settings: `hooks.PreToolUse[0].hooks[0].type` should be a hook type such as \"command\", found missing, though `typ` is there: did you mean `type`?"
+    );
+}
+
+/// `null` is absent in every part of a hook: no matcher (every tool), the default timeout,
+/// not in the background.
+#[test]
+fn null_in_a_hook_reads_as_absent() {
+    let settings = Settings::from_json(
+        r#"{"hooks": {"PostToolUse": [{"matcher": null, "hooks": [
+            {"type": "command", "command": "x", "timeout": null, "async": null, "statusMessage": null}
+        ]}]}}"#,
+    )
+    .unwrap();
+    assert!(settings.hooks.has(HookEvent::PostToolUse));
+    assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
+}
+
+/// Each hook type reads its own keys: `async` is checked for a command hook, which runs in the
+/// background, and not for a prompt hook, which has no use for it (as before the reader was
+/// typed).
+#[test]
+fn a_hook_type_checks_its_own_keys_and_not_another_types() {
+    let settings = Settings::from_json(
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "p", "async": "yes"}]}]}}"#,
+    )
+    .unwrap();
+    assert_eq!(settings.model_hooks.len(), 1);
+    assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
+    let error = Settings::from_json(
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "async": "yes"}]}]}}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.ends_with(
+            "`hooks.PreToolUse[0].hooks[0].async` should be true or false, found the string \"yes\""
+        ),
+        "{error}"
+    );
+}
+
+/// Attacks on the shape of the hooks section: each is refused with the path of the value and
+/// what it should be, never a panic, and nothing is registered.
+#[test]
+fn a_wrongly_shaped_hooks_section_is_named_by_its_path() {
+    for (text, message) in [
+        (
+            r#"[]"#,
+            "`the settings` should be an object, found an array",
+        ),
+        (
+            r#"{"hooks": []}"#,
+            "`hooks` should be an object, found an array",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": {"hooks": []}}}"#,
+            "`hooks.PreToolUse` should be an array, found an object",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [7]}}"#,
+            "`hooks.PreToolUse[0]` should be an object, found a number",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": {"type": "command"}}]}}"#,
+            "`hooks.PreToolUse[0].hooks` should be an array, found an object",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": ["./notify.sh"]}]}}"#,
+            "`hooks.PreToolUse[0].hooks[0]` should be an object, found the string \"./notify.sh\"",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"matcher": 1, "hooks": []}]}}"#,
+            "`hooks.PreToolUse[0].matcher` should be a string, found a number",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": ["command"]}]}]}}"#,
+            "`hooks.PreToolUse[0].hooks[0].type` should be a string, found an array",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t", "input": "x"}]}]}}"#,
+            "`hooks.PreToolUse[0].hooks[0].input` should be an object, found the string \"x\"",
+        ),
+        (
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": {"text": "p"}}]}]}}"#,
+            "`hooks.PreToolUse[0].hooks[0].prompt` should be a string, found an object",
+        ),
+        (
+            r#"{"sandbox": {"autoAllowBashIfSandboxed": 1}}"#,
+            "`sandbox.autoAllowBashIfSandboxed` should be true or false, found a number",
+        ),
+    ] {
+        let error = Settings::from_json(text).unwrap_err().to_string();
+        assert!(error.ends_with(message), "{text}: {error}");
+    }
+}
+
+/// A settings file nested deeper than JSON allows is refused as JSON; one nested deep inside
+/// a key this framework skips is read and its depth does not matter.
+#[test]
+fn deep_nesting_is_refused_as_json_or_skipped_unread() {
+    let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+    let error = Settings::from_json(&format!(r#"{{"env": {deep}}}"#)).unwrap_err();
+    assert!(matches!(error, SettingsError::Syntax { .. }), "{error}");
+    let nested = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    let settings = Settings::from_json(&format!(r#"{{"statusLine": {nested}}}"#)).unwrap();
+    assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
+}

@@ -11,7 +11,14 @@
 //! What serde reads by buffering its input first (`#[serde(flatten)]`, untagged and internally
 //! tagged enums) is named at the value that holds it, not deeper: the types read here avoid
 //! those, and keys are read as text.
+//!
+//! A type that ignores keys it does not know (Claude Code's own sections: a newer Claude Code
+//! may add keys) still has them found: [`read_noting_unknown`] returns, beside the value, each
+//! key an object had that the struct read from it has no field for ([`UnknownKey`]), so the
+//! caller can warn about `"comand"`. A type that refuses them (`#[serde(deny_unknown_fields)]`,
+//! our own keys) fails with [`ReadError::unknown_field`].
 
+use std::cell::RefCell;
 use std::fmt;
 
 use serde::Deserialize;
@@ -30,7 +37,47 @@ pub(crate) fn read<'de, T: Deserialize<'de>>(
     T::deserialize(Reader {
         value,
         path: prefix.to_owned(),
+        unknown: None,
     })
+}
+
+/// [`read`], and the keys of the objects read that their structs have no field for, in the
+/// order they were met.
+pub(crate) fn read_noting_unknown<'de, T: Deserialize<'de>>(
+    value: &'de Value,
+    prefix: &str,
+) -> Result<(T, Vec<UnknownKey>), ReadError> {
+    let unknown = RefCell::new(Vec::new());
+    let read = T::deserialize(Reader {
+        value,
+        path: prefix.to_owned(),
+        unknown: Some(&unknown),
+    })?;
+    Ok((read, unknown.into_inner()))
+}
+
+/// A key an object had that the struct read from it has no field for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UnknownKey {
+    /// The JSON path of the object (empty for the whole document).
+    pub(crate) location: String,
+    /// The key.
+    pub(crate) key: String,
+    /// The struct's name for itself (its `#[serde(rename)]`: "a hook group").
+    pub(crate) of: &'static str,
+    /// The keys the struct has.
+    pub(crate) known: &'static [&'static str],
+}
+
+impl UnknownKey {
+    /// The JSON path of the key itself.
+    pub(crate) fn path(&self) -> String {
+        if self.location.is_empty() {
+            self.key.clone()
+        } else {
+            format!("{}.{}", self.location, self.key)
+        }
+    }
 }
 
 /// What was wrong with a value, and where.
@@ -171,6 +218,15 @@ impl de::Error for ReadError {
     }
 }
 
+/// A value as the configuration files' errors name what was found: a string with its text
+/// (`the string "x"`), anything else by its kind ("a number").
+pub(crate) fn described(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("the string \"{text}\""),
+        other => json_kind(other).to_owned(),
+    }
+}
+
 /// serde's name for what a type expects, as this crate says it of JSON.
 fn in_our_words(expected: &str) -> String {
     match expected {
@@ -184,12 +240,23 @@ fn in_our_words(expected: &str) -> String {
 }
 
 /// A serde `Deserializer` over one JSON value at a path.
-struct Reader<'de> {
+struct Reader<'s, 'de> {
     value: &'de Value,
     path: String,
+    /// Where the keys no field takes go, when the caller asked for them.
+    unknown: Option<&'s RefCell<Vec<UnknownKey>>>,
 }
 
-impl Reader<'_> {
+impl<'s, 'de> Reader<'s, 'de> {
+    /// A reader of `value`, at `path`, below this one.
+    fn below(&self, value: &'de Value, path: String) -> Reader<'s, 'de> {
+        Reader {
+            value,
+            path,
+            unknown: self.unknown,
+        }
+    }
+
     /// The path of the field `key` of this value.
     fn field_path(&self, key: &str) -> String {
         if self.path.is_empty() {
@@ -200,7 +267,7 @@ impl Reader<'_> {
     }
 }
 
-impl<'de> de::Deserializer<'de> for Reader<'de> {
+impl<'de> de::Deserializer<'de> for Reader<'_, 'de> {
     type Error = ReadError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
@@ -219,7 +286,7 @@ impl<'de> de::Deserializer<'de> for Reader<'de> {
             Value::String(text) => visitor.visit_borrowed_str(text),
             Value::Array(items) => visitor.visit_seq(Items {
                 items: items.iter().enumerate(),
-                path: &self.path,
+                parent: &self,
             }),
             Value::Object(object) => visitor.visit_map(Fields {
                 fields: object.iter(),
@@ -255,12 +322,21 @@ impl<'de> de::Deserializer<'de> for Reader<'de> {
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
+        name: &'static str,
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, ReadError> {
         // An object, never the array serde's derive would also take.
-        if self.value.is_object() {
+        if let Value::Object(object) = self.value {
+            if let Some(unknown) = self.unknown {
+                let keys = object.keys().filter(|key| !fields.contains(&key.as_str()));
+                unknown.borrow_mut().extend(keys.map(|key| UnknownKey {
+                    location: self.path.clone(),
+                    key: key.clone(),
+                    of: name,
+                    known: fields,
+                }));
+            }
             return self.deserialize_any(visitor);
         }
         let error = <ReadError as de::Error>::invalid_type(de::Unexpected::Other(""), &"an object");
@@ -286,12 +362,12 @@ impl<'de> de::Deserializer<'de> for Reader<'de> {
 }
 
 /// An array's items, each at its index.
-struct Items<'a, 'de> {
+struct Items<'a, 's, 'de> {
     items: std::iter::Enumerate<std::slice::Iter<'de, Value>>,
-    path: &'a str,
+    parent: &'a Reader<'s, 'de>,
 }
 
-impl<'de> SeqAccess<'de> for Items<'_, 'de> {
+impl<'de> SeqAccess<'de> for Items<'_, '_, 'de> {
     type Error = ReadError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
@@ -301,22 +377,22 @@ impl<'de> SeqAccess<'de> for Items<'_, 'de> {
         let Some((index, value)) = self.items.next() else {
             return Ok(None);
         };
-        seed.deserialize(Reader {
-            value,
-            path: format!("{}[{index}]", self.path),
-        })
+        seed.deserialize(
+            self.parent
+                .below(value, format!("{}[{index}]", self.parent.path)),
+        )
         .map(Some)
     }
 }
 
 /// An object's fields, each at its key.
-struct Fields<'a, 'de> {
+struct Fields<'a, 's, 'de> {
     fields: serde_json::map::Iter<'de>,
-    parent: &'a Reader<'de>,
+    parent: &'a Reader<'s, 'de>,
     value: Option<(&'de str, &'de Value)>,
 }
 
-impl<'de> MapAccess<'de> for Fields<'_, 'de> {
+impl<'de> MapAccess<'de> for Fields<'_, '_, 'de> {
     type Error = ReadError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -336,10 +412,32 @@ impl<'de> MapAccess<'de> for Fields<'_, 'de> {
             .value
             .take()
             .ok_or_else(|| <ReadError as de::Error>::custom("a value was asked before its key"))?;
-        seed.deserialize(Reader {
-            value,
-            path: self.parent.field_path(key),
-        })
+        seed.deserialize(self.parent.below(value, self.parent.field_path(key)))
+    }
+}
+
+/// An object of strings, as pairs in the file's key order (`env`, `headers`).
+#[cfg(any(feature = "mcp", feature = "http-hooks"))]
+pub(crate) struct Pairs(pub(crate) Vec<(String, String)>);
+
+#[cfg(any(feature = "mcp", feature = "http-hooks"))]
+impl<'de> Deserialize<'de> for Pairs {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = Pairs;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut fields: A) -> Result<Pairs, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = fields.next_entry()? {
+                    pairs.push(pair);
+                }
+                Ok(Pairs(pairs))
+            }
+        }
+        deserializer.deserialize_map(Fields)
     }
 }
 

@@ -6,10 +6,9 @@
 //! releases and a settings file written for a newer one must still load. Under our own
 //! `toolkit` key, an unknown key is an error.
 
-use serde_json::{Map, Value};
-
 use super::SettingsWarning;
 use crate::definition::suggest::closest;
+use crate::runtime::config::UnknownKey;
 
 /// Every top-level key of Claude Code's settings reference, ours (`toolkit`) and `$schema`.
 pub(super) const KNOWN: &[&str] = &[
@@ -72,41 +71,18 @@ pub(super) const KNOWN: &[&str] = &[
     "verbose",
 ];
 
-/// A warning for each top-level key of `root` that is not one of [`KNOWN`], naming the key it
-/// likely misspells.
-pub(super) fn unknown(root: &Map<String, Value>, origin: &str) -> Vec<SettingsWarning> {
-    unknown_in(root, KNOWN, "", origin, "Claude Code's settings")
-}
-
-/// A warning for each key of `object` (at `location`, `""` at the top; something of `kind`)
-/// that is not one of `known`, naming the key it likely misspells: `"comand"` in a hook is a
-/// hook without its command.
-pub(super) fn unknown_in(
-    object: &Map<String, Value>,
-    known: &[&str],
-    location: &str,
-    origin: &str,
-    kind: &str,
-) -> Vec<SettingsWarning> {
-    object
-        .keys()
-        .filter(|key| !known.contains(&key.as_str()))
-        .map(|key| {
-            let meant = closest(key, known.iter().copied(), 1)
-                .first()
-                .map(|known| format!("; did you mean `{known}`?"))
-                .unwrap_or_default();
-            SettingsWarning {
-                origin: origin.to_owned(),
-                location: if location.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{location}.{key}")
-                },
-                message: format!("not a key of {kind}, so it has no effect{meant}"),
-            }
-        })
-        .collect()
+/// The warning for a key of Claude Code's that is none of `known` (`"comand"` in a hook is a
+/// hook without its command), naming the key it likely misspells.
+pub(super) fn warning(origin: &str, unknown: &UnknownKey, known: &[&str]) -> SettingsWarning {
+    let meant = closest(&unknown.key, known.iter().copied(), 1)
+        .first()
+        .map(|known| format!("; did you mean `{known}`?"))
+        .unwrap_or_default();
+    SettingsWarning {
+        origin: origin.to_owned(),
+        location: unknown.path(),
+        message: format!("not a key of {}, so it has no effect{meant}", unknown.of),
+    }
 }
 
 #[cfg(test)]
@@ -123,9 +99,10 @@ mod tests {
 
     #[test]
     fn a_misspelt_key_names_the_key_it_likely_means() {
-        let root: Map<String, Value> =
-            serde_json::from_str(r#"{"permisions": {}, "env": {}, "zzzzzzzz": 1}"#).unwrap();
-        let warnings = unknown(&root, "s.json");
+        let text = r#"{"permisions": {}, "env": {}, "zzzzzzzz": 1}"#;
+        let warnings = super::super::read::parse(text, "s.json", None)
+            .unwrap()
+            .warnings;
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert_eq!(
             warnings[0].to_string(),

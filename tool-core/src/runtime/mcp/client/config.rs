@@ -31,10 +31,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde::de::{MapAccess, SeqAccess, Visitor};
+use serde::de::{SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::runtime::config;
+use crate::runtime::config::{self, Pairs};
 use crate::settings::TrustedMcpServer;
 
 /// The MCP servers to import, by name, sorted by name.
@@ -432,29 +432,6 @@ impl<'de> Deserialize<'de> for Strings {
     }
 }
 
-/// `env` and `headers`: an object of strings, in the file's key order.
-struct Pairs(Vec<(String, String)>);
-
-impl<'de> Deserialize<'de> for Pairs {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> Visitor<'de> for Fields {
-            type Value = Pairs;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut fields: A) -> Result<Pairs, A::Error> {
-                let mut pairs = Vec::new();
-                while let Some(pair) = fields.next_entry()? {
-                    pairs.push(pair);
-                }
-                Ok(Pairs(pairs))
-            }
-        }
-        deserializer.deserialize_map(Fields)
-    }
-}
-
 /// Reads through the crate's configuration reader, with errors that name the origin.
 struct Reader<'a> {
     origin: &'a str,
@@ -516,10 +493,7 @@ fn parse(
 
 impl Reader<'_> {
     fn invalid(&self, location: &str, expected: &str, found: &Value) -> McpConfigError {
-        let found = match found {
-            Value::String(text) => format!("the string \"{text}\""),
-            other => crate::definition::args::json_kind(other).to_owned(),
-        };
+        let found = config::described(found);
         McpConfigError::Invalid {
             origin: self.origin.to_owned(),
             location: location.to_owned(),
