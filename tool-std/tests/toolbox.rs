@@ -928,6 +928,38 @@ fn the_projects_mcp_json_servers_start_once_approved() {
     assert!(!call().status.success());
 }
 
+/// Issue 25: a misspelt key of `.mcp.json` is a warning, as one of settings is, printed on
+/// stderr naming the file, the key and the key meant; the server still starts.
+#[test]
+fn a_misspelt_mcp_json_key_is_a_warning_on_stderr_and_the_server_still_starts() {
+    let fx = Discovered::new();
+    let server = serde_json::json!({"mcpServers": {"self": {
+        "command": env!("CARGO_BIN_EXE_toolbox"),
+        "args": ["serve", "--mode", "bypass", "--no-discover"],
+        "evn": {"LEVEL": "1"},
+    }}});
+    let config = fx.project.path().join(".mcp.json");
+    std::fs::write(&config, server.to_string()).unwrap();
+    fx.write("local", r#"{"enabledMcpjsonServers": ["self"]}"#);
+    let output = fx.run(&[
+        "call",
+        "mcp__self__read_file",
+        r#"{"path": "notes.md"}"#,
+        "--mode",
+        "bypass",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("buy milk"), "{}", stdout(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains(&format!(
+            "toolbox: warning: {}: `mcpServers.self.evn`: not a key of a server, so it has no effect; did you mean `env`?",
+            config.display()
+        )),
+        "{said}"
+    );
+}
+
 /// `toolbox install CLIENT --config FILE` run in `dir` with `extra` arguments.
 fn install(dir: &Path, config: &Path, extra: &[&str]) -> Output {
     let mut args = vec![

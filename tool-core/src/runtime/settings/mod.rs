@@ -425,6 +425,25 @@ pub enum SettingsError {
 }
 
 impl Settings {
+    /// What loaded but may not do what it seems: a key of Claude Code's that is none of its
+    /// section's (with the key it likely misspells), an allow rule that allows more than it
+    /// reads, an allow condition that allows everything. The [`warnings`](Settings::warnings)
+    /// field, for a program to show its user (`toolbox` prints them).
+    ///
+    /// ```
+    /// use tool_core::settings::Settings;
+    ///
+    /// let settings = Settings::from_json(r#"{"permisions": {"allow": ["Bash(ls)"]}}"#).unwrap();
+    /// assert_eq!(
+    ///     settings.warnings()[0].to_string(),
+    ///     "settings: `permisions`: not a key of Claude Code's settings, so it has no effect; did you mean `permissions`?"
+    /// );
+    /// ```
+    #[must_use]
+    pub fn warnings(&self) -> &[SettingsWarning] {
+        &self.warnings
+    }
+
     /// Reads one settings file. Relative `additionalDirectories` entries are resolved against
     /// the file's [project directory](Settings::project_dir).
     ///

@@ -64,6 +64,10 @@ pub(crate) fn add(
         }
         None => return Ok((toolset, None)),
     };
+    // A misspelt key loads without effect: said, as the settings' warnings are.
+    for warning in config.warnings() {
+        eprintln!("toolbox: warning: {warning}");
+    }
     // Started where the session's tools work, never in whatever directory toolbox ran from.
     config
         .start_in(servers.workspace)

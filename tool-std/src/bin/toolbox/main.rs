@@ -878,7 +878,7 @@ fn coordinator(
     if let Some(settings) = settings {
         // What loaded but may not do what it seems, and what is understood but not run here:
         // said once, on stderr, so a mistake in the file is not silently without effect.
-        for warning in &settings.warnings {
+        for warning in settings.warnings() {
             eprintln!("toolbox: warning: {warning}");
         }
         for ignored in &settings.ignored {

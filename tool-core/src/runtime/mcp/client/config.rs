@@ -20,10 +20,9 @@
 //!   takes the default when `VAR` is unset or empty (the shell's `:-`). A `${VAR}` whose
 //!   variable is unset and that has no default is an error naming the server, the field and the
 //!   variable, as Claude Code fails to parse such a file.
-//! - Keys this module does not use (`timeout`, `disabled`, other clients' keys) are ignored,
-//!   but one that is a misspelling of a key it uses (`comand`, `arg`, `URL`: two edits or
-//!   fewer, case aside) is an error that names the key meant, rather than a server started
-//!   without its arguments.
+//! - Other clients' keys (`timeout`, `disabled`) are ignored. A misspelling of a key read here
+//!   (`comand`, `arg`, `URL`: two edits or fewer, case aside), or a top-level key other than
+//!   `mcpServers`, is a [warning](McpConfig::warnings) naming the key meant.
 //! - A server's tools are trusted (their annotations believed) only when the user's settings
 //!   say so: see [`McpConfig::trust`] and the [`client`](super) module docs. A `.mcp.json`
 //!   comes with a project, so it cannot trust itself.
@@ -34,8 +33,9 @@ use serde::Deserialize;
 use serde::de::{SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::definition::suggest::closest;
 use crate::runtime::config::{self, Pairs};
-use crate::settings::TrustedMcpServer;
+use crate::settings::{SettingsWarning, TrustedMcpServer};
 
 /// The MCP servers to import, by name, sorted by name.
 ///
@@ -54,6 +54,8 @@ use crate::settings::TrustedMcpServer;
 pub struct McpConfig {
     /// The servers, sorted by name.
     pub servers: Vec<McpServerConfig>,
+    /// Keys read but without effect, each naming the key it likely misspells.
+    pub warnings: Vec<SettingsWarning>,
 }
 
 /// One server to import.
@@ -239,7 +241,7 @@ pub enum McpConfigError {
         /// What is there.
         found: String,
     },
-    /// A server's key is a misspelling of one this module reads.
+    /// A server without a `command` or a `url`, one of whose keys misspells the one missing.
     #[error(
         "{origin}: `{location}` is not a key of a server (its keys are `type`, `command`, `args`, `env`, `cwd`, `url`, `headers`); did you mean `{meant}`?"
     )]
@@ -278,6 +280,25 @@ pub enum McpConfigError {
 }
 
 impl McpConfig {
+    /// What in the file was read but has no effect: a misspelt key, a top-level key other
+    /// than `mcpServers`. A program shows them to its user (`toolbox` prints them).
+    ///
+    /// ```
+    /// use tool_core::mcp::client::McpConfig;
+    ///
+    /// let config = McpConfig::from_json(
+    ///     r#"{"mcpServers": {"files": {"command": "mcp-files", "arg": ["/srv"]}}}"#,
+    /// ).unwrap();
+    /// assert_eq!(
+    ///     config.warnings()[0].to_string(),
+    ///     ".mcp.json: `mcpServers.files.arg`: not a key of a server, so it has no effect; did you mean `args`?"
+    /// );
+    /// ```
+    #[must_use]
+    pub fn warnings(&self) -> &[SettingsWarning] {
+        &self.warnings
+    }
+
     /// Reads a `.mcp.json`, expanding `${VAR}` from the process environment.
     ///
     /// # Errors
@@ -390,14 +411,18 @@ impl McpConfig {
 
 /// A `.mcp.json`, as far as this module reads it.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename = "a `.mcp.json` file", rename_all = "camelCase")]
 struct McpJson {
     mcp_servers: Option<Map<String, Value>>,
+    /// A JSON schema's address, which editors use.
+    #[serde(rename = "$schema")]
+    _schema: Option<serde::de::IgnoredAny>,
 }
 
 /// One server's entry. Each field but `type` is read (and its `${VAR}`s expanded) by the
 /// transport that uses it: a field a transport has no use for is left as it is.
 #[derive(Deserialize)]
+#[serde(rename = "a server")]
 struct ServerEntry {
     #[serde(rename = "type")]
     kind: Option<String>,
@@ -450,14 +475,19 @@ fn parse(
         source,
     })?;
     let reader = Reader { origin, lookup };
-    if !value.is_object() {
-        return Err(reader.invalid("the configuration", "an object", &value));
-    }
-    let file: McpJson = reader.read(&value, "")?;
-    let Some(servers) = file.mcp_servers else {
-        return Ok(McpConfig::default());
-    };
+    let (file, unknown) = reader.read_noting_unknown::<McpJson>(&value, "")?;
     let mut config = McpConfig::default();
+    // A file in another client's format (VS Code's `servers`) would import nothing, unsaid.
+    config.warnings.extend(unknown.iter().map(|unknown| {
+        let meant = closest(&unknown.key, ["mcpServers"], 1)
+            .first()
+            .map(|meant| format!("; did you mean `{meant}`?"))
+            .unwrap_or_default();
+        reader.warning(unknown, meant)
+    }));
+    let Some(servers) = file.mcp_servers else {
+        return Ok(config);
+    };
     let mut parts: Vec<(String, &str)> = Vec::new();
     for (name, server) in &servers {
         let part = super::normalize(name);
@@ -485,7 +515,9 @@ fn parse(
             });
         }
         parts.push((part, name));
-        config.servers.push(reader.server(name, server)?);
+        config
+            .servers
+            .push(reader.server(name, server, &mut config.warnings)?);
     }
     config.servers.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(config)
@@ -508,15 +540,39 @@ impl Reader<'_> {
         value: &'v Value,
         location: &str,
     ) -> Result<T, McpConfigError> {
-        config::read(value, location).map_err(|error| {
-            let (expected, found) = error.expected_and_found();
-            McpConfigError::Invalid {
-                origin: self.origin.to_owned(),
-                location: error.location().to_owned(),
-                expected,
-                found,
-            }
-        })
+        config::read(value, location).map_err(|error| self.invalid_read(&error))
+    }
+
+    /// [`read`](Self::read), and the keys no field of `T` takes.
+    fn read_noting_unknown<'v, T: Deserialize<'v>>(
+        &self,
+        value: &'v Value,
+        location: &str,
+    ) -> Result<(T, Vec<config::UnknownKey>), McpConfigError> {
+        config::read_noting_unknown(value, location).map_err(|error| self.invalid_read(&error))
+    }
+
+    fn invalid_read(&self, error: &config::ReadError) -> McpConfigError {
+        let (expected, found) = error.expected_and_found();
+        let location = match error.location() {
+            "" => "the configuration",
+            location => location,
+        };
+        McpConfigError::Invalid {
+            origin: self.origin.to_owned(),
+            location: location.to_owned(),
+            expected,
+            found,
+        }
+    }
+
+    /// The warning for a key without effect; `meant` ends it ("; did you mean `args`?").
+    fn warning(&self, unknown: &config::UnknownKey, meant: String) -> SettingsWarning {
+        SettingsWarning {
+            origin: self.origin.to_owned(),
+            location: unknown.path(),
+            message: format!("not a key of {}, so it has no effect{meant}", unknown.of),
+        }
     }
 
     /// A string field, expanded.
@@ -541,40 +597,60 @@ impl Reader<'_> {
             .collect()
     }
 
-    fn server(&self, name: &str, value: &Value) -> Result<McpServerConfig, McpConfigError> {
+    /// One server's entry; a key of it that misspells one of [`SERVER_KEYS`] goes to
+    /// `warnings`.
+    fn server(
+        &self,
+        name: &str,
+        value: &Value,
+        warnings: &mut Vec<SettingsWarning>,
+    ) -> Result<McpServerConfig, McpConfigError> {
         let at = format!("mcpServers.{name}");
         if name.is_empty() {
             return Err(self.invalid("mcpServers", "servers with non-empty names", value));
         }
-        let keys = value.as_object().into_iter().flat_map(Map::keys);
-        if let Some((key, meant)) = keys.filter_map(|key| Some((key, misspelt(key)?))).next() {
-            return Err(McpConfigError::MisspeltKey {
-                origin: self.origin.to_owned(),
-                location: format!("{at}.{key}"),
-                meant: meant.to_owned(),
-            });
+        let (entry, unknown) = self.read_noting_unknown::<ServerEntry>(value, &at)?;
+        // Other clients' keys (`timeout`, `envFile`) are far from ours, and quiet.
+        let misspelt: Vec<(&config::UnknownKey, &str)> = unknown
+            .iter()
+            .filter_map(|unknown| Some((unknown, misspelt(&unknown.key)?)))
+            .collect();
+        for (unknown, meant) in &misspelt {
+            warnings.push(self.warning(unknown, format!("; did you mean `{meant}`?")));
         }
-        let entry: ServerEntry = self.read(value, &at)?;
+        // A server missing what it needs, with a key that misspells it, is named by that key.
+        let misspelling = |wanted: &[&str]| {
+            let (unknown, meant) = misspelt.iter().find(|(_, meant)| wanted.contains(meant))?;
+            Some(McpConfigError::MisspeltKey {
+                origin: self.origin.to_owned(),
+                location: unknown.path(),
+                meant: (*meant).to_owned(),
+            })
+        };
         let kind = match (entry.kind.as_deref(), &entry.command, &entry.url) {
             (Some(kind), ..) => kind,
             (None, Some(_), _) => "stdio",
             (None, None, Some(_)) => "http",
             (None, None, None) => {
-                return Err(self.invalid(
-                    &at,
-                    "a server with a `command` (stdio) or a `url` (\"type\": \"http\")",
-                    value,
-                ));
+                return Err(misspelling(&["command", "url"]).unwrap_or_else(|| {
+                    self.invalid(
+                        &at,
+                        "a server with a `command` (stdio) or a `url` (\"type\": \"http\")",
+                        value,
+                    )
+                }));
             }
         };
         let transport = match kind {
             "stdio" => {
                 let command = entry.command.as_ref().ok_or_else(|| {
-                    self.invalid(
-                        &format!("{at}.command"),
-                        "the program to start",
-                        &Value::Null,
-                    )
+                    misspelling(&["command"]).unwrap_or_else(|| {
+                        self.invalid(
+                            &format!("{at}.command"),
+                            "the program to start",
+                            &Value::Null,
+                        )
+                    })
                 })?;
                 let command = self.string(command, &format!("{at}.command"))?;
                 if command.trim().is_empty() {
@@ -615,11 +691,13 @@ impl Reader<'_> {
             "http" | "streamable-http" | "streamableHttp" => {
                 let location = format!("{at}.url");
                 let url = entry.url.as_ref().ok_or_else(|| {
-                    self.invalid(
-                        &location,
-                        "the server's http:// or https:// URL",
-                        &Value::Null,
-                    )
+                    misspelling(&["url"]).unwrap_or_else(|| {
+                        self.invalid(
+                            &location,
+                            "the server's http:// or https:// URL",
+                            &Value::Null,
+                        )
+                    })
                 })?;
                 let url = self.string(url, &location)?;
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -780,7 +858,9 @@ mod tests {
     }
 
     #[test]
-    fn a_misspelt_server_key_is_an_error_naming_the_key_meant() {
+    /// Issue 25: unknown keys are treated alike in every file; a misspelt key of Claude
+    /// Code's is a warning naming the key meant (it was an error here, a warning in settings).
+    fn a_misspelt_server_key_is_a_warning_naming_the_key_meant() {
         for (key, meant) in [
             ("comand", "command"),
             ("arg", "args"),
@@ -790,14 +870,50 @@ mod tests {
             let text = format!(
                 r#"{{"mcpServers": {{"files": {{"command": "x", "url": "http://h", "{key}": 1}}}}}}"#
             );
+            let config = parse(&text).unwrap();
+            let warnings: Vec<String> = config.warnings().iter().map(ToString::to_string).collect();
+            assert_eq!(
+                warnings,
+                [format!(
+                    ".mcp.json: `mcpServers.files.{key}`: not a key of a server, so it has no effect; did you mean `{meant}`?"
+                )]
+            );
+        }
+    }
+
+    #[test]
+    fn a_server_whose_command_or_url_is_misspelt_is_an_error_naming_the_key_meant() {
+        for (text, location, meant) in [
+            (r#"{"comand": "x"}"#, "comand", "command"),
+            (r#"{"type": "stdio", "comand": "x"}"#, "comand", "command"),
+            (r#"{"URL": "http://h"}"#, "URL", "url"),
+            (r#"{"type": "http", "ulr": "http://h"}"#, "ulr", "url"),
+        ] {
+            let text = format!(r#"{{"mcpServers": {{"files": {text}}}}}"#);
             let error = parse(&text).unwrap_err().to_string();
             assert!(
                 error.contains(&format!(
-                    "`mcpServers.files.{key}` is not a key of a server"
+                    "`mcpServers.files.{location}` is not a key of a server"
                 )) && error.ends_with(&format!("did you mean `{meant}`?")),
                 "{error}"
             );
         }
+    }
+
+    #[test]
+    fn a_top_level_key_other_than_mcp_servers_is_a_warning() {
+        let config =
+            parse(r#"{"$schema": "s", "mcpServer": {"files": {"command": "x"}}}"#).unwrap();
+        assert!(config.servers.is_empty());
+        let warnings: Vec<String> = config.warnings().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            warnings,
+            [
+                ".mcp.json: `mcpServer`: not a key of a `.mcp.json` file, so it has no effect; did you mean `mcpServers`?"
+            ]
+        );
+        let config = parse(r#"{"servers": {}, "inputs": []}"#).unwrap();
+        assert_eq!(config.warnings().len(), 2, "{:?}", config.warnings());
     }
 
     #[test]
@@ -809,6 +925,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(config.servers.len(), 1);
+        assert!(config.warnings().is_empty(), "{:?}", config.warnings());
     }
 
     #[test]
