@@ -880,3 +880,36 @@ fn deep_nesting_is_refused_as_json_or_skipped_unread() {
     let settings = Settings::from_json(&format!(r#"{{"statusLine": {nested}}}"#)).unwrap();
     assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
 }
+
+/// A hook event or type this framework does not run is kept in `ignored`, and when it is
+/// close to one it runs (`PreToolUs`, `comand`), the reason names that one.
+#[test]
+fn an_event_or_hook_type_not_run_here_names_the_one_it_likely_misspells() {
+    let settings = Settings::from_json(
+        r#"{"hooks": {
+            "PreToolUs": [{"hooks": [{"type": "command", "command": "x"}]}],
+            "PostToolUse": [{"hooks": [{"type": "comand", "command": "x"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "x"}]}]
+        }}"#,
+    )
+    .unwrap();
+    let reasons: Vec<(&str, &str)> = settings
+        .ignored
+        .iter()
+        .map(|entry| (entry.location.as_str(), entry.reason.as_str()))
+        .collect();
+    assert_eq!(reasons.len(), 3, "{reasons:?}");
+    assert_eq!(reasons[0].0, "hooks.PreToolUs");
+    assert!(
+        reasons[0].1.ends_with("; did you mean `PreToolUse`?"),
+        "{reasons:?}"
+    );
+    assert_eq!(reasons[1].0, "hooks.PostToolUse[0].hooks[0]");
+    assert!(
+        reasons[1].1.ends_with("; did you mean `command`?"),
+        "{reasons:?}"
+    );
+    assert_eq!(reasons[2].0, "hooks.Stop");
+    assert!(!reasons[2].1.contains("did you mean"), "{reasons:?}");
+    assert!(!settings.hooks.has(HookEvent::PreToolUse));
+}

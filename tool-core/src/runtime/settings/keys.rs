@@ -74,15 +74,23 @@ pub(super) const KNOWN: &[&str] = &[
 /// The warning for a key of Claude Code's that is none of `known` (`"comand"` in a hook is a
 /// hook without its command), naming the key it likely misspells.
 pub(super) fn warning(origin: &str, unknown: &UnknownKey, known: &[&str]) -> SettingsWarning {
-    let meant = closest(&unknown.key, known.iter().copied(), 1)
-        .first()
-        .map(|known| format!("; did you mean `{known}`?"))
-        .unwrap_or_default();
     SettingsWarning {
         origin: origin.to_owned(),
         location: unknown.path(),
-        message: format!("not a key of {}, so it has no effect{meant}", unknown.of),
+        message: format!(
+            "not a key of {}, so it has no effect{}",
+            unknown.of,
+            did_you_mean(&unknown.key, known.iter().copied())
+        ),
     }
+}
+
+/// "; did you mean `X`?" for the one of `known` that `written` likely misspells, else nothing.
+pub(super) fn did_you_mean<'a>(written: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    closest(written, known, 1)
+        .first()
+        .map(|meant| format!("; did you mean `{meant}`?"))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use super::file::{
     Priority, SANDBOX, SETTINGS, Seconds, SettingsFile, SizeCondition, Test, TextCondition,
     ToolkitEntry, TrustedEntry,
 };
+use super::keys::did_you_mean;
 use super::{
     IgnoredEntry, McpToolHookSpec, ModelHookSpec, Permissions, RuleSource, SandboxSettings,
     Settings, SettingsError, SettingsWarning, TrustedMcpServer, additional_directory, backticked,
@@ -78,16 +79,13 @@ pub(super) fn parse(
         }
         // A misspelt key (`allwo`) would leave its rules without effect, unsaid.
         for unknown in unknown_in(PERMISSIONS) {
-            let suggestion = closest(&unknown.key, unknown.known.iter().copied(), 1)
-                .first()
-                .map(|known| format!("; did you mean `{known}`?"))
-                .unwrap_or_default();
             settings.ignored.push(reader.ignored(
                 &unknown.path(),
                 format!(
-                    "`{}` is not a key of `permissions` (its keys are {}){suggestion}",
+                    "`{}` is not a key of `permissions` (its keys are {}){}",
                     unknown.key,
-                    backticked(unknown.known)
+                    backticked(unknown.known),
+                    did_you_mean(&unknown.key, unknown.known.iter().copied())
                 ),
             ));
         }
@@ -293,11 +291,13 @@ impl Reader<'_> {
         for (event_name, groups) in hooks {
             let event_location = format!("hooks.{event_name}");
             let Ok(event) = event_name.parse::<HookEvent>() else {
+                let events = HookEvent::ALL.map(HookEvent::as_str);
                 settings.ignored.push(self.ignored(
                     &event_location,
                     format!(
-                        "the `{event_name}` event is not run here; hooks run for {}",
-                        HookEvent::ALL.map(HookEvent::as_str).join(", ")
+                        "the `{event_name}` event is not run here; hooks run for {}{}",
+                        events.join(", "),
+                        did_you_mean(event_name, events)
                     ),
                 ));
                 continue;
@@ -425,10 +425,12 @@ impl Reader<'_> {
                 }
             },
             _ => {
+                let kinds = ["command", "http", "mcp_tool", "prompt", "agent"];
                 settings.ignored.push(self.ignored(
                     location,
                     format!(
-                        "hooks of type \"{kind}\" are not run here; \"command\", \"http\", \"mcp_tool\", \"prompt\" and \"agent\" hooks are"
+                        "hooks of type \"{kind}\" are not run here; \"command\", \"http\", \"mcp_tool\", \"prompt\" and \"agent\" hooks are{}",
+                        did_you_mean(&kind, kinds)
                     ),
                 ));
                 return Ok(());
