@@ -167,6 +167,8 @@ def crate_graph() -> None:
 # The hand-written readers of configuration, by the names they go by: (file, first line's
 # pattern, the pattern of the line after the last).
 READERS = [
+    # Where it is since the settings file became types (`settings/file.rs`).
+    ("tool-core/src/runtime/settings/read.rs", r"^struct Reader<", r"^}\s*$", "impl Reader"),
     ("tool-core/src/runtime/settings/mod.rs", r"^struct Reader<", r"^}\s*$", "impl Reader"),
     # Where it was before settings became a folder, so older commits can be measured.
     ("tool-core/src/runtime/settings.rs", r"^struct Reader<", r"^}\s*$", "impl Reader"),

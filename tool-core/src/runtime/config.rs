@@ -222,9 +222,14 @@ impl de::Error for ReadError {
 /// (`the string "x"`), anything else by its kind ("a number").
 pub(crate) fn described(value: &Value) -> String {
     match value {
-        Value::String(text) => format!("the string \"{text}\""),
+        Value::String(text) => quoted(text),
         other => json_kind(other).to_owned(),
     }
+}
+
+/// A string as the configuration files' errors name it when found: `the string "x"`.
+pub(crate) fn quoted(text: &str) -> String {
+    format!("the string \"{text}\"")
 }
 
 /// serde's name for what a type expects, as this crate says it of JSON.

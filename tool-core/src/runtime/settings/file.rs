@@ -183,7 +183,38 @@ pub(super) struct ToolkitEntry {
     pub(super) trusted_mcp_servers: Option<Vec<Value>>,
 }
 
-/// A `toolkit.trustedMcpServers` entry written as an object (a bare string is a name).
+/// A `toolkit.trustedMcpServers` entry: a server's name, or an object pinning it.
+pub(super) enum TrustedItem {
+    Name(String),
+    Pinned(TrustedEntry),
+}
+
+impl<'de> Deserialize<'de> for TrustedItem {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NameOrObject;
+        impl<'de> serde::de::Visitor<'de> for NameOrObject {
+            type Value = TrustedItem;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a server name, or {\"name\", \"command\": [program, args...]} or {\"name\", \"url\"}",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<TrustedItem, E> {
+                Ok(TrustedItem::Name(name.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                object: A,
+            ) -> Result<TrustedItem, A::Error> {
+                let deserializer = serde::de::value::MapAccessDeserializer::new(object);
+                TrustedEntry::deserialize(deserializer).map(TrustedItem::Pinned)
+            }
+        }
+        deserializer.deserialize_any(NameOrObject)
+    }
+}
+
+/// A `toolkit.trustedMcpServers` entry written as an object.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TrustedEntry {

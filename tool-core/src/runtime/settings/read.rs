@@ -16,7 +16,7 @@ use super::file::{
     AnyCondition, Bytes, Characters, CommandHandler, ConditionEntry, ConditionSubject, Flag,
     GroupEntry, HandlerEntry, McpToolHandler, ModelHandler, PERMISSIONS, PermissionsEntry,
     Priority, SANDBOX, SETTINGS, Seconds, SettingsFile, SizeCondition, Test, TextCondition,
-    ToolkitEntry, TrustedEntry,
+    ToolkitEntry, TrustedEntry, TrustedItem,
 };
 use super::keys::did_you_mean;
 use super::{
@@ -169,13 +169,13 @@ struct Reader<'o> {
 }
 
 impl Reader<'_> {
-    fn invalid(&self, location: &str, expected: &str, found: &Value) -> SettingsError {
-        let found = config::described(found);
+    /// A value that is not what `expected` says; `found` says what it is ("an array").
+    fn invalid(&self, location: &str, expected: &str, found: &str) -> SettingsError {
         SettingsError::Invalid {
             origin: self.origin.to_owned(),
             location: location.to_owned(),
             expected: expected.to_owned(),
-            found,
+            found: found.to_owned(),
         }
     }
 
@@ -467,7 +467,7 @@ impl Reader<'_> {
                 self.invalid(
                     &url_location,
                     &format!("an http:// or https:// URL ({error})"),
-                    &Value::String(url.clone()),
+                    &config::quoted(&url),
                 )
             })?
             .timeout(timeout);
@@ -550,7 +550,7 @@ impl Reader<'_> {
             None => return Err(self.missing(&name_location, NAME)),
         };
         if name.is_empty() {
-            return Err(self.invalid(&name_location, NAME, &Value::from(name)));
+            return Err(self.invalid(&name_location, NAME, &config::quoted(name)));
         }
         let verdict_location = format!("{location}.verdict");
         const VERDICTS: &str = "one of \"allow\", \"ask\", \"deny\"";
@@ -560,7 +560,7 @@ impl Reader<'_> {
             Some("ask") => Verdict::Ask,
             Some("deny") => Verdict::Deny,
             Some(other) => {
-                return Err(self.invalid(&verdict_location, VERDICTS, &Value::from(other)));
+                return Err(self.invalid(&verdict_location, VERDICTS, &config::quoted(other)));
             }
         };
         let mut rule = ConditionalRule::new(verdict, name);
@@ -576,7 +576,7 @@ impl Reader<'_> {
                 self.invalid(
                     &effect_location,
                     "one of \"read_only\", \"mutating\", \"destructive\", \"not_read_only\"",
-                    &Value::from(effect.clone()),
+                    &config::quoted(effect),
                 )
             })?;
             rule = rule.effect(effect);
@@ -695,45 +695,46 @@ impl Reader<'_> {
         &self,
         entries: &[Value],
     ) -> Result<Vec<TrustedMcpServer>, SettingsError> {
-        const EXPECTED: &str =
-            "a server name, or {\"name\", \"command\": [program, args...]} or {\"name\", \"url\"}";
-        let location = "toolkit.trustedMcpServers";
         let mut servers = Vec::new();
         for (index, entry) in entries.iter().enumerate() {
-            let location = format!("{location}[{index}]");
-            let server = match entry {
-                Value::String(name) => TrustedMcpServer::named(name.as_str()),
-                Value::Object(_) => {
-                    let trusted: TrustedEntry =
-                        self.read_entry(entry, &location, "a trusted MCP server")?;
-                    let name = trusted
-                        .name
-                        .ok_or_else(|| self.missing(&format!("{location}.name"), "a string"))?;
-                    if trusted.command.as_ref().is_some_and(Vec::is_empty) {
-                        return Err(self.invalid(
-                            &format!("{location}.command"),
-                            "the program and its arguments",
-                            &Value::Array(Vec::new()),
-                        ));
-                    }
-                    if trusted.command.is_some() && trusted.url.is_some() {
-                        return Err(self.invalid(
-                            &location,
-                            "a command or a URL, not both (a server is started or reached, not both)",
-                            entry,
-                        ));
-                    }
-                    TrustedMcpServer {
-                        name,
-                        command: trusted.command,
-                        url: trusted.url,
-                    }
-                }
-                other => return Err(self.invalid(&location, EXPECTED, other)),
+            let location = format!("toolkit.trustedMcpServers[{index}]");
+            let server = match self.read_entry(entry, &location, "a trusted MCP server")? {
+                TrustedItem::Name(name) => TrustedMcpServer::named(name),
+                TrustedItem::Pinned(pinned) => self.pinned(pinned, &location)?,
             };
             servers.push(server);
         }
         Ok(servers)
+    }
+
+    /// A trusted server written as an object: a name, and a command line or a URL.
+    fn pinned(
+        &self,
+        pinned: TrustedEntry,
+        location: &str,
+    ) -> Result<TrustedMcpServer, SettingsError> {
+        let name = pinned
+            .name
+            .ok_or_else(|| self.missing(&format!("{location}.name"), "a string"))?;
+        if pinned.command.as_ref().is_some_and(Vec::is_empty) {
+            return Err(self.invalid(
+                &format!("{location}.command"),
+                "the program and its arguments",
+                "an array",
+            ));
+        }
+        if pinned.command.is_some() && pinned.url.is_some() {
+            return Err(self.invalid(
+                location,
+                "a command or a URL, not both (a server is started or reached, not both)",
+                "an object",
+            ));
+        }
+        Ok(TrustedMcpServer {
+            name,
+            command: pinned.command,
+            url: pinned.url,
+        })
     }
 
     fn condition_error(&self, location: &str, source: ConditionError) -> SettingsError {

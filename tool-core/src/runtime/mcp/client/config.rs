@@ -524,13 +524,13 @@ fn parse(
 }
 
 impl Reader<'_> {
-    fn invalid(&self, location: &str, expected: &str, found: &Value) -> McpConfigError {
-        let found = config::described(found);
+    /// A value that is not what `expected` says; `found` says what it is ("an object").
+    fn invalid(&self, location: &str, expected: &str, found: &str) -> McpConfigError {
         McpConfigError::Invalid {
             origin: self.origin.to_owned(),
             location: location.to_owned(),
             expected: expected.to_owned(),
-            found,
+            found: found.to_owned(),
         }
     }
 
@@ -607,7 +607,11 @@ impl Reader<'_> {
     ) -> Result<McpServerConfig, McpConfigError> {
         let at = format!("mcpServers.{name}");
         if name.is_empty() {
-            return Err(self.invalid("mcpServers", "servers with non-empty names", value));
+            return Err(self.invalid(
+                "mcpServers",
+                "servers with non-empty names",
+                &config::described(value),
+            ));
         }
         let (entry, unknown) = self.read_noting_unknown::<ServerEntry>(value, &at)?;
         // Other clients' keys (`timeout`, `envFile`) are far from ours, and quiet.
@@ -636,7 +640,7 @@ impl Reader<'_> {
                     self.invalid(
                         &at,
                         "a server with a `command` (stdio) or a `url` (\"type\": \"http\")",
-                        value,
+                        &config::described(value),
                     )
                 }));
             }
@@ -645,11 +649,7 @@ impl Reader<'_> {
             "stdio" => {
                 let command = entry.command.as_ref().ok_or_else(|| {
                     misspelling(&["command"]).unwrap_or_else(|| {
-                        self.invalid(
-                            &format!("{at}.command"),
-                            "the program to start",
-                            &Value::Null,
-                        )
+                        self.invalid(&format!("{at}.command"), "the program to start", "null")
                     })
                 })?;
                 let command = self.string(command, &format!("{at}.command"))?;
@@ -657,7 +657,7 @@ impl Reader<'_> {
                     return Err(self.invalid(
                         &format!("{at}.command"),
                         "the program to start",
-                        &Value::String(command),
+                        &config::quoted(&command),
                     ));
                 }
                 let args = match &entry.args {
@@ -692,11 +692,7 @@ impl Reader<'_> {
                 let location = format!("{at}.url");
                 let url = entry.url.as_ref().ok_or_else(|| {
                     misspelling(&["url"]).unwrap_or_else(|| {
-                        self.invalid(
-                            &location,
-                            "the server's http:// or https:// URL",
-                            &Value::Null,
-                        )
+                        self.invalid(&location, "the server's http:// or https:// URL", "null")
                     })
                 })?;
                 let url = self.string(url, &location)?;
@@ -704,7 +700,7 @@ impl Reader<'_> {
                     return Err(self.invalid(
                         &location,
                         "an http:// or https:// URL",
-                        &Value::String(url),
+                        &config::quoted(&url),
                     ));
                 }
                 let headers = match &entry.headers {
@@ -719,7 +715,7 @@ impl Reader<'_> {
                         return Err(self.invalid(
                             &format!("{at}.headers.{header}"),
                             "a header the client does not set itself (not Accept, Mcp-Session-Id, Mcp-Protocol-Version or Last-Event-Id)",
-                            &Value::String(header.clone()),
+                            &config::quoted(header),
                         ));
                     }
                 }
@@ -729,7 +725,7 @@ impl Reader<'_> {
                 return Err(self.invalid(
                     &format!("{at}.type"),
                     "\"stdio\" or \"http\" (the old \"sse\" transport is not supported: use the server's streamable HTTP endpoint)",
-                    &Value::String(other.to_owned()),
+                    &config::quoted(other),
                 ));
             }
         };
