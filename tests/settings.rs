@@ -913,3 +913,30 @@ fn an_event_or_hook_type_not_run_here_names_the_one_it_likely_misspells() {
     assert!(!reasons[2].1.contains("did you mean"), "{reasons:?}");
     assert!(!settings.hooks.has(HookEvent::PreToolUse));
 }
+
+/// Claude Code's other `sandbox` keys are kept in `ignored`, each by its path, in the file's
+/// order; the two read here are read.
+#[test]
+fn sandbox_keys_not_read_here_are_listed_as_ignored() {
+    let settings = Settings::from_json(
+        r#"{"sandbox": {"excludedCommands": ["docker"], "enabled": true,
+            "network": {"allowUnixSockets": []}, "autoAllowBashIfSandboxed": null}}"#,
+    )
+    .unwrap();
+    assert_eq!(settings.sandbox.enabled, Some(true));
+    assert_eq!(settings.sandbox.auto_allow_bash_if_sandboxed, None);
+    let locations: Vec<&str> = settings
+        .ignored
+        .iter()
+        .map(|entry| entry.location.as_str())
+        .collect();
+    assert_eq!(locations, ["sandbox.excludedCommands", "sandbox.network"]);
+    assert!(
+        settings.ignored[0]
+            .reason
+            .contains("only `enabled` and `autoAllowBashIfSandboxed`"),
+        "{:?}",
+        settings.ignored
+    );
+    assert!(settings.warnings.is_empty(), "{:?}", settings.warnings);
+}

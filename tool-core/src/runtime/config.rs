@@ -27,6 +27,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, V
 use serde_json::Value;
 
 use crate::definition::args::json_kind;
+use crate::definition::suggest::closest;
 
 /// `value` as a `T`, or what was wrong with it and where. `prefix` is the path of `value` in
 /// its document (empty for the whole document).
@@ -101,6 +102,8 @@ enum Problem {
         field: String,
         known: &'static [&'static str],
     },
+    /// A key the type needs that is not there.
+    MissingField(&'static str),
     /// Anything else a type said.
     Message(String),
 }
@@ -132,11 +135,21 @@ impl ReadError {
                 };
                 (expected.clone(), found)
             }
-            Problem::UnknownField { field, known } => (
-                format!("one of its keys ({})", known.join(", ")),
-                format!("`{field}`"),
+            Problem::UnknownField { field, known } => {
+                let meant = closest(field, known.iter().copied(), 1)
+                    .first()
+                    .map(|meant| format!(", not one; did you mean `{meant}`?"))
+                    .unwrap_or_default();
+                (
+                    format!("an object of its own keys ({})", known.join(", ")),
+                    format!("the key `{field}`{meant}"),
+                )
+            }
+            Problem::MissingField(field) => (
+                format!("an object with the key `{field}`"),
+                "none".to_owned(),
             ),
-            Problem::Message(message) => (message.clone(), String::new()),
+            Problem::Message(message) => (message.clone(), "something else".to_owned()),
         }
     }
 
@@ -181,6 +194,11 @@ impl fmt::Display for ReadError {
                 self.location(),
                 known.join(", ")
             ),
+            Problem::MissingField(field) => write!(
+                f,
+                "`{}` should have the key `{field}`, which is not there",
+                self.location()
+            ),
             Problem::Message(message) => write!(f, "`{}`: {message}", self.location()),
         }
     }
@@ -206,6 +224,19 @@ impl de::Error for ReadError {
         }
     }
 
+    fn missing_field(field: &'static str) -> Self {
+        ReadError {
+            location: None,
+            problem: Problem::MissingField(field),
+        }
+    }
+
+    /// A value of the right kind but out of what the type takes (`300` for a `u8`): worded as
+    /// a wrong kind, what was expected and what was found.
+    fn invalid_value(found: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        Self::invalid_type(found, expected)
+    }
+
     fn invalid_type(_found: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
         ReadError {
             location: None,
@@ -220,6 +251,7 @@ impl de::Error for ReadError {
 
 /// A value as the configuration files' errors name what was found: a string with its text
 /// (`the string "x"`), anything else by its kind ("a number").
+#[cfg(feature = "mcp")]
 pub(crate) fn described(value: &Value) -> String {
     match value {
         Value::String(text) => quoted(text),
@@ -240,6 +272,16 @@ fn in_our_words(expected: &str) -> String {
         "a borrowed string" => "a string".to_owned(),
         other if other.starts_with("struct ") => "an object".to_owned(),
         other if other.starts_with("enum ") => "a string (one of the names it takes)".to_owned(),
+        // Rust's number types, by the numbers they take.
+        "u8" => "a whole number from 0 to 255".to_owned(),
+        "u16" => "a whole number from 0 to 65535".to_owned(),
+        "u32" => "a whole number from 0 to 4294967295".to_owned(),
+        "u64" | "u128" | "usize" => "a whole number, 0 or more".to_owned(),
+        "i8" => "a whole number from -128 to 127".to_owned(),
+        "i16" => "a whole number from -32768 to 32767".to_owned(),
+        "i32" => "a whole number from -2147483648 to 2147483647".to_owned(),
+        "i64" | "i128" | "isize" => "a whole number".to_owned(),
+        "f32" | "f64" => "a number".to_owned(),
         other => other.to_owned(),
     }
 }
@@ -574,6 +616,57 @@ mod tests {
         assert_eq!(
             error(json!({"mode": 3})),
             "`servers.files.mode` should be a string (one of the names it takes), found a number"
+        );
+    }
+
+    #[test]
+    fn a_number_out_of_its_types_range_says_the_range() {
+        #[derive(Debug, Deserialize)]
+        struct Limits {
+            #[expect(dead_code, reason = "read for its error")]
+            retries: u8,
+        }
+        let message = read::<Limits>(&json!({"retries": 300}), "limits")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "`limits.retries` should be a whole number from 0 to 255, found a number"
+        );
+        let message = read::<Limits>(&json!({"retries": -1}), "limits")
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("from 0 to 255"), "{message}");
+    }
+
+    #[test]
+    fn a_missing_key_and_an_unknown_one_are_named_with_their_object() {
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Server {
+            #[expect(dead_code, reason = "read for its error")]
+            command: String,
+        }
+        let error = read::<Server>(&json!({}), "mcpServers.files").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "`mcpServers.files` should have the key `command`, which is not there"
+        );
+        assert_eq!(
+            error.expected_and_found(),
+            (
+                "an object with the key `command`".to_owned(),
+                "none".to_owned()
+            )
+        );
+        let error = read::<Server>(&json!({"command": "x", "comand": "y"}), "s").unwrap_err();
+        assert_eq!(error.location(), "s");
+        assert_eq!(
+            error.expected_and_found(),
+            (
+                "an object of its own keys (command)".to_owned(),
+                "the key `comand`, not one; did you mean `command`?".to_owned()
+            )
         );
     }
 

@@ -206,6 +206,8 @@ impl<'de> Deserialize<'de> for TrustedItem {
                 self,
                 object: A,
             ) -> Result<TrustedItem, A::Error> {
+                // Read past the reader's noting of unknown keys, which is why `TrustedEntry`
+                // refuses them instead.
                 let deserializer = serde::de::value::MapAccessDeserializer::new(object);
                 TrustedEntry::deserialize(deserializer).map(TrustedItem::Pinned)
             }

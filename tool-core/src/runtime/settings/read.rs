@@ -303,14 +303,16 @@ impl Reader<'_> {
                 continue;
             };
             let (groups, unknown) =
-                self.read_noting_unknown::<Vec<GroupEntry>>(groups, &event_location)?;
-            for (index, group) in groups.into_iter().enumerate() {
+                self.read_noting_unknown::<Option<Vec<GroupEntry>>>(groups, &event_location)?;
+            // The unknown keys come in the file's order, each group's together: taken group by
+            // group, in one pass (a file with many groups is read in time linear in it).
+            let mut unknown = unknown.iter().peekable();
+            for (index, group) in groups.into_iter().flatten().enumerate() {
                 let location = format!("{event_location}[{index}]");
-                let unknown: Vec<&config::UnknownKey> = unknown
-                    .iter()
-                    .filter(|key| key.location == location)
-                    .collect();
-                self.group(event, group, &location, &unknown, settings)?;
+                let group_unknown: Vec<&config::UnknownKey> =
+                    std::iter::from_fn(|| unknown.next_if(|key| key.location == location))
+                        .collect();
+                self.group(event, group, &location, &group_unknown, settings)?;
             }
         }
         Ok(())
