@@ -1138,6 +1138,54 @@ fn a_grants_file_that_is_not_json_fails_the_build_with_its_path() {
     );
 }
 
+/// A key of the grants file that is not `allow` would be dropped by the next "always"
+/// answer's write: it is refused, naming the key meant, and the file is left as it was.
+#[test]
+fn a_grants_file_with_a_misspelt_key_is_refused_and_left_as_it_was() {
+    let fixture = Fixture::new();
+    let path = fixture.dir.path().join("grants.json");
+    let text = r#"{"alow": ["run_shell(git push:*)"], "allow": []}"#;
+    std::fs::write(&path, text).unwrap();
+    let error = fixture.builder().grants_file(&path).build().unwrap_err();
+    assert!(
+        error.to_string().contains(&format!(
+            "grants file `{}`: `alow` is not a key of a grants file (its only key is `allow`); did you mean `allow`?",
+            path.display()
+        )),
+        "{error}"
+    );
+    let grants = tool_core::approval::GrantsFile::new(&path);
+    assert!(grants.add("read_file").is_err());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+/// A grants file of the wrong shape names the value by its JSON path.
+#[test]
+fn a_grants_file_of_the_wrong_shape_names_the_value() {
+    let fixture = Fixture::new();
+    let path = fixture.dir.path().join("grants.json");
+    for (text, says) in [
+        (
+            r#"{"allow": ["read_file", 7]}"#,
+            "`allow[1]` should be a string, found a number",
+        ),
+        (
+            r#"{"allow": "read_file"}"#,
+            "`allow` should be an array, found the string \"read_file\"",
+        ),
+        (
+            r#"["read_file"]"#,
+            "`the file` should be an object, found an array",
+        ),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        let error = tool_core::approval::GrantsFile::new(&path)
+            .load()
+            .unwrap_err();
+        assert!(error.to_string().contains(says), "{text}: {error}");
+    }
+}
+
 #[test]
 fn a_bad_rule_in_the_settings_fails_the_build_naming_the_rule() {
     let fixture = Fixture::new();

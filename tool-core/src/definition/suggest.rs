@@ -89,6 +89,16 @@ fn shares_whole_part(a: &str, b: &str) -> bool {
         || (b_parts.len() > 1 && b_parts.contains(&whole(a)))
 }
 
+/// "; did you mean `X`?" for the one of `known` that `written` likely misspells (a key, a
+/// name), else nothing: the tail of a message about a name that is none of `known`.
+pub(crate) fn did_you_mean<'a>(written: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    let meant: Vec<String> = closest(written, known, 1)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    DidYouMean(&meant).to_string()
+}
+
 /// The tail of an error message offering suggestions: nothing, "; did you mean `a`?" or
 /// "; did you mean one of `a`, `b`?".
 pub(crate) struct DidYouMean<'a>(pub(crate) &'a [String]);

@@ -27,7 +27,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, V
 use serde_json::Value;
 
 use crate::definition::args::json_kind;
-use crate::definition::suggest::closest;
+use crate::definition::suggest::did_you_mean;
 
 /// `value` as a `T`, or what was wrong with it and where. `prefix` is the path of `value` in
 /// its document (empty for the whole document).
@@ -135,16 +135,13 @@ impl ReadError {
                 };
                 (expected.clone(), found)
             }
-            Problem::UnknownField { field, known } => {
-                let meant = closest(field, known.iter().copied(), 1)
-                    .first()
-                    .map(|meant| format!(", not one; did you mean `{meant}`?"))
-                    .unwrap_or_default();
-                (
-                    format!("an object of its own keys ({})", known.join(", ")),
-                    format!("the key `{field}`{meant}"),
-                )
-            }
+            Problem::UnknownField { field, known } => (
+                format!("an object of its own keys ({})", known.join(", ")),
+                format!(
+                    "the key `{field}`{}",
+                    did_you_mean(field, known.iter().copied())
+                ),
+            ),
             Problem::MissingField(field) => (
                 format!("an object with the key `{field}`"),
                 "none".to_owned(),
@@ -665,7 +662,7 @@ mod tests {
             error.expected_and_found(),
             (
                 "an object of its own keys (command)".to_owned(),
-                "the key `comand`, not one; did you mean `command`?".to_owned()
+                "the key `comand`; did you mean `command`?".to_owned()
             )
         );
     }

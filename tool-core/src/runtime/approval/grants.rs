@@ -7,6 +7,9 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use crate::definition::suggest::did_you_mean;
+use crate::runtime::config;
+
 /// Why the grants file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -19,7 +22,7 @@ pub enum GrantsError {
         /// What the file system said.
         source: std::io::Error,
     },
-    /// The file is not a grants file.
+    /// The file is not JSON.
     #[error(
         "grants file `{}` is not valid ({source}); expected a JSON object like {{\"allow\": [\"run_shell(cargo test:*)\"]}}",
         path.display()
@@ -29,6 +32,18 @@ pub enum GrantsError {
         path: PathBuf,
         /// What the parser said.
         source: serde_json::Error,
+    },
+    /// The file is JSON, but not a grants file: a value of the wrong kind, or a key that is not
+    /// `allow` (which a write would drop).
+    #[error(
+        "grants file `{}`: {problem}; expected a JSON object like {{\"allow\": [\"run_shell(cargo test:*)\"]}}",
+        path.display()
+    )]
+    Content {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where (`allow[1]` should be a string, found a number).
+        problem: String,
     },
 }
 
@@ -56,7 +71,10 @@ pub struct GrantsFile {
 /// interleave. Another process writing the same file at the same moment can still lose a grant.
 static WRITING: Mutex<()> = Mutex::new(());
 
+/// The file's content. Only its own key: another (`"alow"`) would be dropped by the next
+/// write, so it is refused.
 #[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct GrantsDocument {
     #[serde(default)]
     allow: Vec<String>,
@@ -111,9 +129,30 @@ impl GrantsFile {
                 });
             }
         };
-        serde_json::from_str(&text).map_err(|source| GrantsError::Invalid {
-            path: self.path.clone(),
-            source,
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|source| GrantsError::Invalid {
+                path: self.path.clone(),
+                source,
+            })?;
+        config::read(&value, "").map_err(|error| {
+            let problem = match error.unknown_field() {
+                Some((key, known)) => format!(
+                    "`{key}` is not a key of a grants file (its only key is `allow`){}",
+                    did_you_mean(key, known.iter().copied())
+                ),
+                None => {
+                    let (expected, found) = error.expected_and_found();
+                    let location = match error.location() {
+                        "" => "the file",
+                        location => location,
+                    };
+                    format!("`{location}` should be {expected}, found {found}")
+                }
+            };
+            GrantsError::Content {
+                path: self.path.clone(),
+                problem,
+            }
         })
     }
 

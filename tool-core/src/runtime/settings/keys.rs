@@ -7,7 +7,7 @@
 //! `toolkit` key, an unknown key is an error.
 
 use super::SettingsWarning;
-use crate::definition::suggest::closest;
+use crate::definition::suggest::did_you_mean;
 use crate::runtime::config::UnknownKey;
 
 /// Every top-level key of Claude Code's settings reference, ours (`toolkit`) and `$schema`.
@@ -83,14 +83,6 @@ pub(super) fn warning(origin: &str, unknown: &UnknownKey, known: &[&str]) -> Set
             did_you_mean(&unknown.key, known.iter().copied())
         ),
     }
-}
-
-/// "; did you mean `X`?" for the one of `known` that `written` likely misspells, else nothing.
-pub(super) fn did_you_mean<'a>(written: &str, known: impl IntoIterator<Item = &'a str>) -> String {
-    closest(written, known, 1)
-        .first()
-        .map(|meant| format!("; did you mean `{meant}`?"))
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -18,13 +18,12 @@ use super::file::{
     Priority, SANDBOX, SETTINGS, Seconds, SettingsFile, SizeCondition, Test, TextCondition,
     ToolkitEntry, TrustedEntry, TrustedItem,
 };
-use super::keys::did_you_mean;
 use super::{
     IgnoredEntry, McpToolHookSpec, ModelHookSpec, Permissions, RuleSource, SandboxSettings,
     Settings, SettingsError, SettingsWarning, TrustedMcpServer, additional_directory, backticked,
     keys,
 };
-use crate::definition::suggest::closest;
+use crate::definition::suggest::{closest, did_you_mean};
 use crate::runtime::config;
 use crate::runtime::hooks::{
     BackgroundHook, CommandHook, DEFAULT_TIMEOUT, Hook, HookEvent, Matcher, ModelHookKind,

@@ -33,7 +33,7 @@ use serde::Deserialize;
 use serde::de::{SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::definition::suggest::closest;
+use crate::definition::suggest::did_you_mean;
 use crate::runtime::config::{self, Pairs};
 use crate::settings::{SettingsWarning, TrustedMcpServer};
 
@@ -478,13 +478,11 @@ fn parse(
     let (file, unknown) = reader.read_noting_unknown::<McpJson>(&value, "")?;
     let mut config = McpConfig::default();
     // A file in another client's format (VS Code's `servers`) would import nothing, unsaid.
-    config.warnings.extend(unknown.iter().map(|unknown| {
-        let meant = closest(&unknown.key, ["mcpServers"], 1)
-            .first()
-            .map(|meant| format!("; did you mean `{meant}`?"))
-            .unwrap_or_default();
-        reader.warning(unknown, meant)
-    }));
+    config.warnings.extend(
+        unknown
+            .iter()
+            .map(|unknown| reader.warning(unknown, did_you_mean(&unknown.key, ["mcpServers"]))),
+    );
     let Some(servers) = file.mcp_servers else {
         return Ok(config);
     };
