@@ -172,6 +172,8 @@ READERS = [
     ("tool-core/src/runtime/settings/mod.rs", r"^struct Reader<", r"^}\s*$", "impl Reader"),
     # Where it was before settings became a folder, so older commits can be measured.
     ("tool-core/src/runtime/settings.rs", r"^struct Reader<", r"^}\s*$", "impl Reader"),
+    ("tool-core/src/runtime/mcp/client/config/read.rs", r"^struct Reader<", r"^}\s*$", "impl Reader"),
+    # Before `.mcp.json`'s reader had a file of its own.
     ("tool-core/src/runtime/mcp/client/config.rs", r"^struct Reader<", r"^}\s*$", "impl Reader"),
     # Before hook output was read by `runtime/config.rs`.
     ("tool-core/src/runtime/hooks/output.rs", r"^fn parse_json\(", r"^}\s*$", "impl<'a> Fields"),
