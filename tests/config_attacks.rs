@@ -298,3 +298,38 @@ fn a_null_event_is_absent() {
     assert!(!settings.hooks.has(HookEvent::PreToolUse));
     assert!(settings.warnings.is_empty() && settings.ignored.is_empty());
 }
+
+/// An empty trusted server name would trust no server without a word; an empty server name
+/// in `.mcp.json` is named as such; a missing command or URL says it is missing.
+#[test]
+fn empty_names_and_missing_fields_are_named_as_such() {
+    for text in [
+        r#"{"toolkit": {"trustedMcpServers": [""]}}"#,
+        r#"{"toolkit": {"trustedMcpServers": [{"name": " "}]}}"#,
+    ] {
+        let message = error(text);
+        assert!(
+            message.contains("should be a server's name as the MCP configuration gives it"),
+            "{text}: {message}"
+        );
+    }
+    let parse = |text: &str| {
+        McpConfig::from_json_with(text, |_| None)
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        parse(r#"{"mcpServers": {"": {"command": "x"}}}"#).ends_with(
+            "`mcpServers` should be servers with non-empty names, but it is a server named \"\""
+        ),
+    );
+    assert!(
+        parse(r#"{"mcpServers": {"a": {"type": "stdio", "url": "http://h"}}}"#)
+            .ends_with("`mcpServers.a.command` should be the program to start, but it is missing"),
+    );
+    assert!(
+        parse(r#"{"mcpServers": {"a": {"type": "http", "command": "x"}}}"#).ends_with(
+            "`mcpServers.a.url` should be the server's http:// or https:// URL, but it is missing"
+        ),
+    );
+}

@@ -700,12 +700,26 @@ impl Reader<'_> {
         for (index, entry) in entries.iter().enumerate() {
             let location = format!("toolkit.trustedMcpServers[{index}]");
             let server = match self.read_entry(entry, &location, "a trusted MCP server")? {
-                TrustedItem::Name(name) => TrustedMcpServer::named(name),
+                TrustedItem::Name(name) => {
+                    TrustedMcpServer::named(self.server_name(name, &location)?)
+                }
                 TrustedItem::Pinned(pinned) => self.pinned(pinned, &location)?,
             };
             servers.push(server);
         }
         Ok(servers)
+    }
+
+    /// A trusted server's name: an empty one would trust no server, unsaid.
+    fn server_name(&self, name: String, location: &str) -> Result<String, SettingsError> {
+        if name.trim().is_empty() {
+            return Err(self.invalid(
+                location,
+                "a server's name as the MCP configuration gives it (or \"*\" for every server)",
+                &config::quoted(&name),
+            ));
+        }
+        Ok(name)
     }
 
     /// A trusted server written as an object: a name, and a command line or a URL.
@@ -714,9 +728,11 @@ impl Reader<'_> {
         pinned: TrustedEntry,
         location: &str,
     ) -> Result<TrustedMcpServer, SettingsError> {
+        let name_location = format!("{location}.name");
         let name = pinned
             .name
-            .ok_or_else(|| self.missing(&format!("{location}.name"), "a string"))?;
+            .ok_or_else(|| self.missing(&name_location, "a string"))?;
+        let name = self.server_name(name, &name_location)?;
         if pinned.command.as_ref().is_some_and(Vec::is_empty) {
             return Err(self.invalid(
                 &format!("{location}.command"),

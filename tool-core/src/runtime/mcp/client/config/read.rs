@@ -214,7 +214,7 @@ impl Reader<'_> {
             return Err(self.invalid(
                 "mcpServers",
                 "servers with non-empty names",
-                &config::described(value),
+                "a server named \"\"",
             ));
         }
         let (entry, unknown) = self.read_noting_unknown::<ServerEntry>(value, &at)?;
@@ -253,7 +253,7 @@ impl Reader<'_> {
             "stdio" => {
                 let command = entry.command.as_ref().ok_or_else(|| {
                     misspelling(&["command"]).unwrap_or_else(|| {
-                        self.invalid(&format!("{at}.command"), "the program to start", "null")
+                        self.invalid(&format!("{at}.command"), "the program to start", "missing")
                     })
                 })?;
                 let command = self.string(command, &format!("{at}.command"))?;
@@ -296,7 +296,7 @@ impl Reader<'_> {
                 let location = format!("{at}.url");
                 let url = entry.url.as_ref().ok_or_else(|| {
                     misspelling(&["url"]).unwrap_or_else(|| {
-                        self.invalid(&location, "the server's http:// or https:// URL", "null")
+                        self.invalid(&location, "the server's http:// or https:// URL", "missing")
                     })
                 })?;
                 let url = self.string(url, &location)?;
