@@ -57,6 +57,35 @@ pub(crate) fn read_noting_unknown<'de, T: Deserialize<'de>>(
     Ok((read, unknown.into_inner()))
 }
 
+/// A reader of one kind of file (settings, `.mcp.json`): [`read`] and [`read_noting_unknown`]
+/// with the file's own error, which names the file. A reader says how a [`ReadError`]
+/// becomes its error; the reads come with it.
+pub(crate) trait FileReader {
+    /// The file's error.
+    type Error;
+
+    /// `error`, as the file's error.
+    fn error(&self, error: &ReadError) -> Self::Error;
+
+    /// `value`, at `location`, as a `T`.
+    fn read<'v, T: Deserialize<'v>>(
+        &self,
+        value: &'v Value,
+        location: &str,
+    ) -> Result<T, Self::Error> {
+        read(value, location).map_err(|error| self.error(&error))
+    }
+
+    /// [`read`](Self::read), and the keys no field of `T` takes.
+    fn read_noting_unknown<'v, T: Deserialize<'v>>(
+        &self,
+        value: &'v Value,
+        location: &str,
+    ) -> Result<(T, Vec<UnknownKey>), Self::Error> {
+        read_noting_unknown(value, location).map_err(|error| self.error(&error))
+    }
+}
+
 /// A key an object had that the struct read from it has no field for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct UnknownKey {
@@ -119,6 +148,15 @@ impl ReadError {
     /// The JSON path of the value the problem is with.
     pub(crate) fn location(&self) -> &str {
         self.location.as_deref().unwrap_or_default()
+    }
+
+    /// [`location`](Self::location), with the whole document called `document` ("the
+    /// settings") where its path is empty.
+    pub(crate) fn location_or<'a>(&'a self, document: &'a str) -> &'a str {
+        match self.location() {
+            "" => document,
+            location => location,
+        }
     }
 
     /// What was expected, and what was found, with a string's text (`the string "x"`), as the

@@ -142,10 +142,7 @@ impl GrantsFile {
                 ),
                 None => {
                     let (expected, found) = error.expected_and_found();
-                    let location = match error.location() {
-                        "" => "the file",
-                        location => location,
-                    };
+                    let location = error.location_or("the file");
                     format!("`{location}` should be {expected}, found {found}")
                 }
             };

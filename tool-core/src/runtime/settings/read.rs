@@ -24,7 +24,7 @@ use super::{
     keys,
 };
 use crate::definition::suggest::{closest, did_you_mean};
-use crate::runtime::config;
+use crate::runtime::config::{self, FileReader};
 use crate::runtime::hooks::{
     BackgroundHook, CommandHook, DEFAULT_TIMEOUT, Hook, HookEvent, Matcher, ModelHookKind,
 };
@@ -157,6 +157,15 @@ fn anchor_at_project(rule: String, project: &Path) -> String {
     )
 }
 
+impl FileReader for Reader<'_> {
+    type Error = SettingsError;
+
+    fn error(&self, error: &config::ReadError) -> SettingsError {
+        let (expected, found) = error.expected_and_found();
+        self.invalid(error.location_or("the settings"), &expected, &found)
+    }
+}
+
 /// A hook to register, and its `async` setting.
 type HookToRegister = (Arc<dyn Hook>, Option<Flag>);
 
@@ -176,24 +185,6 @@ impl Reader<'_> {
             expected: expected.to_owned(),
             found: found.to_owned(),
         }
-    }
-
-    /// `value`, at `location`, as a `T`, read by the crate's configuration reader.
-    fn read<'v, T: Deserialize<'v>>(
-        &self,
-        value: &'v Value,
-        location: &str,
-    ) -> Result<T, SettingsError> {
-        config::read(value, location).map_err(|error| self.invalid_read(&error))
-    }
-
-    /// [`read`](Self::read), and the keys of Claude Code's that no field of `T` takes.
-    fn read_noting_unknown<'v, T: Deserialize<'v>>(
-        &self,
-        value: &'v Value,
-        location: &str,
-    ) -> Result<(T, Vec<config::UnknownKey>), SettingsError> {
-        config::read_noting_unknown(value, location).map_err(|error| self.invalid_read(&error))
     }
 
     /// A warning for a key of Claude Code's that is none of `unknown.of`'s.
@@ -217,22 +208,8 @@ impl Reader<'_> {
                 known,
                 suggestion: closest(key, known.iter().copied(), 1).first().copied(),
             },
-            None => self.invalid_read(&error),
+            None => self.error(&error),
         })
-    }
-
-    fn invalid_read(&self, error: &config::ReadError) -> SettingsError {
-        let (expected, found) = error.expected_and_found();
-        let location = match error.location() {
-            "" => "the settings",
-            location => location,
-        };
-        SettingsError::Invalid {
-            origin: self.origin.to_owned(),
-            location: location.to_owned(),
-            expected,
-            found,
-        }
     }
 
     fn permissions(&self, entry: PermissionsEntry) -> Result<Permissions, SettingsError> {
@@ -338,10 +315,9 @@ impl Reader<'_> {
             })?,
             None => Matcher::every(),
         };
-        let hooks_location = format!("{location}.hooks");
-        let hooks = self.required(group.hooks, unknown, &hooks_location, "an array of hooks")?;
+        let hooks = self.required(group.hooks, unknown, location, "hooks", "an array of hooks")?;
         for (index, hook) in hooks.iter().enumerate() {
-            let location = format!("{hooks_location}[{index}]");
+            let location = format!("{location}.hooks[{index}]");
             self.handler(event, &matcher, hook, &location, settings)?;
         }
         Ok(())
@@ -363,7 +339,7 @@ impl Reader<'_> {
             .extend(unknown.iter().map(|key| self.warning(key)));
         let unknown: Vec<&config::UnknownKey> = unknown.iter().collect();
         let required = |field: Option<String>, key: &str, expected: &str| {
-            self.required(field, &unknown, &format!("{location}.{key}"), expected)
+            self.required(field, &unknown, location, key, expected)
         };
         let kind = required(entry.kind, "type", "a hook type such as \"command\"")?;
         let timeout = match entry.timeout {
@@ -456,13 +432,14 @@ impl Reader<'_> {
         timeout: Duration,
     ) -> Result<Option<HookToRegister>, SettingsError> {
         let entry: HttpHandler = self.read(value, location)?;
-        let url_location = format!("{location}.url");
         let url = self.required(
             entry.url,
             unknown,
-            &url_location,
+            location,
+            "url",
             "the URL to POST the event to",
         )?;
+        let url_location = format!("{location}.url");
         let mut hook = crate::runtime::hooks::HttpHook::new(&url)
             .map_err(|error| {
                 self.invalid(
@@ -771,17 +748,18 @@ impl Reader<'_> {
         }
     }
 
-    /// The value of a key that must be there, or [`missing`](Self::missing) naming a key of
-    /// the object's that misspells it (`comand` for `command`): one of its `unknown` keys.
+    /// The value of the key `key` of the object at `at`, which must be there; when it is not,
+    /// an error naming a key of the object's that misspells it (`comand` for `command`): one
+    /// of its `unknown` keys.
     fn required<T>(
         &self,
         value: Option<T>,
         unknown: &[&config::UnknownKey],
-        location: &str,
+        at: &str,
+        key: &str,
         expected: &str,
     ) -> Result<T, SettingsError> {
         let Some(missing) = value else {
-            let key = location.rsplit('.').next().unwrap_or(location);
             let misspelt = unknown
                 .iter()
                 .find(|unknown| !closest(&unknown.key, [key], 1).is_empty());
@@ -792,12 +770,7 @@ impl Reader<'_> {
                 ),
                 None => "nothing".to_owned(),
             };
-            return Err(SettingsError::Invalid {
-                origin: self.origin.to_owned(),
-                location: location.to_owned(),
-                expected: expected.to_owned(),
-                found,
-            });
+            return Err(self.invalid(&format!("{at}.{key}"), expected, &found));
         };
         Ok(missing)
     }

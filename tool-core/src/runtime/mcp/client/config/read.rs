@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::expand::{Unexpanded, expand};
 use super::{McpConfig, McpConfigError, McpServerConfig, McpTransport};
 use crate::definition::suggest::did_you_mean;
-use crate::runtime::config::{self, Pairs};
+use crate::runtime::config::{self, FileReader, Pairs};
 use crate::settings::SettingsWarning;
 
 /// A `.mcp.json`, as far as this module reads it.
@@ -127,6 +127,15 @@ pub(super) fn parse(
     Ok(config)
 }
 
+impl FileReader for Reader<'_> {
+    type Error = McpConfigError;
+
+    fn error(&self, error: &config::ReadError) -> McpConfigError {
+        let (expected, found) = error.expected_and_found();
+        self.invalid(error.location_or("the configuration"), &expected, &found)
+    }
+}
+
 impl Reader<'_> {
     /// A value that is not what `expected` says; `found` says what it is ("an object").
     fn invalid(&self, location: &str, expected: &str, found: &str) -> McpConfigError {
@@ -135,38 +144,6 @@ impl Reader<'_> {
             location: location.to_owned(),
             expected: expected.to_owned(),
             found: found.to_owned(),
-        }
-    }
-
-    /// `value`, at `location`, as a `T`.
-    fn read<'v, T: Deserialize<'v>>(
-        &self,
-        value: &'v Value,
-        location: &str,
-    ) -> Result<T, McpConfigError> {
-        config::read(value, location).map_err(|error| self.invalid_read(&error))
-    }
-
-    /// [`read`](Self::read), and the keys no field of `T` takes.
-    fn read_noting_unknown<'v, T: Deserialize<'v>>(
-        &self,
-        value: &'v Value,
-        location: &str,
-    ) -> Result<(T, Vec<config::UnknownKey>), McpConfigError> {
-        config::read_noting_unknown(value, location).map_err(|error| self.invalid_read(&error))
-    }
-
-    fn invalid_read(&self, error: &config::ReadError) -> McpConfigError {
-        let (expected, found) = error.expected_and_found();
-        let location = match error.location() {
-            "" => "the configuration",
-            location => location,
-        };
-        McpConfigError::Invalid {
-            origin: self.origin.to_owned(),
-            location: location.to_owned(),
-            expected,
-            found,
         }
     }
 
