@@ -333,3 +333,101 @@ fn empty_names_and_missing_fields_are_named_as_such() {
         ),
     );
 }
+
+/// Runs `read` on a thread of its own and gives back what it said, or panics naming `what`
+/// when it is still waiting after ten seconds (the bug this guards against was a wait with no
+/// end, not a slow read).
+fn at_once(what: &str, read: impl FnOnce() -> String + Send + 'static) -> String {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || sender.send(read()).ok());
+    receiver
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .unwrap_or_else(|_| panic!("reading {what} still waits"))
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success());
+}
+
+/// A project's `.claude/settings.json` comes with its repository. Made a FIFO, discovering
+/// the settings waited forever for a writer (found by a last attack on this change); made a
+/// link to `/dev/zero`, a read would never end. Each is refused at once, naming the file and
+/// what it is.
+#[cfg(unix)]
+#[test]
+fn a_settings_file_that_is_not_a_regular_file_is_refused_at_once() {
+    let project = tempfile::tempdir().unwrap();
+    let claude = project.path().join(".claude");
+    std::fs::create_dir(&claude).unwrap();
+    let settings = claude.join("settings.json");
+    for (make, kind) in [
+        (0, "a FIFO (named pipe)"),
+        (1, "a character device"),
+        (2, "a directory"),
+    ] {
+        let _ = std::fs::remove_file(&settings);
+        let _ = std::fs::remove_dir(&settings);
+        match make {
+            0 => mkfifo(&settings),
+            1 => std::os::unix::fs::symlink("/dev/zero", &settings).unwrap(),
+            _ => std::fs::create_dir(&settings).unwrap(),
+        }
+        let root = project.path().to_owned();
+        let said = at_once(kind, move || {
+            Settings::discover(&root).unwrap_err().to_string()
+        });
+        assert_eq!(
+            said,
+            format!(
+                "could not read settings file `{}`: it is {kind}, not a regular file",
+                settings.display()
+            )
+        );
+    }
+}
+
+/// The same for `.mcp.json` and the grants file; and a regular file larger than any
+/// configuration file is refused by its size, before it is read.
+#[cfg(unix)]
+#[test]
+fn other_configuration_files_that_are_not_regular_files_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mcp = dir.path().join(".mcp.json");
+    mkfifo(&mcp);
+    let path = mcp.clone();
+    let said = at_once(".mcp.json", move || {
+        McpConfig::load(&path).unwrap_err().to_string()
+    });
+    assert!(
+        said.ends_with("it is a FIFO (named pipe), not a regular file"),
+        "{said}"
+    );
+
+    let grants = dir.path().join("grants.json");
+    std::os::unix::fs::symlink("/dev/zero", &grants).unwrap();
+    let path = grants.clone();
+    let said = at_once("the grants file", move || {
+        tool_core::approval::GrantsFile::new(&path)
+            .load()
+            .unwrap_err()
+            .to_string()
+    });
+    assert!(
+        said.ends_with("it is a character device, not a regular file"),
+        "{said}"
+    );
+
+    let huge = dir.path().join("huge.json");
+    let file = std::fs::File::create(&huge).unwrap();
+    file.set_len(17 * 1024 * 1024).unwrap(); // sparse: no disk written
+    let said = Settings::load(&huge).unwrap_err().to_string();
+    assert!(
+        said.ends_with("it is larger than 16 MiB, more than a configuration file holds"),
+        "{said}"
+    );
+    assert_eq!(std::fs::metadata(&huge).unwrap().len(), 17 * 1024 * 1024);
+}

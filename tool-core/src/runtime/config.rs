@@ -57,6 +57,69 @@ pub(crate) fn read_noting_unknown<'de, T: Deserialize<'de>>(
     Ok((read, unknown.into_inner()))
 }
 
+/// The most a configuration file may hold: far more than any settings file or `.mcp.json`
+/// does, far less than would exhaust memory.
+const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A configuration file's text (settings, `.mcp.json`, the grants file). A project's files
+/// come with its repository, which could make `.claude/settings.json` a FIFO (an open would
+/// wait for a writer forever) or a link to `/dev/zero` (a read would never end): the file is
+/// opened without blocking, judged through the handle, and read only if it is a regular file
+/// of at most [`MAX_FILE_BYTES`].
+///
+/// # Errors
+/// What the file system says, or, worded to follow "could not read `<path>`: ", what the
+/// path is when it is not a regular file, or that it is too large.
+pub(crate) fn read_file(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read as _};
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        options.custom_flags(flags.bits().cast_signed());
+    }
+    let file = options.open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        #[cfg(unix)]
+        let special = crate::definition::workspace::special_kind(
+            std::os::unix::fs::MetadataExt::mode(&metadata),
+        );
+        #[cfg(not(unix))]
+        let special = None;
+        let kind = special.unwrap_or(if metadata.is_dir() {
+            "a directory"
+        } else {
+            "not a file"
+        });
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("it is {kind}, not a regular file"),
+        ));
+    }
+    let too_large = || {
+        Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "it is larger than {} MiB, more than a configuration file holds",
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        )
+    };
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    // Bounded again as it is read: the file may grow after the look at its size.
+    let mut text = String::new();
+    file.take(MAX_FILE_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    Ok(text)
+}
+
 /// A reader of one kind of file (settings, `.mcp.json`): [`read`] and [`read_noting_unknown`]
 /// with the file's own error, which names the file. A reader says how a [`ReadError`]
 /// becomes its error; the reads come with it.

@@ -134,7 +134,7 @@ impl From<NotAFile> for io::Error {
 
 /// What a file of mode `mode` is in words, when it is one the file tools refuse.
 #[cfg(unix)]
-fn special_kind(mode: u32) -> Option<&'static str> {
+pub(crate) fn special_kind(mode: u32) -> Option<&'static str> {
     use rustix::fs::FileType;
     match FileType::from_raw_mode(mode) {
         FileType::Fifo => Some("a FIFO (named pipe)"),

@@ -39,6 +39,8 @@ pub use cap_std::fs::{Dir, DirEntry, Metadata, ReadDir};
 pub(crate) use expand::expand_home;
 #[cfg(feature = "http-hooks")]
 pub(crate) use expand::expand_variables;
+#[cfg(unix)]
+pub(crate) use handles::special_kind;
 pub use handles::{EscapeError, NotAFile};
 pub use resolve::{Normalization, Resolution, ResolveError};
 #[cfg(test)]

@@ -117,7 +117,7 @@ impl GrantsFile {
     }
 
     fn read(&self) -> Result<GrantsDocument, GrantsError> {
-        let text = match std::fs::read_to_string(&self.path) {
+        let text = match config::read_file(&self.path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(GrantsDocument::default());

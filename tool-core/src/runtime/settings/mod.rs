@@ -42,6 +42,7 @@ pub use discover::{McpJsonApproval, RuleSource, SettingsLocations, SettingsScope
 
 use crate::definition::suggest::Backticked;
 use crate::definition::workspace::expand_home;
+use crate::runtime::config;
 use crate::runtime::hooks::{HookEvent, Hooks, Matcher, MatcherError, ModelHookKind};
 use crate::runtime::policy::{ConditionError, ConditionalRule, Mode};
 
@@ -453,7 +454,7 @@ impl Settings {
     /// `additionalDirectories` entry that is not an existing directory is one.
     pub fn load(path: impl AsRef<Path>) -> Result<Settings, SettingsError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Read {
+        let text = config::read_file(path).map_err(|source| SettingsError::Read {
             path: path.to_owned(),
             source,
         })?;

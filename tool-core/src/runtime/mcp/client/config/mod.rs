@@ -304,10 +304,11 @@ impl McpConfig {
     /// [`McpConfigError`] naming the file, the server and the field.
     pub fn load(path: impl AsRef<Path>) -> Result<McpConfig, McpConfigError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| McpConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text =
+            crate::runtime::config::read_file(path).map_err(|source| McpConfigError::Read {
+                path: path.to_owned(),
+                source,
+            })?;
         read::parse(&text, &path.display().to_string(), &|variable| {
             std::env::var(variable).ok()
         })
